@@ -1,0 +1,52 @@
+/**
+ * ADK's pydantic models accept each field under its snake_case name or its camelCase alias
+ * (`alias_generator=to_camel, populate_by_name=True`), and differ in what they do with unknown keys.
+ * `adkObject` reproduces that with zod: aliases are renamed to the snake_case field name before
+ * validation, so the rest of evalstream sees one spelling, the one ADK writes to files.
+ */
+import { z } from 'zod'
+
+/** What a model does with keys it does not know: pydantic's `extra` setting. */
+export type ExtraKeys = 'forbid' | 'allow' | 'ignore'
+
+/** `function_call` -> `functionCall` (pydantic's `to_camel`). */
+export function toCamel(snake: string): string {
+  return snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Rename camelCase aliases of known fields to their snake_case names; other keys are left as they are. */
+export function renameAliases(input: unknown, fieldNames: readonly string[]): unknown {
+  if (!isPlainObject(input)) return input
+  const aliasToField = new Map<string, string>()
+  for (const field of fieldNames) {
+    const alias = toCamel(field)
+    if (alias !== field) aliasToField.set(alias, field)
+  }
+  let renamed: Record<string, unknown> | undefined
+  for (const key of Object.keys(input)) {
+    const field = aliasToField.get(key)
+    if (field === undefined) continue
+    renamed ??= { ...input }
+    // pydantic prefers the alias when both spellings are present; so do we.
+    renamed[field] = input[key]
+    delete renamed[key]
+  }
+  return renamed ?? input
+}
+
+/**
+ * A zod object for an ADK model: accepts snake_case or camelCase keys, outputs snake_case.
+ * @example
+ * const Rubric = adkObject({ rubric_id: z.string() }, 'forbid')
+ * Rubric.parse({ rubricId: 'r1' }) // { rubric_id: 'r1' }
+ */
+export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: ExtraKeys) {
+  const fieldNames = Object.keys(shape)
+  const object =
+    extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)
+  return z.preprocess((input) => renameAliases(input, fieldNames), object)
+}

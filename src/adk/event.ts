@@ -1,0 +1,66 @@
+/**
+ * The ADK Event JSON that `/run_sse` streams (camelCase, nulls omitted) and that sessions store
+ * (snake_case). Both spellings are accepted; the fields evalstream reads are typed and every other
+ * field is kept, so a proxied or stored event loses nothing.
+ */
+import { z } from 'zod'
+import { adkObject } from './casing.ts'
+import { Content } from './content.ts'
+
+const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+
+/**
+ * ADK Python sends `timestamp` in float seconds, ADK for JavaScript in epoch milliseconds.
+ * Anything above 1e11 cannot be seconds (that is the year 5138), so it is taken as milliseconds.
+ */
+export const MILLISECONDS_THRESHOLD = 1e11
+export function timestampSeconds(raw: number): number {
+  return raw > MILLISECONDS_THRESHOLD ? raw / 1000 : raw
+}
+
+export const EventActions = adkObject(
+  {
+    skip_summarization: nullish(z.boolean()),
+    transfer_to_agent: nullish(z.string()),
+    escalate: nullish(z.boolean()),
+    state_delta: nullish(z.record(z.string(), z.unknown())),
+    artifact_delta: nullish(z.record(z.string(), z.unknown())),
+  },
+  'allow',
+)
+export type EventActions = z.infer<typeof EventActions>
+
+export const AdkEvent = adkObject(
+  {
+    id: nullish(z.string()),
+    invocation_id: nullish(z.string()),
+    author: nullish(z.string()),
+    content: nullish(Content),
+    partial: nullish(z.boolean()),
+    turn_complete: nullish(z.boolean()),
+    // A set in Python; JSON has it as an array.
+    long_running_tool_ids: nullish(z.array(z.string())),
+    actions: nullish(EventActions),
+    branch: nullish(z.string()),
+    timestamp: nullish(z.number().transform(timestampSeconds)),
+    error_code: nullish(z.string()),
+    error_message: nullish(z.string()),
+    finish_reason: nullish(z.string()),
+    usage_metadata: nullish(z.record(z.string(), z.unknown())),
+  },
+  'allow',
+)
+export type AdkEvent = z.infer<typeof AdkEvent>
+
+/**
+ * ADK's `Event.is_final_response()` (spec §4.3): skip-summarization and long-running calls count as
+ * final; otherwise an event is final when it has no function call or response, is not a partial
+ * chunk and does not end in a code execution result.
+ */
+export function isFinalResponse(event: AdkEvent): boolean {
+  if (event.actions?.skip_summarization || (event.long_running_tool_ids?.length ?? 0) > 0) return true
+  const parts = event.content?.parts ?? []
+  const hasCallOrResponse = parts.some((p) => p.function_call || p.function_response)
+  const endsInCodeResult = parts.length > 0 && parts[parts.length - 1]!.code_execution_result != null
+  return !hasCallOrResponse && !event.partial && !endsInCodeResult
+}

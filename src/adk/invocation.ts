@@ -1,0 +1,98 @@
+/**
+ * ADK's Invocation (one user turn and the agent's answer to it) and what hangs off it:
+ * intermediate data in its two shapes, rubrics and app details. Field names are ADK's snake_case;
+ * camelCase aliases are accepted on input (spec §1.1), unknown keys are rejected as ADK does.
+ */
+import { z } from 'zod'
+import { adkObject } from './casing.ts'
+import { Content, FunctionCall, FunctionResponse, Part } from './content.ts'
+
+const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+
+export const RubricContent = adkObject({ text_property: nullish(z.string()) }, 'forbid')
+export const Rubric = adkObject(
+  {
+    rubric_id: z.string(),
+    rubric_content: RubricContent,
+    description: nullish(z.string()),
+    type: nullish(z.string()),
+  },
+  'forbid',
+)
+export type Rubric = z.infer<typeof Rubric>
+
+/** Hand-written and migrated files: calls, responses and `[author, parts]` pairs. */
+export const IntermediateData = adkObject(
+  {
+    tool_uses: z.array(FunctionCall).nullish().transform((v) => v ?? []),
+    tool_responses: z.array(FunctionResponse).nullish().transform((v) => v ?? []),
+    intermediate_responses: z
+      .array(z.tuple([z.string(), z.array(Part)]))
+      .nullish()
+      .transform((v) => v ?? []),
+  },
+  'forbid',
+)
+export type IntermediateData = z.infer<typeof IntermediateData>
+
+export const InvocationEvent = adkObject(
+  { author: z.string(), content: Content.nullish().transform((v) => v ?? null) },
+  'forbid',
+)
+export type InvocationEvent = z.infer<typeof InvocationEvent>
+
+/** What inference produces and the web UI saves: the agent's events, in order. */
+export const InvocationEvents = adkObject({ invocation_events: z.array(InvocationEvent).default([]) }, 'forbid')
+export type InvocationEvents = z.infer<typeof InvocationEvents>
+
+export const AgentDetails = adkObject(
+  {
+    name: z.string(),
+    instructions: z.string().default(''),
+    tool_declarations: z.array(z.unknown()).default([]),
+  },
+  'forbid',
+)
+export const AppDetails = adkObject({ agent_details: z.record(z.string(), AgentDetails).default({}) }, 'forbid')
+export type AppDetails = z.infer<typeof AppDetails>
+
+export const Invocation = adkObject(
+  {
+    invocation_id: z.string().default(''),
+    user_content: Content,
+    final_response: nullish(Content),
+    // pydantic picks the union member by the keys present (both forbid extras): `{}` is IntermediateData.
+    intermediate_data: nullish(z.union([IntermediateData, InvocationEvents])),
+    creation_timestamp: z.coerce.number().default(0),
+    rubrics: nullish(z.array(Rubric)),
+    app_details: nullish(AppDetails),
+  },
+  'forbid',
+)
+export type Invocation = z.infer<typeof Invocation>
+
+/** ADK's get_all_tool_calls: from either intermediate-data shape, in order, sub-agents included. */
+export function toolCallsOf(invocation: Pick<Invocation, 'intermediate_data'>): FunctionCall[] {
+  const data = invocation.intermediate_data
+  if (!data) return []
+  if ('invocation_events' in data) {
+    const calls: FunctionCall[] = []
+    for (const event of data.invocation_events)
+      for (const part of event.content?.parts ?? []) if (part.function_call) calls.push(part.function_call)
+    return calls
+  }
+  return data.tool_uses
+}
+
+/** ADK's get_all_tool_responses, likewise. */
+export function toolResponsesOf(invocation: Pick<Invocation, 'intermediate_data'>): FunctionResponse[] {
+  const data = invocation.intermediate_data
+  if (!data) return []
+  if ('invocation_events' in data) {
+    const responses: FunctionResponse[] = []
+    for (const event of data.invocation_events)
+      for (const part of event.content?.parts ?? []) if (part.function_response) responses.push(part.function_response)
+    return responses
+  }
+  return data.tool_responses
+}

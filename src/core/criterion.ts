@@ -1,0 +1,118 @@
+/**
+ * The Criterion contract: what every ADK criterion declares, so the engine, the CLI and the
+ * Durable Object drive all of them the same way without ever branching on a criterion's name.
+ *
+ * A criterion is pure: no I/O, no clock, no randomness. It is fed an invocation's events as they
+ * arrive (`step`), may announce an early verdict (`progress`), and scores the invocation once it is
+ * complete (`finish`). Judged criteria do not call a model: `finish` returns the judge requests as
+ * data and a `resume` that turns the answers into a score, so the engine owns retries, caching,
+ * sampling and concurrency in one place, and a replay can feed stored answers back.
+ */
+import type { z } from 'zod'
+import type { AdkEvent } from '../adk/event.ts'
+import type { Invocation } from '../adk/invocation.ts'
+import type { EvalStatus } from './status.ts'
+
+/** Why a score could not be computed; shown to users as is. */
+export type NotEvaluated = { reason: string }
+
+/** One invocation's score for one criterion. `score: null` always comes with a reason. */
+export type InvocationScore = {
+  score: number | null
+  /** Set only when the criterion decides its own status (otherwise: `score >= threshold`). */
+  status?: EvalStatus
+  reason?: string
+  details?: Record<string, unknown>
+}
+
+/** An early verdict, before the invocation is complete (e.g. EXACT already diverged). */
+export type Provisional = {
+  /** `final: true` means the invocation's score for this criterion can no longer change. */
+  final: boolean
+  score: number | null
+  details?: Record<string, unknown>
+}
+
+/** A model call a judged criterion needs, described as data. See src/judge for the executor. */
+export type JudgeRequest = {
+  /** Stable across replays: same criterion, invocation, prompt and sample => same id. */
+  id: string
+  model: string
+  /** The prompt, ready to send (system instruction and user text). */
+  systemInstruction?: string
+  prompt: string
+  /** JSON schema the answer must follow (sent as responseJsonSchema). */
+  responseJsonSchema?: Record<string, unknown>
+  /** Passed through from judge_model_options.judge_model_config. */
+  modelConfig?: Record<string, unknown>
+  /** How many independent samples to draw (num_samples). */
+  samples: number
+  /**
+   * True once the samples so far already decide the vote (e.g. 3 of 5 agree), so the executor may
+   * stop drawing more. Only consulted when samples are drawn one request at a time.
+   */
+  decided?(texts: string[]): boolean
+  /**
+   * Present on safety_v1 requests: where Vertex AI is configured, the executor asks Vertex's
+   * evaluation service (SAFETY metric) about this prompt/response pair instead of sending `prompt`.
+   */
+  safety?: { prompt: string; response: string }
+}
+
+/** One sample of a judge answer: a model text, a Vertex evaluation score, or why it failed. */
+export type JudgeSample = { text: string } | { score: number | null } | { error: string }
+
+/** What a judge gave back for one request. `via` names the service that answered. */
+export type JudgeAnswer = { id: string; via: 'gemini' | 'vertex-safety'; samples: JudgeSample[] }
+
+export type Outcome =
+  | { kind: 'score'; result: InvocationScore }
+  | {
+      kind: 'judge'
+      requests: JudgeRequest[]
+      /** Called once with an answer for every request; may ask for another round (hallucinations_v1). */
+      resume(answers: JudgeAnswer[]): Outcome
+    }
+
+/** Everything a criterion may look at when it starts an invocation. */
+export type InvocationContext<Config> = {
+  config: Config
+  /** The n-th expected invocation of the eval case, when there is one. */
+  expected?: Invocation
+  /** Rubrics that apply to this invocation (criterion, case and expected-invocation rubrics). */
+  caseRubrics?: Invocation['rubrics']
+  /** Stable id of this (session, invocation, metric), used to build JudgeRequest ids. */
+  key: string
+}
+
+/** The overall result of a criterion over all invocations of a case. */
+export type OverallScore = {
+  score: number | null
+  status: EvalStatus
+  reason?: string
+  details?: Record<string, unknown>
+}
+
+export interface Criterion<Config extends { threshold: number }, State> {
+  /** ADK's metric name, e.g. 'tool_trajectory_avg_score'. */
+  key: string
+  description: string
+  /** Parses this criterion's EvalConfig entry (after the number shorthand is expanded). */
+  config: z.ZodType<Config>
+  /** Reference-based (needs the expected invocation) or reference-free. */
+  needsExpected: boolean
+  /** Whether it calls a judge model. */
+  judged: boolean
+  init(context: InvocationContext<Config>): State
+  /** Called for each event of the invocation, in arrival order (partial chunks included). */
+  step?(state: State, event: AdkEvent): State
+  progress?(state: State): Provisional | null
+  /** Once, with the complete actual invocation as ADK would build it. */
+  finish(state: State, actual: Invocation): Outcome
+  /** Per-invocation scores to the overall score; defaults to ADK's mean of non-null scores. */
+  aggregate?(scores: InvocationScore[], config: Config): OverallScore
+}
+
+/** A criterion with its types erased, as the registry holds them. */
+// biome-ignore lint: the registry must hold criteria of every config and state type
+export type AnyCriterion = Criterion<any, any>
