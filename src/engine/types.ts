@@ -33,3 +33,41 @@ export type CriterionResultData = {
 
 /** A bad event, reported without ending the session. */
 export type RejectedEvent = { index: number; message: string; path?: string }
+
+/** One decoded event, as src/ingest produces it: `raw` is the JSON exactly as received. */
+export type IngestedEvent = { index: number; event: import('../adk/event.ts').AdkEvent; raw: unknown }
+
+/** What a session is asked to score: ADK's EvalConfig and, optionally, the eval case it should follow. */
+export type SessionSpec = {
+  session_id: string
+  /** ADK EvalConfig JSON; absent means the deployment default. */
+  eval_config?: unknown
+  /** ADK EvalCase JSON; without it only reference-free criteria can score. */
+  eval_case?: unknown
+}
+
+/**
+ * A live session's engine. Hosts push events in arrival order and receive result bodies through the
+ * `emit` callback given at creation, synchronously for deterministic criteria and later for judged
+ * ones. Everything the engine emits depends only on the spec, the events and the judge answers, so a
+ * host that persists those can rebuild a session by replaying them.
+ */
+export interface SessionEngine {
+  /** Score one event. A bad event is the host's to report; the engine only sees valid events. */
+  push(item: IngestedEvent): void
+  /** Report a rejected event as an `error` result without ending the session. */
+  reject(rejected: RejectedEvent): void
+  /** The agent closed its stream (a /run_sse response ended): complete the open invocation. */
+  completeInvocation(): void
+  /** End the session: complete everything, wait (bounded) for judges, emit and return the case result. */
+  end(): Promise<Record<string, unknown>>
+  /** The results so far (the body of GET /v1/sessions/{id}). */
+  snapshot(): Record<string, unknown>
+  /** Stop judge work started for this session (client gone, session deleted). */
+  abort(reason?: string): void
+}
+
+export type EngineOptions = {
+  spec: SessionSpec
+  emit(body: ResultEventBody): void
+}
