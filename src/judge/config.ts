@@ -1,0 +1,78 @@
+/**
+ * Where judge calls go, read from environment variables. Pure: takes a plain record so it works
+ * with process.env (Node), Deno.env.toObject() and a Worker's env bindings alike.
+ */
+
+/** Gemini calls go to the Gemini API (API key) or to Vertex AI (project + location). */
+export type GeminiBackend =
+  | { kind: 'gemini-api'; apiKey: string }
+  | { kind: 'vertex'; project: string; location: string }
+
+export type JudgeConfig = {
+  gemini: GeminiBackend
+  /** GEMINI_BASE_URL: a gateway or a local stub; passed to the SDK as httpOptions.baseUrl. */
+  baseUrl?: string
+  /** Vertex AI's evaluation service for safety_v1; present when a project and location are set. */
+  vertexSafety?: { project: string; location: string; baseUrl?: string }
+  /** GOOGLE_CLOUD_ACCESS_TOKEN: a ready OAuth token for Vertex calls (the simple case). */
+  accessToken?: string
+}
+
+/** What the server prints when no judge is configured. */
+export const JUDGE_NOT_CONFIGURED =
+  'No judge model is configured, so LLM-judged criteria will be NOT_EVALUATED. Set GEMINI_API_KEY ' +
+  '(or GOOGLE_API_KEY) to use the Gemini API, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION ' +
+  '(with GOOGLE_GENAI_USE_VERTEXAI=true) to use Vertex AI; GEMINI_BASE_URL points calls at a gateway.'
+
+function value(env: Record<string, string | undefined>, name: string): string | undefined {
+  const v = env[name]?.trim()
+  return v ? v : undefined
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase())
+}
+
+/**
+ * Read the judge configuration; null when neither an API key nor a Vertex project is set (then show
+ * JUDGE_NOT_CONFIGURED). Like the SDK, GOOGLE_GENAI_USE_VERTEXAI picks Vertex when both are set.
+ * @example
+ * judgeConfigFromEnv({ GEMINI_API_KEY: 'k' }) // { gemini: { kind: 'gemini-api', apiKey: 'k' } }
+ */
+export function judgeConfigFromEnv(env: Record<string, string | undefined>): JudgeConfig | null {
+  const apiKey = value(env, 'GEMINI_API_KEY') ?? value(env, 'GOOGLE_API_KEY')
+  const project = value(env, 'GOOGLE_CLOUD_PROJECT')
+  const location = value(env, 'GOOGLE_CLOUD_LOCATION')
+  const vertexWanted = truthy(value(env, 'GOOGLE_GENAI_USE_VERTEXAI'))
+  const hasVertex = project !== undefined && location !== undefined
+
+  let gemini: GeminiBackend
+  if (hasVertex && (vertexWanted || apiKey === undefined)) {
+    gemini = { kind: 'vertex', project, location }
+  } else if (apiKey !== undefined) {
+    gemini = { kind: 'gemini-api', apiKey }
+  } else {
+    return null
+  }
+
+  const config: JudgeConfig = { gemini }
+  const baseUrl = value(env, 'GEMINI_BASE_URL')
+  if (baseUrl) config.baseUrl = baseUrl
+  if (hasVertex) {
+    config.vertexSafety = { project, location }
+    const evalBase = value(env, 'VERTEX_EVAL_BASE_URL')
+    if (evalBase) config.vertexSafety.baseUrl = evalBase
+  }
+  const token = value(env, 'GOOGLE_CLOUD_ACCESS_TOKEN')
+  if (token) config.accessToken = token
+  return config
+}
+
+/** One line saying where judge calls go, without secrets (for the server's startup log). */
+export function describeJudgeConfig(config: JudgeConfig): string {
+  const g = config.gemini
+  const target = g.kind === 'gemini-api' ? 'Gemini API' : `Vertex AI (${g.project}, ${g.location})`
+  const via = config.baseUrl ? ` via ${config.baseUrl}` : ''
+  const safety = config.vertexSafety ? '; safety_v1 via Vertex evaluateInstances' : '; safety_v1 via a Gemini prompt'
+  return `judge: ${target}${via}${safety}`
+}
