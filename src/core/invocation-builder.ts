@@ -1,0 +1,98 @@
+/**
+ * `eventsToInvocations`, incrementally, for live streams. Events are pushed in arrival order; an
+ * invocation opens when a new invocation id appears and completes when the next one opens or at
+ * `complete()` (stream or session end). For any event sequence, `invocations()` equals
+ * `eventsToInvocations(all pushed events)` exactly: both fold events with the same functions.
+ *
+ * A late event, for an invocation already completed, joins that invocation (ADK groups by id, not
+ * by position) and is reported as `late`: whoever scored that invocation may want to know.
+ */
+import type { AdkEvent } from '../adk/event.ts'
+import type { Invocation } from '../adk/invocation.ts'
+import { foldEvent, type InvocationFold, invocationOf, newFold } from './events-to-invocations.ts'
+
+/** What one push (or `complete()`) changed. */
+export type BuilderChange = {
+  /** An invocation id seen for the first time: a new invocation is open. */
+  started?: string
+  /** Invocations completed by this call (the previously open one when a new id starts). */
+  completed?: string[]
+  /** The event belonged to an invocation that had already completed; that invocation changed. */
+  late?: string
+  /**
+   * The event is now the final-response event of its invocation. A later final event of the
+   * same invocation replaces it (ADK: the last final event wins); see `finalEventOf`.
+   */
+  final: boolean
+}
+
+export type InvocationBuilder = {
+  push(event: AdkEvent): BuilderChange
+  /** Complete the open invocation, if any. Idempotent. */
+  complete(): BuilderChange
+  /** The open invocation as it stands, or undefined between invocations. */
+  current(): Invocation | undefined
+  /** Every invocation so far (completed and open), in first-seen order. */
+  invocations(): Invocation[]
+  /** Whether an invocation with this id has completed. */
+  isCompleted(invocationId: string): boolean
+  /** The event whose content is the invocation's final_response right now. */
+  finalEventOf(invocationId: string): AdkEvent | undefined
+}
+
+type Entry = { fold: InvocationFold; snapshot: Invocation | undefined; completed: boolean }
+
+/**
+ * @example
+ * const builder = createInvocationBuilder()
+ * builder.push({ invocation_id: 'e-1', author: 'user', content: { parts: [{ text: 'hi' }] } }) // { started: 'e-1', final: false }
+ * builder.push({ invocation_id: 'e-1', author: 'agent', content: { parts: [{ text: 'hello' }] } }) // { final: true }
+ * builder.complete() // { completed: ['e-1'], final: false }
+ */
+export function createInvocationBuilder(): InvocationBuilder {
+  const entries = new Map<string, Entry>()
+  let open: Entry | undefined
+
+  function snapshot(entry: Entry): Invocation {
+    entry.snapshot ??= invocationOf(entry.fold)
+    return entry.snapshot
+  }
+
+  function closeOpen(): string[] {
+    if (!open) return []
+    open.completed = true
+    const id = open.fold.invocationId
+    open = undefined
+    return [id]
+  }
+
+  return {
+    push(event) {
+      const id = event.invocation_id ?? ''
+      let entry = entries.get(id)
+      const change: BuilderChange = { final: false }
+      if (!entry) {
+        const completed = closeOpen()
+        if (completed.length > 0) change.completed = completed
+        entry = { fold: newFold(id), snapshot: undefined, completed: false }
+        entries.set(id, entry)
+        open = entry
+        change.started = id
+      } else if (entry.completed) {
+        change.late = id
+      }
+      change.final = foldEvent(entry.fold, event)
+      // Snapshots are rebuilt lazily, on the next current()/invocations() call.
+      entry.snapshot = undefined
+      return change
+    },
+    complete() {
+      const completed = closeOpen()
+      return completed.length > 0 ? { completed, final: false } : { final: false }
+    },
+    current: () => (open ? snapshot(open) : undefined),
+    invocations: () => Array.from(entries.values(), snapshot),
+    isCompleted: (invocationId) => entries.get(invocationId)?.completed ?? false,
+    finalEventOf: (invocationId) => entries.get(invocationId)?.fold.finalEvent,
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The push decoder: body chunks in, numbered events and issues out, for SSE, NDJSON and JSON.
+ * Stateless apart from its buffers: one bad frame becomes an issue and the frames around it are
+ * decoded as if it were not there.
+ */
+import { decodeFrameText, decodeFrameValue, mayExceedLimit, tooLarge, utf8ByteLength } from './frame.ts'
+import { type FrameSplitter, ndjsonSplitter, sseSplitter } from './lines.ts'
+import {
+  type DecodedEvent,
+  type DecoderCallbacks,
+  type DecoderOutput,
+  type EventFormat,
+  type IngestIssue,
+  isIngestIssue,
+  MAX_EVENT_BYTES,
+} from './types.ts'
+
+export type EventDecoder = {
+  /** Feed the next piece of the body. Bytes may split a UTF-8 character anywhere. */
+  push(chunk: string | Uint8Array): void
+  /** The body is complete: flush what is buffered. */
+  end(): void
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * A JSON body: one event, an array of events (`/run`), or a stored session (`{"events": [...]}`).
+ * It is only decodable as a whole, so it is buffered until `end()`.
+ */
+function jsonSplitter(text: string, next: () => number, deliver: (output: DecoderOutput) => void): void {
+  if (text.trim() === '') return
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    deliver({ index: next(), kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` })
+    return
+  }
+  const items = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value.events) ? value.events : [value]
+  // Only a body that could exceed the limit pays for measuring its elements.
+  const measure = mayExceedLimit(text.length)
+  for (const item of items) {
+    const index = next()
+    const bytes = measure ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
+    deliver(bytes > MAX_EVENT_BYTES ? tooLarge(index, bytes) : decodeFrameValue(item, index))
+  }
+}
+
+/**
+ * @example
+ * const decoder = createEventDecoder('sse', { onEvent: (e) => console.log(e.index, e.event.author), onIssue: console.warn })
+ * decoder.push('data: {"author":"agent","invocationId":"e-1"}\n\n')
+ * decoder.end()
+ */
+export function createEventDecoder(format: EventFormat, callbacks: DecoderCallbacks): EventDecoder {
+  let index = 0
+  let ended = false
+  let first = true
+  const utf8 = new TextDecoder('utf-8')
+  const next = () => index++
+  const deliver = (output: DecoderOutput) => {
+    if (isIngestIssue(output)) callbacks.onIssue(output)
+    else callbacks.onEvent(output)
+  }
+  const sink = {
+    frame: (text: string) => deliver(decodeFrameText(text, next())),
+    oversize: () => deliver(tooLarge(next())),
+  }
+  const jsonParts: string[] = []
+  const splitter: FrameSplitter =
+    format === 'sse'
+      ? sseSplitter(sink)
+      : format === 'ndjson'
+        ? ndjsonSplitter(sink)
+        : {
+            feed: (text) => void jsonParts.push(text),
+            end: () => jsonSplitter(jsonParts.splice(0).join(''), next, deliver),
+          }
+
+  function feed(text: string): void {
+    if (first && text !== '') {
+      first = false
+      // JSON.parse rejects a byte-order mark; TextDecoder drops it from bytes, strings may still carry it.
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    }
+    if (text !== '') splitter.feed(text)
+  }
+
+  return {
+    push(chunk) {
+      if (ended) throw new Error('EventDecoder: push() after end()')
+      feed(typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true }))
+    },
+    end() {
+      if (ended) return
+      ended = true
+      feed(utf8.decode())
+      splitter.end()
+    },
+  }
+}
+
+/**
+ * Decode a whole body at once.
+ * @example decodeAll('ndjson', '{"author":"agent"}\nnot json\n') // { events: [{ index: 0, … }], issues: [{ index: 1, kind: 'invalid_json', … }] }
+ */
+export function decodeAll(
+  format: EventFormat,
+  body: string | Uint8Array,
+): { events: DecodedEvent[]; issues: IngestIssue[] } {
+  const events: DecodedEvent[] = []
+  const issues: IngestIssue[] = []
+  const decoder = createEventDecoder(format, { onEvent: (e) => events.push(e), onIssue: (i) => issues.push(i) })
+  decoder.push(body)
+  decoder.end()
+  return { events, issues }
+}
+
+/**
+ * The decoder as a TransformStream: body chunks in, events and issues out, in frame order.
+ * @example
+ * for await (const out of response.body!.pipeThrough(new EventDecoderStream('sse')))
+ *   if (!isIngestIssue(out)) console.log(out.event.author)
+ */
+export class EventDecoderStream extends TransformStream<string | Uint8Array, DecoderOutput> {
+  constructor(format: EventFormat) {
+    let decoder: EventDecoder | undefined
+    super({
+      start(controller) {
+        const enqueue = (output: DecoderOutput) => controller.enqueue(output)
+        decoder = createEventDecoder(format, { onEvent: enqueue, onIssue: enqueue })
+      },
+      transform: (chunk) => decoder!.push(chunk),
+      flush: () => decoder!.end(),
+    })
+  }
+}

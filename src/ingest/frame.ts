@@ -1,0 +1,105 @@
+/**
+ * One frame's text or JSON value -> a decoded event or an issue. Shared by every body format.
+ */
+import { AdkEvent } from '../adk/event.ts'
+import { toCamel } from '../adk/casing.ts'
+import { type DecoderOutput, type IngestIssue, MAX_EVENT_BYTES } from './types.ts'
+
+/**
+ * UTF-8 length of a string, without encoding it. Lone surrogates count 3 bytes, as TextEncoder
+ * writes them (U+FFFD).
+ * @example utf8ByteLength('é') // 2
+ */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4
+        i++
+      } else bytes += 3
+    } else bytes += 3
+  }
+  return bytes
+}
+
+/** Whether a text of this many UTF-16 code units could exceed the byte limit (at most 3 bytes each). */
+export function mayExceedLimit(codeUnits: number): boolean {
+  return codeUnits * 3 > MAX_EVENT_BYTES
+}
+
+export function tooLarge(index: number, bytes?: number): IngestIssue {
+  const size = bytes === undefined ? 'more than' : `${bytes} bytes, more than`
+  return { index, kind: 'too_large', message: `event is ${size} the limit of ${MAX_EVENT_BYTES} bytes` }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * A zod path (snake_case field names, after alias renaming) spelled the way the frame spells it,
+ * so `$.content.parts[0].functionCall.name` points at what the sender actually wrote.
+ */
+function pathInRaw(path: readonly PropertyKey[], raw: unknown): string {
+  let out = '$'
+  let node: unknown = raw
+  for (const segment of path) {
+    if (typeof segment === 'number') {
+      out += `[${segment}]`
+      node = Array.isArray(node) ? node[segment] : undefined
+      continue
+    }
+    let key = String(segment)
+    if (isRecord(node) && !(key in node) && toCamel(key) in node) key = toCamel(key)
+    out += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+    node = isRecord(node) ? node[key] : undefined
+  }
+  return out
+}
+
+/**
+ * A parsed JSON value -> event or issue.
+ * @example decodeFrameValue({ author: 'agent', invocationId: 'e-1' }, 0) // { index: 0, event: {…}, raw: {…} }
+ */
+export function decodeFrameValue(value: unknown, index: number): DecoderOutput {
+  if (!isRecord(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+    return { index, kind: 'invalid_event', message: `expected an ADK event object, got ${got}`, path: '$' }
+  }
+  // /run_sse reports a failure mid-stream as {"error": "<message>"}; no ADK event has an `error` key.
+  if ('error' in value) {
+    const error = value.error
+    const message = typeof error === 'string' ? error : JSON.stringify(error)
+    return { index, kind: 'agent_error', message: message ?? 'agent error' }
+  }
+  const parsed = AdkEvent.safeParse(value)
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]
+    const path = pathInRaw(first?.path ?? [], value)
+    return { index, kind: 'invalid_event', message: `${path}: ${first?.message ?? 'invalid event'}`, path }
+  }
+  return { index, event: parsed.data, raw: value }
+}
+
+/**
+ * A frame's text (SSE data, NDJSON line) -> event or issue.
+ * @example decodeFrameText('{"author": "agent"', 3) // { index: 3, kind: 'invalid_json', message: … }
+ */
+export function decodeFrameText(text: string, index: number): DecoderOutput {
+  if (mayExceedLimit(text.length)) {
+    const bytes = utf8ByteLength(text)
+    if (bytes > MAX_EVENT_BYTES) return tooLarge(index, bytes)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return { index, kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` }
+  }
+  return decodeFrameValue(value, index)
+}
