@@ -13,13 +13,19 @@ export interface JudgeCache {
 /** Default size of the in-memory cache: answers are a few KB, so this stays in the tens of MB. */
 export const DEFAULT_CACHE_ENTRIES = 10_000
 
+export type MemoryJudgeCache = {
+  get(id: string): JudgeAnswer | undefined
+  put(id: string, answer: JudgeAnswer): void
+  size(): number
+}
+
 /**
- * An in-memory least-recently-used cache.
+ * An in-memory least-recently-used cache (synchronous, so it satisfies JudgeCache).
  * @example
  * const cache = createMemoryJudgeCache(1000)
  * cache.put('r1', answer); cache.get('r1') // answer
  */
-export function createMemoryJudgeCache(maxEntries = DEFAULT_CACHE_ENTRIES): JudgeCache & { size(): number } {
+export function createMemoryJudgeCache(maxEntries = DEFAULT_CACHE_ENTRIES): MemoryJudgeCache {
   const entries = new Map<string, JudgeAnswer>()
   return {
     get(id) {
