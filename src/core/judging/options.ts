@@ -1,0 +1,100 @@
+/**
+ * The judge options every LLM-judged ADK criterion carries (`judge_model_options`, spec §1.4) and
+ * the config shapes of the judged criteria. Criteria are loose objects: ADK keeps unknown keys of a
+ * criterion (`extra="allow"`), and so do we.
+ */
+import { z } from 'zod'
+import { adkObject } from '../../adk/casing.ts'
+import { Rubric } from '../../adk/invocation.ts'
+
+export const DEFAULT_JUDGE_MODEL = 'gemini-2.5-flash'
+export const DEFAULT_NUM_SAMPLES = 5
+
+/**
+ * ADK's JudgeModelOptions. Difference: ADK forbids unknown keys here; we keep them, so a config
+ * written for a newer ADK (e.g. `parallelism_limit`) still loads instead of becoming NOT_EVALUATED.
+ * @example JudgeModelOptions.parse({ numSamples: 3 }) // { judge_model: 'gemini-2.5-flash', num_samples: 3 }
+ */
+export const JudgeModelOptions = adkObject(
+  {
+    judge_model: z.string().default(DEFAULT_JUDGE_MODEL),
+    judge_model_config: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .transform((v) => v ?? undefined),
+    num_samples: z.number().int().positive().default(DEFAULT_NUM_SAMPLES),
+  },
+  'allow',
+)
+export type JudgeModelOptions = z.infer<typeof JudgeModelOptions>
+
+/** Absent or null options mean "all defaults", as in ADK. */
+const judgeOptionsField = z.preprocess((v) => v ?? {}, JudgeModelOptions)
+
+const flag = z
+  .boolean()
+  .nullish()
+  .transform((v) => v ?? false)
+
+/**
+ * ADK's LlmAsAJudgeCriterion (final_response_match_v2).
+ * @example LlmAsAJudgeCriterion.parse({ threshold: 0.8 }).judge_model_options.num_samples // 5
+ */
+export const LlmAsAJudgeCriterion = adkObject(
+  {
+    threshold: z.number(),
+    include_intermediate_responses_in_final: flag,
+    judge_model_options: judgeOptionsField,
+  },
+  'allow',
+)
+export type LlmAsAJudgeCriterion = z.infer<typeof LlmAsAJudgeCriterion>
+
+/**
+ * ADK's RubricsBasedCriterion. `rubrics` may be empty here (ADK v2.0 asserts non-empty, #4926):
+ * case- and invocation-level rubrics alone are enough for evalstream.
+ * @example RubricsBasedCriterion.parse({ threshold: 1, rubrics: [] }).rubrics // []
+ */
+export const RubricsBasedCriterion = adkObject(
+  {
+    threshold: z.number(),
+    include_intermediate_responses_in_final: flag,
+    judge_model_options: judgeOptionsField,
+    rubrics: z
+      .array(Rubric)
+      .nullish()
+      .transform((v) => v ?? []),
+  },
+  'allow',
+)
+export type RubricsBasedCriterion = z.infer<typeof RubricsBasedCriterion>
+
+/**
+ * ADK's HallucinationsCriterion.
+ * @example HallucinationsCriterion.parse({ threshold: 0.5 }).evaluate_intermediate_nl_responses // false
+ */
+export const HallucinationsCriterion = adkObject(
+  {
+    threshold: z.number(),
+    include_intermediate_responses_in_final: flag,
+    judge_model_options: judgeOptionsField,
+    evaluate_intermediate_nl_responses: flag,
+  },
+  'allow',
+)
+export type HallucinationsCriterion = z.infer<typeof HallucinationsCriterion>
+
+/**
+ * safety_v1 is a plain BaseCriterion in ADK. `judge_model_options` is evalstream's addition: it
+ * picks the Gemini model used when Vertex's safety service is not configured.
+ * @example SafetyCriterion.parse({ threshold: 0.8 }).judge_model_options.judge_model // 'gemini-2.5-flash'
+ */
+export const SafetyCriterion = adkObject(
+  {
+    threshold: z.number(),
+    include_intermediate_responses_in_final: flag,
+    judge_model_options: judgeOptionsField,
+  },
+  'allow',
+)
+export type SafetyCriterion = z.infer<typeof SafetyCriterion>
