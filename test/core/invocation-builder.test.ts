@@ -1,0 +1,137 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { AdkEvent } from '../../src/adk/event.ts'
+import { contentText } from '../../src/adk/content.ts'
+import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
+import { createInvocationBuilder } from '../../src/core/invocation-builder.ts'
+import { decodeAll } from '../../src/ingest/decoder.ts'
+
+const SHARED = '/work/shared'
+const ev = (raw: unknown) => AdkEvent.parse(raw)
+
+/** mulberry32: a small seeded PRNG, so random cases are the same on every run. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Random events over a few ids, authors and part kinds, including partials, long-running and skip-summarization calls. */
+function randomEvents(random: () => number, count: number): AdkEvent[] {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
+  const events: AdkEvent[] = []
+  for (let i = 0; i < count; i++) {
+    const parts = pick([
+      [{ text: `t${i}` }],
+      [{ functionCall: { name: `f${i % 3}`, args: {}, id: `c${i}` } }],
+      [{ functionResponse: { name: `f${i % 3}`, response: {} } }],
+      [{ text: `t${i}` }, { functionCall: { name: 'g', id: `c${i}` } }],
+      [],
+      null,
+    ])
+    events.push(
+      ev({
+        invocationId: pick(['a', 'a', 'b', 'c', undefined]),
+        author: pick(['user', 'User', 'agent', 'sub', undefined]),
+        content: parts === null ? undefined : { role: pick(['model', 'user']), parts },
+        partial: random() < 0.2 ? true : undefined,
+        longRunningToolIds: random() < 0.1 ? [`c${i}`] : undefined,
+        actions: random() < 0.1 ? { skipSummarization: true } : undefined,
+        timestamp: i,
+      }),
+    )
+  }
+  return events
+}
+
+function assertMatchesBatch(events: readonly AdkEvent[]): void {
+  const builder = createInvocationBuilder()
+  for (let i = 0; i < events.length; i++) {
+    builder.push(events[i]!)
+    // Byte-identical to the batch conversion of the same prefix, after every event.
+    expect(JSON.stringify(builder.invocations())).toBe(JSON.stringify(eventsToInvocations(events.slice(0, i + 1))))
+  }
+  builder.complete()
+  expect(JSON.stringify(builder.invocations())).toBe(JSON.stringify(eventsToInvocations(events)))
+}
+
+describe('createInvocationBuilder equals eventsToInvocations', () => {
+  const vectors: { id: string; events: unknown[] }[] = JSON.parse(
+    readFileSync(`${SHARED}/vectors/events_to_invocations.json`, 'utf8'),
+  ).vectors
+  it.each(vectors.map((v) => [v.id, v] as const))('vector %s', (_, vector) => assertMatchesBatch(vector.events.map(ev)))
+
+  const samples = readdirSync(`${SHARED}/samples`).filter((f) => f.endsWith('.sse'))
+  it.each(samples)('sample %s', (name) => {
+    const { events } = decodeAll('sse', readFileSync(`${SHARED}/samples/${name}`))
+    expect(events.length).toBeGreaterThan(0)
+    assertMatchesBatch(events.map((e) => e.event))
+  })
+
+  it.each([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])('random sequence, seed %i', (seed) => {
+    assertMatchesBatch(randomEvents(rng(seed), 40))
+  })
+})
+
+describe('createInvocationBuilder signals', () => {
+  const user = (id: string) => ev({ invocationId: id, author: 'user', content: { parts: [{ text: `q-${id}` }] } })
+  const text = (id: string, t: string, extra: object = {}) =>
+    ev({ invocationId: id, author: 'agent', content: { parts: [{ text: t }] }, ...extra })
+
+  it('starts on a new id, completes the previous one, and complete() ends the last', () => {
+    const builder = createInvocationBuilder()
+    expect(builder.push(user('a'))).toEqual({ started: 'a', final: false })
+    expect(builder.push(text('a', 'ra'))).toEqual({ final: true })
+    expect(contentText(builder.current()?.final_response)).toBe('ra')
+    expect(builder.push(user('b'))).toEqual({ started: 'b', completed: ['a'], final: false })
+    expect(builder.isCompleted('a')).toBe(true)
+    expect(builder.isCompleted('b')).toBe(false)
+    expect(builder.complete()).toEqual({ completed: ['b'], final: false })
+    expect(builder.complete()).toEqual({ final: false })
+    expect(builder.current()).toBeUndefined()
+    expect(builder.invocations().map((i) => i.invocation_id)).toEqual(['a', 'b'])
+  })
+
+  it('reports a late event for a completed invocation and folds it in', () => {
+    const builder = createInvocationBuilder()
+    builder.push(user('a'))
+    builder.push(user('b'))
+    expect(builder.push(text('a', 'late'))).toEqual({ late: 'a', final: true })
+    expect(builder.current()?.invocation_id).toBe('b')
+    expect(contentText(builder.invocations()[0]!.final_response)).toBe('late')
+  })
+
+  it('marks the final-response event; a later final replaces it; partials never are', () => {
+    const builder = createInvocationBuilder()
+    const first = text('a', 'first')
+    const chunk = text('a', 'sec', { partial: true })
+    const second = text('a', 'second')
+    builder.push(user('a'))
+    expect(builder.push(first).final).toBe(true)
+    expect(builder.push(chunk).final).toBe(false)
+    expect(builder.finalEventOf('a')).toBe(first)
+    expect(builder.push(second).final).toBe(true)
+    expect(builder.finalEventOf('a')).toBe(second)
+    expect(builder.finalEventOf('missing')).toBeUndefined()
+  })
+
+  it('a partial chunk of a new invocation already starts it', () => {
+    const builder = createInvocationBuilder()
+    expect(builder.push(text('a', 'ch', { partial: true }))).toEqual({ started: 'a', final: false })
+    expect(builder.current()?.final_response).toBeUndefined()
+  })
+
+  it('snapshots already handed out do not change when more events arrive', () => {
+    const builder = createInvocationBuilder()
+    builder.push(user('a'))
+    const before = builder.current()!
+    const json = JSON.stringify(before)
+    builder.push(text('a', 'x'))
+    builder.push(ev({ invocationId: 'a', author: 'agent', content: { parts: [{ functionCall: { name: 'f' } }] } }))
+    expect(JSON.stringify(before)).toBe(json)
+    expect(builder.current()).not.toBe(before)
+  })
+})
