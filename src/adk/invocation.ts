@@ -45,6 +45,23 @@ export type InvocationEvent = z.infer<typeof InvocationEvent>
 export const InvocationEvents = adkObject({ invocation_events: z.array(InvocationEvent).default([]) }, 'forbid')
 export type InvocationEvents = z.infer<typeof InvocationEvents>
 
+/**
+ * `IntermediateData | InvocationEvents`. pydantic ends up choosing by the keys present (both shapes
+ * forbid extra keys), so evalstream chooses the same way up front: an object with
+ * `invocation_events` is InvocationEvents, anything else IntermediateData (`{}` included). Unlike
+ * z.union, this reports a bad file's errors inside the shape its author meant.
+ */
+export const IntermediateDataOrEvents = z.unknown().transform((value, ctx): IntermediateData | InvocationEvents => {
+  const isEvents = typeof value === 'object' && value !== null && ('invocation_events' in value || 'invocationEvents' in value)
+  const parsed = isEvents
+    ? InvocationEvents.safeParse(value, { reportInput: true })
+    : IntermediateData.safeParse(value, { reportInput: true })
+  if (parsed.success) return parsed.data
+  // Issue paths are relative to this value; zod prefixes them with where it sits in the document.
+  for (const issue of parsed.error.issues) ctx.issues.push(issue as (typeof ctx.issues)[number])
+  return z.NEVER
+})
+
 export const AgentDetails = adkObject(
   {
     name: z.string(),
@@ -61,8 +78,7 @@ export const Invocation = adkObject(
     invocation_id: z.string().default(''),
     user_content: Content,
     final_response: nullish(Content),
-    // pydantic picks the union member by the keys present (both forbid extras): `{}` is IntermediateData.
-    intermediate_data: nullish(z.union([IntermediateData, InvocationEvents])),
+    intermediate_data: nullish(IntermediateDataOrEvents),
     creation_timestamp: z.coerce.number().default(0),
     rubrics: nullish(z.array(Rubric)),
     app_details: nullish(AppDetails),

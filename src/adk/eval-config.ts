@@ -1,0 +1,117 @@
+/**
+ * ADK's EvalConfig (`--config_file_path`, `test_config.json`; spec §1.4) and the EvalMetric list the
+ * evaluator runs. Each criterion is kept as ADK keeps it, a BaseCriterion with every extra key in its
+ * original spelling; each criterion re-validates its own options later (match_type, judge options...).
+ */
+import { z } from 'zod'
+import { adkObject } from './casing.ts'
+import { laxFloat } from './eval-set.ts'
+import { type ParseFailure, parseErrorFromZod } from './parse-error.ts'
+
+const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+
+/**
+ * ADK's BaseCriterion: `threshold` is required, unknown keys are kept (`extra="allow"`). Declared
+ * fields come first, then the extras in input order: the order pydantic dumps them in.
+ * @example BaseCriterion.parse({ threshold: 1, match_type: 'IN_ORDER' })
+ * // { threshold: 1, include_intermediate_responses_in_final: false, match_type: 'IN_ORDER' }
+ */
+export const BaseCriterion = adkObject(
+  { threshold: laxFloat, include_intermediate_responses_in_final: z.boolean().default(false) },
+  'allow',
+)
+export type BaseCriterion = z.infer<typeof BaseCriterion>
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** `Union[float, BaseCriterion]`: `1`, `"0.5"` (and, as in pydantic, `true`) are bare thresholds. */
+export const CriterionValue = z.preprocess(
+  (value) => (!isPlainObject(value) && laxFloat.safeParse(value).success ? { threshold: value } : value),
+  BaseCriterion,
+)
+
+export const CustomMetricConfig = adkObject(
+  {
+    code_config: adkObject({ name: z.string() }, 'allow'),
+    metric_info: nullish(z.unknown()),
+    description: nullish(z.string()),
+  },
+  'ignore',
+)
+export type CustomMetricConfig = z.infer<typeof CustomMetricConfig>
+
+/**
+ * ADK's EvalConfig. Both casings; unknown top-level keys are ignored.
+ * @example EvalConfig.parse({ criteria: { response_match_score: '0.5' } }).criteria.response_match_score.threshold // 0.5
+ */
+export const EvalConfig = adkObject(
+  {
+    criteria: z
+      .record(z.string(), CriterionValue)
+      .nullish()
+      .transform((v) => v ?? {}),
+    custom_metrics: nullish(z.record(z.string(), CustomMetricConfig)),
+    // BaseUserSimulatorConfig has extra="allow"; its typed fields are the simulator's business.
+    user_simulator_config: nullish(z.record(z.string(), z.unknown())),
+  },
+  'ignore',
+)
+export type EvalConfig = z.infer<typeof EvalConfig>
+
+/** What ADK uses with no config file (or a path that does not exist). */
+export const DEFAULT_EVAL_CONFIG: EvalConfig = EvalConfig.parse({
+  criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 },
+})
+
+/** The only criteria AgentEvaluator allows with a flat legacy `.test.json` (spec §1.3). */
+export const FLAT_LEGACY_CRITERIA = [
+  'tool_trajectory_avg_score',
+  'response_evaluation_score',
+  'response_match_score',
+  'safety_v1',
+] as const
+
+/**
+ * ADK's EvalMetric: one entry of the config, ready to run. A metric given without a criterion (the
+ * web UI sends `{metric_name, threshold}`) gets `BaseCriterion(threshold)`, as ADK's evaluators do.
+ */
+export const EvalMetric = adkObject(
+  {
+    metric_name: z.string(),
+    threshold: laxFloat,
+    criterion: nullish(BaseCriterion),
+    custom_function_path: nullish(z.string()),
+  },
+  'forbid',
+).transform((m) => ({ ...m, criterion: m.criterion ?? BaseCriterion.parse({ threshold: m.threshold }) }))
+export type EvalMetric = z.infer<typeof EvalMetric>
+
+export type ParseEvalConfigResult = { ok: true; config: EvalConfig } | ParseFailure
+
+/**
+ * Parses an EvalConfig document (already JSON-decoded).
+ * @example
+ * const r = parseEvalConfig({ criteria: { tool_trajectory_avg_score: 1 } }, { source: 'test_config.json' })
+ * if (r.ok) evalMetricsOf(r.config)
+ */
+export function parseEvalConfig(json: unknown, options: { source?: string } = {}): ParseEvalConfigResult {
+  const parsed = EvalConfig.safeParse(json, { reportInput: true })
+  if (parsed.success) return { ok: true, config: parsed.data }
+  return { ok: false, error: parseErrorFromZod(parsed.error, 'eval config', options.source) }
+}
+
+/**
+ * ADK's `get_eval_metrics_from_config`: one EvalMetric per criterion, in config order; a custom
+ * metric's function path comes from `custom_metrics`.
+ * @example evalMetricsOf(DEFAULT_EVAL_CONFIG).map((m) => m.metric_name) // ['tool_trajectory_avg_score', 'response_match_score']
+ */
+export function evalMetricsOf(config: EvalConfig): EvalMetric[] {
+  return Object.entries(config.criteria).map(([metricName, criterion]) => ({
+    metric_name: metricName,
+    threshold: criterion.threshold,
+    criterion,
+    custom_function_path: config.custom_metrics?.[metricName]?.code_config.name,
+  }))
+}

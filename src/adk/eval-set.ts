@@ -1,0 +1,106 @@
+/**
+ * ADK's EvalSet and EvalCase (spec §1.2) and the user-simulation data of §5.
+ *
+ * Casing (spec §1.1): EvalSet's own keys are snake_case only (it has no alias generator) and unknown
+ * top-level keys are ignored; everything below it accepts both casings and rejects unknown keys, so a
+ * typo inside an eval case fails the whole file, as it does in ADK.
+ */
+import { z } from 'zod'
+import { adkObject } from './casing.ts'
+import { Invocation, Rubric } from './invocation.ts'
+
+const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+
+const NUMERIC_STRING = /^\s*[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?\s*$/
+
+/**
+ * A pydantic `float` in lax mode: numbers, numeric strings (" 0.5 ", "1e-1", "1_0") and booleans.
+ * @example laxFloat.parse('0.5') // 0.5
+ */
+export const laxFloat = z.preprocess((value) => {
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (typeof value === 'string' && NUMERIC_STRING.test(value)) return Number(value.replaceAll('_', '').trim())
+  return value
+}, z.number())
+
+export const SessionInput = adkObject(
+  {
+    app_name: z.string(),
+    user_id: z.string(),
+    state: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .transform((v) => v ?? {}),
+  },
+  'forbid',
+)
+export type SessionInput = z.infer<typeof SessionInput>
+
+export const PersonaBehavior = adkObject(
+  {
+    name: z.string(),
+    description: z.string(),
+    behavior_instructions: z.array(z.string()),
+    violation_rubrics: z.array(z.string()),
+  },
+  'forbid',
+)
+export type PersonaBehavior = z.infer<typeof PersonaBehavior>
+
+export const UserPersona = adkObject(
+  { id: z.string(), description: z.string(), behaviors: z.array(PersonaBehavior) },
+  'forbid',
+)
+export type UserPersona = z.infer<typeof UserPersona>
+
+/** ADK's built-in persona ids; a string persona names one of them (resolved by the simulator). */
+export const BUILT_IN_PERSONAS = ['EXPERT', 'NOVICE', 'EVALUATOR'] as const
+
+export const ConversationScenario = adkObject(
+  {
+    starting_prompt: z.string(),
+    conversation_plan: z.string(),
+    user_persona: nullish(z.union([UserPersona, z.string()])),
+  },
+  'forbid',
+)
+export type ConversationScenario = z.infer<typeof ConversationScenario>
+
+export const EvalCase = adkObject(
+  {
+    eval_id: z.string(),
+    conversation: nullish(z.array(Invocation)),
+    conversation_scenario: nullish(ConversationScenario),
+    session_input: nullish(SessionInput),
+    creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
+    rubrics: nullish(z.array(Rubric)),
+    final_session_state: nullish(z.record(z.string(), z.unknown())),
+  },
+  'forbid',
+).superRefine((evalCase, ctx) => {
+  // ADK's model validator: a case is either a static conversation or a simulated one, never both.
+  const has = [evalCase.conversation !== undefined, evalCase.conversation_scenario !== undefined]
+  if (has[0] !== has[1]) return
+  ctx.addIssue({
+    code: 'custom',
+    message: `an eval case needs exactly one of "conversation" and "conversation_scenario" (found ${has[0] ? 'both' : 'neither'})`,
+  })
+})
+export type EvalCase = z.infer<typeof EvalCase>
+
+/**
+ * ADK's EvalSet. Top-level keys are snake_case only: `{"evalSetId": ...}` fails, as in ADK.
+ * @example
+ * EvalSet.parse({ eval_set_id: 's', eval_cases: [] }) // { eval_set_id: 's', eval_cases: [], creation_timestamp: 0 }
+ */
+export const EvalSet = z.object({
+  eval_set_id: z.string(),
+  name: nullish(z.string()),
+  description: nullish(z.string()),
+  eval_cases: z.array(EvalCase),
+  creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
+})
+export type EvalSet = z.infer<typeof EvalSet>
+
+/** The camelCase spellings of EvalSet's keys, which ADK does not accept (used for a hint). */
+export const CAMEL_EVAL_SET_KEYS = ['evalSetId', 'evalCases', 'creationTimestamp'] as const

@@ -1,0 +1,170 @@
+/**
+ * ADK's result models (spec §3): EvalMetricResult, EvalMetricResultPerInvocation, EvalCaseResult,
+ * EvalSetResult. Files store statuses as 1/2/3; in memory they are EvalStatus names (src/core), and
+ * results-json.ts writes the numbers back. Absent values are `null` here, as they are in the files.
+ */
+import { z } from 'zod'
+import { caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from '../core/status.ts'
+import { adkObject } from './casing.ts'
+import { BaseCriterion, type EvalMetric } from './eval-config.ts'
+import { laxFloat } from './eval-set.ts'
+import { Invocation } from './invocation.ts'
+
+const orNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null)
+
+/** 1/2/3 as in files, or the names as in evalstream's own JSON. */
+export const EvalStatusField = z
+  .union([z.literal(1), z.literal(2), z.literal(3), z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])])
+  .transform((v): EvalStatus => (typeof v === 'number' ? statusFromCode(v) : v))
+
+export const RubricScore = adkObject(
+  { rubric_id: z.string(), rationale: orNull(z.string()), score: orNull(laxFloat) },
+  'forbid',
+)
+export type RubricScore = z.infer<typeof RubricScore>
+
+export const EvalMetricResultDetails = adkObject({ rubric_scores: orNull(z.array(RubricScore)) }, 'forbid')
+export type EvalMetricResultDetails = z.infer<typeof EvalMetricResultDetails>
+
+const evalMetricShape = {
+  metric_name: z.string(),
+  threshold: orNull(laxFloat),
+  criterion: orNull(BaseCriterion),
+  custom_function_path: orNull(z.string()),
+}
+
+export const EvalMetricResult = adkObject(
+  {
+    ...evalMetricShape,
+    score: orNull(laxFloat),
+    eval_status: EvalStatusField,
+    details: EvalMetricResultDetails.nullish().transform((v) => v ?? { rubric_scores: null }),
+  },
+  'forbid',
+)
+export type EvalMetricResult = z.infer<typeof EvalMetricResult>
+
+export const EvalMetricResultPerInvocation = adkObject(
+  {
+    actual_invocation: Invocation,
+    expected_invocation: orNull(Invocation),
+    eval_metric_results: z.array(EvalMetricResult).default([]),
+  },
+  'forbid',
+)
+export type EvalMetricResultPerInvocation = z.infer<typeof EvalMetricResultPerInvocation>
+
+/** The deprecated `[EvalMetric, EvalMetricResult]` pairs; ADK writes null there. */
+const LegacyMetricPair = z.tuple([adkObject(evalMetricShape, 'forbid'), EvalMetricResult])
+
+export const EvalCaseResult = adkObject(
+  {
+    eval_set_file: orNull(z.string()),
+    eval_set_id: z.string().default(''),
+    eval_id: z.string(),
+    final_eval_status: EvalStatusField,
+    eval_metric_results: orNull(z.array(LegacyMetricPair)),
+    overall_eval_metric_results: z.array(EvalMetricResult).default([]),
+    eval_metric_result_per_invocation: z.array(EvalMetricResultPerInvocation).default([]),
+    session_id: z.string(),
+    // The whole inference Session (events included); kept as it is, not typed.
+    session_details: orNull(z.unknown()),
+    user_id: orNull(z.string()),
+  },
+  'ignore',
+)
+export type EvalCaseResult = z.infer<typeof EvalCaseResult>
+
+export const EvalSetResult = adkObject(
+  {
+    eval_set_result_id: z.string(),
+    eval_set_result_name: orNull(z.string()),
+    eval_set_id: z.string(),
+    eval_case_results: z.array(EvalCaseResult).default([]),
+    creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
+  },
+  'ignore',
+)
+export type EvalSetResult = z.infer<typeof EvalSetResult>
+
+/**
+ * One metric's result, echoing the metric as ADK does.
+ * @example evalMetricResult(metric, { score: 0.5, status: 'PASSED' })
+ */
+export function evalMetricResult(
+  metric: EvalMetric,
+  result: { score: number | null; status: EvalStatus; rubricScores?: RubricScore[] | null },
+): EvalMetricResult {
+  return {
+    metric_name: metric.metric_name,
+    threshold: metric.threshold ?? null,
+    criterion: metric.criterion ?? null,
+    custom_function_path: metric.custom_function_path ?? null,
+    score: result.score,
+    eval_status: result.status,
+    details: { rubric_scores: result.rubricScores ?? null },
+  }
+}
+
+export type EvalCaseResultInput = {
+  evalSetId: string
+  evalId: string
+  overall: EvalMetricResult[]
+  perInvocation: EvalMetricResultPerInvocation[]
+  sessionId: string
+  userId?: string | null
+  sessionDetails?: unknown
+  /** Defaults to ADK's rule over the overall statuses (first FAILED, else any PASSED, else NOT_EVALUATED). */
+  finalEvalStatus?: EvalStatus
+}
+
+/**
+ * An EvalCaseResult as LocalEvalService builds it (eval_set_file mirrors eval_set_id).
+ * @example evalCaseResult({ evalSetId: 's', evalId: 'c', overall: [], perInvocation: [], sessionId: 'x' })
+ */
+export function evalCaseResult(input: EvalCaseResultInput): EvalCaseResult {
+  return {
+    eval_set_file: input.evalSetId,
+    eval_set_id: input.evalSetId,
+    eval_id: input.evalId,
+    final_eval_status: input.finalEvalStatus ?? caseStatus(input.overall.map((m) => m.eval_status)),
+    eval_metric_results: null,
+    overall_eval_metric_results: input.overall,
+    eval_metric_result_per_invocation: input.perInvocation,
+    session_id: input.sessionId,
+    session_details: input.sessionDetails ?? null,
+    user_id: input.userId ?? null,
+  }
+}
+
+/** Python's `str(float)` for a unix time: `1795312257.0`, `1795312257.9031253`. */
+export function pythonTimestamp(seconds: number): string {
+  return Number.isInteger(seconds) ? `${seconds}.0` : String(seconds)
+}
+
+/**
+ * An EvalSetResult with ADK's id `<app>_<evalset>_<unix ts>` (name: the id with "/" -> "_").
+ * The timestamp (float seconds) is passed in: core code reads no clock.
+ * @example evalSetResult({ appName: 'weather_agent', evalSetId: 'weather_set', caseResults: [], timestamp: 1.5 }).eval_set_result_id
+ * // 'weather_agent_weather_set_1.5'
+ */
+export function evalSetResult(input: {
+  appName: string
+  evalSetId: string
+  caseResults: EvalCaseResult[]
+  timestamp: number
+}): EvalSetResult {
+  const id = `${input.appName}_${input.evalSetId}_${pythonTimestamp(input.timestamp)}`
+  return {
+    eval_set_result_id: id,
+    eval_set_result_name: id.replaceAll('/', '_'),
+    eval_set_id: input.evalSetId,
+    eval_case_results: input.caseResults,
+    creation_timestamp: input.timestamp,
+  }
+}
+
+/** The numeric status a file stores. */
+export function statusCode(status: EvalStatus): number {
+  return EVAL_STATUS_CODE[status]
+}
