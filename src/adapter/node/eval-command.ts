@@ -1,0 +1,125 @@
+/**
+ * The work behind `evalstream eval`: load the eval set and config, decode the recorded run, score
+ * it with the live engine, and render the table and the ADK EvalSetResult. No process I/O here
+ * beyond reading the named files, so tests call it directly.
+ */
+import { evalSetResultJson } from '../../adk/results-json.ts'
+import { EvalCaseResult, evalSetResult, type EvalSetResult } from '../../adk/results.ts'
+import type { EvalCase } from '../../adk/eval-set.ts'
+import { decodeAll, sniffFormat } from '../../ingest/index.ts'
+import { createSessionEngine } from '../../engine/session-engine.ts'
+import type { CriterionResultData } from '../../engine/types.ts'
+import { createJudgeExecutor } from '../../judge/executor.ts'
+import { judgeConfigFromEnv } from '../../judge/config.ts'
+import { createGeminiJudge } from '../../judge/gemini.ts'
+import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
+import { renderReport } from './cli-report.ts'
+
+export type EvalRunInput = {
+  evalSetPath: string
+  eventsName: string
+  eventsText: string
+  configPath?: string
+  caseId?: string
+  env: Record<string, string | undefined>
+  /** Seconds since the epoch for the result id; the CLI passes the clock, tests a constant. */
+  now?: number
+}
+
+export type EvalRunOutcome =
+  | {
+      ok: true
+      passed: boolean
+      report: string
+      evalSetResult: EvalSetResult
+      evalSetResultJson: string
+      results: CriterionResultData[]
+      warnings: string[]
+    }
+  | { ok: false; error: string }
+
+/** The app name ADK puts in result ids: the session input's, else ADK's inference default. */
+const DEFAULT_APP_NAME = 'EvaluationGenerator'
+
+export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
+  const loaded = await loadEvalSetFile(input.evalSetPath)
+  if (!loaded.ok) return { ok: false, error: loaded.error.message }
+  const evalSet = loaded.evalSet
+
+  const picked = pickCase(evalSet.eval_cases, input.caseId, input.evalSetPath)
+  if ('error' in picked) return { ok: false, error: picked.error }
+
+  const configPath = input.configPath ?? (await findTestConfig(input.evalSetPath))
+  let evalConfig: unknown
+  if (configPath !== undefined) {
+    const config = await loadEvalConfigFile(configPath)
+    if (!config.ok) return { ok: false, error: config.error.message }
+    evalConfig = config.config
+  }
+
+  const warnings: string[] = []
+  const results: CriterionResultData[] = []
+  const judgeConfig = judgeConfigFromEnv(input.env)
+  const executor = judgeConfig ? createJudgeExecutor({ judge: createGeminiJudge(judgeConfig), concurrency: 8 }) : undefined
+  const sessionId = `${evalSet.eval_set_id}/${picked.evalCase.eval_id}`
+  const created = createSessionEngine({
+    spec: { session_id: sessionId, eval_config: evalConfig, eval_case: picked.evalCase },
+    emit: (body) => {
+      if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
+    },
+    judge: executor ? (requests, signal) => executor.answerAll(requests, { sessionId, signal }) : undefined,
+  })
+  if (!created.ok) return { ok: false, error: `${created.title}: ${created.detail}` }
+  const engine = created.engine
+
+  const format = sniffFormat(input.eventsText, input.eventsName)
+  const decoded = decodeAll(format, input.eventsText)
+  for (const item of decoded.events) engine.push(item)
+  for (const issue of decoded.issues)
+    warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
+  const caseResult = EvalCaseResult.parse(await engine.end())
+  // ADK's eval sets name results after the case's app; a recorded run has no other app name.
+  const appName = picked.evalCase.session_input?.app_name ?? DEFAULT_APP_NAME
+  const setResult = evalSetResult({
+    appName,
+    evalSetId: evalSet.eval_set_id,
+    caseResults: [{ ...caseResult, eval_set_file: evalSet.eval_set_id, eval_set_id: evalSet.eval_set_id }],
+    timestamp: input.now ?? 0,
+  })
+  const status = caseResult.final_eval_status
+  const report = renderReport(results, {
+    evalId: picked.evalCase.eval_id,
+    status,
+    overall: caseResult.overall_eval_metric_results.map((m) => ({
+      metric_name: m.metric_name,
+      score: m.score,
+      threshold: m.threshold ?? 0,
+      eval_status: m.eval_status,
+      reason: m.eval_status === 'NOT_EVALUATED' ? firstReason(results, m.metric_name) : undefined,
+    })),
+  })
+  return {
+    ok: true,
+    passed: status === 'PASSED',
+    report,
+    evalSetResult: setResult,
+    evalSetResultJson: evalSetResultJson(setResult),
+    results,
+    warnings,
+  }
+}
+
+function pickCase(cases: EvalCase[], caseId: string | undefined, source: string): { evalCase: EvalCase } | { error: string } {
+  const ids = cases.map((c) => c.eval_id).join(', ')
+  if (caseId !== undefined) {
+    const found = cases.find((c) => c.eval_id === caseId)
+    return found ? { evalCase: found } : { error: `${source}: no eval case '${caseId}' (cases: ${ids})` }
+  }
+  if (cases.length === 1) return { evalCase: cases[0]! }
+  if (cases.length === 0) return { error: `${source}: the eval set has no eval cases` }
+  return { error: `${source}: the eval set holds ${cases.length} cases; choose one with --case (${ids})` }
+}
+
+function firstReason(results: CriterionResultData[], metric: string): string {
+  return results.find((r) => r.metric_name === metric && r.reason)?.reason ?? 'no invocation was scored'
+}

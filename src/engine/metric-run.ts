@@ -1,0 +1,85 @@
+/**
+ * One metric on one invocation: feeds the criterion the invocation's events, reports early verdicts
+ * once, and settles the final score, running judge rounds when the criterion asks for them.
+ * Criterion code is user-facing logic that must never take the session down: anything it throws
+ * becomes NOT_EVALUATED with the error as the reason, as ADK does (spec §1.5 step 3).
+ */
+import type { AdkEvent } from '../adk/event.ts'
+import type { Invocation } from '../adk/invocation.ts'
+import type { AnyCriterion, InvocationContext, InvocationScore, JudgeAnswer, JudgeRequest, Outcome, Provisional } from '../core/criterion.ts'
+
+/** Runs a batch of judge requests; the host wires this to the judge executor. */
+export type JudgeRunner = (requests: JudgeRequest[], signal: AbortSignal) => Promise<JudgeAnswer[]>
+
+export const NO_JUDGE_REASON =
+  'no judge configured: set GEMINI_API_KEY (or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION for Vertex AI)'
+
+export class MetricRun {
+  #criterion: AnyCriterion
+  #state: unknown
+  #failed?: string
+  #lastProgress?: string
+  #progressFinal = false
+
+  constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number }>) {
+    this.#criterion = criterion
+    try {
+      this.#state = criterion.init(context)
+    } catch (error) {
+      this.#failed = describe(error)
+    }
+  }
+
+  /** Feeds one event; returns a new early verdict when it differs from the last one reported. */
+  step(event: AdkEvent): Provisional | null {
+    if (this.#failed !== undefined) return null
+    try {
+      if (this.#criterion.step) this.#state = this.#criterion.step(this.#state, event)
+      if (this.#progressFinal || !this.#criterion.progress) return null
+      const provisional = this.#criterion.progress(this.#state)
+      if (!provisional) return null
+      const key = JSON.stringify([provisional.score, provisional.final])
+      if (key === this.#lastProgress) return null
+      this.#lastProgress = key
+      this.#progressFinal = provisional.final
+      return provisional
+    } catch (error) {
+      this.#failed = describe(error)
+      return null
+    }
+  }
+
+  /** The first outcome for the completed invocation (a score, or judge requests to run). */
+  finish(actual: Invocation): Outcome {
+    if (this.#failed !== undefined) return notEvaluated(this.#failed)
+    try {
+      return this.#criterion.finish(this.#state, actual)
+    } catch (error) {
+      return notEvaluated(describe(error))
+    }
+  }
+}
+
+/** Drives judge rounds until the criterion has a score. Never rejects. */
+export async function settle(outcome: Outcome, judge: JudgeRunner | undefined, signal: AbortSignal): Promise<InvocationScore> {
+  let current = outcome
+  try {
+    while (current.kind === 'judge') {
+      if (!judge) return { score: null, reason: NO_JUDGE_REASON }
+      if (signal.aborted) return { score: null, reason: `judging stopped: ${String(signal.reason ?? 'aborted')}` }
+      const answers = await judge(current.requests, signal)
+      current = current.resume(answers)
+    }
+    return current.result
+  } catch (error) {
+    return { score: null, reason: signal.aborted ? `judging stopped: ${String(signal.reason ?? 'aborted')}` : describe(error) }
+  }
+}
+
+function notEvaluated(reason: string): Outcome {
+  return { kind: 'score', result: { score: null, reason } }
+}
+
+function describe(error: unknown): string {
+  return `criterion failed: ${error instanceof Error ? error.message : String(error)}`
+}

@@ -1,0 +1,246 @@
+/**
+ * The live evaluation engine of one session. Events arrive one at a time; the engine groups them
+ * into invocations (ADK's rules, src/core/invocation-builder.ts), pairs the n-th invocation with
+ * the n-th expected one, feeds every configured criterion, and emits results the moment they are
+ * known: early verdicts while the invocation runs, the final per-invocation result when it
+ * completes, the case result when the session ends.
+ *
+ * An invocation completes when the next one begins, when its final response arrives, when the agent
+ * closes its stream, or when the session ends. A final response can be followed by more events of
+ * the same invocation (a sequential multi-agent run where several agents answer): the invocation
+ * then reopens and its results are emitted again with `revision` increased; the last one counts.
+ */
+import type { AdkEvent } from '../adk/event.ts'
+import type { Invocation } from '../adk/invocation.ts'
+import type { InvocationScore } from '../core/criterion.ts'
+import { createInvocationBuilder } from '../core/invocation-builder.ts'
+import { statusFor } from '../core/status.ts'
+import { evalCaseResultJson } from '../adk/results-json.ts'
+import { buildCaseResult, type MetricScores } from './case-result.ts'
+import { MetricRun, settle, type JudgeRunner } from './metric-run.ts'
+import { planSession, rubricsForInvocation, type SessionPlan, type SpecProblem } from './spec.ts'
+import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine } from './types.ts'
+
+/** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
+export const DEFAULT_END_WAIT_MS = 120_000
+
+export type SessionEngineOptions = EngineOptions & {
+  judge?: JudgeRunner
+  /** The deployment default EvalConfig, used when the spec has none (ADK's defaults otherwise). */
+  defaultConfig?: unknown
+  endWaitMs?: number
+}
+
+type OpenInvocation = {
+  index: number
+  id: string
+  runs: Array<MetricRun | null>
+  /** Bumped when a completed invocation reopens, so stale judge answers are discarded. */
+  generation: number
+  completed: boolean
+}
+
+export function createSessionEngine(
+  options: SessionEngineOptions,
+): { ok: true; engine: SessionEngine } | ({ ok: false } & SpecProblem) {
+  const planned = planSession(options.spec, options.defaultConfig)
+  if (!planned.ok) return { ok: false, ...planned.problem }
+  return { ok: true, engine: new LiveSession(planned.plan, options) }
+}
+
+class LiveSession implements SessionEngine {
+  #plan: SessionPlan
+  #options: SessionEngineOptions
+  #builder = createInvocationBuilder()
+  #open = new Map<string, OpenInvocation>()
+  #order: OpenInvocation[] = []
+  /** scores[metric][invocation index] */
+  #scores: MetricScores
+  #pending = new Set<Promise<void>>()
+  #abort = new AbortController()
+  #ended?: Record<string, unknown>
+
+  constructor(plan: SessionPlan, options: SessionEngineOptions) {
+    this.#plan = plan
+    this.#options = options
+    this.#scores = plan.metrics.map(() => [])
+  }
+
+  push({ event }: IngestedEvent): void {
+    if (this.#ended) return
+    const change = this.#builder.push(event)
+    for (const id of change.completed ?? []) this.#complete(id)
+    const invocationId = event.invocation_id ?? ''
+    const open = this.#open.get(invocationId) ?? this.#start(invocationId)
+    if (open.completed) this.#reopen(open)
+    this.#step(open, event)
+    if (change.final) this.#complete(invocationId)
+  }
+
+  reject(rejected: RejectedEvent): void {
+    this.#options.emit({ type: 'error', data: { kind: 'rejected_event', ...rejected } })
+  }
+
+  completeInvocation(): void {
+    for (const id of this.#builder.complete().completed ?? []) this.#complete(id)
+  }
+
+  async end(): Promise<Record<string, unknown>> {
+    if (this.#ended) return this.#ended
+    this.completeInvocation()
+    await this.#waitForJudges()
+    const { typed } = buildCaseResult({
+      sessionId: this.#options.spec.session_id,
+      plan: this.#plan,
+      scores: this.#scores,
+      actual: this.#builder.invocations(),
+    })
+    // Emitted and returned in ADK's file shape (statuses 1/2/3) so ADK tools read it as is.
+    const result = JSON.parse(evalCaseResultJson(typed)) as Record<string, unknown>
+    this.#ended = result
+    this.#options.emit({ type: 'case.result', data: result })
+    return result
+  }
+
+  snapshot(): Record<string, unknown> {
+    return {
+      session_id: this.#options.spec.session_id,
+      ended: this.#ended !== undefined,
+      metrics: this.#plan.metrics.map((m) => m.metric.metric_name),
+      invocations: this.#order.map((open) => ({
+        invocation_id: open.id,
+        invocation_index: open.index,
+        completed: open.completed,
+        results: Object.fromEntries(
+          this.#plan.metrics.map((m, i) => [m.metric.metric_name, this.#scores[i]![open.index] ?? null]),
+        ),
+      })),
+      case_result: this.#ended ?? null,
+    }
+  }
+
+  abort(reason = 'session aborted'): void {
+    this.#abort.abort(reason)
+  }
+
+  #start(id: string): OpenInvocation {
+    const index = this.#order.length
+    const expected = this.#plan.expected?.[index]
+    const caseRubrics = rubricsForInvocation(this.#plan, index)
+    const runs = this.#plan.metrics.map((m) =>
+      'reason' in m.runnable
+        ? null
+        : new MetricRun(m.runnable.criterion, {
+            config: m.runnable.config,
+            expected,
+            caseRubrics,
+            key: `${this.#options.spec.session_id}/${index}/${m.metric.metric_name}`,
+          }),
+    )
+    const open: OpenInvocation = { index, id, runs, generation: 0, completed: false }
+    this.#open.set(id, open)
+    this.#order.push(open)
+    this.#options.emit({ type: 'invocation.started', data: { invocation_id: id, invocation_index: index } })
+    return open
+  }
+
+  #step(open: OpenInvocation, event: AdkEvent): void {
+    open.runs.forEach((run, i) => {
+      const provisional = run?.step(event)
+      if (!provisional) return
+      const threshold = this.#plan.metrics[i]!.metric.threshold
+      this.#options.emit({
+        type: 'criterion.progress',
+        data: {
+          ...this.#identity(open, i),
+          score: provisional.score,
+          threshold,
+          eval_status: statusFor(provisional.score, threshold),
+          final: provisional.final,
+          details: provisional.details ?? {},
+        },
+      })
+    })
+  }
+
+  #reopen(open: OpenInvocation): void {
+    open.completed = false
+    open.generation += 1
+  }
+
+  #complete(id: string): void {
+    const open = this.#open.get(id)
+    if (!open || open.completed) return
+    open.completed = true
+    const built = this.#builder.invocations()[open.index]
+    if (!built) return
+    const actual = withUserContent(built, this.#plan.expected?.[open.index])
+    this.#plan.metrics.forEach((plan, i) => {
+      const run = open.runs[i]
+      if (!run) {
+        this.#record(open, i, open.generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
+        return
+      }
+      const outcome = run.finish(actual)
+      if (outcome.kind === 'score') {
+        this.#record(open, i, open.generation, outcome.result)
+        return
+      }
+      const generation = open.generation
+      const work = settle(outcome, this.#options.judge, this.#abort.signal).then((result) =>
+        this.#record(open, i, generation, result),
+      )
+      this.#pending.add(work)
+      void work.finally(() => this.#pending.delete(work))
+    })
+  }
+
+  #record(open: OpenInvocation, metricIndex: number, generation: number, result: InvocationScore): void {
+    if (generation !== open.generation || this.#ended) return
+    this.#scores[metricIndex]![open.index] = result
+    const threshold = this.#plan.metrics[metricIndex]!.metric.threshold
+    this.#options.emit({
+      type: 'criterion.result',
+      data: {
+        ...this.#identity(open, metricIndex),
+        score: result.score,
+        threshold,
+        eval_status: result.status ?? statusFor(result.score, threshold),
+        details: result.details ?? {},
+        ...(result.reason !== undefined ? { reason: result.reason } : {}),
+        ...(generation > 0 ? { revision: generation } : {}),
+      },
+    })
+  }
+
+  #identity(open: OpenInvocation, metricIndex: number) {
+    return {
+      invocation_id: open.id,
+      invocation_index: open.index,
+      metric_name: this.#plan.metrics[metricIndex]!.metric.metric_name,
+    }
+  }
+
+  async #waitForJudges(): Promise<void> {
+    if (this.#pending.size === 0) return
+    const limit = this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, limit)
+    })
+    await Promise.race([Promise.all([...this.#pending]), timeout])
+    clearTimeout(timer)
+    if (this.#pending.size > 0) this.#abort.abort(`judges did not answer within ${limit} ms of the session end`)
+    await Promise.all([...this.#pending])
+  }
+}
+
+/**
+ * `/run_sse` streams the agent's events only, not the user's message, so an invocation built from a
+ * pushed stream can lack its user content. The expected invocation's user content stands in (the
+ * conversation replays it verbatim); proxied runs get a real user event from the request instead.
+ */
+function withUserContent(actual: Invocation, expected: Invocation | undefined): Invocation {
+  if ((actual.user_content.parts?.length ?? 0) > 0 || !expected) return actual
+  return { ...actual, user_content: expected.user_content }
+}
