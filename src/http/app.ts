@@ -1,0 +1,44 @@
+/**
+ * The evalstream HTTP API as a Hono app. The same app runs on Node, Deno and inside the Durable
+ * Object on Workers; each adapter passes in its store, engine factory and configuration.
+ */
+import { Hono } from 'hono'
+import { criteriaCatalogue } from '../core/registry.ts'
+import type { AppDeps } from './deps.ts'
+import { forwardAll, proxyRunSse } from './proxy.ts'
+import { problem } from './problem.ts'
+import { sessionsRoutes } from './sessions-routes.ts'
+
+export type { AppDeps } from './deps.ts'
+
+/**
+ * @example
+ * const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) })
+ * serve({ fetch: app.fetch, port: 8787 })
+ */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono()
+  app.get('/healthz', (c) => c.json({ ok: true }))
+  app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
+  app.route('/v1/sessions', sessionsRoutes(deps))
+  app.post('/run_sse', (c) => proxyRunSse(c, deps))
+
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname
+    // Our own namespace never goes to the agent; everything else is an ADK route in proxy mode.
+    if (deps.agentUrl && !path.startsWith('/v1/') && path !== '/healthz') return forwardAll(c, deps)
+    return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
+  })
+  // The one place unexpected errors become responses: the server keeps running, the client learns why.
+  app.onError((error, c) => {
+    const status = statusOf(error)
+    const detail = status >= 500 ? `internal error: ${error.message}` : error.message
+    return problem(c, status, status >= 500 ? 'Internal error' : 'Bad request', detail)
+  })
+  return app
+}
+
+function statusOf(error: Error): number {
+  const status = (error as { status?: unknown }).status
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : 500
+}

@@ -1,0 +1,151 @@
+/**
+ * A session as the HTTP layer hosts it: the engine, its result log, and a journal of everything that
+ * was fed to the engine. The engine is deterministic, so a host that persisted the journal rebuilds
+ * an evicted session by replaying it through a fresh engine; results the log already holds are not
+ * appended again (the n-th result emitted on replay is the result with seq n).
+ */
+import { decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
+import type {
+  EngineOptions,
+  IngestedEvent,
+  RejectedEvent,
+  ResultEventBody,
+  SessionEngine,
+  SessionSpec,
+} from '../engine/types.ts'
+import type { ResultLog } from './result-log.ts'
+
+/** What the engine factory gives back: an engine, or the problem with the spec (400/422). */
+export type EngineCreation =
+  | { ok: true; engine: SessionEngine }
+  | { ok: false; status: number; title: string; detail: string }
+
+export type EngineFactory = (options: EngineOptions) => EngineCreation
+
+/** One input to the engine, as persisted. Events keep their raw JSON; they are re-parsed on replay. */
+export type JournalEntry =
+  | { op: 'event'; index: number; raw: unknown }
+  | { op: 'reject'; rejected: RejectedEvent }
+  | { op: 'complete' }
+  | { op: 'end' }
+
+export interface Journal {
+  append(entry: JournalEntry): void
+  entries(): JournalEntry[]
+}
+
+/** @example const journal = memoryJournal() */
+export function memoryJournal(): Journal {
+  const list: JournalEntry[] = []
+  return { append: (e) => void list.push(e), entries: () => list }
+}
+
+/** A journal that keeps nothing: in-memory sessions never need replaying. */
+export const NO_JOURNAL: Journal = { append() {}, entries: () => [] }
+
+export type HostedSessionParts = {
+  spec: SessionSpec
+  log: ResultLog
+  journal: Journal
+  createEngine: EngineFactory
+}
+
+export class HostedSession {
+  readonly id: string
+  readonly spec: SessionSpec
+  readonly log: ResultLog
+  #journal: Journal
+  #ended = false
+  /** Results up to this seq were emitted before an eviction; replay must not append them again. */
+  #skipUpTo: number
+  #emitted = 0
+  #caseResultSeq: number | undefined
+
+  #engine!: SessionEngine
+  private constructor(parts: HostedSessionParts) {
+    this.id = parts.spec.session_id
+    this.spec = parts.spec
+    this.log = parts.log
+    this.#journal = parts.journal
+    this.#skipUpTo = parts.log.lastSeq()
+  }
+
+  /**
+   * Starts a session, or rebuilds one from its journal. A spec the engine refuses is a problem value.
+   * @example
+   * const r = await HostedSession.open({ spec, log, journal: NO_JOURNAL, createEngine })
+   */
+  static async open(
+    parts: HostedSessionParts,
+  ): Promise<{ ok: true; session: HostedSession } | Extract<EngineCreation, { ok: false }>> {
+    const session = new HostedSession(parts)
+    const created = parts.createEngine({ spec: parts.spec, emit: (body) => session.#emit(body) })
+    if (!created.ok) return created
+    session.#engine = created.engine
+    await session.#replay()
+    return { ok: true, session }
+  }
+
+  get ended(): boolean {
+    return this.#ended
+  }
+
+  push(item: IngestedEvent): void {
+    if (this.#ended) return
+    this.#journal.append({ op: 'event', index: item.index, raw: item.raw })
+    this.#engine.push(item)
+  }
+
+  reject(rejected: RejectedEvent): void {
+    if (this.#ended) return
+    this.#journal.append({ op: 'reject', rejected })
+    this.#engine.reject(rejected)
+  }
+
+  completeInvocation(): void {
+    if (this.#ended) return
+    this.#journal.append({ op: 'complete' })
+    this.#engine.completeInvocation()
+  }
+
+  /** Idempotent: a second call returns the same case result. */
+  async end(): Promise<Record<string, unknown>> {
+    if (!this.#ended) this.#journal.append({ op: 'end' })
+    this.#ended = true
+    return this.#engine.end()
+  }
+
+  snapshot(): Record<string, unknown> {
+    return { ...this.#engine.snapshot(), last_seq: this.log.lastSeq() }
+  }
+
+  abort(reason?: string): void {
+    this.#engine.abort(reason)
+  }
+
+  /** Seq of the case.result once it is in the log: subscribers past it have nothing left to wait for. */
+  get caseResultSeq(): number | undefined {
+    return this.#caseResultSeq
+  }
+
+  #emit(body: ResultEventBody): void {
+    this.#emitted += 1
+    const seq = this.#emitted <= this.#skipUpTo ? this.#emitted : this.log.append(body).seq
+    if (body.type === 'case.result') this.#caseResultSeq = seq
+  }
+
+  async #replay(): Promise<void> {
+    for (const entry of this.#journal.entries()) {
+      if (entry.op === 'event') {
+        const decoded = decodeFrameValue(entry.raw, entry.index)
+        // Only valid events were journaled; an issue here means the schema changed since.
+        if (!isIngestIssue(decoded)) this.#engine.push(decoded)
+      } else if (entry.op === 'reject') this.#engine.reject(entry.rejected)
+      else if (entry.op === 'complete') this.#engine.completeInvocation()
+      else {
+        this.#ended = true
+        await this.#engine.end()
+      }
+    }
+  }
+}

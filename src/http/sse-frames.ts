@@ -1,0 +1,39 @@
+/**
+ * Splits an SSE byte stream into whole frames, each exactly as received (terminating blank line
+ * included), so a proxy can pass the agent's frames through unchanged and slip its own frames in
+ * between. It only finds boundaries; parsing is the ingest decoder's job.
+ */
+
+// A line ends with CRLF, LF or CR; a frame ends with an empty line, i.e. two line ends in a row.
+const FRAME_END = /(?:\r\n|\n|\r(?!\n))(?:\r\n|\n|\r(?!\n))/
+
+/**
+ * @example
+ * const split = sseFrameSplitter()
+ * split.push('data: 1\n\nda') // ['data: 1\n\n']
+ * split.end() // ['da']
+ */
+export function sseFrameSplitter(): { push(text: string): string[]; end(): string[] } {
+  let buffer = ''
+  return {
+    push(text) {
+      buffer += text
+      const frames: string[] = []
+      for (;;) {
+        // A trailing CR may be the first half of a CRLF still on its way: do not decide on it yet.
+        const searchable = buffer.endsWith('\r') ? buffer.slice(0, -1) : buffer
+        const match = FRAME_END.exec(searchable)
+        if (!match) break
+        const end = match.index + match[0].length
+        frames.push(buffer.slice(0, end))
+        buffer = buffer.slice(end)
+      }
+      return frames
+    },
+    end() {
+      const rest = buffer
+      buffer = ''
+      return rest === '' ? [] : [rest]
+    },
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Starting the evalstream app on each runtime for the API suite: Node in-process on a real socket,
+ * Deno as a child process of the Deno adapter, workerd through Miniflare (test/worker).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { serve } from '@hono/node-server'
+import { createApp } from '../../src/http/app.ts'
+import { memorySessionStore } from '../../src/http/session-store.ts'
+import { depsFromEnv, type Env } from '../../src/http/setup.ts'
+
+export type Running = { baseUrl: string; stop(): Promise<void> }
+
+/** Judge variables are blanked so no test can reach a real model. */
+export const NO_JUDGE_ENV: Env = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
+
+/** A port nobody is listening on right now (the OS picks it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+/** @example const node = await startNode({ AGENT_URL: agent.url }) */
+export async function startNode(env: Env): Promise<Running> {
+  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store: memorySessionStore() })
+  if (!setup.ok) throw new Error(setup.error)
+  const app = createApp(setup.deps)
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+      resolve({
+        baseUrl: `http://127.0.0.1:${info.port}`,
+        stop: () => new Promise((done) => server.close(() => done())),
+      }),
+    )
+  })
+}
+
+/** Spawns `deno run` of the Deno adapter on a free port and waits for its "listening" line. */
+export async function startDeno(env: Env): Promise<Running> {
+  const port = await freePort()
+  const child: ChildProcess = spawn(
+    'npx',
+    ['deno', 'run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts'],
+    { cwd: process.cwd(), env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`deno did not start within 90 s:\n${output}`)), 90_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes('evalstream listening')) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.on('exit', (code) => reject(new Error(`deno exited with ${code}:\n${output}`)))
+  })
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
