@@ -43,9 +43,10 @@ export async function startNode(env: Env): Promise<Running> {
 /** Spawns `deno run` of the Deno adapter on a free port and waits for its "listening" line. */
 export async function startDeno(env: Env): Promise<Running> {
   const port = await freePort()
+  // The deno binary itself (npm ships it in node_modules), so stopping the child stops Deno.
   const child: ChildProcess = spawn(
-    'npx',
-    ['deno', 'run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts'],
+    'node_modules/.bin/deno',
+    ['run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts'],
     { cwd: process.cwd(), env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let output = ''

@@ -1,0 +1,21 @@
+/**
+ * The API suite against the Deno adapter (Deno.serve), spawned as `npx deno run` on a free port.
+ */
+import { afterAll, beforeAll, describe } from 'vitest'
+import { apiSuite } from '../http/api-suite.ts'
+import { startAgentStub, type AgentStub } from '../support/agent-stub.ts'
+import { startDeno, type Running } from '../support/runtimes.ts'
+
+describe('API on Deno', () => {
+  let agent: AgentStub
+  let deno: Running
+  beforeAll(async () => {
+    agent = await startAgentStub()
+    deno = await startDeno({ AGENT_URL: agent.url })
+  })
+  afterAll(async () => {
+    await deno?.stop()
+    await agent?.close()
+  })
+  apiSuite(() => ({ baseUrl: deno.baseUrl, agentUrl: agent.url, agentRequests: () => agent.requests }))
+})
