@@ -50,3 +50,12 @@ export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: Extr
     extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)
   return z.preprocess((input) => renameAliases(input, fieldNames), object)
 }
+
+/**
+ * A field that may be missing or JSON `null` (how migrated ADK files spell "absent"); both come
+ * out as `undefined`, and the key is optional in the inferred type so hand-built values type-check.
+ * @example z.object({ args: optionalField(z.record(z.string(), z.unknown())) }).parse({ args: null }) // { args: undefined }
+ */
+export function optionalField<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === null ? undefined : value), schema.optional())
+}

@@ -6,10 +6,10 @@
  * other key as it is, so newer agents' events and files still load.
  */
 import { z } from 'zod'
-import { adkObject } from './casing.ts'
+import { adkObject, optionalField } from './casing.ts'
 
 /** JSON `null` is how migrated ADK files spell "absent"; treat both the same. */
-const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+const optional = optionalField
 
 export const FunctionCall = adkObject(
   {

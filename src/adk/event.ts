@@ -4,10 +4,10 @@
  * field is kept, so a proxied or stored event loses nothing.
  */
 import { z } from 'zod'
-import { adkObject } from './casing.ts'
+import { adkObject, optionalField } from './casing.ts'
 import { Content } from './content.ts'
 
-const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+const nullish = optionalField
 
 /**
  * ADK Python sends `timestamp` in float seconds, ADK for JavaScript in epoch milliseconds.

@@ -4,10 +4,10 @@
  * camelCase aliases are accepted on input (spec §1.1), unknown keys are rejected as ADK does.
  */
 import { z } from 'zod'
-import { adkObject } from './casing.ts'
+import { adkObject, optionalField } from './casing.ts'
 import { Content, FunctionCall, FunctionResponse, Part } from './content.ts'
 
-const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+const nullish = optionalField
 
 export const RubricContent = adkObject({ text_property: nullish(z.string()) }, 'forbid')
 export const Rubric = adkObject(
