@@ -87,7 +87,12 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
         stats.outputTokens += usage.outputTokens
       }
       stats.answers++
-      if (cacheable(answer)) await cache.put(request.id, answer)
+      // A cache that fails to store (e.g. storage full) costs a repeat call later, not this answer.
+      if (cacheable(answer)) {
+        await Promise.resolve()
+          .then(() => cache.put(request.id, answer))
+          .catch(() => {})
+      }
       return answer
     } finally {
       release()
@@ -111,7 +116,10 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
 
   async function answer(request: JudgeRequest, opts: ExecuteOptions = {}): Promise<JudgeAnswer> {
     opts.signal?.throwIfAborted()
-    const cached = await cache.get(request.id)
+    // A cache that fails to read is a miss: the answer is still worth fetching.
+    const cached = await Promise.resolve()
+      .then(() => cache.get(request.id))
+      .catch(() => undefined)
     if (cached !== undefined) {
       stats.cacheHits++
       return cached

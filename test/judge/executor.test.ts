@@ -51,6 +51,24 @@ describe('createJudgeExecutor: cache', () => {
     expect(executor.stats().shared).toBe(1)
   })
 
+  it('works with an async cache, and treats a failing cache as a miss', async () => {
+    stub.handle(() => ({ candidates: ['stored'] }))
+    const store = new Map<string, unknown>()
+    const asyncCache = {
+      get: async (id: string) => store.get(id) as never,
+      put: async (id: string, answer: unknown) => void store.set(id, structuredClone(answer)),
+    }
+    const executor = createJudgeExecutor({ judge: gemini(), concurrency: 1, cache: asyncCache })
+    await executor.answer(req('h'))
+    expect(await createJudgeExecutor({ judge: gemini(), concurrency: 1, cache: asyncCache }).answer(req('h'))).toEqual(store.get('h'))
+    expect(stub.requests).toHaveLength(1)
+
+    const broken = { get: async () => Promise.reject(new Error('storage down')), put: () => { throw new Error('storage full') } }
+    const answer = await createJudgeExecutor({ judge: gemini(), concurrency: 1, cache: broken }).answer(req('h'))
+    expect(answer.samples).toEqual([{ text: 'stored' }])
+    expect(stub.requests).toHaveLength(2)
+  })
+
   it('evicts the least recently used entry', () => {
     const cache = createMemoryJudgeCache(2)
     const answer = (id: string) => ({ id, via: 'gemini' as const, samples: [{ text: id }] })
