@@ -95,6 +95,9 @@ export function rubricDecided(
 ): boolean {
   const remaining = total - samples.length
   if (remaining <= 0) return true
+  // A judge that lists a property twice casts two votes in one sample; the arithmetic below assumes
+  // one vote per sample, so such answers never stop early.
+  if (samples.some((s) => new Set(s.map((e) => e.rubric_id)).size !== s.length)) return false
   return rubricIds.every((id) => {
     let positives = 0
     let negatives = 0

@@ -100,3 +100,11 @@ describe('early stop (decided) never changes the vote', () => {
     expect(stops).toBeGreaterThan(0)
   })
 })
+
+describe('rubric early stop with a property listed twice', () => {
+  it('does not stop early', () => {
+    const twice: RubricScore[] = [{ rubric_id: 'a', score: 1 }, { rubric_id: 'a', score: 1 }]
+    expect(rubricDecided([twice, twice, twice], ['a'], 5)).toBe(false)
+    expect(rubricDecided([[{ rubric_id: 'a', score: 1 }], [{ rubric_id: 'a', score: 1 }], [{ rubric_id: 'a', score: 1 }]], ['a'], 5)).toBe(true)
+  })
+})
