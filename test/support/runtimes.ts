@@ -3,11 +3,16 @@
  * Deno as a child process of the Deno adapter, workerd through Miniflare (test/worker).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { serve } from '@hono/node-server'
+import { Miniflare } from 'miniflare'
 import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/http/session-store.ts'
 import { depsFromEnv, type Env } from '../../src/http/setup.ts'
+import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from './worker-build.ts'
 
 export type Running = { baseUrl: string; stop(): Promise<void> }
 
@@ -72,4 +77,27 @@ export async function startDeno(env: Env): Promise<Running> {
         child.kill('SIGTERM')
       }),
   }
+}
+
+/**
+ * The Worker in workerd through Miniflare, on a real socket, with SQLite Durable Objects persisted
+ * in a temporary folder (so a restart keeps them). EVALSTREAM_TEST_HOOKS enables the eviction hook.
+ */
+export async function startWorker(bindings: Record<string, string>, persistDir?: string): Promise<Running & { mf: Miniflare }> {
+  const scriptPath = await bundleWorker()
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath,
+    // Module names are relative to this root; the bundle lives in a temp folder outside the repo.
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: COMPATIBILITY_FLAGS,
+    durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true } },
+    durableObjectsPersist: persistDir ?? mkdtempSync(join(tmpdir(), 'evalstream-do-')),
+    bindings: { ...NO_JUDGE_ENV, EVALSTREAM_TEST_HOOKS: '1', ...bindings },
+    host: '127.0.0.1',
+    port: await freePort(),
+  })
+  const url = await mf.ready
+  return { mf, baseUrl: url.origin, stop: () => mf.dispose() }
 }

@@ -1,0 +1,32 @@
+/**
+ * The few Workers runtime types evalstream touches, written out so the worker compiles without
+ * pulling @cloudflare/workers-types into the shared tsconfig (which would clash with Node's types).
+ */
+
+export type SqlCursor = { toArray(): Record<string, unknown>[] }
+export type SqlStorage = { exec(query: string, ...bindings: unknown[]): SqlCursor }
+
+export type DurableObjectState = {
+  storage: { sql: SqlStorage }
+  /** Resets the object as if evicted; used by the test hook. */
+  abort(reason?: string): void
+}
+
+export type DurableObjectStub = { fetch(request: Request): Promise<Response> }
+export type DurableObjectNamespace = { idFromName(name: string): unknown; get(id: unknown): DurableObjectStub }
+
+export type WorkerEnv = {
+  SESSIONS: DurableObjectNamespace
+  EVALSTREAM_CONFIG?: string
+  AGENT_URL?: string
+  /** '1' enables POST /v1/sessions/{id}/__evict (tests only: resets the Durable Object). */
+  EVALSTREAM_TEST_HOOKS?: string
+  [name: string]: unknown
+}
+
+/** String bindings only: the shape depsFromEnv reads. */
+export function stringEnv(env: WorkerEnv): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {}
+  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v
+  return out
+}
