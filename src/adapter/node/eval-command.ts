@@ -11,7 +11,6 @@ import { createSessionEngine } from '../../engine/session-engine.ts'
 import type { CriterionResultData } from '../../engine/types.ts'
 import { createJudgeExecutor } from '../../judge/executor.ts'
 import { judgeConfigFromEnv } from '../../judge/config.ts'
-import { createGeminiJudge } from '../../judge/gemini.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
 
@@ -60,7 +59,10 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
   const warnings: string[] = []
   const results: CriterionResultData[] = []
   const judgeConfig = judgeConfigFromEnv(input.env)
-  const executor = judgeConfig ? createJudgeExecutor({ judge: createGeminiJudge(judgeConfig), concurrency: 8 }) : undefined
+  // The Gemini SDK is loaded only when a judge is configured: most CI runs score without one.
+  const executor = judgeConfig
+    ? createJudgeExecutor({ judge: (await import('../../judge/gemini.ts')).createGeminiJudge(judgeConfig), concurrency: 8 })
+    : undefined
   const sessionId = `${evalSet.eval_set_id}/${picked.evalCase.eval_id}`
   const created = createSessionEngine({
     spec: { session_id: sessionId, eval_config: evalConfig, eval_case: picked.evalCase },
