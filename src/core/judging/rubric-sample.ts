@@ -7,7 +7,13 @@ import type { Rubric } from '../../adk/invocation.ts'
 import type { JudgeSample } from '../criterion.ts'
 import { RubricAnswer } from '../prompts/rubric-answer.ts'
 import { parseJsonAnswer } from './answers.ts'
-import { normaliseProperty, parseRubricText, propertiesToRubricScores, type RubricScore } from './rubric-text.ts'
+import {
+  normaliseProperty,
+  parseRubricText,
+  propertiesToRubricScores,
+  verdictScore,
+  type RubricScore,
+} from './rubric-text.ts'
 
 export type RubricSample = { rubric_scores: RubricScore[]; parsed_with?: 'json' | 'adk-text'; error?: string }
 
@@ -27,7 +33,10 @@ export function readRubricText(text: string, rubrics: readonly Rubric[]): Rubric
       rubricId = rubrics.find((r) => normaliseProperty(r.rubric_content.text_property ?? '') === wanted)?.rubric_id
     }
     if (rubricId === undefined) continue
-    scores.push({ rubric_id: rubricId, rationale: entry.rationale ?? '', score: entry.verdict === 'yes' ? 1 : 0 })
+    const score: RubricScore = { rubric_id: rubricId, rationale: entry.rationale ?? '' }
+    const value = verdictScore(entry.verdict)
+    if (value !== undefined) score.score = value
+    scores.push(score)
   }
   return { rubric_scores: scores, parsed_with: 'json' }
 }

@@ -34,7 +34,8 @@ export const RubricAnswer = z.looseObject({
       property: z.string().optional(),
       evidence: z.string().optional(),
       rationale: z.string().optional(),
-      verdict: z.enum(['yes', 'no']),
+      // Any string: read with ADK's substring rule, so "Yes" or "no." from a loose gateway still count.
+      verdict: z.string(),
     }),
   ),
 })

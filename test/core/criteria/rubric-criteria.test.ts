@@ -144,3 +144,21 @@ describe('rubric aggregation vectors (flattened mean)', () => {
     }
   })
 })
+
+describe('rubric JSON verdicts outside the enum', () => {
+  it('are read with ADK\'s substring rule', () => {
+    const outcome = judgeOutcome(start([polite, concise], undefined, 1))
+    const answer = JSON.stringify({
+      properties: [
+        { rubric_id: 'polite', rationale: 'a', verdict: 'Yes.' },
+        { rubric_id: 'concise', rationale: 'b', verdict: 'N/A' },
+      ],
+    })
+    const result = scoreResult(outcome.resume(answerAll(outcome.requests, texts(answer))))
+    expect(result.details?.rubric_scores).toEqual([
+      { rubric_id: 'polite', rationale: 'a', score: 1 },
+      { rubric_id: 'concise', rationale: 'b' },
+    ])
+    expect(result.score).toBe(1)
+  })
+})
