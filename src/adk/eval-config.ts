@@ -20,7 +20,8 @@ export const BaseCriterion = adkObject(
   { threshold: laxFloat, include_intermediate_responses_in_final: z.boolean().default(false) },
   'allow',
 )
-export type BaseCriterion = z.infer<typeof BaseCriterion>
+/** Extras are typed `unknown`: each criterion parses its own options. */
+export type BaseCriterion = z.infer<typeof BaseCriterion> & Record<string, unknown>
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -85,8 +86,13 @@ export const EvalMetric = adkObject(
     custom_function_path: nullish(z.string()),
   },
   'forbid',
-).transform((m) => ({ ...m, criterion: m.criterion ?? BaseCriterion.parse({ threshold: m.threshold }) }))
-export type EvalMetric = z.infer<typeof EvalMetric>
+).transform((m): EvalMetric => ({ ...m, criterion: m.criterion ?? BaseCriterion.parse({ threshold: m.threshold }) }))
+export type EvalMetric = {
+  metric_name: string
+  threshold: number
+  criterion: BaseCriterion
+  custom_function_path?: string
+}
 
 export type ParseEvalConfigResult = { ok: true; config: EvalConfig } | ParseFailure
 
