@@ -4,10 +4,24 @@
  */
 import { z } from 'zod'
 import type { AnyCriterion } from './criterion.ts'
-import { toolTrajectoryAvgScore } from './criteria/tool-trajectory.ts'
+import { finalResponseMatchV2 } from './criteria/final-response-match-v2.ts'
+import { hallucinationsV1 } from './criteria/hallucinations.ts'
 import { responseMatchScore } from './criteria/response-match.ts'
+import { rubricBasedFinalResponseQualityV1 } from './criteria/rubric-final-response-quality.ts'
+import { rubricBasedToolUseQualityV1 } from './criteria/rubric-tool-use-quality.ts'
+import { safetyV1 } from './criteria/safety.ts'
+import { toolTrajectoryAvgScore } from './criteria/tool-trajectory.ts'
 
-const CRITERIA: readonly AnyCriterion[] = [toolTrajectoryAvgScore, responseMatchScore]
+/** ADK's seven evaluation criteria, in the order ADK's docs list them. */
+const CRITERIA: readonly AnyCriterion[] = [
+  toolTrajectoryAvgScore,
+  responseMatchScore,
+  finalResponseMatchV2,
+  rubricBasedFinalResponseQualityV1,
+  rubricBasedToolUseQualityV1,
+  hallucinationsV1,
+  safetyV1,
+]
 
 const BY_NAME = new Map(CRITERIA.map((c) => [c.key, c]))
 
