@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readEvalSetResult } from '../../src/adk/results-json.ts'
+import { sharedPath } from '../support/shared-data.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
-const SAMPLES = join(ROOT, '../shared/samples')
+const SAMPLES = sharedPath('samples')
 const EVALSET = join(ROOT, 'test/fixtures/weather.evalset.json')
 
 function cli(args: string[], input?: string) {
@@ -84,7 +85,7 @@ describe('evalstream eval', () => {
   })
 
   it('asks for --case when the set has several cases, and exits 2 on usage errors', () => {
-    const several = join(ROOT, '../shared/adk-fixtures/generated__weather_set_ui.evalset.json')
+    const several = sharedPath('adk-fixtures', 'generated__weather_set_ui.evalset.json')
     const run = cli(['eval', several, '--events', join(SAMPLES, 'adk-js-weather.sse')])
     expect(run.code).toBe(2)
     expect(run.stderr).toMatch(/--case/)

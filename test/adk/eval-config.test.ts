@@ -1,9 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_EVAL_CONFIG, EvalMetric, evalMetricsOf, parseEvalConfig } from '../../src/adk/eval-config.ts'
+import { sharedPath } from '../support/shared-data.ts'
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/adk-fixtures/', import.meta.url))
+const FIXTURES = sharedPath('adk-fixtures')
 const readFixture = (name: string): unknown => JSON.parse(readFileSync(FIXTURES + name, 'utf8'))
 
 const parse = (json: unknown) => {

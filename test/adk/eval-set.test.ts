@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { EvalCase, EvalSet } from '../../src/adk/eval-set.ts'
 import { toolCallsOf } from '../../src/adk/invocation.ts'
 import { evalSetIdFromSource, parseEvalSet } from '../../src/adk/parse-eval-set.ts'
+import { sharedPath } from '../support/shared-data.ts'
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/adk-fixtures/', import.meta.url))
+const FIXTURES = sharedPath('adk-fixtures')
 const readFixture = (name: string): unknown => JSON.parse(readFileSync(FIXTURES + name, 'utf8'))
 
 const tp = 'tests/integration/fixture/'

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { contentText } from '../../src/adk/content.ts'
 import { toolCallsOf } from '../../src/adk/invocation.ts'
 import { convertNamedLegacy } from '../../src/adk/legacy.ts'
 import { parseEvalSet } from '../../src/adk/parse-eval-set.ts'
+import { sharedPath } from '../support/shared-data.ts'
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/adk-fixtures/', import.meta.url))
+const FIXTURES = sharedPath('adk-fixtures')
 const readFixture = (name: string): unknown => JSON.parse(readFileSync(FIXTURES + name, 'utf8'))
 
 describe('named legacy list (adk eval converts it)', () => {

@@ -1,7 +1,6 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   evalSetResultPath,
@@ -12,8 +11,9 @@ import {
   loadEvalSetResultFile,
   writeEvalSetResultFile,
 } from '../../src/adapter/node/files.ts'
+import { sharedPath } from '../support/shared-data.ts'
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/adk-fixtures/', import.meta.url))
+const FIXTURES = sharedPath('adk-fixtures')
 let dir = ''
 
 // The fixtures laid out as in ADK's repository: an agent folder with .test.json files and a config.

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { evalMetricsOf, parseEvalConfig } from '../../src/adk/eval-config.ts'
 import { parseEvalSet } from '../../src/adk/parse-eval-set.ts'
 import { pydanticFloat, writePydanticJson } from '../../src/adk/pydantic-json.ts'
 import { evalCaseResultJson, evalSetResultJson, readEvalSetResult } from '../../src/adk/results-json.ts'
 import { evalCaseResult, evalMetricResult, evalSetResult, pythonTimestamp } from '../../src/adk/results.ts'
+import { sharedPath } from '../support/shared-data.ts'
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/adk-fixtures/', import.meta.url))
+const FIXTURES = sharedPath('adk-fixtures')
 const RESULT_FILE = 'generated__weather_agent_weather_set.evalset_result.json'
 const resultText = readFileSync(FIXTURES + RESULT_FILE, 'utf8')
 

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
   evaluatedOnlyMeanAggregate,
@@ -12,10 +11,10 @@ import {
 } from '../../src/core/aggregate.ts'
 import type { InvocationScore } from '../../src/core/criterion.ts'
 import { caseStatus, type EvalStatus, statusFor } from '../../src/core/status.ts'
+import { readShared } from '../support/shared-data.ts'
 
 function vectorFile(name: string): string {
-  const local = new URL(`../fixtures/vectors/${name}`, import.meta.url)
-  return existsSync(local) ? readFileSync(local, 'utf8') : readFileSync(`/work/shared/vectors/${name}`, 'utf8')
+  return readShared('vectors', name)
 }
 // biome-ignore lint: vectors of several shapes, told apart by their keys
 type Vector = Record<string, any> & { id: string }

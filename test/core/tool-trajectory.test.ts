@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { AdkEvent } from '../../src/adk/event.ts'
 import { Invocation } from '../../src/adk/invocation.ts'
@@ -7,10 +6,10 @@ import type { InvocationScore, Provisional } from '../../src/core/criterion.ts'
 import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { statusFor } from '../../src/core/status.ts'
 import type { ToolCall } from '../../src/core/trajectory.ts'
+import { readShared } from '../support/shared-data.ts'
 
 function vectorFile(name: string): string {
-  const local = new URL(`../fixtures/vectors/${name}`, import.meta.url)
-  return existsSync(local) ? readFileSync(local, 'utf8') : readFileSync(`/work/shared/vectors/${name}`, 'utf8')
+  return readShared('vectors', name)
 }
 type Vector = {
   id: string

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
   createTrajectoryMatcher,
@@ -11,6 +10,7 @@ import {
   pushCall,
   type ToolCall,
 } from '../../src/core/trajectory.ts'
+import { readShared } from '../support/shared-data.ts'
 
 type Vector = {
   id: string
@@ -20,8 +20,7 @@ type Vector = {
 }
 /** The shared ADK vectors: a copy in test/fixtures/vectors if the repo has one, else the team's shared folder. */
 function vectorFile(name: string): string {
-  const local = new URL(`../fixtures/vectors/${name}`, import.meta.url)
-  return existsSync(local) ? readFileSync(local, 'utf8') : readFileSync(`/work/shared/vectors/${name}`, 'utf8')
+  return readShared('vectors', name)
 }
 const FILE = JSON.parse(vectorFile('trajectory.json')) as {
   vectors: Vector[]

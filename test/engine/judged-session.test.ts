@@ -3,7 +3,6 @@
  * stub: deterministic results never wait for judges, judged results stream as their votes are in,
  * a replay with the same cache pays for nothing twice, and no judge means NOT_EVALUATED.
  */
-import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import type { JudgeRunner } from '../../src/engine/metric-run.ts'
@@ -13,8 +12,9 @@ import { createMemoryJudgeCache, type JudgeCache } from '../../src/judge/cache.t
 import { createJudgeExecutor } from '../../src/judge/executor.ts'
 import { createGeminiJudge } from '../../src/judge/gemini.ts'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
+import { readShared } from '../support/shared-data.ts'
 
-const events = decodeAll('sse', readFileSync(new URL('../../../shared/samples/adk-js-weather.sse', import.meta.url), 'utf8')).events
+const events = decodeAll('sse', readShared('samples', 'adk-js-weather.sse')).events
 const evalCase = {
   eval_id: 'paris',
   conversation: [

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { decodeAll } from '../../src/ingest/index.ts'
 import { createSessionEngine, type SessionEngineOptions } from '../../src/engine/session-engine.ts'
 import type { ResultEventBody, SessionEngine } from '../../src/engine/types.ts'
+import { readShared } from '../support/shared-data.ts'
 
-const SAMPLES = new URL('../../../shared/samples/', import.meta.url)
-const sample = (name: string) => decodeAll('sse', readFileSync(new URL(name, SAMPLES), 'utf8')).events
+const sample = (name: string) => decodeAll('sse', readShared('samples', name)).events
 
 const text = (t: string) => ({ parts: [{ text: t }] })
 const FINAL_TEXT = 'In Paris it is sunny, 21C, and the time is 10:30.'

@@ -4,8 +4,9 @@ import { contentText } from '../../src/adk/content.ts'
 import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { createEventDecoder, decodeAll, EventDecoderStream } from '../../src/ingest/decoder.ts'
 import { type DecodedEvent, type EventFormat, type IngestIssue, isIngestIssue, MAX_EVENT_BYTES } from '../../src/ingest/types.ts'
+import { sharedPath } from '../support/shared-data.ts'
 
-const SAMPLES = '/work/shared/samples'
+const SAMPLES = sharedPath('samples').replace(/\/$/, '')
 const enc = new TextEncoder()
 
 function rng(seed: number): () => number {
