@@ -45,10 +45,18 @@ describe('porterStem against NLTK (NLTK_EXTENSIONS)', () => {
     expect(mismatches(pairs)).toEqual([])
   })
 
+  it('matches NLTK on capitalised and upper-case words (oracle fixture)', () => {
+    // NLTK looks up irregular forms and the short-word rule before lowercasing: 'DYING' -> 'dy'.
+    const pairs = loadPairs('../fixtures/porter/cased-nltk.tsv.gz', true)
+    expect(pairs.length).toBeGreaterThan(20_000)
+    expect(mismatches(pairs)).toEqual([])
+  })
+
   it.each([
+    ['DYING', 'dy'], ['Skies', 'ski'], ['HOWE', 'how'], ['İs', 'i̇s'],
     ['dying', 'die'], ['lying', 'lie'], ['skies', 'sky'], ['running', 'run'], ['this', 'thi'],
     ['ties', 'tie'], ['died', 'die'], ['cried', 'cri'], ['generalli', 'gener'], ['eulogy', 'eulog'],
-    ['feed', 'feed'], ['agreed', 'agre'], ['on', 'on'], ['RUNNING', 'run'],
+    ['feed', 'feed'], ['agreed', 'agre'], ['on', 'on'], ['RUNNING', 'run'], ['Running', 'run'],
   ])('%s -> %s (NLTK extensions and special forms)', (word, stem) => {
     expect(porterStem(word)).toBe(stem)
   })

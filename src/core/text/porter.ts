@@ -2,7 +2,7 @@
  * The Porter stemmer (Porter 1980) in the variant NLTK calls NLTK_EXTENSIONS, its default, which is
  * the one `rouge_score` uses. Written from the published algorithm plus the documented extensions:
  * - a small table of irregular forms (`dying` -> `die`, `skies` -> `sky`, ...);
- * - words of one or two letters are left alone;
+ * - words of one or two letters are only lowercased;
  * - step 1a: a four-letter `-ies` word keeps `ie` (`ties` -> `tie`);
  * - step 1b: `-ied` becomes `ie` in four-letter words and `i` otherwise;
  * - step 1c: `y` -> `i` only after a consonant that is not the first letter;
@@ -151,12 +151,23 @@ function step5b(w: string): string {
 
 /**
  * Stem one word as NLTK's `PorterStemmer().stem(word)` does (default NLTK_EXTENSIONS mode).
- * Lowercases first, as NLTK does by default.
+ * Any case is accepted; the stem is lowercase, as NLTK's by default.
  * @example porterStem('running') // 'run'; porterStem('dying') // 'die'; porterStem('this') // 'thi'
  */
 export function porterStem(word: string): string {
+  // NLTK consults the irregular forms and the short-word rule on the word as given, and lowercases
+  // only then: 'DYING' -> 'dy' (not 'die'), 'İs' -> 'i̇s' (two characters before lowercasing).
+  const irregular = IRREGULAR.get(word)
+  if (irregular !== undefined) return irregular
   const w = word.toLowerCase()
+  if (word.length <= 2 || (word.length <= 4 && codePointLength(word) <= 2)) return w
   return SURROGATE_PAIR.test(w) ? stemByCodePoint(w) : stemBmp(w)
+}
+
+function codePointLength(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
 }
 
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/
@@ -188,9 +199,6 @@ function stemByCodePoint(w: string): string {
 }
 
 function stemBmp(w: string): string {
-  const irregular = IRREGULAR.get(w)
-  if (irregular !== undefined) return irregular
-  if (w.length <= 2) return w
   let s = step1c(step1b(step1a(w)))
   s = step2(s)
   s = applyFirst(s, STEP3) ?? s
