@@ -13,7 +13,7 @@ import type { SqlStorage } from './types.ts'
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS journal (n INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT NOT NULL)',
-  'CREATE TABLE IF NOT EXISTS results (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS results (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL)',
 ]
 
 /** @example const store = durableSessionStore(ctx.storage.sql) */
@@ -66,12 +66,15 @@ function sqliteResults(sql: SqlStorage): ResultStorage {
   const toEvent = (row: Record<string, unknown>): ResultEvent => ({
     seq: Number(row.seq),
     type: row.type as ResultEvent['type'],
+    key: String(row.key),
     data: JSON.parse(String(row.data)) as Record<string, unknown>,
   })
   return {
     lastSeq: () => Number(sql.exec('SELECT COALESCE(MAX(seq), 0) AS last FROM results').toArray()[0]?.last ?? 0),
-    insert: (e) => void sql.exec('INSERT INTO results (seq, type, data) VALUES (?, ?, ?)', e.seq, e.type, JSON.stringify(e.data)),
-    readAfter: (after) => sql.exec('SELECT seq, type, data FROM results WHERE seq > ? ORDER BY seq', after).toArray().map(toEvent),
+    insert: (e) =>
+      void sql.exec('INSERT INTO results (seq, type, key, data) VALUES (?, ?, ?, ?)', e.seq, e.type, e.key, JSON.stringify(e.data)),
+    readAfter: (after) =>
+      sql.exec('SELECT seq, type, key, data FROM results WHERE seq > ? ORDER BY seq', after).toArray().map(toEvent),
   }
 }
 

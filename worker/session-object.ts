@@ -5,6 +5,7 @@
 import { createApp } from '../src/http/app.ts'
 import { depsFromEnv } from '../src/http/setup.ts'
 import { durableSessionStore } from './durable-store.ts'
+import { sqliteJudgeCache } from './judge-cache.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
 
 export const EVICT_PATH = /^\/v1\/sessions\/[^/]+\/__evict$/
@@ -17,7 +18,10 @@ export class EvalSession {
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state
     this.hooks = env.EVALSTREAM_TEST_HOOKS === '1'
-    const setup = depsFromEnv(stringEnv(env), { store: durableSessionStore(state.storage.sql) })
+    const setup = depsFromEnv(stringEnv(env), {
+      store: durableSessionStore(state.storage.sql),
+      judgeCache: sqliteJudgeCache(state.storage.sql),
+    })
     this.app = setup.ok ? createApp(setup.deps) : { fetch: () => misconfigured(setup.error) }
   }
 

@@ -61,11 +61,16 @@ export class MetricRun {
 }
 
 /** Drives judge rounds until the criterion has a score. Never rejects. */
-export async function settle(outcome: Outcome, judge: JudgeRunner | undefined, signal: AbortSignal): Promise<InvocationScore> {
+export async function settle(
+  outcome: Outcome,
+  judge: JudgeRunner | undefined,
+  signal: AbortSignal,
+  noJudgeReason = NO_JUDGE_REASON,
+): Promise<InvocationScore> {
   let current = outcome
   try {
     while (current.kind === 'judge') {
-      if (!judge) return { score: null, reason: NO_JUDGE_REASON }
+      if (!judge) return { score: null, reason: noJudgeReason }
       if (signal.aborted) return { score: null, reason: `judging stopped: ${String(signal.reason ?? 'aborted')}` }
       const answers = await judge(current.requests, signal)
       current = current.resume(answers)

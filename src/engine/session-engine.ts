@@ -26,6 +26,8 @@ export const DEFAULT_END_WAIT_MS = 120_000
 
 export type SessionEngineOptions = EngineOptions & {
   judge?: JudgeRunner
+  /** Why judged criteria are NOT_EVALUATED when `judge` is absent (default: no judge configured). */
+  noJudgeReason?: string
   /** The deployment default EvalConfig, used when the spec has none (ADK's defaults otherwise). */
   defaultConfig?: unknown
   endWaitMs?: number
@@ -38,6 +40,8 @@ type OpenInvocation = {
   /** Bumped when a completed invocation reopens, so stale judge answers are discarded. */
   generation: number
   completed: boolean
+  /** Early verdicts emitted per metric, for their result keys. */
+  progressCount: number[]
 }
 
 export function createSessionEngine(
@@ -59,6 +63,7 @@ class LiveSession implements SessionEngine {
   #pending = new Set<Promise<void>>()
   #abort = new AbortController()
   #ended?: Record<string, unknown>
+  #errors = 0
 
   constructor(plan: SessionPlan, options: SessionEngineOptions) {
     this.#plan = plan
@@ -78,7 +83,8 @@ class LiveSession implements SessionEngine {
   }
 
   reject(rejected: RejectedEvent): void {
-    this.#options.emit({ type: 'error', data: { kind: 'rejected_event', ...rejected } })
+    this.#errors += 1
+    this.#options.emit({ type: 'error', key: `error/${this.#errors}`, data: { kind: 'rejected_event', ...rejected } })
   }
 
   completeInvocation(): void {
@@ -98,7 +104,7 @@ class LiveSession implements SessionEngine {
     // Emitted and returned in ADK's file shape (statuses 1/2/3) so ADK tools read it as is.
     const result = JSON.parse(evalCaseResultJson(typed)) as Record<string, unknown>
     this.#ended = result
-    this.#options.emit({ type: 'case.result', data: result })
+    this.#options.emit({ type: 'case.result', key: 'case', data: result })
     return result
   }
 
@@ -137,10 +143,14 @@ class LiveSession implements SessionEngine {
             key: `${this.#options.spec.session_id}/${index}/${m.metric.metric_name}`,
           }),
     )
-    const open: OpenInvocation = { index, id, runs, generation: 0, completed: false }
+    const open: OpenInvocation = { index, id, runs, generation: 0, completed: false, progressCount: [] }
     this.#open.set(id, open)
     this.#order.push(open)
-    this.#options.emit({ type: 'invocation.started', data: { invocation_id: id, invocation_index: index } })
+    this.#options.emit({
+      type: 'invocation.started',
+      key: `started/${index}`,
+      data: { invocation_id: id, invocation_index: index },
+    })
     return open
   }
 
@@ -149,8 +159,10 @@ class LiveSession implements SessionEngine {
       const provisional = run?.step(event)
       if (!provisional) return
       const threshold = this.#plan.metrics[i]!.metric.threshold
+      open.progressCount[i] = (open.progressCount[i] ?? 0) + 1
       this.#options.emit({
         type: 'criterion.progress',
+        key: `progress/${open.index}/${i}/${open.progressCount[i]}`,
         data: {
           ...this.#identity(open, i),
           score: provisional.score,
@@ -187,7 +199,7 @@ class LiveSession implements SessionEngine {
         return
       }
       const generation = open.generation
-      const work = settle(outcome, this.#options.judge, this.#abort.signal).then((result) =>
+      const work = settle(outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason).then((result) =>
         this.#record(open, i, generation, result),
       )
       this.#pending.add(work)
@@ -201,6 +213,7 @@ class LiveSession implements SessionEngine {
     const threshold = this.#plan.metrics[metricIndex]!.metric.threshold
     this.#options.emit({
       type: 'criterion.result',
+      key: `result/${open.index}/${metricIndex}/${generation}`,
       data: {
         ...this.#identity(open, metricIndex),
         score: result.score,

@@ -12,8 +12,13 @@ export type ResultEventType =
   | 'case.result'
   | 'error'
 
-/** A result as the engine emits it; the host's result log gives it a sequence number. */
-export type ResultEventBody = { type: ResultEventType; data: Record<string, unknown> }
+/**
+ * A result as the engine emits it; the host's result log gives it a sequence number. `key` names
+ * the result logically (e.g. `result/0/tool_trajectory_avg_score/0`): replaying the same inputs
+ * gives the same keys even when judged results come back in another order, so a host rebuilding a
+ * session after an eviction skips exactly the results its log already holds.
+ */
+export type ResultEventBody = { type: ResultEventType; data: Record<string, unknown>; key: string }
 
 /** A result as stored and streamed: `seq` is monotonic per session and is the SSE `id:`. */
 export type ResultEvent = ResultEventBody & { seq: number }

@@ -28,7 +28,7 @@ export interface ResultLog {
 /**
  * @example
  * const log = createResultLog(memoryResultStorage())
- * log.append({ type: 'invocation.started', data: {} }).seq // 1
+ * log.append({ type: 'invocation.started', key: 'started/0', data: {} }).seq // 1
  */
 export function createResultLog(storage: ResultStorage): ResultLog {
   const listeners = new Set<ResultListener>()
@@ -36,7 +36,7 @@ export function createResultLog(storage: ResultStorage): ResultLog {
   return {
     append(body) {
       last += 1
-      const event: ResultEvent = { seq: last, type: body.type, data: body.data }
+      const event: ResultEvent = { seq: last, type: body.type, key: body.key, data: body.data }
       storage.insert(event)
       // Copy first: a listener may unsubscribe itself (stream closing on case.result).
       for (const listener of [...listeners]) {

@@ -1,8 +1,10 @@
 /**
  * A session as the HTTP layer hosts it: the engine, its result log, and a journal of everything that
- * was fed to the engine. The engine is deterministic, so a host that persisted the journal rebuilds
- * an evicted session by replaying it through a fresh engine; results the log already holds are not
- * appended again (the n-th result emitted on replay is the result with seq n).
+ * was fed to the engine. The engine is deterministic given its inputs and its judge answers, so a
+ * host that persisted the journal (and cached the judge answers) rebuilds an evicted session by
+ * replaying it through a fresh engine. Results the log already holds are recognised by their
+ * logical key and not appended again: judged results may come back in another order on replay, so
+ * position alone would not do.
  */
 import { decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
 import type {
@@ -56,9 +58,8 @@ export class HostedSession {
   readonly log: ResultLog
   #journal: Journal
   #ended = false
-  /** Results up to this seq were emitted before an eviction; replay must not append them again. */
-  #skipUpTo: number
-  #emitted = 0
+  /** Keys (and seqs) of the results the log held when this session was opened. */
+  #logged: Map<string, number>
   #caseResultSeq: number | undefined
 
   #engine!: SessionEngine
@@ -67,7 +68,7 @@ export class HostedSession {
     this.spec = parts.spec
     this.log = parts.log
     this.#journal = parts.journal
-    this.#skipUpTo = parts.log.lastSeq()
+    this.#logged = new Map(parts.log.readAfter(0).map((e) => [e.key, e.seq]))
   }
 
   /**
@@ -129,8 +130,7 @@ export class HostedSession {
   }
 
   #emit(body: ResultEventBody): void {
-    this.#emitted += 1
-    const seq = this.#emitted <= this.#skipUpTo ? this.#emitted : this.log.append(body).seq
+    const seq = this.#logged.get(body.key) ?? this.log.append(body).seq
     if (body.type === 'case.result') this.#caseResultSeq = seq
   }
 

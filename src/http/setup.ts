@@ -2,17 +2,12 @@
  * Builds the app's dependencies from environment variables, the same way on every runtime. The
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
-import type { JudgeRunner } from '../engine/metric-run.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
-import { describeJudgeConfig, JUDGE_NOT_CONFIGURED, judgeConfigFromEnv } from '../judge/config.ts'
-import { createJudgeExecutor } from '../judge/executor.ts'
-import { createGeminiJudge } from '../judge/gemini.ts'
+import type { JudgeCache } from '../judge/cache.ts'
 import type { AppDeps } from './deps.ts'
+import { judgeWiringFromEnv } from './judge-wiring.ts'
 import type { EngineFactory } from './session.ts'
 import type { SessionStore } from './session-store.ts'
-
-/** Judge calls in flight per process (or per Durable Object); more wait their turn. */
-export const JUDGE_CONCURRENCY = 8
 
 export type Env = Record<string, string | undefined>
 
@@ -24,18 +19,13 @@ export type Setup = { ok: true; deps: AppDeps; notes: string[] } | { ok: false; 
  */
 export function depsFromEnv(
   env: Env,
-  host: { store: SessionStore; readFile?: (path: string) => string; fetch?: typeof fetch },
+  host: { store: SessionStore; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
-  const notes: string[] = []
-  const judgeConfig = judgeConfigFromEnv(env)
-  let judge: JudgeRunner | undefined
-  if (judgeConfig) {
-    const executor = createJudgeExecutor({ judge: createGeminiJudge(judgeConfig), concurrency: JUDGE_CONCURRENCY })
-    judge = (requests, signal) => executor.answerAll(requests, { signal })
-    notes.push(describeJudgeConfig(judgeConfig))
-  } else notes.push(JUDGE_NOT_CONFIGURED)
+  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache })
+  if (!wiring.ok) return wiring
+  const notes = [...wiring.notes]
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
     try {
@@ -45,7 +35,8 @@ export function depsFromEnv(
     }
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
-  const createEngine: EngineFactory = (options) => createSessionEngine({ ...options, judge })
+  const createEngine: EngineFactory = (options) =>
+    createSessionEngine({ ...options, ...wiring.judging(options.spec.session_id) })
   return {
     ok: true,
     notes,

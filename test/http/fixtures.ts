@@ -15,7 +15,7 @@ export const WEATHER_EVENTS: Record<string, unknown>[] = WEATHER_SSE.split('\n\n
 
 export const CONFIG = { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }
 
-const FINAL_TEXT = 'In Paris it is sunny, 21C, and the time is 10:30.'
+export const FINAL_TEXT = 'In Paris it is sunny, 21C, and the time is 10:30.'
 
 export function weatherCase(tools: Array<{ name: string; args: Record<string, unknown> }>, text = FINAL_TEXT) {
   return {
