@@ -6,15 +6,16 @@
  * - step 1a: a four-letter `-ies` word keeps `ie` (`ties` -> `tie`);
  * - step 1b: `-ied` becomes `ie` in four-letter words and `i` otherwise;
  * - step 1c: `y` -> `i` only after a consonant that is not the first letter;
- * - step 2: `bli` -> `ble` (Porter's later revision), plus `fulli` -> `ful` and `logi` -> `log`;
- *   (the `logi` condition counts the `l` as stem); `alli` -> `al` is tried first and, when it applies, step 2 runs again on the result;
+ * - step 2: `bli` -> `ble` (Porter's later revision), plus `fulli` -> `ful` and `logi` -> `log`
+ *   (whose condition counts the `l` as stem); `alli` -> `al` is tried first and, when it applies,
+ *   step 2 runs again on the result;
  * - the cvc test also accepts a two-letter vowel-consonant stem.
  *
  * Within a step, the first rule whose suffix matches decides: if its condition fails, the word
  * leaves the step unchanged (a shorter suffix is not tried), as in Porter's description.
  */
 
-/** NLTK's irregular forms, looked up before any step runs. */
+/** NLTK's irregular forms, looked up (case-sensitively) before any step runs. */
 const IRREGULAR: ReadonlyMap<string, string> = new Map([
   ['skies', 'sky'], ['sky', 'sky'], ['dying', 'die'], ['lying', 'lie'], ['tying', 'tie'],
   ['news', 'news'], ['innings', 'inning'], ['inning', 'inning'], ['outings', 'outing'],
