@@ -1,7 +1,7 @@
 /**
  * One frame's text or JSON value -> a decoded event or an issue. Shared by every body format.
  */
-import { AdkEvent } from '../adk/event.ts'
+import { parseAdkEvent } from '../adk/event-fast.ts'
 import { toCamel } from '../adk/casing.ts'
 import { type DecoderOutput, type IngestIssue, MAX_EVENT_BYTES } from './types.ts'
 
@@ -77,7 +77,8 @@ export function decodeFrameValue(value: unknown, index: number): DecoderOutput {
     const message = typeof error === 'string' ? error : JSON.stringify(error)
     return { index, kind: 'agent_error', message: message ?? 'agent error' }
   }
-  const parsed = AdkEvent.safeParse(value)
+  // The fast path gives zod's result for ordinary events; anything else (and every error) is zod's.
+  const parsed = parseAdkEvent(value)
   if (!parsed.success) {
     const first = parsed.error.issues[0]
     const path = pathInRaw(first?.path ?? [], value)
