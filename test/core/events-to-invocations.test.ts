@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { contentText } from '../../src/adk/content.ts'
@@ -6,7 +7,8 @@ import { Invocation, toolCallsOf, toolResponsesOf } from '../../src/adk/invocati
 import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { decodeAll } from '../../src/ingest/decoder.ts'
 
-const SHARED = '/work/shared'
+/** The committed copy of the shared ADK vectors and captures. */
+const SHARED = fileURLToPath(new URL('../fixtures/shared', import.meta.url))
 type Vector = { id: string; events: unknown[]; expected_invocations: unknown[] }
 const vectors: Vector[] = JSON.parse(readFileSync(`${SHARED}/vectors/events_to_invocations.json`, 'utf8')).vectors
 const ev = (raw: unknown) => AdkEvent.parse(raw)

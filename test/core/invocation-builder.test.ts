@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { AdkEvent } from '../../src/adk/event.ts'
@@ -6,7 +7,8 @@ import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { createInvocationBuilder } from '../../src/core/invocation-builder.ts'
 import { decodeAll } from '../../src/ingest/decoder.ts'
 
-const SHARED = '/work/shared'
+/** The committed copy of the shared ADK vectors and captures. */
+const SHARED = fileURLToPath(new URL('../fixtures/shared', import.meta.url))
 const ev = (raw: unknown) => AdkEvent.parse(raw)
 
 /** mulberry32: a small seeded PRNG, so random cases are the same on every run. */

@@ -26,9 +26,8 @@ function mismatches(pairs: Array<[string, string]>): string[] {
 }
 
 describe('porterStem against NLTK (NLTK_EXTENSIONS)', () => {
-  // A copy of /work/shared/vectors/porter-nltk-sample.tsv, so the test runs in a fresh clone.
   it('matches the 5,000 shared vector words', () => {
-    const pairs = loadPairs('../fixtures/porter/porter-nltk-sample.tsv', false)
+    const pairs = loadPairs('../fixtures/shared/vectors/porter-nltk-sample.tsv', false)
     expect(pairs).toHaveLength(5000)
     expect(mismatches(pairs)).toEqual([])
   })

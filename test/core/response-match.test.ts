@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { AdkEvent } from '../../src/adk/event.ts'
 import { Invocation } from '../../src/adk/invocation.ts'
@@ -6,11 +5,11 @@ import type { InvocationScore, Provisional } from '../../src/core/criterion.ts'
 import { NO_REFERENCE_REASON, responseMatchScore } from '../../src/core/criteria/response-match.ts'
 import { statusFor } from '../../src/core/status.ts'
 import { rouge1 } from '../../src/core/text/rouge.ts'
+import { readShared } from '../support/shared-data.ts'
 
-/** The shared ADK vectors/samples: a copy under test/fixtures if the repo has one, else the team's shared folder. */
+/** The shared ADK vectors/samples (test/fixtures/shared). */
 function shared(folder: 'vectors' | 'samples', name: string): string {
-  const local = new URL(`../fixtures/${folder}/${name}`, import.meta.url)
-  return existsSync(local) ? readFileSync(local, 'utf8') : readFileSync(`/work/shared/${folder}/${name}`, 'utf8')
+  return readShared(folder, name)
 }
 
 const invocation = (finalText: string | undefined, parts?: unknown[]) =>

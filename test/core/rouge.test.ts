@@ -1,13 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { rouge1, rouge1Unigrams, StreamingRouge, unigrams } from '../../src/core/text/rouge.ts'
 import { tokenize } from '../../src/core/text/tokenize.ts'
+import { readSharedJson } from '../support/shared-data.ts'
 
 /** The shared ADK vectors: a copy in test/fixtures/vectors if the repo has one, else the team's shared folder. */
 function vectors(name: string): any {
-  const local = new URL(`../fixtures/vectors/${name}`, import.meta.url)
-  return JSON.parse(existsSync(local) ? readFileSync(local, 'utf8') : readFileSync(`/work/shared/vectors/${name}`, 'utf8'))
+  return readSharedJson('vectors', name)
 }
 
 type RougeVector = {
