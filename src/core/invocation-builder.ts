@@ -40,7 +40,15 @@ export type InvocationBuilder = {
   finalEventOf(invocationId: string): AdkEvent | undefined
 }
 
-type Entry = { fold: InvocationFold; snapshot: Invocation | undefined; completed: boolean }
+type Entry = {
+  fold: InvocationFold
+  snapshot: Invocation | undefined
+  completed: boolean
+  /** Index in first-seen order. */
+  position: number
+  /** Changed since invocations() last listed it. */
+  stale: boolean
+}
 
 /**
  * @example
@@ -52,6 +60,10 @@ type Entry = { fold: InvocationFold; snapshot: Invocation | undefined; completed
 export function createInvocationBuilder(): InvocationBuilder {
   const entries = new Map<string, Entry>()
   let open: Entry | undefined
+  // invocations() is called once per completed invocation by the engine: rebuilding the whole list
+  // each time made a session quadratic. The list is kept and only changed entries are re-snapshot.
+  const list: Invocation[] = []
+  const stale: Entry[] = []
 
   function snapshot(entry: Entry): Invocation {
     entry.snapshot ??= invocationOf(entry.fold)
@@ -74,7 +86,7 @@ export function createInvocationBuilder(): InvocationBuilder {
       if (!entry) {
         const completed = closeOpen()
         if (completed.length > 0) change.completed = completed
-        entry = { fold: newFold(id), snapshot: undefined, completed: false }
+        entry = { fold: newFold(id), snapshot: undefined, completed: false, position: entries.size, stale: false }
         entries.set(id, entry)
         open = entry
         change.started = id
@@ -84,6 +96,10 @@ export function createInvocationBuilder(): InvocationBuilder {
       change.final = foldEvent(entry.fold, event)
       // Snapshots are rebuilt lazily, on the next current()/invocations() call.
       entry.snapshot = undefined
+      if (!entry.stale) {
+        entry.stale = true
+        stale.push(entry)
+      }
       return change
     },
     complete() {
@@ -91,7 +107,14 @@ export function createInvocationBuilder(): InvocationBuilder {
       return completed.length > 0 ? { completed, final: false } : { final: false }
     },
     current: () => (open ? snapshot(open) : undefined),
-    invocations: () => Array.from(entries.values(), snapshot),
+    invocations() {
+      for (const entry of stale) {
+        entry.stale = false
+        list[entry.position] = snapshot(entry)
+      }
+      stale.length = 0
+      return list.slice()
+    },
     isCompleted: (invocationId) => entries.get(invocationId)?.completed ?? false,
     finalEventOf: (invocationId) => entries.get(invocationId)?.fold.finalEvent,
   }
