@@ -9,9 +9,13 @@ import type { Context } from 'hono'
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
 import type { ResultEvent } from '../engine/types.ts'
 import type { HostedSession } from './session.ts'
+import { formatSseMessage } from './sse-frames.ts'
 
 /** A comment line this often keeps proxies from timing out an idle stream and reveals dead peers. */
 export const HEARTBEAT_MS = 15_000
+
+/** Queued results are written together, up to about this many characters per write. */
+export const MAX_BATCH_CHARS = 64 * 1024
 
 export type StreamOptions = {
   /** Send results with seq greater than this (the client's Last-Event-ID, or 0). */
@@ -20,6 +24,10 @@ export type StreamOptions = {
   until?: Promise<unknown>
   /** Last words before the stream closes normally (e.g. the upload summary). */
   finish?(stream: SSEStreamingApi): Promise<void>
+}
+
+function frameOf(event: ResultEvent): string {
+  return formatSseMessage({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) })
 }
 
 /**
@@ -57,18 +65,33 @@ export function streamResults(c: Context, session: HostedSession, options: Strea
     }, HEARTBEAT_MS)
 
     let last = options.after
-    const send = async (event: ResultEvent): Promise<boolean> => {
-      if (event.seq <= last) return false
-      last = event.seq
-      await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) })
-      return !options.until && event.type === 'case.result'
+    /**
+     * Writes the results not sent yet, many per write. Returns true when the stream is done
+     * (it sent the case result and has no `until`): what follows case.result is not sent.
+     */
+    const sendAll = async (events: readonly ResultEvent[]): Promise<boolean> => {
+      let batch = ''
+      let done = false
+      for (const event of events) {
+        if (event.seq <= last) continue
+        last = event.seq
+        batch += frameOf(event)
+        done = !options.until && event.type === 'case.result'
+        if (done) break
+        if (batch.length >= MAX_BATCH_CHARS) {
+          await stream.write(batch)
+          batch = ''
+        }
+      }
+      if (batch !== '') await stream.write(batch)
+      return done
     }
     try {
-      for (const event of session.log.readAfter(options.after)) if (await send(event)) return
+      if (await sendAll(session.log.readAfter(options.after))) return
       // Resuming after the case result of an ended session: nothing more will ever come.
       if (!options.until && session.caseResultSeq !== undefined && last >= session.caseResultSeq) return
       while (!stopped) {
-        while (queue.length > 0) if (await send(queue.shift()!)) return
+        while (queue.length > 0) if (await sendAll(queue.splice(0))) return
         if (untilSettled) break
         await new Promise<void>((resolve) => {
           wake = resolve

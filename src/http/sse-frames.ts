@@ -37,3 +37,21 @@ export function sseFrameSplitter(): { push(text: string): string[]; end(): strin
     },
   }
 }
+
+/** A message as hono's `writeSSE` takes it. */
+export type SseMessage = { data: string; event?: string; id?: string }
+
+/**
+ * The bytes hono's `streamSSE().writeSSE(message)` writes, as a string, so many messages can go
+ * out in one write (one write per result cost more than scoring it). Same field order and rules:
+ * `event:`, one `data:` per line, `id:`, blank line.
+ * @example formatSseMessage({ id: '3', event: 'criterion.result', data: '{}' }) // 'event: criterion.result\ndata: {}\nid: 3\n\n'
+ */
+export function formatSseMessage(message: SseMessage): string {
+  for (const value of [message.event, message.id])
+    if (value && /[\r\n]/.test(value)) throw new Error('SSE event and id must not contain "\\r" or "\\n"')
+  const data = `data: ${message.data.split(/\r\n|\r|\n/).join('\ndata: ')}`
+  const event = message.event ? `event: ${message.event}\n` : ''
+  const id = message.id !== undefined ? `\nid: ${message.id}` : ''
+  return `${event}${data}${id}\n\n`
+}
