@@ -23,6 +23,8 @@ export interface ResultLog {
   lastSeq(): number
   /** Returns the function that unsubscribes. */
   subscribe(listener: ResultListener): () => void
+  /** Live subscribers (open result streams, proxied runs): shows that a client that left is gone. */
+  subscriberCount(): number
 }
 
 /**
@@ -55,6 +57,7 @@ export function createResultLog(storage: ResultStorage): ResultLog {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
+    subscriberCount: () => listeners.size,
   }
 }
 

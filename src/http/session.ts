@@ -117,7 +117,7 @@ export class HostedSession {
   }
 
   snapshot(): Record<string, unknown> {
-    return { ...this.#engine.snapshot(), last_seq: this.log.lastSeq() }
+    return { ...this.#engine.snapshot(), last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() }
   }
 
   abort(reason?: string): void {

@@ -174,5 +174,50 @@ export function apiSuite(target: () => ApiTarget): void {
     })
   })
 
+  describe('live verdicts and disconnects', () => {
+    it('shows a subscriber the EXACT failure while the agent is still streaming', async () => {
+      const id = uniqueId('early')
+      await api.create({ session_id: id, eval_config: CONFIG, eval_case: DIVERGING_CASE })
+      const live = subscribe(await api.results(id))
+      const frames = WEATHER_SSE.split(/(?<=\n\n)/)
+      const upload = duplexPost(api.url(`/v1/sessions/${id}/events`), { 'content-type': 'text/event-stream' })
+      upload.write(frames[0]!) // get_weather: the case expects only get_time
+      const seen = await live.until((m) => m.some((x) => x.event === 'criterion.progress'))
+      // The verdict arrived while the rest of the agent's stream has not even been sent.
+      const early = seen.find((x) => x.event === 'criterion.progress')!.data as any
+      expect(early).toMatchObject({ metric_name: 'tool_trajectory_avg_score', final: true, score: 0, eval_status: 'FAILED' })
+      expect(seen.some((x) => x.event === 'criterion.result')).toBe(false)
+      for (const f of frames.slice(1)) upload.write(f)
+      upload.end()
+      expect(((await (await upload.response).json()) as any).accepted).toBe(5)
+      await api.end(id)
+      const all = await live.closed
+      expect(types(all)).toEqual(['invocation.started', 'criterion.progress', 'criterion.result', 'criterion.result', 'case.result'])
+      expect(resultOf(all, 'tool_trajectory_avg_score')).toMatchObject({ score: 0, eval_status: 'FAILED' })
+    })
+
+    it('drops the subscription of a client that disconnects', async () => {
+      const id = uniqueId('gone')
+      await api.create({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE })
+      const subscribers = async () => ((await (await fetch(api.url(`/v1/sessions/${id}`))).json()) as any).subscribers as number
+      const controller = new AbortController()
+      const stream = await fetch(api.url(`/v1/sessions/${id}/results`), { signal: controller.signal })
+      const reader = stream.body!.getReader()
+      await api.events(id, JSON.stringify(WEATHER_EVENTS[0]), 'application/json')
+      await reader.read() // the subscription is live: it delivered a result
+      expect(await subscribers()).toBe(1)
+      controller.abort()
+      await reader.cancel().catch(() => {})
+      // workerd notices a dead peer on its next write; give it one, as a live agent would.
+      let left = await subscribers()
+      for (let i = 0; i < 100 && left > 0; i++) {
+        await api.events(id, JSON.stringify(WEATHER_EVENTS[1 + (i % 4)]), 'application/json')
+        await new Promise((r) => setTimeout(r, 20))
+        left = await subscribers()
+      }
+      expect(left).toBe(0)
+    })
+  })
+
   proxySuite(target, api)
 }
