@@ -9,12 +9,13 @@ import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AdkEvent, isFinalResponse } from '../../src/adk/event.ts'
 import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
+import { readShared } from '../support/shared-data.ts'
 import { finalAnswerChunks } from './agent/weather-data.ts'
 
 const APP = 'weather_agent'
+const SCRIPTED_APP = 'scripted_weather_agent'
 const USER = 'e2e-user'
 const ADK_CALL_ID = /^adk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-const SAMPLES = new URL('../../../shared/samples/', import.meta.url)
 const EVALSET = JSON.parse(readFileSync(new URL('../fixtures/weather.evalset.json', import.meta.url), 'utf8'))
 
 type Json = Record<string, any>
@@ -27,8 +28,8 @@ afterAll(async () => {
   await agent?.stop()
 })
 
-async function createSession(sessionId: string): Promise<Json> {
-  const res = await fetch(`${agent.url}/apps/${APP}/users/${USER}/sessions/${sessionId}`, {
+async function createSession(sessionId: string, app = APP): Promise<Json> {
+  const res = await fetch(`${agent.url}/apps/${app}/users/${USER}/sessions/${sessionId}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ state: {} }),
@@ -38,11 +39,11 @@ async function createSession(sessionId: string): Promise<Json> {
 }
 
 /** POST /run_sse and collect every SSE `data:` payload, parsed as JSON, in arrival order. */
-async function runSse(sessionId: string, text: string, streaming: boolean): Promise<Json[]> {
+async function runSse(sessionId: string, text: string, streaming: boolean, app = APP): Promise<Json[]> {
   const res = await fetch(`${agent.url}/run_sse`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ appName: APP, userId: USER, sessionId, newMessage: { role: 'user', parts: [{ text }] }, streaming }),
+    body: JSON.stringify({ appName: app, userId: USER, sessionId, newMessage: { role: 'user', parts: [{ text }] }, streaming }),
   })
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
@@ -57,19 +58,22 @@ const calls = (events: Json[]) => events.flatMap((e) => parts(e).filter((p) => p
 const responses = (events: Json[]) => events.flatMap((e) => parts(e).filter((p) => p.functionResponse).map((p) => p.functionResponse))
 const texts = (events: Json[]) => events.filter((e) => parts(e).some((p) => typeof p.text === 'string'))
 
-/** Checks shared by both modes: one invocation, ADK call ids, tool results authored by the agent. */
-function expectToolRound(events: Json[], city: string): void {
+/**
+ * Checks shared by both modes and both agents: one invocation, call ids (ADK's own unless the model
+ * gave one), tool results authored by the agent with role user and the ids of their calls.
+ */
+function expectToolRound(events: Json[], city: string, app = APP, callIds: Array<string | RegExp> = [ADK_CALL_ID, ADK_CALL_ID]): void {
   expect(events.some((e) => 'error' in e)).toBe(false)
   expect(new Set(events.map((e) => e.invocationId)).size).toBe(1)
   expect(events[0]!.invocationId).toMatch(/^e-/)
   for (const e of events) {
-    expect(e.author).toBe(APP)
+    expect(e.author).toBe(app)
     expect(Number.isInteger(e.timestamp) && e.timestamp > 1e12).toBe(true) // epoch milliseconds
     expect(AdkEvent.safeParse(e).success).toBe(true)
   }
   const made = calls(events)
   expect(made.map((c) => [c.name, c.args])).toEqual([['get_weather', { city }], ['get_time', { city }]])
-  for (const c of made) expect(c.id).toMatch(ADK_CALL_ID)
+  made.forEach((c, i) => expect(c.id).toMatch(callIds[i]!))
   expect(responses(events).map((r) => [r.id, r.name])).toEqual(made.map((c) => [c.id, c.name]))
   for (const e of events.filter((e) => parts(e).some((p) => p.functionResponse))) {
     expect(e.content.role).toBe('user')
@@ -140,10 +144,26 @@ describe('ADK for JavaScript api_server with the offline weather agent', () => {
     expect(new Set(stored.map((e) => e.invocationId))).toEqual(new Set([first[0]!.invocationId, second[0]!.invocationId]))
   })
 
-  it('produces the same event shapes as the recorded sample shared/samples/adk-js-weather.sse', async () => {
-    await createSession('vs-sample')
-    const live = await runSse('vs-sample', 'Weather and time in Paris?', false)
-    const recorded = readFileSync(new URL('adk-js-weather.sse', SAMPLES), 'utf8')
+  it("scripted BaseLlm agent: the model's own call id is kept, the other call gets an ADK id", async () => {
+    await createSession('scripted', SCRIPTED_APP)
+    const events = await runSse('scripted', 'Weather and time in Paris?', true, SCRIPTED_APP)
+    expectToolRound(events, 'Paris', SCRIPTED_APP, [/^call-weather-1$/, ADK_CALL_ID])
+    expect(texts(events).filter((e) => e.partial === true)).toHaveLength(finalAnswerChunks('Paris').length)
+    expect(finalText(events)).toBe(finalAnswerChunks('Paris').join(''))
+    expect(events.at(-1)!.turnComplete).toBe(true)
+  })
+
+  // The captures in shared/samples were made with agents like these; the live runs must not drift
+  // from them in anything but ids, times and agent names.
+  it.each([
+    ['adk-js-weather.sse', APP, false],
+    ['adk-js-weather-streaming.sse', APP, true],
+    ['adk-js-weather-scripted-streaming.sse', SCRIPTED_APP, true],
+  ])('produces the event shapes of the recorded sample %s', async (file, app, streaming) => {
+    const sessionId = `vs-${file}`
+    await createSession(sessionId, app)
+    const live = await runSse(sessionId, 'Weather and time in Paris?', streaming, app)
+    const recorded = readShared('samples', file)
       .split('\n')
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice(6)) as Json)

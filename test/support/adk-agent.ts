@@ -1,7 +1,8 @@
 /**
  * Starts and stops a REAL `adk api_server` (ADK for JavaScript 2.0.0, from test/e2e/agent/) on a free
- * loopback port, serving test/e2e/agent/agents/ with the stock Gemini model redirected to a scripted
- * local stub. Test-only; nothing here touches the network beyond 127.0.0.1.
+ * loopback port, serving test/e2e/agent/agents/: `weather_agent` (the stock Gemini model redirected to
+ * a scripted local stub) and `scripted_weather_agent` (a scripted BaseLlm). Test-only; nothing here
+ * touches the network beyond 127.0.0.1.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -15,7 +16,7 @@ export const AGENT_PACKAGE_DIR = fileURLToPath(new URL('../e2e/agent/', import.m
 /** The command that installs the agent package; a missing install fails with this hint. */
 export const AGENT_INSTALL_COMMAND = 'npm install --prefix test/e2e/agent --no-audit --no-fund'
 const CLI_ENTRY = 'node_modules/@google/adk-devtools/dist/esm/cli_entrypoint.js'
-const DEFAULT_APPS = ['weather_agent']
+const DEFAULT_APPS = ['weather_agent', 'scripted_weather_agent']
 const DEFAULT_START_TIMEOUT_MS = 60_000
 const STOP_GRACE_MS = 5_000
 const POLL_INTERVAL_MS = 100
