@@ -36,18 +36,18 @@ const flag = z
   .nullish()
   .transform((v) => v ?? false)
 
+/** BaseCriterion's fields plus the judge model options: what every judged criterion has. */
+const judgedCriterionFields = {
+  threshold: z.number(),
+  include_intermediate_responses_in_final: flag,
+  judge_model_options: judgeOptionsField,
+}
+
 /**
  * ADK's LlmAsAJudgeCriterion (final_response_match_v2).
  * @example LlmAsAJudgeCriterion.parse({ threshold: 0.8 }).judge_model_options.num_samples // 5
  */
-export const LlmAsAJudgeCriterion = adkObject(
-  {
-    threshold: z.number(),
-    include_intermediate_responses_in_final: flag,
-    judge_model_options: judgeOptionsField,
-  },
-  'allow',
-)
+export const LlmAsAJudgeCriterion = adkObject(judgedCriterionFields, 'allow')
 export type LlmAsAJudgeCriterion = z.infer<typeof LlmAsAJudgeCriterion>
 
 /**
@@ -57,9 +57,7 @@ export type LlmAsAJudgeCriterion = z.infer<typeof LlmAsAJudgeCriterion>
  */
 export const RubricsBasedCriterion = adkObject(
   {
-    threshold: z.number(),
-    include_intermediate_responses_in_final: flag,
-    judge_model_options: judgeOptionsField,
+    ...judgedCriterionFields,
     rubrics: z
       .array(Rubric)
       .nullish()
@@ -74,12 +72,7 @@ export type RubricsBasedCriterion = z.infer<typeof RubricsBasedCriterion>
  * @example HallucinationsCriterion.parse({ threshold: 0.5 }).evaluate_intermediate_nl_responses // false
  */
 export const HallucinationsCriterion = adkObject(
-  {
-    threshold: z.number(),
-    include_intermediate_responses_in_final: flag,
-    judge_model_options: judgeOptionsField,
-    evaluate_intermediate_nl_responses: flag,
-  },
+  { ...judgedCriterionFields, evaluate_intermediate_nl_responses: flag },
   'allow',
 )
 export type HallucinationsCriterion = z.infer<typeof HallucinationsCriterion>
@@ -89,12 +82,5 @@ export type HallucinationsCriterion = z.infer<typeof HallucinationsCriterion>
  * picks the Gemini model used when Vertex's safety service is not configured.
  * @example SafetyCriterion.parse({ threshold: 0.8 }).judge_model_options.judge_model // 'gemini-2.5-flash'
  */
-export const SafetyCriterion = adkObject(
-  {
-    threshold: z.number(),
-    include_intermediate_responses_in_final: flag,
-    judge_model_options: judgeOptionsField,
-  },
-  'allow',
-)
+export const SafetyCriterion = adkObject(judgedCriterionFields, 'allow')
 export type SafetyCriterion = z.infer<typeof SafetyCriterion>
