@@ -12,6 +12,7 @@
 import { type ParseFailure, parseErrorFromZod, simpleParseError } from './parse-error.ts'
 import type { JsonSpec } from './pydantic-json.ts'
 import { writePydanticJson } from './pydantic-json.ts'
+import { pydanticJsonValue } from './pydantic-value.ts'
 import { EvalCaseResult, EvalSetResult } from './results.ts'
 
 const f = (fields: [string, JsonSpec][]): JsonSpec => ({ fields })
@@ -92,6 +93,14 @@ export function evalSetResultJson(result: EvalSetResult): string {
 /** One EvalCaseResult as `model_dump_json(indent=2)` writes it (the web UI's per-case view). */
 export function evalCaseResultJson(result: EvalCaseResult): string {
   return writePydanticJson(result, EvalCaseResultSpec)
+}
+
+/**
+ * `JSON.parse(evalCaseResultJson(result))`, built directly (about 10x faster for a long session).
+ * @example evalCaseResultValue(result).final_eval_status // 1
+ */
+export function evalCaseResultValue(result: EvalCaseResult): Record<string, unknown> {
+  return pydanticJsonValue(result, EvalCaseResultSpec) as Record<string, unknown>
 }
 
 export type ReadEvalSetResultResult = { ok: true; result: EvalSetResult } | ParseFailure

@@ -22,6 +22,24 @@ export function exact(value: unknown): string {
   )
 }
 
+/**
+ * Where two values first differ, or undefined: same prototypes, same own keys in the same order
+ * (so present-but-undefined counts), leaves equal by Object.is (so -0 differs from 0).
+ */
+export function deepDiff(a: unknown, b: unknown, path = '$'): string | undefined {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null)
+    return Object.is(a, b) ? undefined : `${path}: ${String(a)} vs ${String(b)}`
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: different prototypes`
+  const ka = Reflect.ownKeys(a)
+  const kb = Reflect.ownKeys(b)
+  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i])) return `${path}: keys [${ka.map(String)}] vs [${kb.map(String)}]`
+  for (const k of ka) {
+    const d = deepDiff((a as Record<PropertyKey, unknown>)[k], (b as Record<PropertyKey, unknown>)[k], `${path}.${String(k)}`)
+    if (d) return d
+  }
+  return undefined
+}
+
 const camelToSnake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 const snakeToCamel = (k: string) => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
