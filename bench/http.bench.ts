@@ -4,13 +4,15 @@
  * eventsource-parser and re-emits each event with hono's streamSSE. Same body, same machine, same run.
  *
  *   npx node bench/http.bench.ts [invocations=2000] [rounds=3]
+ *
+ * EVALSTREAM_ENGINE=/abs/path/engine.ts swaps in another module exporting createSessionEngine, to
+ * measure an engine change side by side before it lands.
  */
 import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import { createSessionEngine } from '../src/engine/session-engine.ts'
 import { createApp } from '../src/http/app.ts'
 import { memorySessionStore } from '../src/http/session-store.ts'
 
@@ -76,6 +78,9 @@ const relay = new Hono().post('/relay', (c) =>
   }),
 )
 
+const { createSessionEngine } = (await import(
+  process.env.EVALSTREAM_ENGINE ?? '../src/engine/session-engine.ts'
+)) as typeof import('../src/engine/session-engine.ts')
 const { text, events } = body(INVOCATIONS)
 const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) })
 const service = await listen(app.fetch)

@@ -50,7 +50,10 @@ export type SseMessage = { data: string; event?: string; id?: string }
 export function formatSseMessage(message: SseMessage): string {
   for (const value of [message.event, message.id])
     if (value && /[\r\n]/.test(value)) throw new Error('SSE event and id must not contain "\\r" or "\\n"')
-  const data = `data: ${message.data.split(/\r\n|\r|\n/).join('\ndata: ')}`
+  // JSON text never has a raw line break: skip the split (a regex pass over a case result of megabytes).
+  const text = message.data
+  const multiline = text.includes('\n') || text.includes('\r')
+  const data = `data: ${multiline ? text.split(/\r\n|\r|\n/).join('\ndata: ') : text}`
   const event = message.event ? `event: ${message.event}\n` : ''
   const id = message.id !== undefined ? `\nid: ${message.id}` : ''
   return `${event}${data}${id}\n\n`
