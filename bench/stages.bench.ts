@@ -4,9 +4,10 @@
  * serialisation the SSE writer does.
  *
  *   npx node bench/stages.bench.ts [invocations=2000] [rounds=3]
+ *
+ * EVALSTREAM_ENGINE=/abs/path/engine.ts swaps in another module exporting createSessionEngine.
  */
 import { readFileSync } from 'node:fs'
-import { createSessionEngine } from '../src/engine/session-engine.ts'
 import type { DecodedEvent } from '../src/ingest/index.ts'
 import { decodeAll } from '../src/ingest/index.ts'
 
@@ -23,6 +24,9 @@ function body(invocations: number): string {
   return parts.join('')
 }
 
+const { createSessionEngine } = (await import(
+  process.env.EVALSTREAM_ENGINE ?? '../src/engine/session-engine.ts'
+)) as typeof import('../src/engine/session-engine.ts')
 const text = body(INVOCATIONS)
 const time = async <T>(f: () => T | Promise<T>): Promise<[T, number]> => {
   const t0 = performance.now()
