@@ -178,5 +178,5 @@ export function fastAdkEvent(input: unknown): AdkEventType | undefined {
  */
 export function parseAdkEvent(input: unknown): ReturnType<typeof AdkEvent.safeParse> {
   const fast = fastAdkEvent(input)
-  return fast === undefined ? AdkEvent.safeParse(input) : { success: true, data: fast, error: undefined }
+  return fast === undefined ? AdkEvent.safeParse(input) : { success: true, data: fast }
 }

@@ -42,6 +42,7 @@ function checkAgainstZod(input: unknown): { fast: boolean; zodOk: boolean } {
     expect(fast).toStrictEqual(zod.data)
   }
   const combined = parseAdkEvent(input)
+  expect(Object.keys(combined)).toEqual(Object.keys(zod))
   expect(combined.success).toBe(zod.success)
   if (zod.success) expect(deepDiff(combined.data, zod.data)).toBeUndefined()
   else expect(combined.error?.issues).toStrictEqual(zod.error.issues)
