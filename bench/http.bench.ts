@@ -93,7 +93,7 @@ for (let r = 0; r < ROUNDS; r++) {
   const b = await relayRound(bare.url, text)
   const rate = (ms: number) => Math.round(events / (ms / 1000)).toLocaleString('en-US')
   console.log(
-    `round ${r + 1}: evalstream ${rate(e.ms)} events/s (${e.results} results, ${e.ms.toFixed(0)} ms) | bare relay ${rate(b.ms)} events/s (${b.results} frames, ${b.ms.toFixed(0)} ms)`,
+    `round ${r + 1}: evalstream ${rate(e.ms)} events/s (${e.results} results, ${e.ms.toFixed(0)} ms) | bare relay ${rate(b.ms)} events/s (${b.results} frames, ${b.ms.toFixed(0)} ms) | evalstream/relay ${((100 * b.ms) / e.ms).toFixed(0)}%`,
   )
 }
 service.close()
