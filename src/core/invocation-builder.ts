@@ -34,6 +34,8 @@ export type InvocationBuilder = {
   current(): Invocation | undefined
   /** Every invocation so far (completed and open), in first-seen order. */
   invocations(): Invocation[]
+  /** One invocation as it stands, by id (what a completing invocation is scored on). */
+  invocation(invocationId: string): Invocation | undefined
   /** Whether an invocation with this id has completed. */
   isCompleted(invocationId: string): boolean
   /** The event whose content is the invocation's final_response right now. */
@@ -114,6 +116,10 @@ export function createInvocationBuilder(): InvocationBuilder {
       }
       stale.length = 0
       return list.slice()
+    },
+    invocation(invocationId) {
+      const entry = entries.get(invocationId)
+      return entry ? snapshot(entry) : undefined
     },
     isCompleted: (invocationId) => entries.get(invocationId)?.completed ?? false,
     finalEventOf: (invocationId) => entries.get(invocationId)?.fold.finalEvent,

@@ -15,7 +15,7 @@ import type { Invocation } from '../adk/invocation.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { statusFor } from '../core/status.ts'
-import { evalCaseResultJson } from '../adk/results-json.ts'
+import { evalCaseResultValue } from '../adk/results-json.ts'
 import { buildCaseResult, type MetricScores } from './case-result.ts'
 import { MetricRun, settle, type JudgeRunner } from './metric-run.ts'
 import { planSession, rubricsForInvocation, type SessionPlan, type SpecProblem } from './spec.ts'
@@ -102,7 +102,7 @@ class LiveSession implements SessionEngine {
       actual: this.#builder.invocations(),
     })
     // Emitted and returned in ADK's file shape (statuses 1/2/3) so ADK tools read it as is.
-    const result = JSON.parse(evalCaseResultJson(typed)) as Record<string, unknown>
+    const result = evalCaseResultValue(typed)
     this.#ended = result
     this.#options.emit({ type: 'case.result', key: 'case', data: result })
     return result
@@ -184,7 +184,7 @@ class LiveSession implements SessionEngine {
     const open = this.#open.get(id)
     if (!open || open.completed) return
     open.completed = true
-    const built = this.#builder.invocations()[open.index]
+    const built = this.#builder.invocation(id)
     if (!built) return
     const actual = withUserContent(built, this.#plan.expected?.[open.index])
     this.#plan.metrics.forEach((plan, i) => {
