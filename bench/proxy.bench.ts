@@ -44,7 +44,7 @@ if (process.argv[2] === '--evalstream') {
 async function main(): Promise<void> {
   const RUNS = Number(process.argv[2] ?? 300)
   const GAP_MS = Number(process.argv[3] ?? 2)
-  const sample = readFileSync(new URL('../test/support/samples/adk-js-weather.sse', import.meta.url), 'utf8')
+  const sample = readFileSync(new URL('../test/fixtures/shared/samples/adk-js-weather.sse', import.meta.url), 'utf8')
   const frames = sample.split(/(?<=\n\n)/).filter((f) => f.startsWith('data: {'))
   const now = () => performance.now()
 

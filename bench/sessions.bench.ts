@@ -15,7 +15,7 @@ const N = Number(process.argv[2] ?? 10_000)
 const variant = process.argv[3]
 
 const CONFIG = { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }
-const SAMPLE = readFileSync(new URL('../test/support/samples/adk-js-weather.sse', import.meta.url), 'utf8')
+const SAMPLE = readFileSync(new URL('../test/fixtures/shared/samples/adk-js-weather.sse', import.meta.url), 'utf8')
 // The first two frames of the weather run: a function call and its response.
 const EVENTS: unknown[] = SAMPLE.split('\n\n')
   .filter((f) => f.startsWith('data: '))

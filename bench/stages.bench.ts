@@ -13,7 +13,7 @@ import { decodeAll } from '../src/ingest/index.ts'
 
 const INVOCATIONS = Number(process.argv[2] ?? 2000)
 const ROUNDS = Number(process.argv[3] ?? 3)
-const SAMPLE = readFileSync(new URL('../test/support/samples/adk-js-weather.sse', import.meta.url), 'utf8')
+const SAMPLE = readFileSync(new URL('../test/fixtures/shared/samples/adk-js-weather.sse', import.meta.url), 'utf8')
 const FRAMES = SAMPLE.split(/(?<=\n\n)/).filter((f) => f.startsWith('data: '))
 const CONFIG = { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }
 
