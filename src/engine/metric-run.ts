@@ -88,3 +88,19 @@ function notEvaluated(reason: string): Outcome {
 function describe(error: unknown): string {
   return `criterion failed: ${error instanceof Error ? error.message : String(error)}`
 }
+
+/**
+ * Waits for outstanding judge work, at most `limitMs`; then aborts what is left (those results
+ * become NOT_EVALUATED with the reason) and waits for it to settle, so the case result is final.
+ */
+export async function waitForJudges(pending: ReadonlySet<Promise<void>>, limitMs: number, abort: AbortController): Promise<void> {
+  if (pending.size === 0) return
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, limitMs)
+  })
+  await Promise.race([Promise.all([...pending]), timeout])
+  clearTimeout(timer)
+  if (pending.size > 0) abort.abort(`judges did not answer within ${limitMs} ms of the session end`)
+  await Promise.all([...pending])
+}

@@ -17,8 +17,8 @@ import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { statusFor } from '../core/status.ts'
 import { evalCaseResultValue } from '../adk/results-json.ts'
 import { buildCaseResult, type MetricScores } from './case-result.ts'
-import { MetricRun, settle, type JudgeRunner } from './metric-run.ts'
-import { planSession, rubricsForInvocation, type SessionPlan, type SpecProblem } from './spec.ts'
+import { MetricRun, settle, waitForJudges, type JudgeRunner } from './metric-run.ts'
+import { planSession, rubricsForInvocation, withUserContent, type SessionPlan, type SpecProblem } from './spec.ts'
 import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
@@ -94,7 +94,7 @@ class LiveSession implements SessionEngine {
   async end(): Promise<Record<string, unknown>> {
     if (this.#ended) return this.#ended
     this.completeInvocation()
-    await this.#waitForJudges()
+    await waitForJudges(this.#pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
     const { typed } = buildCaseResult({
       sessionId: this.#options.spec.session_id,
       plan: this.#plan,
@@ -233,27 +233,4 @@ class LiveSession implements SessionEngine {
       metric_name: this.#plan.metrics[metricIndex]!.metric.metric_name,
     }
   }
-
-  async #waitForJudges(): Promise<void> {
-    if (this.#pending.size === 0) return
-    const limit = this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, limit)
-    })
-    await Promise.race([Promise.all([...this.#pending]), timeout])
-    clearTimeout(timer)
-    if (this.#pending.size > 0) this.#abort.abort(`judges did not answer within ${limit} ms of the session end`)
-    await Promise.all([...this.#pending])
-  }
-}
-
-/**
- * `/run_sse` streams the agent's events only, not the user's message, so an invocation built from a
- * pushed stream can lack its user content. The expected invocation's user content stands in (the
- * conversation replays it verbatim); proxied runs get a real user event from the request instead.
- */
-function withUserContent(actual: Invocation, expected: Invocation | undefined): Invocation {
-  if ((actual.user_content.parts?.length ?? 0) > 0 || !expected) return actual
-  return { ...actual, user_content: expected.user_content }
 }

@@ -74,3 +74,13 @@ export function rubricsForInvocation(plan: SessionPlan, index: number): Rubric[]
   const all = [...fromCase, ...fromExpected]
   return all.length > 0 ? all : undefined
 }
+
+/**
+ * `/run_sse` streams the agent's events only, not the user's message, so an invocation built from a
+ * pushed stream can lack its user content. The expected invocation's user content stands in (the
+ * conversation replays it verbatim); proxied runs get a real user event from the request instead.
+ */
+export function withUserContent(actual: Invocation, expected: Invocation | undefined): Invocation {
+  if ((actual.user_content.parts?.length ?? 0) > 0 || !expected) return actual
+  return { ...actual, user_content: expected.user_content }
+}
