@@ -12,6 +12,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { porterStem } from '../src/core/text/porter.ts'
 import { rouge1 } from '../src/core/text/rouge.ts'
+import { seededRandom as prng } from '../test/support/prng.ts'
 
 const PAIRS = Number(process.env.PAIRS ?? 10_000)
 const WARM_PASSES = 5
@@ -20,17 +21,6 @@ const SEED = 20_260_522
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
 
-/** mulberry32: small, seeded, the same sequence on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 // Roughly by frequency: function words first, then the content words agent answers are made of,
 // with the inflections (-s, -ed, -ing, -ation, -ness, -ly, ...) the stemmer has to undo.

@@ -3,17 +3,7 @@
  * types, nulls, missing and extra keys, camel/snake mixes and duplicates, parts of every kind.
  */
 
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { seededRandom as rng } from '../support/prng.ts'
 
 /** A serialisation that also shows key order, undefined values and -0 (JSON.stringify hides them). */
 export function exact(value: unknown): string {

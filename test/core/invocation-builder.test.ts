@@ -6,20 +6,12 @@ import { contentText } from '../../src/adk/content.ts'
 import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { createInvocationBuilder } from '../../src/core/invocation-builder.ts'
 import { decodeAll } from '../../src/ingest/decoder.ts'
+import { seededRandom as rng } from '../support/prng.ts'
 
 /** The committed copy of the shared ADK vectors and captures. */
 const SHARED = fileURLToPath(new URL('../fixtures/shared', import.meta.url))
 const ev = (raw: unknown) => AdkEvent.parse(raw)
 
-/** mulberry32: a small seeded PRNG, so random cases are the same on every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Random events over a few ids, authors and part kinds, including partials, long-running and skip-summarization calls. */
 function randomEvents(random: () => number, count: number): AdkEvent[] {

@@ -5,18 +5,11 @@ import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { createEventDecoder, decodeAll, EventDecoderStream } from '../../src/ingest/decoder.ts'
 import { type DecodedEvent, type EventFormat, type IngestIssue, isIngestIssue, MAX_EVENT_BYTES } from '../../src/ingest/types.ts'
 import { sharedPath } from '../support/shared-data.ts'
+import { seededRandom as rng } from '../support/prng.ts'
 
 const SAMPLES = sharedPath('samples').replace(/\/$/, '')
 const enc = new TextEncoder()
 
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Split bytes at random positions (1..max bytes per chunk), seeded. */
 function randomChunks(bytes: Uint8Array, seed: number, max = 64): Uint8Array[] {
