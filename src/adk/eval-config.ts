@@ -4,11 +4,11 @@
  * original spelling; each criterion re-validates its own options later (match_type, judge options...).
  */
 import { z } from 'zod'
-import { adkObject } from './casing.ts'
+import { adkObject, optionalField } from './casing.ts'
 import { laxFloat } from './eval-set.ts'
 import { type ParseFailure, parseErrorFromZod } from './parse-error.ts'
 
-const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+const nullish = optionalField
 
 /**
  * ADK's BaseCriterion: `threshold` is required, unknown keys are kept (`extra="allow"`). Declared

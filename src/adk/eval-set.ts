@@ -6,10 +6,10 @@
  * typo inside an eval case fails the whole file, as it does in ADK.
  */
 import { z } from 'zod'
-import { adkObject } from './casing.ts'
+import { adkObject, optionalField } from './casing.ts'
 import { Invocation, Rubric } from './invocation.ts'
 
-const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+const nullish = optionalField
 
 const NUMERIC_STRING = /^\s*[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?\s*$/
 

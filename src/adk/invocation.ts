@@ -87,28 +87,23 @@ export const Invocation = adkObject(
 )
 export type Invocation = z.infer<typeof Invocation>
 
+/** Every part of every invocation event, in order (sub-agents included). */
+function* eventParts(events: readonly InvocationEvent[]): Generator<Part> {
+  for (const event of events) yield* event.content?.parts ?? []
+}
+
 /** ADK's get_all_tool_calls: from either intermediate-data shape, in order, sub-agents included. */
 export function toolCallsOf(invocation: Pick<Invocation, 'intermediate_data'>): FunctionCall[] {
   const data = invocation.intermediate_data
   if (!data) return []
-  if ('invocation_events' in data) {
-    const calls: FunctionCall[] = []
-    for (const event of data.invocation_events)
-      for (const part of event.content?.parts ?? []) if (part.function_call) calls.push(part.function_call)
-    return calls
-  }
-  return data.tool_uses
+  if (!('invocation_events' in data)) return data.tool_uses
+  return [...eventParts(data.invocation_events)].flatMap((part) => (part.function_call ? [part.function_call] : []))
 }
 
 /** ADK's get_all_tool_responses, likewise. */
 export function toolResponsesOf(invocation: Pick<Invocation, 'intermediate_data'>): FunctionResponse[] {
   const data = invocation.intermediate_data
   if (!data) return []
-  if ('invocation_events' in data) {
-    const responses: FunctionResponse[] = []
-    for (const event of data.invocation_events)
-      for (const part of event.content?.parts ?? []) if (part.function_response) responses.push(part.function_response)
-    return responses
-  }
-  return data.tool_responses
+  if (!('invocation_events' in data)) return data.tool_responses
+  return [...eventParts(data.invocation_events)].flatMap((part) => (part.function_response ? [part.function_response] : []))
 }

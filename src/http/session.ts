@@ -36,12 +36,6 @@ export interface Journal {
   entries(): JournalEntry[]
 }
 
-/** @example const journal = memoryJournal() */
-export function memoryJournal(): Journal {
-  const list: JournalEntry[] = []
-  return { append: (e) => void list.push(e), entries: () => list }
-}
-
 /** A journal that keeps nothing: in-memory sessions never need replaying. */
 export const NO_JOURNAL: Journal = { append() {}, entries: () => [] }
 

@@ -5,10 +5,11 @@
  * uses, so a CI run and a live session give the same scores. Exit codes: 0 every case passed,
  * 1 a case failed or was not evaluated (as `adk eval` counts it), 2 bad input.
  */
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { parseArgs } from 'node:util'
 import { runEval, type EvalRunInput } from './eval-command.ts'
+import { writeEvalSetResultFile } from './files.ts'
 
 const USAGE = `usage: evalstream eval EVALSET --events FILE [--config FILE] [--case ID] [--out FILE] [--json]
 
@@ -57,9 +58,9 @@ async function main(argv: string[]): Promise<number> {
     return 2
   }
   for (const warning of outcome.warnings) console.error(`warning: ${warning}`)
-  const json = JSON.stringify(outcome.evalSetResult, null, 2)
-  if (values.out) await writeFile(values.out, outcome.evalSetResultJson)
-  console.log(values.json ? json : outcome.report)
+  if (values.out) await writeEvalSetResultFile(values.out, outcome.evalSetResult)
+  // --json prints exactly what --out writes: ADK's EvalSetResult file.
+  console.log(values.json ? outcome.evalSetResultJson : outcome.report)
   return outcome.passed ? 0 : 1
 }
 
