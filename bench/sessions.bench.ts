@@ -58,7 +58,7 @@ function storeOnlyApp(): Fetch {
 
 async function evalstreamApp(): Promise<Fetch> {
   const { createApp } = await import('../src/http/app.ts')
-  const { memorySessionStore } = await import('../src/http/session-store.ts')
+  const { memorySessionStore } = await import('../src/host/session-store.ts')
   const { createSessionEngine } = await import('../src/engine/session-engine.ts')
   return createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) }).fetch
 }

@@ -5,9 +5,9 @@
  * re-emitted, so subscribers resume by Last-Event-ID with no gap and no duplicate.
  */
 import type { ResultEvent, SessionSpec } from '../src/engine/types.ts'
-import { createResultLog, type ResultStorage } from '../src/http/result-log.ts'
-import { HostedSession, type EngineFactory, type Journal, type JournalEntry } from '../src/http/session.ts'
-import { SESSION_EXISTS, type SessionStore } from '../src/http/session-store.ts'
+import { createResultLog, type ResultStorage } from '../src/host/result-log.ts'
+import { HostedSession, type EngineFactory, type Journal, type JournalEntry } from '../src/host/session.ts'
+import { SESSION_EXISTS, type SessionStore } from '../src/host/session-store.ts'
 import type { SqlStorage } from './types.ts'
 
 const SCHEMA = [

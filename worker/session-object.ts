@@ -3,7 +3,7 @@
  * a store kept in this object's SQLite storage (durable-store.ts).
  */
 import { createApp } from '../src/http/app.ts'
-import { depsFromEnv } from '../src/http/setup.ts'
+import { depsFromEnv } from '../src/host/setup.ts'
 import { durableSessionStore } from './durable-store.ts'
 import { sqliteJudgeCache } from './judge-cache.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'

@@ -4,12 +4,12 @@
  */
 import { Hono } from 'hono'
 import { criteriaCatalogue } from '../core/registry.ts'
-import type { AppDeps } from './deps.ts'
+import type { AppDeps } from '../host/deps.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
 
-export type { AppDeps } from './deps.ts'
+export type { AppDeps } from '../host/deps.ts'
 
 /**
  * @example

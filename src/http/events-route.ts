@@ -9,7 +9,7 @@ import type { RejectedEvent } from '../engine/types.ts'
 import { createEventDecoder, formatFromContentType, type DecodedEvent, type EventFormat, type IngestIssue } from '../ingest/index.ts'
 import { problem } from './problem.ts'
 import { streamResults } from './results-stream.ts'
-import type { HostedSession } from './session.ts'
+import type { HostedSession } from '../host/session.ts'
 
 export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
 

@@ -9,10 +9,10 @@
 import type { Context } from 'hono'
 import type { ResultEvent } from '../engine/types.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
-import type { AppDeps } from './deps.ts'
+import type { AppDeps } from '../host/deps.ts'
 import { callAgent, forwardHeaders, relay } from './forward.ts'
 import { problem } from './problem.ts'
-import type { HostedSession } from './session.ts'
+import type { HostedSession } from '../host/session.ts'
 import { sseFrameSplitter } from './sse-frames.ts'
 
 export const SESSION_HEADER = 'x-evalstream-session'

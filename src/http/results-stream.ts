@@ -8,7 +8,7 @@
 import type { Context } from 'hono'
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
 import type { ResultEvent } from '../engine/types.ts'
-import type { HostedSession } from './session.ts'
+import type { HostedSession } from '../host/session.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 /** A comment line this often keeps proxies from timing out an idle stream and reveals dead peers. */

@@ -5,11 +5,11 @@ import type { Context } from 'hono'
 import { Hono } from 'hono'
 import type { SessionSpec } from '../engine/types.ts'
 import { resolveCreateRequest } from './create-request.ts'
-import type { AppDeps } from './deps.ts'
+import type { AppDeps } from '../host/deps.ts'
 import { eventsRoute } from './events-route.ts'
 import { problem } from './problem.ts'
 import { lastEventId, streamResults } from './results-stream.ts'
-import type { HostedSession } from './session.ts'
+import type { HostedSession } from '../host/session.ts'
 
 /** A create body is a config and maybe a case or eval set: generous, but bounded. */
 export const MAX_CREATE_BODY_BYTES = 20_000_000

@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path'
 import { serve } from '@hono/node-server'
 import { Miniflare } from 'miniflare'
 import { createApp } from '../../src/http/app.ts'
-import { memorySessionStore } from '../../src/http/session-store.ts'
-import { depsFromEnv, type Env } from '../../src/http/setup.ts'
+import { memorySessionStore } from '../../src/host/session-store.ts'
+import { depsFromEnv, type Env } from '../../src/host/setup.ts'
 import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from './worker-build.ts'
 
 export type Running = { baseUrl: string; stop(): Promise<void> }

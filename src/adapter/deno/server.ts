@@ -2,8 +2,8 @@
  * `npm run start:deno`: the evalstream API on Deno.serve, sessions in memory. Same variables as Node.
  */
 import { createApp } from '../../http/app.ts'
-import { memorySessionStore } from '../../http/session-store.ts'
-import { depsFromEnv } from '../../http/setup.ts'
+import { memorySessionStore } from '../../host/session-store.ts'
+import { depsFromEnv } from '../../host/setup.ts'
 
 // Typed locally, not via `declare`: tsc has no Deno types and deno check already has the real ones.
 type DenoApi = {

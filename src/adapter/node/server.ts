@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
-import { memorySessionStore } from '../../http/session-store.ts'
-import { depsFromEnv } from '../../http/setup.ts'
+import { memorySessionStore } from '../../host/session-store.ts'
+import { depsFromEnv } from '../../host/setup.ts'
 
 export const DEFAULT_PORT = 8787
 
