@@ -49,6 +49,8 @@ export type SessionSpec = {
   eval_config?: unknown
   /** ADK EvalCase JSON; without it only reference-free criteria can score. */
   eval_case?: unknown
+  /** The tenant that created the session (hosts with auth); the engine ignores it. */
+  tenant?: string
 }
 
 /**

@@ -2,6 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
+import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -17,4 +18,8 @@ export type AppDeps = {
   fetch?: typeof fetch
   /** New session ids; defaults to crypto.randomUUID. */
   newId?: () => string
+  /** Bearer tokens per tenant (EVALSTREAM_TOKENS); absent means open: no token asked, no tenants. */
+  auth?: Authenticator
+  /** Browser origins allowed to call the API (EVALSTREAM_CORS_ORIGINS); absent means no CORS headers. */
+  cors?: CorsSettings
 }

@@ -4,6 +4,7 @@
  */
 import { createSessionEngine } from '../engine/session-engine.ts'
 import type { JudgeCache } from '../judge/cache.ts'
+import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
 import { judgeWiringFromEnv } from './judge-wiring.ts'
 import type { EngineFactory } from './session.ts'
@@ -25,7 +26,11 @@ export function depsFromEnv(
   if (!config.ok) return config
   const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache })
   if (!wiring.ok) return wiring
-  const notes = [...wiring.notes]
+  // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
+  const access = accessFromEnv(env)
+  if (!access.ok) return access
+  const { auth, cors } = access.value
+  const notes = [...access.value.notes, ...wiring.notes]
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
     try {
@@ -40,7 +45,7 @@ export function depsFromEnv(
   return {
     ok: true,
     notes,
-    deps: { store: host.store, createEngine, defaultConfig: config.value, agentUrl, fetch: host.fetch },
+    deps: { store: host.store, createEngine, defaultConfig: config.value, agentUrl, fetch: host.fetch, auth, cors },
   }
 }
 

@@ -5,6 +5,8 @@
 import { Hono } from 'hono'
 import { criteriaCatalogue } from '../core/registry.ts'
 import type { AppDeps } from '../host/deps.ts'
+import { requireToken } from './auth.ts'
+import { corsFor } from './cors.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
@@ -18,6 +20,9 @@ export type { AppDeps } from '../host/deps.ts'
  */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono()
+  // CORS first: preflights carry no token, and 401s need the allow headers to be readable.
+  app.use('*', corsFor(deps.cors))
+  app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
   app.route('/v1/sessions', sessionsRoutes(deps))

@@ -2,6 +2,7 @@
  * Forwarding to the agent (proxy mode): requests go to AGENT_URL's origin and nowhere else.
  */
 import type { Context } from 'hono'
+import { consumedHeaders } from './auth.ts'
 import { problem } from './problem.ts'
 
 /** Headers that describe one hop, not the message; never forwarded either way. */
@@ -56,7 +57,7 @@ export async function callAgent(c: Context, agentUrl: string, fetcher: typeof fe
   try {
     const response = await fetcher(target, {
       method: req.method,
-      headers: forwardHeaders(req.headers),
+      headers: forwardHeaders(req.headers, consumedHeaders(c)),
       // ADK's routes take small JSON bodies; buffering avoids streaming-upload quirks across runtimes.
       body: hasBody ? (body ?? (await req.arrayBuffer())) : undefined,
       redirect: 'manual',

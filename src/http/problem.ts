@@ -10,6 +10,7 @@ export const PROBLEM_TYPE_BASE = 'https://evalstream.dev/problems/'
 /** Problem types by status, so clients can branch on `type` without parsing titles. */
 const TYPE_BY_STATUS: Record<number, string> = {
   400: 'bad-request',
+  401: 'unauthorized',
   404: 'not-found',
   405: 'method-not-allowed',
   409: 'conflict',

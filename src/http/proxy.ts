@@ -10,6 +10,7 @@ import type { Context } from 'hono'
 import type { ResultEvent } from '../engine/types.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
 import type { AppDeps } from '../host/deps.ts'
+import { proxySessionId, tenantField, tenantOf, visibleTo } from './auth.ts'
 import { callAgent, forwardHeaders, relay } from './forward.ts'
 import { problem } from './problem.ts'
 import type { HostedSession } from '../host/session.ts'
@@ -24,11 +25,12 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   const request = parseObject(text)
   const named = c.req.header(SESSION_HEADER)
   const adkSessionId = str(request?.sessionId) ?? str(request?.session_id)
-  const sessionId = named ?? adkSessionId
+  // With tenants, an ADK session scores into `<tenant>:<adk id>` (auth.ts proxySessionId).
+  const sessionId = named ?? (adkSessionId === undefined ? undefined : proxySessionId(tenantOf(c), adkSessionId))
   // Without a session id there is nothing to score against: the agent will answer the error itself.
   if (!sessionId) return forwardAll(c, deps, text)
 
-  const found = await findOrCreate(deps, sessionId, named !== undefined)
+  const found = await findOrCreate(deps, sessionId, named !== undefined, tenantOf(c))
   if (!found.ok) return problem(c, found.status, found.title, found.detail)
   const session = found.session
   if (session.ended) return forwardAll(c, deps, text, { [SESSION_HEADER]: session.id, 'x-evalstream-note': 'session ended; not scored' })
@@ -56,16 +58,18 @@ function proxyOff(c: Context): Response {
   return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}; set AGENT_URL to proxy ADK routes to an agent`)
 }
 
-async function findOrCreate(deps: AppDeps, id: string, mustExist: boolean) {
+async function findOrCreate(deps: AppDeps, id: string, mustExist: boolean, tenant: string | undefined) {
+  // Another tenant's session is treated as missing: never scored into, never revealed.
+  const notFound = { ok: false as const, status: 404, title: 'Session not found', detail: `no session with id '${id}'` }
   const existing = await deps.store.get(id, deps.createEngine)
-  if (existing) return { ok: true as const, session: existing }
+  if (existing) return visibleTo(existing, tenant) ? { ok: true as const, session: existing } : notFound
   if (mustExist)
     return { ok: false as const, status: 404, title: 'Session not found', detail: `${SESSION_HEADER} names '${id}', which does not exist` }
-  const created = await deps.store.create({ session_id: id, eval_config: deps.defaultConfig }, deps.createEngine)
+  const created = await deps.store.create({ session_id: id, eval_config: deps.defaultConfig, ...tenantField(tenant) }, deps.createEngine)
   if (created.ok || created.status !== 409) return created
   // Another conversation created it a moment ago.
   const raced = await deps.store.get(id, deps.createEngine)
-  return raced ? { ok: true as const, session: raced } : created
+  return raced ? (visibleTo(raced, tenant) ? { ok: true as const, session: raced } : notFound) : created
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import type { SessionSpec } from '../engine/types.ts'
+import { reservedIdProblem, tenantField, tenantOf, visibleTo } from './auth.ts'
 import { resolveCreateRequest } from './create-request.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { eventsRoute } from './events-route.ts'
@@ -25,10 +26,13 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     if (!body.ok) return problem(c, 400, 'Invalid JSON', body.detail)
     const request = resolveCreateRequest(body.value)
     if (!request.ok) return problem(c, request.problem.status, request.problem.title, request.problem.detail)
+    const reserved = reservedIdProblem(tenantOf(c), request.session_id)
+    if (reserved) return problem(c, 400, 'Invalid session request', reserved)
     const spec: SessionSpec = {
       session_id: request.session_id ?? (deps.newId ?? (() => crypto.randomUUID()))(),
       eval_config: request.eval_config ?? deps.defaultConfig,
       ...(request.eval_case !== undefined ? { eval_case: request.eval_case } : {}),
+      ...tenantField(tenantOf(c)),
     }
     const created = await deps.store.create(spec, deps.createEngine)
     if (!created.ok) return problem(c, created.status, created.title, created.detail)
@@ -47,7 +51,8 @@ export function sessionsRoutes(deps: AppDeps): Hono {
   const withSession = async (c: Context, then: (s: HostedSession) => Response | Promise<Response>) => {
     const id = c.req.param('id') ?? ''
     const session = await deps.store.get(id, deps.createEngine)
-    if (!session) return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
+    // Another tenant's session is answered exactly like a missing one.
+    if (!session || !visibleTo(session, tenantOf(c))) return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
     return then(session)
   }
 
