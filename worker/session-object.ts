@@ -22,7 +22,8 @@ export class EvalSession {
       store: durableSessionStore(state.storage.sql),
       judgeCache: sqliteJudgeCache(state.storage.sql),
     })
-    this.app = setup.ok ? createApp(setup.deps) : { fetch: () => misconfigured(setup.error) }
+    // The router (index.ts) answers CORS; the object checks the bearer token again itself.
+    this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
 
   fetch(request: Request): Response | Promise<Response> {

@@ -19,6 +19,10 @@ export type WorkerEnv = {
   SESSIONS: DurableObjectNamespace
   EVALSTREAM_CONFIG?: string
   AGENT_URL?: string
+  /** Secret `tenant:token,tenant:token` (docs/auth.md); unset means open. */
+  EVALSTREAM_TOKENS?: string
+  /** Browser origins allowed by CORS, comma-separated, or `*`. */
+  EVALSTREAM_CORS_ORIGINS?: string
   /** '1' enables POST /v1/sessions/{id}/__evict (tests only: resets the Durable Object). */
   EVALSTREAM_TEST_HOOKS?: string
   [name: string]: unknown
