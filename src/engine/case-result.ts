@@ -9,7 +9,7 @@ import type { Invocation } from '../adk/invocation.ts'
 import { evalCaseResult, evalMetricResult, type EvalCaseResult, type RubricScore } from '../adk/results.ts'
 import { meanAggregate } from '../core/aggregate.ts'
 import type { InvocationScore, OverallScore } from '../core/criterion.ts'
-import { statusFor } from '../core/status.ts'
+import { statusFor } from '../adk/status.ts'
 import type { SessionPlan } from './spec.ts'
 
 /** scores[metric index][invocation index] */

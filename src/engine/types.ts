@@ -3,7 +3,7 @@
  * app on Node and Deno, the Durable Object on Workers, the CLI. Hosts own transport, persistence and
  * sequence numbers; the engine owns everything about scores.
  */
-import type { EvalStatus } from '../core/status.ts'
+import type { EvalStatus } from '../adk/status.ts'
 
 export type ResultEventType =
   | 'invocation.started'
