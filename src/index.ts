@@ -23,7 +23,7 @@ export {
   type TrajectoryExplanation,
 } from './core/trajectory.ts'
 export { meanAggregate, evaluatedOnlyMeanAggregate, rubricFlattenedAggregate } from './core/aggregate.ts'
-export { caseStatus, statusFor, type EvalStatus } from './core/status.ts'
+export { caseStatus, statusFor, type EvalStatus } from './adk/status.ts'
 
 // Criteria
 export { criterionByName, criteriaCatalogue, type CatalogueEntry } from './core/registry.ts'

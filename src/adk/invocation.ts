@@ -92,11 +92,28 @@ function* eventParts(events: readonly InvocationEvent[]): Generator<Part> {
   for (const event of events) yield* event.content?.parts ?? []
 }
 
+/** Calls of invocation-events data, as counted by whoever built it (see `rememberToolCalls`). */
+const knownToolCalls = new WeakMap<InvocationEvents, () => FunctionCall[]>()
+
+/**
+ * Hands over the calls of `data.invocation_events` (exactly those, in order) counted while the
+ * events were folded in, so `toolCallsOf` does not walk every event again. A live invocation is
+ * scored each time a final response completes it; walking all its events each time made one long
+ * invocation cost quadratic time. `undefined` forgets them (the events were replaced).
+ * @example rememberToolCalls(data, () => calls.slice(0, count))
+ */
+export function rememberToolCalls(data: InvocationEvents, calls: (() => FunctionCall[]) | undefined): void {
+  if (calls) knownToolCalls.set(data, calls)
+  else knownToolCalls.delete(data)
+}
+
 /** ADK's get_all_tool_calls: from either intermediate-data shape, in order, sub-agents included. */
 export function toolCallsOf(invocation: Pick<Invocation, 'intermediate_data'>): FunctionCall[] {
   const data = invocation.intermediate_data
   if (!data) return []
   if (!('invocation_events' in data)) return data.tool_uses
+  const known = knownToolCalls.get(data)
+  if (known) return known()
   return [...eventParts(data.invocation_events)].flatMap((part) => (part.function_call ? [part.function_call] : []))
 }
 

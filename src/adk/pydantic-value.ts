@@ -9,7 +9,7 @@
  * parsing, so numbers stay numbers, except that non-finite numbers become null and a whole -0
  * outside float fields becomes 0. test/adk/pydantic-value.test.ts compares it with the round trip.
  */
-import { EVAL_STATUS_CODE } from '../core/status.ts'
+import { EVAL_STATUS_CODE } from './status.ts'
 import type { JsonSpec } from './pydantic-json.ts'
 
 function isObject(value: unknown): value is Record<string, unknown> {

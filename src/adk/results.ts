@@ -1,10 +1,10 @@
 /**
  * ADK's result models (spec §3): EvalMetricResult, EvalMetricResultPerInvocation, EvalCaseResult,
- * EvalSetResult. Files store statuses as 1/2/3; in memory they are EvalStatus names (src/core), and
+ * EvalSetResult. Files store statuses as 1/2/3; in memory they are EvalStatus names (status.ts), and
  * results-json.ts writes the numbers back. Absent values are `null` here, as they are in the files.
  */
 import { z } from 'zod'
-import { caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from '../core/status.ts'
+import { caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from './status.ts'
 import { adkObject } from './casing.ts'
 import { BaseCriterion, type EvalMetric } from './eval-config.ts'
 import { laxFloat } from './eval-set.ts'

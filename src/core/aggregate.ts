@@ -8,7 +8,7 @@
  *   hallucinations_v1).
  */
 import type { InvocationScore, OverallScore } from './criterion.ts'
-import { type EvalStatus, statusFor } from './status.ts'
+import { type EvalStatus, statusFor } from '../adk/status.ts'
 
 type WithThreshold = { threshold: number }
 

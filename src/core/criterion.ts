@@ -11,7 +11,7 @@
 import type { z } from 'zod'
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
-import type { EvalStatus } from './status.ts'
+import type { EvalStatus } from '../adk/status.ts'
 
 /** Why a score could not be computed; shown to users as is. */
 export type NotEvaluated = { reason: string }

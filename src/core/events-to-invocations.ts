@@ -13,11 +13,16 @@
  *     that were made). `final_response` itself is left exactly as ADK picks it (the last final
  *     event wins), so response criteria see the same text as in ADK.
  * Function-response events chosen as final (skip_summarization) are dropped as ADK does.
+ *
+ * Cost: a live invocation is taken as it stands each time a final response completes it, and an
+ * agent may send thousands of final texts in one invocation (each completes it, the next reopens
+ * it). So folding an event is O(its parts), taking the invocation is O(1), and its event list is
+ * built only when someone reads it; its tool calls are counted as events arrive.
  */
 import type { AdkEvent } from '../adk/event.ts'
 import { isFinalResponse } from '../adk/event.ts'
-import type { Content } from '../adk/content.ts'
-import type { Invocation, InvocationEvent } from '../adk/invocation.ts'
+import type { Content, FunctionCall } from '../adk/content.ts'
+import { rememberToolCalls, type Invocation, type InvocationEvent, type InvocationEvents } from '../adk/invocation.ts'
 
 /** `(author or "agent").lower() == "user"`: tool results (author = agent, role = user) are not user content. */
 export function isUserEvent(event: AdkEvent): boolean {
@@ -29,14 +34,28 @@ export type InvocationFold = {
   invocationId: string
   userContent: Content
   timestamp: number
-  /** Agent events with a call, response, text or inline data part, in order. */
+  /** Agent events with a call, response, text or inline data part, in order. Only ever appended to. */
   candidates: AdkEvent[]
   /** The event whose content is the final response so far (the last final event wins). */
   finalEvent: AdkEvent | undefined
+  /**
+   * The function calls of the candidates, in order; only ever appended to. These are the calls of
+   * the built invocation too: the one candidate left out of its events (the final response) is
+   * left out only when it has no call (difference (b)).
+   */
+  calls: FunctionCall[]
 }
 
+/** An empty fold for one invocation id. @example foldEvent(newFold('inv1'), event) */
 export function newFold(invocationId: string): InvocationFold {
-  return { invocationId, userContent: { role: undefined, parts: [] }, timestamp: 0, candidates: [], finalEvent: undefined }
+  return {
+    invocationId,
+    userContent: { role: undefined, parts: [] },
+    timestamp: 0,
+    candidates: [],
+    finalEvent: undefined,
+    calls: [],
+  }
 }
 
 /**
@@ -62,7 +81,10 @@ export function foldEvent(fold: InvocationFold, event: AdkEvent): boolean {
     fold.finalEvent = event
     becameFinal = true
   }
-  if (parts.some((p) => p.function_call || p.function_response || p.text || p.inline_data)) fold.candidates.push(event)
+  if (parts.some((p) => p.function_call || p.function_response || p.text || p.inline_data)) {
+    fold.candidates.push(event)
+    for (const part of parts) if (part.function_call) fold.calls.push(part.function_call)
+  }
   return becameFinal
 }
 
@@ -72,23 +94,48 @@ function keptAsIntermediate(event: AdkEvent, finalEvent: AdkEvent | undefined): 
   return (event.content?.parts ?? []).some((p) => p.function_call != null)
 }
 
-/** The Invocation a fold stands for right now. */
+/**
+ * The Invocation a fold stands for right now, in O(1): it keeps the fold's candidates and calls as
+ * they are now (both are only appended to, so a prefix never changes) and builds its event list the
+ * first time it is read. Later events do not change an invocation already taken.
+ * @example invocationOf(fold).intermediate_data.invocation_events // built on this first read
+ */
 export function invocationOf(fold: InvocationFold): Invocation {
-  const invocationEvents: InvocationEvent[] = []
-  for (const event of fold.candidates) {
-    if (!keptAsIntermediate(event, fold.finalEvent)) continue
-    invocationEvents.push({ author: event.author ?? 'agent', content: event.content ?? null })
-  }
   // Key order as ADK writes an Invocation; absent fields are undefined (JSON omits them).
   return {
     invocation_id: fold.invocationId,
     user_content: fold.userContent,
     final_response: fold.finalEvent?.content ?? undefined,
-    intermediate_data: { invocation_events: invocationEvents },
+    intermediate_data: invocationEventsOf(fold),
     creation_timestamp: fold.timestamp,
     rubrics: undefined,
     app_details: undefined,
   }
+}
+
+function invocationEventsOf(fold: InvocationFold): InvocationEvents {
+  const { candidates, finalEvent, calls } = fold
+  const candidateCount = candidates.length
+  const callCount = calls.length
+  let events: InvocationEvent[] | undefined
+  const data: InvocationEvents = {
+    // An ordinary enumerable property to every reader (JSON, spread, equality), computed once.
+    get invocation_events() {
+      if (events) return events
+      events = []
+      for (let i = 0; i < candidateCount; i++) {
+        const event = candidates[i]!
+        if (keptAsIntermediate(event, finalEvent)) events.push({ author: event.author ?? 'agent', content: event.content ?? null })
+      }
+      return events
+    },
+    set invocation_events(value) {
+      events = value
+      rememberToolCalls(data, undefined) // the counted calls were those of the folded events
+    },
+  }
+  rememberToolCalls(data, () => calls.slice(0, callCount))
+  return data
 }
 
 /**

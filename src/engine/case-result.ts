@@ -1,34 +1,41 @@
 /**
- * Assembles ADK's EvalCaseResult from the engine's per-invocation scores, in ADK's shape, so ADK's
- * own tools can read what evalstream writes.
+ * Assembles ADK's EvalCaseResult from the engine's per-invocation results, typed, in ADK's model, so
+ * ADK's own tools can read what evalstream writes once the host serialises it.
  *
  * Difference from ADK: when a metric's overall status is NOT_EVALUATED, ADK blanks every
  * per-invocation entry of it (adk-python #6725); evalstream keeps the per-invocation values it has.
  */
 import type { Invocation } from '../adk/invocation.ts'
 import { evalCaseResult, evalMetricResult, type EvalCaseResult, type RubricScore } from '../adk/results.ts'
+import { statusFor } from '../adk/status.ts'
 import { meanAggregate } from '../core/aggregate.ts'
 import type { InvocationScore, OverallScore } from '../core/criterion.ts'
-import { statusFor } from '../core/status.ts'
+import type { InvocationState } from './invocation-state.ts'
 import type { SessionPlan } from './spec.ts'
-
-/** scores[metric index][invocation index] */
-export type MetricScores = Array<Array<InvocationScore | undefined>>
 
 export type CaseResultInput = {
   sessionId: string
   plan: SessionPlan
-  scores: MetricScores
-  actual: Invocation[]
+  /** The engine's state of every invocation, in first-seen order. */
+  invocations: readonly InvocationState[]
+  /** The invocations as built from the events, in the same order. */
+  actual: readonly Invocation[]
   evalSetId?: string
   userId?: string
 }
 
-/** The overall score of each metric, in config order. */
-export function overallScores(plan: SessionPlan, scores: MetricScores): OverallScore[] {
+/**
+ * The overall score of each metric, in config order.
+ * @example overallScores(plan, []) // every runnable metric: its aggregate of no scores (NOT_EVALUATED)
+ */
+export function overallScores(plan: SessionPlan, invocations: readonly InvocationState[]): OverallScore[] {
   return plan.metrics.map((m, i) => {
     if ('reason' in m.runnable) return { score: null, status: 'NOT_EVALUATED', reason: m.runnable.reason }
-    const perInvocation = (scores[i] ?? []).filter((s): s is InvocationScore => s !== undefined)
+    const perInvocation: InvocationScore[] = []
+    for (const invocation of invocations) {
+      const score = invocation.slots[i]!.score
+      if (score !== undefined) perInvocation.push(score)
+    }
     const aggregate = m.runnable.criterion.aggregate ?? meanAggregate
     return aggregate(perInvocation, m.runnable.config)
   })
@@ -39,10 +46,14 @@ function rubricScoresOf(details: Record<string, unknown> | undefined, key: strin
   return Array.isArray(value) ? (value as RubricScore[]) : null
 }
 
-export function buildCaseResult(input: CaseResultInput): { typed: EvalCaseResult; overall: OverallScore[] } {
-  const { plan, scores } = input
-  const overall = overallScores(plan, scores)
-  const typed = evalCaseResult({
+/**
+ * The session's EvalCaseResult (statuses as names; `evalCaseResultValue` writes the file shape).
+ * @example buildCaseResult({ sessionId: 's', plan, invocations: [], actual: [] }).final_eval_status // 'NOT_EVALUATED'
+ */
+export function buildCaseResult(input: CaseResultInput): EvalCaseResult {
+  const { plan } = input
+  const overall = overallScores(plan, input.invocations)
+  return evalCaseResult({
     evalSetId: input.evalSetId ?? '',
     evalId: plan.evalCase?.eval_id ?? input.sessionId,
     sessionId: input.sessionId,
@@ -58,7 +69,7 @@ export function buildCaseResult(input: CaseResultInput): { typed: EvalCaseResult
       actual_invocation: actual,
       expected_invocation: plan.expected?.[n] ?? null,
       eval_metric_results: plan.metrics.map((m, i) => {
-        const s = scores[i]?.[n]
+        const s = input.invocations[n]?.slots[i]?.score
         const score = s?.score ?? null
         return evalMetricResult(m.metric, {
           score,
@@ -68,5 +79,4 @@ export function buildCaseResult(input: CaseResultInput): { typed: EvalCaseResult
       }),
     })),
   })
-  return { typed, overall }
 }

@@ -11,15 +11,16 @@
  * then reopens and its results are emitted again with `revision` increased; the last one counts.
  */
 import type { AdkEvent } from '../adk/event.ts'
-import type { Invocation } from '../adk/invocation.ts'
+import type { EvalCaseResult } from '../adk/results.ts'
+import { statusFor } from '../adk/status.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
-import { statusFor } from '../core/status.ts'
-import { evalCaseResultValue } from '../adk/results-json.ts'
-import { buildCaseResult, type MetricScores } from './case-result.ts'
-import { MetricRun, settle, waitForJudges, type JudgeRunner } from './metric-run.ts'
-import { planSession, rubricsForInvocation, withUserContent, type SessionPlan, type SpecProblem } from './spec.ts'
-import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine } from './types.ts'
+import { buildCaseResult } from './case-result.ts'
+import { newInvocationState, type InvocationState, type MetricSlot } from './invocation-state.ts'
+import { settle, waitForJudges, type JudgeRunner } from './metric-run.ts'
+import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
+import { planSession, withUserContent, type SessionPlan, type SpecProblem } from './spec.ts'
+import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
 export const DEFAULT_END_WAIT_MS = 120_000
@@ -30,24 +31,20 @@ export type SessionEngineOptions = EngineOptions & {
   noJudgeReason?: string
   /** The deployment default EvalConfig, used when the spec has none (ADK's defaults otherwise). */
   defaultConfig?: unknown
+  /** What problems with the config are said to be in (default: `eval_config`); the CLI names its file. */
+  configSource?: string
   endWaitMs?: number
 }
 
-type OpenInvocation = {
-  index: number
-  id: string
-  runs: Array<MetricRun | null>
-  /** Bumped when a completed invocation reopens, so stale judge answers are discarded. */
-  generation: number
-  completed: boolean
-  /** Early verdicts emitted per metric, for their result keys. */
-  progressCount: number[]
-}
-
+/**
+ * @example
+ * const created = createSessionEngine({ spec: { session_id: 's', eval_case }, emit: (body) => log.push(body) })
+ * if (created.ok) { for (const item of decoded.events) created.engine.push(item); await created.engine.end() }
+ */
 export function createSessionEngine(
   options: SessionEngineOptions,
 ): { ok: true; engine: SessionEngine } | ({ ok: false } & SpecProblem) {
-  const planned = planSession(options.spec, options.defaultConfig)
+  const planned = planSession(options.spec, options.defaultConfig, { configSource: options.configSource })
   if (!planned.ok) return { ok: false, ...planned.problem }
   return { ok: true, engine: new LiveSession(planned.plan, options) }
 }
@@ -56,19 +53,17 @@ class LiveSession implements SessionEngine {
   #plan: SessionPlan
   #options: SessionEngineOptions
   #builder = createInvocationBuilder()
-  #open = new Map<string, OpenInvocation>()
-  #order: OpenInvocation[] = []
-  /** scores[metric][invocation index] */
-  #scores: MetricScores
+  #byId = new Map<string, InvocationState>()
+  /** Every invocation in first-seen order: `#order[n].index === n`. */
+  #order: InvocationState[] = []
   #pending = new Set<Promise<void>>()
   #abort = new AbortController()
-  #ended?: Record<string, unknown>
+  #ended?: EvalCaseResult
   #errors = 0
 
   constructor(plan: SessionPlan, options: SessionEngineOptions) {
     this.#plan = plan
     this.#options = options
-    this.#scores = plan.metrics.map(() => [])
   }
 
   push({ event }: IngestedEvent): void {
@@ -76,50 +71,47 @@ class LiveSession implements SessionEngine {
     const change = this.#builder.push(event)
     for (const id of change.completed ?? []) this.#complete(id)
     const invocationId = event.invocation_id ?? ''
-    const open = this.#open.get(invocationId) ?? this.#start(invocationId)
-    if (open.completed) this.#reopen(open)
-    this.#step(open, event)
+    const invocation = this.#byId.get(invocationId) ?? this.#start(invocationId)
+    if (invocation.completed) this.#reopen(invocation)
+    this.#step(invocation, event)
     if (change.final) this.#complete(invocationId)
   }
 
   reject(rejected: RejectedEvent): void {
     this.#errors += 1
-    this.#options.emit({ type: 'error', key: `error/${this.#errors}`, data: { kind: 'rejected_event', ...rejected } })
+    this.#options.emit({ type: 'error', key: errorKey(this.#errors), data: { kind: 'rejected_event', ...rejected } })
   }
 
   completeInvocation(): void {
     for (const id of this.#builder.complete().completed ?? []) this.#complete(id)
   }
 
-  async end(): Promise<Record<string, unknown>> {
+  async end(): Promise<EvalCaseResult> {
     if (this.#ended) return this.#ended
     this.completeInvocation()
     await waitForJudges(this.#pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
-    const { typed } = buildCaseResult({
+    if (this.#ended) return this.#ended // a concurrent end() finished first
+    const result = buildCaseResult({
       sessionId: this.#options.spec.session_id,
       plan: this.#plan,
-      scores: this.#scores,
+      invocations: this.#order,
       actual: this.#builder.invocations(),
     })
-    // Emitted and returned in ADK's file shape (statuses 1/2/3) so ADK tools read it as is.
-    const result = evalCaseResultValue(typed)
     this.#ended = result
-    this.#options.emit({ type: 'case.result', key: 'case', data: result })
+    this.#options.emit({ type: 'case.result', key: CASE_KEY, data: result })
     return result
   }
 
-  snapshot(): Record<string, unknown> {
+  snapshot(): SessionSnapshot {
     return {
       session_id: this.#options.spec.session_id,
       ended: this.#ended !== undefined,
       metrics: this.#plan.metrics.map((m) => m.metric.metric_name),
-      invocations: this.#order.map((open) => ({
-        invocation_id: open.id,
-        invocation_index: open.index,
-        completed: open.completed,
-        results: Object.fromEntries(
-          this.#plan.metrics.map((m, i) => [m.metric.metric_name, this.#scores[i]![open.index] ?? null]),
-        ),
+      invocations: this.#order.map((invocation) => ({
+        invocation_id: invocation.id,
+        invocation_index: invocation.index,
+        completed: invocation.completed,
+        results: Object.fromEntries(invocation.slots.map((slot) => [slot.plan.metric.metric_name, slot.score ?? null])),
       })),
       case_result: this.#ended ?? null,
     }
@@ -129,42 +121,29 @@ class LiveSession implements SessionEngine {
     this.#abort.abort(reason)
   }
 
-  #start(id: string): OpenInvocation {
-    const index = this.#order.length
-    const expected = this.#plan.expected?.[index]
-    const caseRubrics = rubricsForInvocation(this.#plan, index)
-    const runs = this.#plan.metrics.map((m) =>
-      'reason' in m.runnable
-        ? null
-        : new MetricRun(m.runnable.criterion, {
-            config: m.runnable.config,
-            expected,
-            caseRubrics,
-            key: `${this.#options.spec.session_id}/${index}/${m.metric.metric_name}`,
-          }),
-    )
-    const open: OpenInvocation = { index, id, runs, generation: 0, completed: false, progressCount: [] }
-    this.#open.set(id, open)
-    this.#order.push(open)
+  #start(id: string): InvocationState {
+    const invocation = newInvocationState(this.#plan, this.#options.spec.session_id, this.#order.length, id)
+    this.#byId.set(id, invocation)
+    this.#order.push(invocation)
     this.#options.emit({
       type: 'invocation.started',
-      key: `started/${index}`,
-      data: { invocation_id: id, invocation_index: index },
+      key: startedKey(invocation.index),
+      data: { invocation_id: id, invocation_index: invocation.index },
     })
-    return open
+    return invocation
   }
 
-  #step(open: OpenInvocation, event: AdkEvent): void {
-    open.runs.forEach((run, i) => {
-      const provisional = run?.step(event)
-      if (!provisional) return
-      const threshold = this.#plan.metrics[i]!.metric.threshold
-      open.progressCount[i] = (open.progressCount[i] ?? 0) + 1
+  #step(invocation: InvocationState, event: AdkEvent): void {
+    for (const slot of invocation.slots) {
+      const provisional = slot.run?.step(event)
+      if (!provisional) continue
+      const { threshold, metric_name } = slot.plan.metric
+      slot.progressCount += 1
       this.#options.emit({
         type: 'criterion.progress',
-        key: `progress/${open.index}/${i}/${open.progressCount[i]}`,
+        key: progressKey(invocation.index, metric_name, slot.progressCount),
         data: {
-          ...this.#identity(open, i),
+          ...identity(invocation, slot),
           score: provisional.score,
           threshold,
           eval_status: statusFor(provisional.score, threshold),
@@ -172,50 +151,50 @@ class LiveSession implements SessionEngine {
           details: provisional.details ?? {},
         },
       })
-    })
+    }
   }
 
-  #reopen(open: OpenInvocation): void {
-    open.completed = false
-    open.generation += 1
+  #reopen(invocation: InvocationState): void {
+    invocation.completed = false
+    invocation.generation += 1
   }
 
   #complete(id: string): void {
-    const open = this.#open.get(id)
-    if (!open || open.completed) return
-    open.completed = true
+    const invocation = this.#byId.get(id)
+    if (!invocation || invocation.completed) return
+    invocation.completed = true
     const built = this.#builder.invocation(id)
     if (!built) return
-    const actual = withUserContent(built, this.#plan.expected?.[open.index])
-    this.#plan.metrics.forEach((plan, i) => {
-      const run = open.runs[i]
+    const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
+    const generation = invocation.generation
+    for (const slot of invocation.slots) {
+      const { run, plan } = slot
       if (!run) {
-        this.#record(open, i, open.generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
-        return
+        this.#record(invocation, slot, generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
+        continue
       }
       const outcome = run.finish(actual)
       if (outcome.kind === 'score') {
-        this.#record(open, i, open.generation, outcome.result)
-        return
+        this.#record(invocation, slot, generation, outcome.result)
+        continue
       }
-      const generation = open.generation
       const work = settle(outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason).then((result) =>
-        this.#record(open, i, generation, result),
+        this.#record(invocation, slot, generation, result),
       )
       this.#pending.add(work)
       void work.finally(() => this.#pending.delete(work))
-    })
+    }
   }
 
-  #record(open: OpenInvocation, metricIndex: number, generation: number, result: InvocationScore): void {
-    if (generation !== open.generation || this.#ended) return
-    this.#scores[metricIndex]![open.index] = result
-    const threshold = this.#plan.metrics[metricIndex]!.metric.threshold
+  #record(invocation: InvocationState, slot: MetricSlot, generation: number, result: InvocationScore): void {
+    if (generation !== invocation.generation || this.#ended) return
+    slot.score = result
+    const { threshold, metric_name } = slot.plan.metric
     this.#options.emit({
       type: 'criterion.result',
-      key: `result/${open.index}/${metricIndex}/${generation}`,
+      key: resultKey(invocation.index, metric_name, generation),
       data: {
-        ...this.#identity(open, metricIndex),
+        ...identity(invocation, slot),
         score: result.score,
         threshold,
         eval_status: result.status ?? statusFor(result.score, threshold),
@@ -225,12 +204,8 @@ class LiveSession implements SessionEngine {
       },
     })
   }
+}
 
-  #identity(open: OpenInvocation, metricIndex: number) {
-    return {
-      invocation_id: open.id,
-      invocation_index: open.index,
-      metric_name: this.#plan.metrics[metricIndex]!.metric.metric_name,
-    }
-  }
+function identity(invocation: InvocationState, slot: MetricSlot) {
+  return { invocation_id: invocation.id, invocation_index: invocation.index, metric_name: slot.plan.metric.metric_name }
 }

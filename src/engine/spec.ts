@@ -1,13 +1,18 @@
 /**
  * Turns a session's spec (ADK EvalConfig + optional EvalCase) into what the engine runs: one entry
  * per configured metric, each either a criterion with its parsed config or a reason why the metric
- * cannot be evaluated. ADK turns a bad or unknown criterion into NOT_EVALUATED rather than an
- * error (spec §1.4, §2.9), and so does evalstream; only a malformed config or case is a 4xx.
+ * cannot be evaluated. A metric evalstream does not implement is NOT_EVALUATED, as in ADK (spec
+ * §1.4, §2.9: an unknown name raises NotFoundError, which ADK records as NOT_EVALUATED). A config
+ * that cannot be right anywhere is bad input instead (422, or exit 2 in the CLI), naming the JSON
+ * path: a malformed config or case, and a known criterion with options it rejects (an unknown
+ * `match_type`, a threshold that is not a number). ADK would run the case and report that metric
+ * NOT_EVALUATED; a live service should refuse the session at creation instead of scoring it
+ * without the metric its owner asked for.
  */
 import { DEFAULT_EVAL_CONFIG, evalMetricsOf, parseEvalConfig, type EvalMetric } from '../adk/eval-config.ts'
 import { EvalCase } from '../adk/eval-set.ts'
 import type { Invocation, Rubric } from '../adk/invocation.ts'
-import { describeZodError } from '../adk/parse-error.ts'
+import { describeZodError, readableIssues, MAX_LISTED_ISSUES } from '../adk/parse-error.ts'
 import type { AnyCriterion } from '../core/criterion.ts'
 import { criterionByName } from '../core/registry.ts'
 
@@ -26,11 +31,18 @@ export type SessionPlan = {
 
 export type SpecProblem = { status: 400 | 422; title: string; detail: string }
 
+/**
+ * @example
+ * const planned = planSession({ eval_config: { criteria: { response_match_score: 0.8 } } })
+ * if (!planned.ok) return problem(planned.problem.status, planned.problem.title, planned.problem.detail)
+ */
 export function planSession(
   spec: { eval_config?: unknown; eval_case?: unknown },
   defaultConfig: unknown = DEFAULT_EVAL_CONFIG,
+  options: { configSource?: string } = {},
 ): { ok: true; plan: SessionPlan } | { ok: false; problem: SpecProblem } {
-  const parsedConfig = parseEvalConfig(spec.eval_config ?? defaultConfig, { source: 'eval_config' })
+  const configSource = options.configSource ?? 'eval_config'
+  const parsedConfig = parseEvalConfig(spec.eval_config ?? defaultConfig, { source: configSource })
   if (!parsedConfig.ok)
     return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: parsedConfig.error.message } }
 
@@ -49,19 +61,25 @@ export function planSession(
     evalCase = parsedCase.data
   }
 
-  const metrics = evalMetricsOf(parsedConfig.config).map((metric) => ({ metric, runnable: resolve(metric) }))
+  const metrics: MetricPlan[] = []
+  for (const metric of evalMetricsOf(parsedConfig.config)) {
+    const resolved = resolve(metric)
+    if ('problem' in resolved)
+      return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: `${configSource}: ${resolved.problem}` } }
+    metrics.push({ metric, runnable: resolved })
+  }
   return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
 }
 
-function resolve(metric: EvalMetric): MetricPlan['runnable'] {
+/** The metric's criterion with its options parsed; a reason if evalstream has no such criterion. */
+function resolve(metric: EvalMetric): MetricPlan['runnable'] | { problem: string } {
   const criterion = criterionByName(metric.metric_name)
   if (!criterion) return { reason: `metric '${metric.metric_name}' is not implemented by evalstream` }
   const parsed = criterion.config.safeParse({ ...metric.criterion, threshold: metric.threshold })
-  if (!parsed.success)
-    return {
-      reason: `invalid criterion for '${metric.metric_name}': ${describeZodError(parsed.error, { source: `criteria.${metric.metric_name}` })}`,
-    }
-  return { criterion, config: parsed.data as { threshold: number } }
+  if (parsed.success) return { criterion, config: parsed.data as { threshold: number } }
+  // Paths from the config document's root: $.criteria.<metric>.<option>.
+  const issues = readableIssues(parsed.error.issues, ['criteria', metric.metric_name]).slice(0, MAX_LISTED_ISSUES)
+  return { problem: issues.map((i) => `${i.path}: ${i.message}`).join('; ') }
 }
 
 /**

@@ -3,7 +3,10 @@
  * app on Node and Deno, the Durable Object on Workers, the CLI. Hosts own transport, persistence and
  * sequence numbers; the engine owns everything about scores.
  */
-import type { EvalStatus } from '../core/status.ts'
+import type { AdkEvent } from '../adk/event.ts'
+import type { EvalCaseResult } from '../adk/results.ts'
+import type { EvalStatus } from '../adk/status.ts'
+import type { InvocationScore } from '../core/criterion.ts'
 
 export type ResultEventType =
   | 'invocation.started'
@@ -13,12 +16,21 @@ export type ResultEventType =
   | 'error'
 
 /**
- * A result as the engine emits it; the host's result log gives it a sequence number. `key` names
- * the result logically (e.g. `result/0/tool_trajectory_avg_score/0`): replaying the same inputs
- * gives the same keys even when judged results come back in another order, so a host rebuilding a
- * session after an eviction skips exactly the results its log already holds.
+ * A result as the host logs and streams it; the host's result log gives it a sequence number. `key`
+ * names the result logically (e.g. `result/0/tool_trajectory_avg_score/0`, see result-keys.ts):
+ * replaying the same inputs gives the same keys even when judged results come back in another
+ * order, so a host rebuilding a session after an eviction skips exactly the results its log
+ * already holds. A `case.result`'s data is the EvalCaseResult in ADK's file shape (statuses 1/2/3).
  */
 export type ResultEventBody = { type: ResultEventType; data: Record<string, unknown>; key: string }
+
+/**
+ * What the engine emits: a result body, except that the case result is the typed EvalCaseResult.
+ * The host writes it in ADK's file shape (`evalCaseResultValue`) before logging it.
+ */
+export type EngineEmission =
+  | { type: Exclude<ResultEventType, 'case.result'>; data: Record<string, unknown>; key: string }
+  | { type: 'case.result'; data: EvalCaseResult; key: string }
 
 /** A result as stored and streamed: `seq` is monotonic per session and is the SSE `id:`. */
 export type ResultEvent = ResultEventBody & { seq: number }
@@ -34,13 +46,30 @@ export type CriterionResultData = {
   details: Record<string, unknown>
   /** Why the score is null (NOT_EVALUATED), in words. */
   reason?: string
+  /** How many times the invocation reopened before this result (absent for 0); the last one counts. */
+  revision?: number
 }
 
 /** A bad event, reported without ending the session. */
 export type RejectedEvent = { index: number; message: string; path?: string }
 
 /** One decoded event, as src/ingest produces it: `raw` is the JSON exactly as received. */
-export type IngestedEvent = { index: number; event: import('../adk/event.ts').AdkEvent; raw: unknown }
+export type IngestedEvent = { index: number; event: AdkEvent; raw: unknown }
+
+/** The results so far (GET /v1/sessions/{id}; the host writes `case_result` in ADK's file shape). */
+export type SessionSnapshot = {
+  session_id: string
+  ended: boolean
+  metrics: string[]
+  invocations: Array<{
+    invocation_id: string
+    invocation_index: number
+    completed: boolean
+    /** The latest result of each metric by name; null until the invocation completes. */
+    results: Record<string, InvocationScore | null>
+  }>
+  case_result: EvalCaseResult | null
+}
 
 /** What a session is asked to score: ADK's EvalConfig and, optionally, the eval case it should follow. */
 export type SessionSpec = {
@@ -66,15 +95,18 @@ export interface SessionEngine {
   reject(rejected: RejectedEvent): void
   /** The agent closed its stream (a /run_sse response ended): complete the open invocation. */
   completeInvocation(): void
-  /** End the session: complete everything, wait (bounded) for judges, emit and return the case result. */
-  end(): Promise<Record<string, unknown>>
-  /** The results so far (the body of GET /v1/sessions/{id}). */
-  snapshot(): Record<string, unknown>
+  /**
+   * End the session: complete everything, wait (bounded) for judges, emit and return the case
+   * result. Idempotent: later calls return the same result.
+   */
+  end(): Promise<EvalCaseResult>
+  /** The results so far. */
+  snapshot(): SessionSnapshot
   /** Stop judge work started for this session (client gone, session deleted). */
   abort(reason?: string): void
 }
 
 export type EngineOptions = {
   spec: SessionSpec
-  emit(body: ResultEventBody): void
+  emit(body: EngineEmission): void
 }

@@ -6,12 +6,14 @@
  * logical key and not appended again: judged results may come back in another order on replay, so
  * position alone would not do.
  */
+import type { EvalCaseResult } from '../adk/results.ts'
+import { evalCaseResultValue } from '../adk/results-json.ts'
 import { decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
 import type {
+  EngineEmission,
   EngineOptions,
   IngestedEvent,
   RejectedEvent,
-  ResultEventBody,
   SessionEngine,
   SessionSpec,
 } from '../engine/types.ts'
@@ -55,6 +57,8 @@ export class HostedSession {
   /** Keys (and seqs) of the results the log held when this session was opened. */
   #logged: Map<string, number>
   #caseResultSeq: number | undefined
+  /** The case result in ADK's file shape, written once: what /end answers and case.result carries. */
+  #caseResultValue: { typed: EvalCaseResult; value: Record<string, unknown> } | undefined
 
   #engine!: SessionEngine
   private constructor(parts: HostedSessionParts) {
@@ -103,15 +107,21 @@ export class HostedSession {
     this.#engine.completeInvocation()
   }
 
-  /** Idempotent: a second call returns the same case result. */
+  /** Idempotent: a second call returns the same case result, in ADK's file shape (statuses 1/2/3). */
   async end(): Promise<Record<string, unknown>> {
     if (!this.#ended) this.#journal.append({ op: 'end' })
     this.#ended = true
-    return this.#engine.end()
+    return this.#fileShape(await this.#engine.end())
   }
 
   snapshot(): Record<string, unknown> {
-    return { ...this.#engine.snapshot(), last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() }
+    const snapshot = this.#engine.snapshot()
+    return {
+      ...snapshot,
+      case_result: snapshot.case_result && this.#fileShape(snapshot.case_result),
+      last_seq: this.log.lastSeq(),
+      subscribers: this.log.subscriberCount(),
+    }
   }
 
   abort(reason?: string): void {
@@ -123,9 +133,16 @@ export class HostedSession {
     return this.#caseResultSeq
   }
 
-  #emit(body: ResultEventBody): void {
+  #emit(emitted: EngineEmission): void {
+    const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
     const seq = this.#logged.get(body.key) ?? this.log.append(body).seq
     if (body.type === 'case.result') this.#caseResultSeq = seq
+  }
+
+  /** ADK's file shape of the case result; the engine returns the same object every time, so once. */
+  #fileShape(result: EvalCaseResult): Record<string, unknown> {
+    if (this.#caseResultValue?.typed !== result) this.#caseResultValue = { typed: result, value: evalCaseResultValue(result) }
+    return this.#caseResultValue.value
   }
 
   async #replay(): Promise<void> {

@@ -10,7 +10,7 @@ import {
   rubricFlattenedAggregate,
 } from '../../src/core/aggregate.ts'
 import type { InvocationScore } from '../../src/core/criterion.ts'
-import { caseStatus, type EvalStatus, statusFor } from '../../src/core/status.ts'
+import { caseStatus, type EvalStatus, statusFor } from '../../src/adk/status.ts'
 import { readShared } from '../support/shared-data.ts'
 
 function vectorFile(name: string): string {

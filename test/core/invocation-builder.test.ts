@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { AdkEvent } from '../../src/adk/event.ts'
 import { contentText } from '../../src/adk/content.ts'
+import { Invocation, toolCallsOf } from '../../src/adk/invocation.ts'
 import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { createInvocationBuilder } from '../../src/core/invocation-builder.ts'
 import { decodeAll } from '../../src/ingest/decoder.ts'
@@ -127,5 +128,40 @@ describe('createInvocationBuilder signals', () => {
     builder.push(ev({ invocationId: 'a', author: 'agent', content: { parts: [{ functionCall: { name: 'f' } }] } }))
     expect(JSON.stringify(before)).toBe(json)
     expect(builder.current()).not.toBe(before)
+  })
+})
+
+// Taking an invocation is O(1) (its events are built when first read, its calls counted as events
+// arrive), so a long invocation completed again and again stays linear. What is read later must
+// still be the invocation as it stood when it was taken.
+describe('invocations taken from the builder', () => {
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])('read late, equal the batch conversion of their prefix, seed %i', (seed) => {
+    const events = randomEvents(rng(seed), 60)
+    const builder = createInvocationBuilder()
+    const taken: Array<{ invocation: Invocation; prefix: number }> = []
+    events.forEach((event, i) => {
+      builder.push(event)
+      taken.push({ invocation: builder.invocation(event.invocation_id ?? '')!, prefix: i + 1 })
+    })
+    for (const { invocation, prefix } of taken) {
+      const batch = eventsToInvocations(events.slice(0, prefix)).find((inv) => inv.invocation_id === invocation.invocation_id)!
+      // The counted calls, before anything walked the events, equal the calls walked from a plain copy.
+      const walked = toolCallsOf(Invocation.parse(JSON.parse(JSON.stringify(batch))))
+      expect(toolCallsOf(invocation)).toEqual(walked)
+      expect(JSON.stringify(invocation)).toBe(JSON.stringify(batch))
+    }
+  })
+
+  it('reads like a plain object: spread, equality, and replacing its events', () => {
+    const builder = createInvocationBuilder()
+    const call = (name: string) => ev({ invocationId: 'a', author: 'agent', content: { parts: [{ functionCall: { name } }] } })
+    builder.push(call('f'))
+    builder.push(call('g'))
+    const invocation = builder.invocation('a')!
+    expect({ ...invocation }).toEqual(eventsToInvocations([call('f'), call('g')])[0])
+    expect(Object.keys(invocation.intermediate_data!)).toEqual(['invocation_events'])
+    const data = invocation.intermediate_data as { invocation_events: unknown[] }
+    data.invocation_events = [{ author: 'agent', content: { parts: [{ function_call: { name: 'h' } }] } }]
+    expect(toolCallsOf(invocation).map((c) => c.name)).toEqual(['h'])
   })
 })

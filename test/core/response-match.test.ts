@@ -3,7 +3,7 @@ import { AdkEvent } from '../../src/adk/event.ts'
 import { Invocation } from '../../src/adk/invocation.ts'
 import type { InvocationScore, Provisional } from '../../src/core/criterion.ts'
 import { NO_REFERENCE_REASON, responseMatchScore } from '../../src/core/criteria/response-match.ts'
-import { statusFor } from '../../src/core/status.ts'
+import { statusFor } from '../../src/adk/status.ts'
 import { rouge1 } from '../../src/core/text/rouge.ts'
 import { readShared } from '../support/shared-data.ts'
 

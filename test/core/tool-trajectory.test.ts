@@ -4,7 +4,7 @@ import { Invocation } from '../../src/adk/invocation.ts'
 import { toolTrajectoryAvgScore as criterion, type ToolTrajectoryConfig } from '../../src/core/criteria/tool-trajectory.ts'
 import type { InvocationScore, Provisional } from '../../src/core/criterion.ts'
 import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
-import { statusFor } from '../../src/core/status.ts'
+import { statusFor } from '../../src/adk/status.ts'
 import type { ToolCall } from '../../src/core/trajectory.ts'
 import { readShared } from '../support/shared-data.ts'
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import type { JudgeRunner } from '../../src/engine/metric-run.ts'
-import type { ResultEventBody } from '../../src/engine/types.ts'
+import type { EngineEmission } from '../../src/engine/types.ts'
 import { decodeAll } from '../../src/ingest/index.ts'
 import { createMemoryJudgeCache, type JudgeCache } from '../../src/judge/cache.ts'
 import { createJudgeExecutor } from '../../src/judge/executor.ts'
@@ -52,7 +52,7 @@ function judgeRunner(cache: JudgeCache, sessionId: string): JudgeRunner {
 }
 
 async function run(judge: JudgeRunner | undefined) {
-  const emitted: ResultEventBody[] = []
+  const emitted: EngineEmission[] = []
   const created = createSessionEngine({ spec: { session_id: 'judged', eval_config: config, eval_case: evalCase }, emit: (b) => emitted.push(b), judge })
   if (!created.ok) throw new Error(created.detail)
   for (const e of events) created.engine.push(e)
@@ -60,7 +60,7 @@ async function run(judge: JudgeRunner | undefined) {
   return { emitted, caseResult }
 }
 
-const results = (emitted: ResultEventBody[]) =>
+const results = (emitted: EngineEmission[]) =>
   emitted.filter((e) => e.type === 'criterion.result').map((e) => e.data as Record<string, unknown>)
 
 describe('engine with a Gemini judge', () => {
@@ -73,7 +73,7 @@ describe('engine with a Gemini judge', () => {
       ['final_response_match_v2', 1, 'PASSED'],
     ])
     expect(emitted.at(-1)?.type).toBe('case.result')
-    expect(caseResult.final_eval_status).toBe(1)
+    expect(caseResult.final_eval_status).toBe('PASSED')
     // all five samples in one request (candidateCount), not five requests as ADK sends
     expect(stub.requests.filter((r) => r.kind === 'generateContent')).toHaveLength(1)
     expect(stub.requests[0]!.body.generationConfig.candidateCount).toBe(5)
@@ -99,7 +99,7 @@ describe('engine with a Gemini judge', () => {
     const { emitted, caseResult } = await run(undefined)
     const judged = results(emitted).find((r) => r.metric_name === 'final_response_match_v2')
     expect(judged).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(/no judge configured/) })
-    expect(caseResult.final_eval_status).toBe(1)
+    expect(caseResult.final_eval_status).toBe('PASSED')
   })
 
   it('reports a judge that rejects the request (400) as NOT_EVALUATED with its error', async () => {

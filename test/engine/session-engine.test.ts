@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decodeAll } from '../../src/ingest/index.ts'
 import { createSessionEngine, type SessionEngineOptions } from '../../src/engine/session-engine.ts'
-import type { ResultEventBody, SessionEngine } from '../../src/engine/types.ts'
+import type { EngineEmission, SessionEngine } from '../../src/engine/types.ts'
 import { readShared } from '../support/shared-data.ts'
 
 const sample = (name: string) => decodeAll('sse', readShared('samples', name)).events
@@ -25,7 +25,7 @@ const BOTH_CALLS = [
 ]
 
 function start(spec: Partial<SessionEngineOptions['spec']>, extra: Partial<SessionEngineOptions> = {}) {
-  const emitted: ResultEventBody[] = []
+  const emitted: EngineEmission[] = []
   const created = createSessionEngine({
     spec: { session_id: 's1', ...spec },
     emit: (body) => emitted.push(body),
@@ -35,8 +35,8 @@ function start(spec: Partial<SessionEngineOptions['spec']>, extra: Partial<Sessi
   return { engine: created.engine, emitted }
 }
 
-function results(emitted: ResultEventBody[], type = 'criterion.result') {
-  return emitted.filter((e) => e.type === type).map((e) => e.data)
+function results(emitted: EngineEmission[], type = 'criterion.result') {
+  return emitted.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>)
 }
 
 function pushAll(engine: SessionEngine, events: ReturnType<typeof sample>) {
@@ -58,7 +58,7 @@ describe('session engine', () => {
       ['tool_trajectory_avg_score', 1, 'PASSED'],
       ['response_match_score', 1, 'PASSED'],
     ])
-    expect(caseResult.final_eval_status).toBe(1)
+    expect(caseResult.final_eval_status).toBe('PASSED')
     expect(caseResult.eval_id).toBe('paris')
   })
 
@@ -85,31 +85,34 @@ describe('session engine', () => {
     const { engine, emitted } = start({})
     pushAll(engine, sample('adk-js-weather.sse'))
     const caseResult = await engine.end()
-    for (const r of results(emitted)) {
-      expect(r.eval_status).toBe('NOT_EVALUATED')
-      expect(r.reason).toMatch(/expected invocation/)
-    }
-    expect(caseResult.final_eval_status).toBe(3)
+    // Both default criteria, each with its reason: an empty list must fail here, not pass.
+    expect(results(emitted)).toEqual([
+      expect.objectContaining({ metric_name: 'tool_trajectory_avg_score', eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(/expected invocation/) }),
+      expect.objectContaining({ metric_name: 'response_match_score', eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(/expected invocation/) }),
+    ])
+    expect(caseResult.final_eval_status).toBe('NOT_EVALUATED')
   })
 
-  it('keeps scoring the other metrics when one is unknown or misconfigured', async () => {
+  it('keeps scoring the other metrics when one is not implemented', async () => {
     const { engine, emitted } = start({
       eval_case: weatherCase(BOTH_CALLS),
-      eval_config: {
-        criteria: {
-          no_such_metric: 0.5,
-          tool_trajectory_avg_score: { threshold: 1, match_type: 'sideways' },
-          response_match_score: 0.8,
-        },
-      },
+      eval_config: { criteria: { no_such_metric: 0.5, response_match_score: 0.8 } },
     })
     pushAll(engine, sample('adk-js-weather.sse'))
     const caseResult = await engine.end()
     const byName = Object.fromEntries(results(emitted).map((r) => [r.metric_name, r]))
     expect(byName.no_such_metric).toMatchObject({ eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(/not implemented/) })
-    expect(byName.tool_trajectory_avg_score).toMatchObject({ eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(/match_type/) })
     expect(byName.response_match_score).toMatchObject({ eval_status: 'PASSED', score: 1 })
-    expect(caseResult.final_eval_status).toBe(1)
+    expect(caseResult.final_eval_status).toBe('PASSED')
+  })
+
+  it('refuses a config whose criterion options are invalid, naming the JSON path (422)', () => {
+    const created = createSessionEngine({
+      spec: { session_id: 's', eval_config: { criteria: { tool_trajectory_avg_score: { threshold: 1, match_type: 'sideways' } } } },
+      emit: () => {},
+    })
+    expect(created).toMatchObject({ ok: false, status: 422, title: 'Invalid eval_config' })
+    if (!created.ok) expect(created.detail).toMatch(/^eval_config: \$\.criteria\.tool_trajectory_avg_score\.match_type: .*sideways/)
   })
 
   it('pairs the n-th invocation with the n-th expected invocation', async () => {
@@ -133,7 +136,7 @@ describe('session engine', () => {
       [1, 'tool_trajectory_avg_score', 1],
       [1, 'response_match_score', 1],
     ])
-    expect((caseResult.eval_metric_result_per_invocation as unknown[]).length).toBe(2)
+    expect(caseResult.eval_metric_result_per_invocation).toHaveLength(2)
   })
 
   it('revises an invocation whose final response is followed by another agent', async () => {
@@ -147,7 +150,7 @@ describe('session engine', () => {
       [false, 0],
       [true, 1],
     ])
-    const overall = (caseResult.overall_eval_metric_results as Array<{ metric_name: string; score: number }>)
+    const overall = caseResult.overall_eval_metric_results
     expect(overall.find((m) => m.metric_name === 'response_match_score')?.score).toBe(1)
   })
 

@@ -1,16 +1,20 @@
 /**
  * The work behind `evalstream eval`: load the eval set and config, decode the recorded run, score
  * it with the live engine, and render the table and the ADK EvalSetResult. No process I/O here
- * beyond reading the named files, so tests call it directly.
+ * beyond reading the named files (and calling the judge), so tests call it directly.
+ *
+ * The engine is built as the server builds it (src/host/judge-wiring.ts): the same judge from the
+ * environment, the same session sampling (EVALSTREAM_JUDGE_SAMPLE_RATE, by session id) and the
+ * same budgets (EVALSTREAM_JUDGE_BUDGET_PER_SESSION / _PER_DEPLOYMENT), so a CI run and a live
+ * session give the same results.
  */
 import { evalSetResultJson } from '../../adk/results-json.ts'
-import { EvalCaseResult, evalSetResult, type EvalSetResult } from '../../adk/results.ts'
+import { evalSetResult, type EvalSetResult } from '../../adk/results.ts'
 import type { EvalCase } from '../../adk/eval-set.ts'
 import { decodeAll, sniffFormat } from '../../ingest/index.ts'
 import { createSessionEngine } from '../../engine/session-engine.ts'
 import type { CriterionResultData } from '../../engine/types.ts'
-import { createJudgeExecutor } from '../../judge/executor.ts'
-import { judgeConfigFromEnv } from '../../judge/config.ts'
+import { judgeWiringFromEnv } from '../../host/judge-wiring.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
 
@@ -56,20 +60,20 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     evalConfig = config.config
   }
 
+  const wiring = judgeWiringFromEnv(input.env)
+  if (!wiring.ok) return { ok: false, error: wiring.error }
+
   const warnings: string[] = []
   const results: CriterionResultData[] = []
-  const judgeConfig = judgeConfigFromEnv(input.env)
-  // The Gemini SDK is loaded only when a judge is configured: most CI runs score without one.
-  const executor = judgeConfig
-    ? createJudgeExecutor({ judge: (await import('../../judge/gemini.ts')).createGeminiJudge(judgeConfig), concurrency: 8 })
-    : undefined
   const sessionId = `${evalSet.eval_set_id}/${picked.evalCase.eval_id}`
   const created = createSessionEngine({
     spec: { session_id: sessionId, eval_config: evalConfig, eval_case: picked.evalCase },
+    // A criterion the config file gets wrong is reported against the file, with its JSON path.
+    configSource: configPath,
     emit: (body) => {
       if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
     },
-    judge: executor ? (requests, signal) => executor.answerAll(requests, { sessionId, signal }) : undefined,
+    ...wiring.judging(sessionId),
   })
   if (!created.ok) return { ok: false, error: `${created.title}: ${created.detail}` }
   const engine = created.engine
@@ -79,7 +83,7 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
   for (const item of decoded.events) engine.push(item)
   for (const issue of decoded.issues)
     warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
-  const caseResult = EvalCaseResult.parse(await engine.end())
+  const caseResult = await engine.end()
   // ADK's eval sets name results after the case's app; a recorded run has no other app name.
   const appName = picked.evalCase.session_input?.app_name ?? DEFAULT_APP_NAME
   const setResult = evalSetResult({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { exactMean } from '../../../src/core/aggregate.ts'
 import type { RubricScore } from '../../../src/core/judging/rubric-text.ts'
 import { frm2Decided, frm2VoteIndex, rubricDecided, rubricVote, sideDecided } from '../../../src/core/judging/vote.ts'
-import { statusFor } from '../../../src/core/status.ts'
+import { statusFor } from '../../../src/adk/status.ts'
 import { loadVectors } from './load-vectors.ts'
 
 type Frm2Vector = {
