@@ -12,8 +12,9 @@
 import type { JudgeAnswer, JudgeRequest } from '../core/criterion.ts'
 import { createMemoryJudgeCache, type JudgeCache } from './cache.ts'
 import { createLimiter, type Limiter } from './limiter.ts'
-import type { Judge, JudgeReply, JudgeUsage } from './port.ts'
+import type { Judge, JudgeUsage } from './port.ts'
 import { emptyUsage } from './port.ts'
+import { answerWithin } from './within-deadline.ts'
 
 export { shouldJudgeSession } from './sampling.ts'
 
@@ -76,16 +77,6 @@ function cacheable(answer: JudgeAnswer): boolean {
   return answer.samples.some((s) => !('error' in s))
 }
 
-/** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    if (signal.aborted) return onAbort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
 /**
  * @example
  * const executor = createJudgeExecutor({ judge: createGeminiJudge(config), concurrency: 32, concurrencyPerSession: 2 })
@@ -138,23 +129,6 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     stats.outputTokens += usage.outputTokens
   }
 
-  /** The judge's reply within the deadline, or error samples saying the deadline fired. */
-  async function judged(request: JudgeRequest, state: SessionState | undefined, signal: AbortSignal): Promise<JudgeReply> {
-    const deadline = AbortSignal.timeout(deadlineMs)
-    const callSignal = AbortSignal.any([signal, deadline])
-    const call = judge.answer(request, { signal: callSignal, admit: admitFor(state) })
-    // A judge that ignores its signal still settles some day; nobody is listening by then.
-    call.catch(() => {})
-    try {
-      return await untilAborted(call, callSignal)
-    } catch (error) {
-      if (signal.aborted || !deadline.aborted) throw error
-      stats.deadlines++
-      const sample = { error: `judge deadline exceeded: no answer within ${deadlineMs} ms` }
-      return { id: request.id, samples: Array.from({ length: Math.max(1, request.samples) }, () => sample) }
-    }
-  }
-
   async function run(request: JudgeRequest, sessionId: string | undefined, signal: AbortSignal): Promise<JudgeAnswer> {
     const state = sessionId === undefined ? undefined : sessionState(sessionId)
     // The session's slot first: a session at its limit queues behind itself, not in the process queue.
@@ -162,7 +136,9 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     try {
       const releaseProcess = await limiter.acquire(signal)
       try {
-        const { usage, ...answer } = await judged(request, state, signal)
+        const { reply, timedOut } = await answerWithin(judge, request, { signal, admit: admitFor(state) }, deadlineMs)
+        if (timedOut) stats.deadlines++
+        const { usage, ...answer } = reply
         account(usage)
         stats.answers++
         // A cache that fails to store (e.g. storage full) costs a repeat call later, not this answer.
