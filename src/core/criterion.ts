@@ -53,17 +53,30 @@ export type JudgeRequest = {
    */
   decided?(texts: string[]): boolean
   /**
-   * Present on safety_v1 requests: where Vertex AI is configured, the executor asks Vertex's
-   * evaluation service (SAFETY metric) about this prompt/response pair instead of sending `prompt`.
+   * What this request judges, said without naming who judges it, for judge services that can make
+   * that judgement themselves. The judge port decides where the request goes (src/judge); `prompt`
+   * is always a complete way to answer it.
    */
-  safety?: { prompt: string; response: string }
+  assessment?: Assessment
 }
 
-/** One sample of a judge answer: a model text, a Vertex evaluation score, or why it failed. */
+/**
+ * A judgement described by its subject. `safety`: how safe `response` is as the reply to `prompt`,
+ * answered either as a score in [0, 1] (higher is safer) or as a text answer to the request's prompt.
+ */
+export type Assessment = { kind: 'safety'; prompt: string; response: string }
+
+/**
+ * One sample of a judge answer: a model's text answer to the prompt, a judge service's own score
+ * for the request's assessment, or why it failed.
+ */
 export type JudgeSample = { text: string } | { score: number | null } | { error: string }
 
-/** What a judge gave back for one request. `via` names the service that answered. */
-export type JudgeAnswer = { id: string; via: 'gemini' | 'vertex-safety'; samples: JudgeSample[] }
+/**
+ * What a judge gave back for one request. `via` is the judge port's name for the service that
+ * answered (absent when none did, e.g. past the judge deadline): reported as is, never branched on.
+ */
+export type JudgeAnswer = { id: string; via?: string; samples: JudgeSample[] }
 
 export type Outcome =
   | { kind: 'score'; result: InvocationScore }

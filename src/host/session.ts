@@ -19,9 +19,12 @@ import type {
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
 
-/** What the engine factory gives back: an engine, or the problem with the spec (400/422). */
+/**
+ * What the engine factory gives back: an engine (and what frees the judge state its session holds,
+ * called once the session has ended or was aborted), or the problem with the spec (400/422).
+ */
 export type EngineCreation =
-  | { ok: true; engine: SessionEngine }
+  | { ok: true; engine: SessionEngine; release?: () => void }
   | { ok: false; status: number; title: string; detail: string }
 
 export type EngineFactory = (options: EngineOptions) => EngineCreation
@@ -61,6 +64,7 @@ export class HostedSession {
   #caseResultValue: { typed: EvalCaseResult; value: Record<string, unknown> } | undefined
 
   #engine!: SessionEngine
+  #release: (() => void) | undefined
   private constructor(parts: HostedSessionParts) {
     this.id = parts.spec.session_id
     this.spec = parts.spec
@@ -81,6 +85,7 @@ export class HostedSession {
     const created = parts.createEngine({ spec: parts.spec, emit: (body) => session.#emit(body) })
     if (!created.ok) return created
     session.#engine = created.engine
+    session.#release = created.release
     await session.#replay()
     return { ok: true, session }
   }
@@ -111,7 +116,11 @@ export class HostedSession {
   async end(): Promise<Record<string, unknown>> {
     if (!this.#ended) this.#journal.append({ op: 'end' })
     this.#ended = true
-    return this.#fileShape(await this.#engine.end())
+    try {
+      return this.#fileShape(await this.#engine.end())
+    } finally {
+      this.#release?.()
+    }
   }
 
   snapshot(): Record<string, unknown> {
@@ -126,6 +135,7 @@ export class HostedSession {
 
   abort(reason?: string): void {
     this.#engine.abort(reason)
+    this.#release?.()
   }
 
   /** Seq of the case.result once it is in the log: subscribers past it have nothing left to wait for. */

@@ -40,8 +40,12 @@ export function depsFromEnv(
     }
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
-  const createEngine: EngineFactory = (options) =>
-    createSessionEngine({ ...options, ...wiring.judging(options.spec.session_id) })
+  const createEngine: EngineFactory = (options) => {
+    const { release, ...judging } = wiring.judging(options.spec.session_id)
+    const created = createSessionEngine({ ...options, ...judging })
+    // The host calls release at session end or abort, freeing the executor's per-session state.
+    return created.ok && release ? { ...created, release } : created
+  }
   return {
     ok: true,
     notes,

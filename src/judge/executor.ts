@@ -1,28 +1,53 @@
 /**
- * The judge executor the engine calls: one place for the concurrency limit, the answer cache,
+ * The judge executor the engine calls: one place for concurrency, deadlines, the answer cache,
  * call budgets and cost accounting, in front of any Judge. Identical requests in flight at the
  * same time share one call.
+ *
+ * Fairness: a request takes a slot of its session (at most `concurrencyPerSession` at once) before
+ * a slot of the process (`concurrency`), so sessions whose judge hangs can hold only their own
+ * share of the process; and a request holds its slots at most `deadlineMs`, after which it is
+ * answered with error samples saying so (NOT_EVALUATED with that reason) and its slots are freed,
+ * whether or not the judge behind it ever returns.
  */
 import type { JudgeAnswer, JudgeRequest } from '../core/criterion.ts'
 import { createMemoryJudgeCache, type JudgeCache } from './cache.ts'
-import { createLimiter } from './limiter.ts'
+import { createLimiter, type Limiter } from './limiter.ts'
 import type { Judge, JudgeUsage } from './port.ts'
 import { emptyUsage } from './port.ts'
+import { answerWithin } from './within-deadline.ts'
 
 export { shouldJudgeSession } from './sampling.ts'
+
+/** Judge requests in flight per process (or per Durable Object) by default. */
+export const DEFAULT_JUDGE_CONCURRENCY = 32
+/** Judge requests one session may have in flight by default: 15 sessions whose judge hangs still leave slots. */
+export const DEFAULT_JUDGE_CONCURRENCY_PER_SESSION = 2
+/** How long one judge request may hold its slot, in milliseconds (all attempts, waits and samples): 90 s. */
+export const DEFAULT_JUDGE_DEADLINE_MS = 90_000
 
 /** Caps on model calls (logical calls; retries of one call are not counted again). */
 export type JudgeBudget = { perSession?: number; perDeployment?: number }
 
 export type JudgeExecutorOptions = {
   judge: Judge
-  /** How many judge requests may run at once. */
+  /** How many judge requests may run at once in this process. */
   concurrency: number
+  /** How many of them one session may hold; without it, only the process limit applies. */
+  concurrencyPerSession?: number
+  /** How long one request may hold its slots, in ms; default DEFAULT_JUDGE_DEADLINE_MS. */
+  deadlineMs?: number
   cache?: JudgeCache
   budget?: JudgeBudget
 }
 
-export type JudgeStats = JudgeUsage & { answers: number; cacheHits: number; shared: number; budgetRefusals: number }
+export type JudgeStats = JudgeUsage & {
+  answers: number
+  cacheHits: number
+  shared: number
+  budgetRefusals: number
+  /** Requests answered with error samples because the judge deadline fired. */
+  deadlines: number
+}
 
 export type ExecuteOptions = { sessionId?: string; signal?: AbortSignal }
 
@@ -33,11 +58,19 @@ export interface JudgeExecutor {
   stats(): JudgeStats
   /** Model calls charged to a session so far. */
   sessionCalls(sessionId: string): number
-  /** Drop a finished session's budget counter. */
-  forgetSession(sessionId: string): void
+  /** Sessions whose state (budget count, slots) the executor holds; released sessions are not. */
+  trackedSessions(): number
+  /**
+   * Free a session's state when it ends or is deleted. Calls still running finish (or hit their
+   * deadline) against the detached state; a later request for the id starts afresh.
+   */
+  release(sessionId: string): void
 }
 
 type Job = { promise: Promise<JudgeAnswer>; controller: AbortController; waiters: number }
+
+/** What the executor keeps per session: its budget count and, with a per-session limit, its slots. */
+type SessionState = { calls: number; slots: Limiter | undefined }
 
 /** Answers worth keeping: at least one sample came back (an all-error answer cost nothing and taught nothing). */
 function cacheable(answer: JudgeAnswer): boolean {
@@ -46,56 +79,80 @@ function cacheable(answer: JudgeAnswer): boolean {
 
 /**
  * @example
- * const executor = createJudgeExecutor({ judge: createGeminiJudge(config), concurrency: 8, budget: { perSession: 200 } })
+ * const executor = createJudgeExecutor({ judge: createGeminiJudge(config), concurrency: 32, concurrencyPerSession: 2 })
  * const answers = await executor.answerAll(outcome.requests, { sessionId, signal })
+ * executor.release(sessionId) // when the session ends
  */
 export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecutor {
   const { judge, budget = {} } = options
   const cache = options.cache ?? createMemoryJudgeCache()
   const limiter = createLimiter(options.concurrency)
+  const perSessionLimit = options.concurrencyPerSession
+  if (perSessionLimit !== undefined && !(perSessionLimit >= 1)) throw new RangeError(`concurrencyPerSession must be >= 1, got ${perSessionLimit}`)
+  const deadlineMs = options.deadlineMs ?? DEFAULT_JUDGE_DEADLINE_MS
   const inflight = new Map<string, Job>()
-  const perSession = new Map<string, number>()
+  const sessions = new Map<string, SessionState>()
   let deploymentCalls = 0
-  const stats: JudgeStats = { ...emptyUsage(), answers: 0, cacheHits: 0, shared: 0, budgetRefusals: 0 }
+  const stats: JudgeStats = { ...emptyUsage(), answers: 0, cacheHits: 0, shared: 0, budgetRefusals: 0, deadlines: 0 }
 
-  function admitFor(sessionId: string | undefined): () => string | null {
+  function sessionState(sessionId: string): SessionState {
+    let state = sessions.get(sessionId)
+    if (!state) {
+      const slots = perSessionLimit !== undefined && perSessionLimit < options.concurrency ? createLimiter(perSessionLimit) : undefined
+      state = { calls: 0, slots }
+      sessions.set(sessionId, state)
+    }
+    return state
+  }
+
+  function admitFor(state: SessionState | undefined): () => string | null {
     return () => {
       if (budget.perDeployment !== undefined && deploymentCalls >= budget.perDeployment) {
         stats.budgetRefusals++
         return `judge budget exceeded: ${budget.perDeployment} model calls per deployment`
       }
-      const used = sessionId === undefined ? 0 : (perSession.get(sessionId) ?? 0)
-      if (budget.perSession !== undefined && sessionId !== undefined && used >= budget.perSession) {
+      if (budget.perSession !== undefined && state !== undefined && state.calls >= budget.perSession) {
         stats.budgetRefusals++
         return `judge budget exceeded: ${budget.perSession} model calls per session`
       }
       deploymentCalls++
-      if (sessionId !== undefined) perSession.set(sessionId, used + 1)
+      if (state) state.calls++
       return null
     }
   }
 
+  function account(usage: JudgeUsage | undefined): void {
+    if (!usage) return
+    stats.requests += usage.requests
+    stats.attempts += usage.attempts
+    stats.promptTokens += usage.promptTokens
+    stats.outputTokens += usage.outputTokens
+  }
+
   async function run(request: JudgeRequest, sessionId: string | undefined, signal: AbortSignal): Promise<JudgeAnswer> {
-    const release = await limiter.acquire(signal)
+    const state = sessionId === undefined ? undefined : sessionState(sessionId)
+    // The session's slot first: a session at its limit queues behind itself, not in the process queue.
+    const releaseSession = state?.slots ? await state.slots.acquire(signal) : undefined
     try {
-      const reply = await judge.answer(request, { signal, admit: admitFor(sessionId) })
-      const { usage, ...answer } = reply
-      if (usage) {
-        stats.requests += usage.requests
-        stats.attempts += usage.attempts
-        stats.promptTokens += usage.promptTokens
-        stats.outputTokens += usage.outputTokens
+      const releaseProcess = await limiter.acquire(signal)
+      try {
+        const { reply, timedOut } = await answerWithin(judge, request, { signal, admit: admitFor(state) }, deadlineMs)
+        if (timedOut) stats.deadlines++
+        const { usage, ...answer } = reply
+        account(usage)
+        stats.answers++
+        // A cache that fails to store (e.g. storage full) costs a repeat call later, not this answer.
+        if (cacheable(answer)) {
+          await Promise.resolve()
+            .then(() => cache.put(request.id, answer))
+            .catch(() => {})
+        }
+        return answer
+      } finally {
+        releaseProcess()
       }
-      stats.answers++
-      // A cache that fails to store (e.g. storage full) costs a repeat call later, not this answer.
-      if (cacheable(answer)) {
-        await Promise.resolve()
-          .then(() => cache.put(request.id, answer))
-          .catch(() => {})
-      }
-      return answer
     } finally {
-      release()
+      releaseSession?.()
     }
   }
 
@@ -142,7 +199,8 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     answer,
     answerAll: (requests, opts) => Promise.all(requests.map((r) => answer(r, opts))),
     stats: () => ({ ...stats }),
-    sessionCalls: (sessionId) => perSession.get(sessionId) ?? 0,
-    forgetSession: (sessionId) => void perSession.delete(sessionId),
+    sessionCalls: (sessionId) => sessions.get(sessionId)?.calls ?? 0,
+    trackedSessions: () => sessions.size,
+    release: (sessionId) => void sessions.delete(sessionId),
   }
 }

@@ -1,13 +1,22 @@
 /**
- * safety_v1 through Vertex AI's evaluation service (`evaluateInstances` with `safetyInput`), the
- * service ADK delegates to. Plain fetch, so it runs on Node, Deno and Workers alike; the access
- * token comes from an injected provider.
+ * A safety assessment through Vertex AI's evaluation service (`evaluateInstances` with
+ * `safetyInput`), the service ADK's safety_v1 delegates to. Plain fetch, so it runs on Node, Deno
+ * and Workers alike; the access token comes from an injected provider. Each attempt is bounded by
+ * AbortSignal.timeout joined to the caller's signal; Retry-After is honoured on 429 and 503.
  */
-import type { JudgeRequest } from '../core/criterion.ts'
-import { deadline } from './deadline.ts'
+import type { Assessment } from '../core/criterion.ts'
 import type { JudgeCallOptions, JudgeReply } from './port.ts'
 import { emptyUsage } from './port.ts'
-import { DEFAULT_RETRY, isRetryableStatus, type RetryDeps, type RetryPolicy, withRetry } from './retry.ts'
+import {
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_RETRY,
+  honoursRetryAfter,
+  isRetryableStatus,
+  retryAfterMs,
+  type RetryDeps,
+  type RetryPolicy,
+  withRetry,
+} from './retry.ts'
 
 export type VertexSafetyOptions = {
   project: string
@@ -38,39 +47,44 @@ function scoreOf(body: unknown): number | null {
 }
 
 /**
- * Ask Vertex to rate `request.safety.response`; one sample `{ score }` (higher is safer), or `{ error }`.
+ * Ask Vertex to rate `assessment.response`; one sample `{ score }` (higher is safer), or `{ error }`.
  * @example
- * const answer = await askVertexSafety(request, { project: 'p', location: 'us-central1', token }, {})
+ * const answer = await askVertexSafety('r1', request.assessment, { project: 'p', location: 'us-central1', token }, {})
  */
 export async function askVertexSafety(
-  request: JudgeRequest & { safety: { prompt: string; response: string } },
+  id: string,
+  assessment: Assessment,
   options: VertexSafetyOptions,
   call: JudgeCallOptions,
 ): Promise<JudgeReply> {
   const usage = emptyUsage()
   const refused = call.admit?.()
-  if (refused) return { id: request.id, via: 'vertex-safety', samples: [{ error: refused }], usage }
+  if (refused) return { id, via: 'vertex-safety', samples: [{ error: refused }], usage }
   usage.requests = 1
   const url = evaluateInstancesUrl(options)
   const doFetch = options.fetch ?? fetch
-  const timeoutMs = options.timeoutMs ?? 60_000
+  const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
+  const now = options.now ?? Date.now
   // SafetyInstance carries only the model output; the prompt is not part of Vertex's safety input.
-  const body = JSON.stringify({ safetyInput: { metricSpec: {}, instance: { prediction: request.safety.response } } })
+  const body = JSON.stringify({ safetyInput: { metricSpec: {}, instance: { prediction: assessment.response } } })
 
   const { result, attempts } = await withRetry<number | null>(
     async () => {
-      const d = deadline(timeoutMs, call.signal)
+      const timeout = AbortSignal.timeout(timeoutMs)
+      const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout
       try {
         const token = await options.token()
         const res = await doFetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body,
-          signal: d.signal,
+          signal,
         })
         const text = await res.text()
         if (!res.ok) {
-          return { ok: false, error: `Vertex evaluateInstances ${res.status}: ${text.slice(0, 300)}`, retryable: isRetryableStatus(res.status) }
+          const error = `Vertex evaluateInstances ${res.status}: ${text.slice(0, 300)}`
+          const wait = honoursRetryAfter(res.status) ? retryAfterMs(res.headers.get('retry-after'), now()) : undefined
+          return { ok: false, error, retryable: isRetryableStatus(res.status), ...(wait === undefined ? {} : { retryAfterMs: wait }) }
         }
         try {
           return { ok: true, value: scoreOf(JSON.parse(text)) }
@@ -79,10 +93,8 @@ export async function askVertexSafety(
         }
       } catch (e) {
         call.signal?.throwIfAborted()
-        if (d.timedOut()) return { ok: false, error: `Vertex evaluateInstances timed out after ${timeoutMs} ms`, retryable: false }
+        if (timeout.aborted) return { ok: false, error: `Vertex evaluateInstances timed out after ${timeoutMs} ms`, retryable: false }
         return { ok: false, error: `Vertex evaluateInstances failed: ${(e as Error).message}`, retryable: true }
-      } finally {
-        d.dispose()
       }
     },
     options.retry ?? DEFAULT_RETRY,
@@ -91,5 +103,5 @@ export async function askVertexSafety(
   )
   usage.attempts = attempts
   const sample = result.ok ? { score: result.value } : { error: result.error }
-  return { id: request.id, via: 'vertex-safety', samples: [sample], usage }
+  return { id, via: 'vertex-safety', samples: [sample], usage }
 }

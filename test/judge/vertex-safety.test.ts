@@ -18,7 +18,7 @@ const safetyRequest: JudgeRequest = {
   model: 'gemini-2.5-flash',
   prompt: 'Rate the safety of this response...',
   samples: 1,
-  safety: { prompt: 'How do I bake bread?', response: 'Mix flour, water, yeast and salt.' },
+  assessment: { kind: 'safety', prompt: 'How do I bake bread?', response: 'Mix flour, water, yeast and salt.' },
 }
 
 function vertexJudge(extraEnv: Record<string, string> = {}) {
@@ -71,7 +71,7 @@ describe('Vertex safety', () => {
 
   it('sends Gemini calls to Vertex with the same token when Vertex is the backend', async () => {
     stub.enqueue({ candidates: ['judged'] })
-    const answer = await vertexJudge().answer({ ...safetyRequest, safety: undefined }, {})
+    const answer = await vertexJudge().answer({ ...safetyRequest, assessment: undefined }, {})
     expect(answer.samples).toEqual([{ text: 'judged' }])
     expect(stub.requests[0]?.path).toBe('/v1beta1/projects/my-proj/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent')
     expect(stub.requests[0]?.headers.authorization).toBe('Bearer ya29.token')

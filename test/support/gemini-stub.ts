@@ -11,8 +11,8 @@ export type StubUsage = { prompt?: number; output?: number }
 export type StubReply =
   /** A generateContent answer: one candidate per text (null = a candidate without text). */
   | { candidates: Array<string | null>; usage?: StubUsage; finishReason?: string; delayMs?: number }
-  /** An error body the way Google sends them: `{ error: { code, message, status } }`. */
-  | { error: { code: number; message: string; status: string }; delayMs?: number }
+  /** An error body the way Google sends them: `{ error: { code, message, status } }`, with optional headers (e.g. Retry-After). */
+  | { error: { code: number; message: string; status: string }; headers?: Record<string, string>; delayMs?: number }
   /** Any body, e.g. malformed JSON. */
   | { raw: string; status?: number; contentType?: string; delayMs?: number }
   /** An evaluateInstances answer with `safetyResult.score` (null leaves the score out). */
@@ -43,10 +43,10 @@ export type GeminiStub = {
   close(): Promise<void>
 }
 
-/** A Google-style error reply. */
-export function apiError(code: number, message: string): StubReply {
+/** A Google-style error reply, optionally with response headers such as Retry-After. */
+export function apiError(code: number, message: string, headers?: Record<string, string>): StubReply {
   const status = code === 429 ? 'RESOURCE_EXHAUSTED' : code === 400 ? 'INVALID_ARGUMENT' : code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION'
-  return { error: { code, message, status } }
+  return { error: { code, message, status }, ...(headers ? { headers } : {}) }
 }
 
 /** Rough token count (4 characters a token), the same for every request shape, for the benchmark. */
@@ -71,14 +71,14 @@ function classify(path: string): Pick<RecordedRequest, 'kind' | 'model'> {
   return { kind: 'other' }
 }
 
-function send(res: ServerResponse, status: number, body: string, contentType = 'application/json') {
-  res.writeHead(status, { 'content-type': contentType })
+function send(res: ServerResponse, status: number, body: string, contentType = 'application/json', headers: Record<string, string> = {}) {
+  res.writeHead(status, { ...headers, 'content-type': contentType })
   res.end(body)
 }
 
 function respond(res: ServerResponse, request: RecordedRequest, reply: StubReply) {
   if ('hang' in reply) return
-  if ('error' in reply) return send(res, reply.error.code, JSON.stringify({ error: reply.error }))
+  if ('error' in reply) return send(res, reply.error.code, JSON.stringify({ error: reply.error }), 'application/json', reply.headers)
   if ('raw' in reply) return send(res, reply.status ?? 200, reply.raw, reply.contentType)
   if ('safetyScore' in reply) {
     const safetyResult = reply.safetyScore === null ? { explanation: 'n/a' } : { score: reply.safetyScore, explanation: 'stub', confidence: 1 }

@@ -1,9 +1,11 @@
 /**
- * One final_response_match_v2 judge sample to a score: the JSON answer when it is valid for the
- * response schema, otherwise ADK's label regex on the raw text (spec §2.3).
+ * One final_response_match_v2 judge sample to a score. The label is read ONLY by ADK's label regex
+ * (spec §2.3), whatever the answer looks like: a JSON answer that ADK's regex would not read (e.g.
+ * whitespace before the colon) is NOT_FOUND here as in ADK. The JSON, when the answer is JSON, is
+ * used for the judge's reasoning only, which ADK does not extract at all.
  */
+import { z } from 'zod'
 import type { JudgeSample } from '../criterion.ts'
-import { FinalResponseMatchAnswer } from '../prompts/final-response-match.ts'
 import { parseJsonAnswer } from './answers.ts'
 import { frm2LabelScore, parseFrm2Label, type Frm2Label } from './frm2-label.ts'
 
@@ -11,23 +13,24 @@ export type Frm2Sample = {
   score: number | null
   label: Frm2Label | null
   reasoning?: string
-  parsed_with?: 'json' | 'adk-text'
+  /** How the label was read: always ADK's text regex (kept in the details for continuity). */
+  parsed_with?: 'adk-text'
   error?: string
 }
 
+/** Only the reasoning is taken from a JSON answer; its label field is not trusted over ADK's regex. */
+const Reasoning = z.looseObject({ reasoning: z.string() })
+
 /**
- * @example readFrm2Text('{"reasoning": "same", "is_the_agent_response_valid": "valid"}').score // 1
+ * @example readFrm2Text('{"reasoning": "same", "is_the_agent_response_valid": "valid"}') // { score: 1, label: 'VALID', reasoning: 'same', ... }
+ * @example readFrm2Text('{"is_the_agent_response_valid" : "valid"}').label // 'NOT_FOUND', as in ADK
  */
 export function readFrm2Text(text: string): Frm2Sample {
-  const json = parseJsonAnswer(text, FinalResponseMatchAnswer)
-  if (json) {
-    const label: Frm2Label = json.is_the_agent_response_valid === 'valid' ? 'VALID' : 'INVALID'
-    const sample: Frm2Sample = { score: frm2LabelScore(label), label, parsed_with: 'json' }
-    if (json.reasoning !== undefined) sample.reasoning = json.reasoning
-    return sample
-  }
   const label = parseFrm2Label(text)
-  return { score: frm2LabelScore(label), label, parsed_with: 'adk-text' }
+  const sample: Frm2Sample = { score: frm2LabelScore(label), label, parsed_with: 'adk-text' }
+  const reasoning = parseJsonAnswer(text, Reasoning)?.reasoning
+  if (reasoning !== undefined) sample.reasoning = reasoning
+  return sample
 }
 
 /** A sample of any kind; errors and service scores give no label (ADK: None). */

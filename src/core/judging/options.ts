@@ -79,7 +79,7 @@ export type HallucinationsCriterion = z.infer<typeof HallucinationsCriterion>
 
 /**
  * safety_v1 is a plain BaseCriterion in ADK. `judge_model_options` is evalstream's addition: it
- * picks the Gemini model used when Vertex's safety service is not configured.
+ * picks the judge model that answers the safety rubric when the judge port has no safety service.
  * @example SafetyCriterion.parse({ threshold: 0.8 }).judge_model_options.judge_model // 'gemini-2.5-flash'
  */
 export const SafetyCriterion = adkObject(judgedCriterionFields, 'allow')

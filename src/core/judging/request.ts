@@ -1,7 +1,7 @@
 /**
  * Building a JudgeRequest from a prompt and the criterion's judge options, with its stable id.
  */
-import type { JudgeRequest } from '../criterion.ts'
+import type { Assessment, JudgeRequest } from '../criterion.ts'
 import type { JudgeModelOptions } from './options.ts'
 import { judgeRequestId } from './request-id.ts'
 
@@ -18,7 +18,8 @@ export type RequestSpec = {
   /** num_samples, or 1 where ADK ignores it (hallucinations_v1). */
   samples: number
   decided?: (texts: string[]) => boolean
-  safety?: { prompt: string; response: string }
+  /** What the request judges, for judge services that make that judgement themselves. */
+  assessment?: Assessment
 }
 
 /**
@@ -37,7 +38,7 @@ export function judgeRequest(spec: RequestSpec): JudgeRequest {
   }
   if (spec.options.judge_model_config) request.modelConfig = spec.options.judge_model_config
   if (spec.decided) request.decided = spec.decided
-  if (spec.safety) request.safety = spec.safety
+  if (spec.assessment) request.assessment = spec.assessment
   return request
 }
 

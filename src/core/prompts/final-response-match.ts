@@ -2,9 +2,8 @@
  * evalstream's own judge prompt for final_response_match_v2: does the agent's answer agree with the
  * reference answer for this user request? Same inputs as ADK's judge (user prompt, agent response,
  * reference response); the wording is this project's. The answer is JSON whose key matches ADK's
- * label regex, so a model that ignores the schema but writes the same JSON still parses (spec §2.3).
+ * label regex (spec §2.3), which alone reads the label: the JSON gives the reasoning only.
  */
-import { z } from 'zod'
 
 export type FinalResponseMatchInputs = { userPrompt: string; agentResponse: string; referenceResponse: string }
 
@@ -51,10 +50,3 @@ export const FINAL_RESPONSE_MATCH_SCHEMA = {
   required: ['reasoning', 'is_the_agent_response_valid'],
   propertyOrdering: ['reasoning', 'is_the_agent_response_valid'],
 } as const
-
-/** The JSON answer; extra keys are tolerated. */
-export const FinalResponseMatchAnswer = z.looseObject({
-  reasoning: z.string().optional(),
-  is_the_agent_response_valid: z.enum(['valid', 'invalid']),
-})
-export type FinalResponseMatchAnswer = z.infer<typeof FinalResponseMatchAnswer>

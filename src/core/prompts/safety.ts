@@ -1,8 +1,8 @@
 /**
- * evalstream's own safety rubric, used when Vertex AI's safety evaluation (what ADK's safety_v1
- * calls, spec §2.7) is not configured: a Gemini judge scores the agent's answer, 1 = safe, 0 =
- * unsafe, matching Vertex's "higher is safer" [0, 1] scale. Scores from this rubric are NOT
- * Vertex's: results say which one was used (`judged_by`).
+ * evalstream's own safety rubric, answered by the judge model when the judge port has no safety
+ * service (ADK's safety_v1 asks Vertex AI's evaluation service, spec §2.7): 1 = safe, 0 = unsafe,
+ * matching that service's "higher is safer" [0, 1] scale. Scores from this rubric are not the
+ * service's: results say which one was used (`judged_by`).
  */
 import { z } from 'zod'
 

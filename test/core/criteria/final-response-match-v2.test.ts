@@ -58,7 +58,7 @@ describe('final_response_match_v2', () => {
   it('majority valid: score 1 with the first positive sample\'s reasoning', () => {
     const { result } = run(texts(json('invalid', 'no'), json('valid', 'first yes'), json('valid'), json('valid'), json('invalid')))
     expect(result.score).toBe(1)
-    expect(result.details).toMatchObject({ label: 'VALID', reasoning: 'first yes', parsed_with: 'json' })
+    expect(result.details).toMatchObject({ label: 'VALID', reasoning: 'first yes', parsed_with: 'adk-text' })
   })
 
   it('a tie goes to invalid; unparseable samples do not vote', () => {
@@ -67,11 +67,22 @@ describe('final_response_match_v2', () => {
     expect(result.details).toMatchObject({ reasoning: 'the no', sample_labels: ['VALID', 'NOT_FOUND', 'INVALID', 'VALID', 'INVALID'] })
   })
 
-  it('falls back to ADK\'s text parser when the answer is not schema JSON', () => {
+  it('reads ADK-style answers that are not JSON with ADK\'s text parser', () => {
     const adkStyle = '```json\n{\n  "is_the_agent_response_valid": ["valid"],\n  "reasoning": "ok",\n}\n```'
     const { result } = run(texts(adkStyle, adkStyle, 'Valid!'))
     expect(result.score).toBe(1)
-    expect(result.details).toMatchObject({ parsed_with: 'adk-text' })
+    expect(result.details).toMatchObject({ parsed_with: 'adk-text', sample_labels: ['VALID', 'VALID', 'NOT_FOUND'] })
+  })
+
+  it('a JSON answer ADK\'s regex cannot read does not vote, however valid its JSON (ADK parity)', () => {
+    const spaced = '{"reasoning": "looks right", "is_the_agent_response_valid" : "valid"}'
+    const { result } = run(texts(spaced, spaced, spaced))
+    expect(result.score).toBeNull()
+    expect(result.reason).toMatch(/no judge sample gave a valid\/invalid label/)
+    expect(result.details).toMatchObject({ sample_labels: ['NOT_FOUND', 'NOT_FOUND', 'NOT_FOUND'], reasoning: 'looks right' })
+    // Among readable samples, the unreadable one is simply left out of the vote.
+    const mixed = run(texts(spaced, json('invalid', 'wrong'), spaced)).result
+    expect(mixed).toMatchObject({ score: 0, details: { label: 'INVALID', reasoning: 'wrong' } })
   })
 
   it('all unparseable: null with a reason', () => {

@@ -39,7 +39,7 @@ describe('judged criteria over the loopback Gemini stub', () => {
     )
     const result = await settle(outcome)
     expect(result.score).toBe(1)
-    expect(result.details).toMatchObject({ reasoning: 'same', parsed_with: 'json' })
+    expect(result.details).toMatchObject({ reasoning: 'same', parsed_with: 'adk-text' })
     const sent = stub.requests[before]
     expect(sent?.body.generationConfig).toMatchObject({ candidateCount: 5, responseMimeType: 'application/json' })
     expect(sent?.body.generationConfig.responseJsonSchema.required).toContain('is_the_agent_response_valid')

@@ -6,16 +6,16 @@ import { answerAll, judgeOutcome, scoreResult, turn } from './judged-helpers.ts'
 const config = C.config.parse({ threshold: 0.8 })
 const actual = turn('How do I bake bread?', 'Mix flour, water, yeast and salt.')
 
-function run(samples: JudgeSample[], via: 'gemini' | 'vertex-safety') {
+function run(samples: JudgeSample[], via: string) {
   const outcome = judgeOutcome(C.finish(C.init({ config, key: 's/0' }), actual))
   return scoreResult(outcome.resume(answerAll(outcome.requests, samples, via)))
 }
 
 describe('safety_v1', () => {
-  it('one request carrying both the Vertex pair and the Gemini fallback prompt', () => {
+  it('one request saying what it needs (a safety assessment of the pair) and carrying the rubric prompt', () => {
     const [request, ...rest] = judgeOutcome(C.finish(C.init({ config, key: 's/0' }), actual)).requests
     expect(rest).toHaveLength(0)
-    expect(request?.safety).toEqual({ prompt: 'How do I bake bread?', response: 'Mix flour, water, yeast and salt.' })
+    expect(request?.assessment).toEqual({ kind: 'safety', prompt: 'How do I bake bread?', response: 'Mix flour, water, yeast and salt.' })
     expect(request?.prompt).toContain('Mix flour, water, yeast and salt.')
     expect(request?.responseJsonSchema).toBeDefined()
     expect(request?.samples).toBe(1)
@@ -40,6 +40,16 @@ describe('safety_v1', () => {
     const result = run([{ error: 'PERMISSION_DENIED' }], 'vertex-safety')
     expect(result.score).toBeNull()
     expect(result.reason).toContain('PERMISSION_DENIED')
+    expect(result.details).toEqual({ judged_by: 'vertex-safety' })
+  })
+
+  it('the criterion reads the sample, not the service name: any service score is used as is', () => {
+    expect(run([{ score: 0.4 }], 'another-safety-service')).toMatchObject({ score: 0.4, details: { judged_by: 'another-safety-service' } })
+    // No service answered (e.g. the judge deadline fired): the reason says why, nothing is named.
+    const outcome = judgeOutcome(C.finish(C.init({ config, key: 's/0' }), actual))
+    const late = scoreResult(outcome.resume(outcome.requests.map((r) => ({ id: r.id, samples: [{ error: 'judge deadline exceeded' }] }))))
+    expect(late).toMatchObject({ score: null, reason: 'safety judge failed: judge deadline exceeded' })
+    expect(late.details).toBeUndefined()
   })
 
   it('Gemini rubric: JSON verdicts', () => {
