@@ -2,6 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
+import type { Limits } from '../ingest/limits.ts'
 import type { SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -17,4 +18,8 @@ export type AppDeps = {
   fetch?: typeof fetch
   /** New session ids; defaults to crypto.randomUUID. */
   newId?: () => string
+  /** What a client may send (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
+  limits?: Limits
+  /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
+  publicUrl?: string
 }
