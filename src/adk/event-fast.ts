@@ -160,7 +160,7 @@ const EVENT = model({
   error_message: str,
   finish_reason: str,
   usage_metadata: record,
-}, ['author'])
+})
 
 /**
  * The fast path alone: the event as `AdkEvent.parse` would return it, or undefined when the input

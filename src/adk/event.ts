@@ -30,14 +30,11 @@ export const EventActions = adkObject(
 )
 export type EventActions = z.infer<typeof EventActions>
 
-/** ADK's `Event.author` has no default: an event must say who wrote it. */
-const AUTHOR_REQUIRED = 'required: an ADK event names its author ("user" or the agent\'s name)'
-
 export const AdkEvent = adkObject(
   {
     id: nullish(z.string()),
     invocation_id: nullish(z.string()),
-    author: z.string({ error: (issue) => (issue.input === undefined ? AUTHOR_REQUIRED : undefined) }),
+    author: nullish(z.string()),
     content: nullish(Content),
     partial: nullish(z.boolean()),
     turn_complete: nullish(z.boolean()),

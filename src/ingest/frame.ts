@@ -113,8 +113,13 @@ export function decodeCheckedValue(value: unknown, index: number): DecoderOutput
     const path = pathInRaw(first?.path ?? [], value)
     return { index, kind: 'invalid_event', message: `${path}: ${first?.message ?? 'invalid event'}`, path }
   }
+  // ADK's Event.author has no default: `{}` (or any event without one) is not an ADK event.
+  if (typeof parsed.data.author !== 'string')
+    return { index, kind: 'invalid_event', message: AUTHOR_REQUIRED, path: '$.author' }
   return { index, event: parsed.data, raw: value }
 }
+
+const AUTHOR_REQUIRED = `$.author: required: an ADK event names its author ("user" or the agent's name)`
 
 /**
  * A frame's text (SSE data, NDJSON line) -> event or issue.
