@@ -15,15 +15,10 @@ import { depsFromEnv } from '../src/host/setup.ts'
 import { type Limits, limitsFromEnv, utf8ByteLength } from '../src/ingest/index.ts'
 import { Hono, type Context } from 'hono'
 import { EvalSession } from './session-object.ts'
+import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
 
 export { EvalSession }
-
-/**
- * Bytes of a session's stored spec (config and case as JSON): a Durable Object's SQLite row holds
- * at most 2 MB, and the spec is one row. Not configurable: it is the platform's limit.
- */
-export const WORKER_MAX_SPEC_BYTES = 1_900_000
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 
