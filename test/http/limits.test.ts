@@ -8,7 +8,7 @@ import { memorySessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv, type Env } from '../../src/host/setup.ts'
 import { readSse } from '../support/sse-client.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
-import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from './fixtures.ts'
+import { CONFIG, MATCHING_CASE, WEATHER_EVENTS, weatherCase } from './fixtures.ts'
 import { crashBody, deepArgsEvent, deepCaseBody, nestedArrays } from './hostile-bodies.ts'
 
 function appWith(env: Env = {}) {
@@ -100,6 +100,26 @@ describe('hostile event bodies', () => {
     expect(summary.rejected).toEqual([
       { index: 1, path: '$.content.parts[0].text', message: expect.stringContaining('EVALSTREAM_MAX_STRING_LENGTH=100') },
     ])
+  })
+})
+
+describe('at the depth ceiling', () => {
+  it('EVALSTREAM_MAX_JSON_DEPTH=1000 (the highest allowed): args that deep are scored, compared, written and streamed', async () => {
+    const api = appWith({ EVALSTREAM_MAX_JSON_DEPTH: '1000' })
+    // 990 levels of args, inside an event and inside the case: both within 1000 with their wrappers.
+    let args: Record<string, unknown> = { city: 'Paris' }
+    for (let i = 0; i < 980; i++) args = { a: args }
+    const deepCase = weatherCase([{ name: 'get_weather', args }])
+    expect((await api.create({ session_id: 'ceiling', eval_config: { criteria: { tool_trajectory_avg_score: 1.0 } }, eval_case: deepCase })).status).toBe(201)
+    const call = { author: 'agent', invocationId: 'e-1', content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args } }] } }
+    const answer = { author: 'agent', invocationId: 'e-1', content: { role: 'model', parts: [{ text: 'sunny' }] } }
+    const results = api.app.request('/v1/sessions/ceiling/results')
+    const summary = await api.json(await api.events('ceiling', JSON.stringify([call, answer])))
+    expect(summary).toEqual({ accepted: 2, rejected: [] })
+    const ended = await api.healthy('ceiling')
+    expect(ended.overall_eval_metric_results[0]).toMatchObject({ metric_name: 'tool_trajectory_avg_score', score: 1, eval_status: 1 })
+    const messages = await readSse(await results)
+    expect(messages.at(-1)?.event).toBe('case.result')
   })
 })
 

@@ -86,6 +86,26 @@ describe('limits on Workers', () => {
     expect((await post(`/v1/sessions/${id}/end`, '')).status).toBe(200)
   })
 
+  it('EVALSTREAM_MAX_JSON_DEPTH=1000 (the ceiling): args 990 levels deep are scored, stored, replayed and ended in workerd', async () => {
+    const deep = await startWorker({ EVALSTREAM_MAX_JSON_DEPTH: '1000' })
+    try {
+      let args: Record<string, unknown> = { city: 'Paris' }
+      for (let i = 0; i < 980; i++) args = { a: args }
+      const spec = { session_id: 'ceiling', eval_config: { criteria: { tool_trajectory_avg_score: 1.0 } }, eval_case: weatherCase([{ name: 'get_weather', args }]) }
+      const at = (path: string, body: string, type = 'application/json') =>
+        fetch(`${deep.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': type }, body })
+      expect((await at('/v1/sessions', JSON.stringify(spec))).status).toBe(201)
+      const call = { author: 'agent', invocationId: 'e-1', content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args } }] } }
+      expect(await json(await at('/v1/sessions/ceiling/events', JSON.stringify([call])))).toEqual({ accepted: 1, rejected: [] })
+      // Evicted: the object rebuilds the session by replaying the deep event from SQLite.
+      await at('/v1/sessions/ceiling/__evict', '').catch(() => undefined)
+      const ended = await json(await at('/v1/sessions/ceiling/end', ''))
+      expect(ended.overall_eval_metric_results[0]).toMatchObject({ metric_name: 'tool_trajectory_avg_score', score: 1 })
+    } finally {
+      await deep.stop()
+    }
+  })
+
   it('the Host header is not reflected into Location or urls', async () => {
     const id = uniqueId('host')
     const res = await post('/v1/sessions', JSON.stringify({ session_id: id, eval_case: weatherCase([]) }), { 'x-forwarded-host': 'evil.example' })
