@@ -2,7 +2,8 @@
  * Cloudflare Workers entry. Each session lives in its own Durable Object (`SESSIONS.idFromName`),
  * which runs the full API for it; the Worker only decides which object a request belongs to.
  * Requests that belong to no session (health, catalogue, ADK routes in proxy mode) are answered by
- * the same app here, statelessly.
+ * the same app here, statelessly. Bodies the Worker must read to route are held to the same limits
+ * as everywhere (src/ingest/limits.ts).
  *
  * Auth (docs/auth.md): the router answers CORS and checks the bearer token before any object is
  * woken, so an unauthenticated request costs no Durable Object. It forwards the request with its
@@ -12,12 +13,16 @@
 import { createApp } from '../src/http/app.ts'
 import { proxySessionId, requireToken, reservedIdProblem, tenantOf } from '../src/http/auth.ts'
 import { corsFor } from '../src/http/cors.ts'
+import { parseCreateBody, resolveCreateRequest } from '../src/http/create-request.ts'
 import { problem } from '../src/http/problem.ts'
 import { SESSION_HEADER } from '../src/http/proxy.ts'
+import { readTextLimited } from '../src/http/read-body.ts'
 import { memorySessionStore } from '../src/host/session-store.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
+import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession } from './session-object.ts'
+import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
 
 export { EvalSession }
@@ -28,14 +33,25 @@ function toObject(env: WorkerEnv, sessionId: string, request: Request): Promise<
   return env.SESSIONS.get(env.SESSIONS.idFromName(sessionId)).fetch(request)
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined | 'invalid' {
-  if (text.trim() === '') return {}
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Only the top-level ids are read, so no depth check is needed: JSON.parse itself is iterative. */
+function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+    return isRecord(value) ? value : undefined
   } catch {
-    return 'invalid'
+    return undefined
   }
+}
+
+/** The same request with a new body (its Content-Length no longer applies). */
+function withBody(request: Request, body: string): Request {
+  const headers = new Headers(request.headers)
+  headers.delete('content-length')
+  return new Request(request.url, { method: request.method, headers, body })
 }
 
 const router = new Hono<{ Bindings: WorkerEnv; Variables: { configured: Configured } }>()
@@ -51,31 +67,60 @@ router.use('*', async (c, next) => {
 router.use('*', (c, next) => c.var.configured.auth(c, next))
 
 router.post('/v1/sessions', async (c) => {
-  const text = await c.req.text()
-  const body = parseObject(text)
-  if (body === 'invalid') return problem(c, 400, 'Invalid JSON', 'the request body is not JSON')
+  const body = await parseCreateBody(c.req.raw, c.var.configured.limits)
+  if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+  const value = isRecord(body.value) ? body.value : undefined
   // The id picks the object, so it is assigned here; a malformed one is the object's to refuse.
-  const id = body && typeof body.session_id === 'string' ? body.session_id : crypto.randomUUID()
+  const id = value && typeof value.session_id === 'string' ? value.session_id : crypto.randomUUID()
   // Refused here too, so another tenant's id namespace does not even wake an object.
   const reserved = reservedIdProblem(tenantOf(c), id)
   if (reserved) return problem(c, 400, 'Invalid session request', reserved)
-  const forwarded = body && body.session_id === undefined ? JSON.stringify({ ...body, session_id: id }) : text
-  return toObject(c.env, id, new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body: forwarded }))
+  const forwarded = value && value.session_id === undefined ? { ...value, session_id: id } : body.value
+  const request = resolveCreateRequest(forwarded)
+  if (request.ok) {
+    const spec = { session_id: id, eval_config: request.eval_config, eval_case: request.eval_case }
+    const bytes = utf8ByteLength(JSON.stringify(spec))
+    if (bytes > WORKER_MAX_SPEC_BYTES)
+      return problem(
+        c,
+        413,
+        'Session spec too large',
+        `eval_config and eval_case take ${bytes} bytes; a session on Workers stores at most ${WORKER_MAX_SPEC_BYTES} (one Durable Object SQLite row)`,
+        { limit: { name: 'WORKER_MAX_SPEC_BYTES', value: WORKER_MAX_SPEC_BYTES } },
+      )
+  }
+  return toObject(c.env, id, withBody(c.req.raw, JSON.stringify(forwarded)))
 })
 
 router.all('/v1/sessions/*', (c) => {
-  const match = SESSION_PATH.exec(new URL(c.req.url).pathname)
-  if (!match) return problem(c, 404, 'Not found', `no route ${c.req.method} ${new URL(c.req.url).pathname}`)
-  return toObject(c.env, decodeURIComponent(match[1]!), c.req.raw)
+  const path = new URL(c.req.url).pathname
+  const match = SESSION_PATH.exec(path)
+  if (!match) return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
+  let id: string
+  try {
+    id = decodeURIComponent(match[1]!)
+  } catch {
+    return problem(c, 400, 'Invalid session path', `'${match[1]}' is not a valid percent-encoded session id`)
+  }
+  return toObject(c.env, id, c.req.raw)
 })
 
 router.post('/run_sse', async (c) => {
-  const text = await c.req.text()
-  const body = parseObject(text)
-  const adkId = body && body !== 'invalid' ? (body.sessionId ?? body.session_id) : undefined
+  const limits = c.var.configured.limits
+  // The session id may be in the body, so the body is read here, as a stream under the byte limit.
+  const read = await readTextLimited(c.req.raw, limits.maxRequestBytes)
+  if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
+  if (!read.ok) {
+    const detail = `the body is more than ${limits.maxRequestBytes} bytes (EVALSTREAM_MAX_REQUEST_BYTES=${limits.maxRequestBytes})`
+    return problem(c, 413, 'Request body too large', detail, {
+      limit: { name: 'EVALSTREAM_MAX_REQUEST_BYTES', value: limits.maxRequestBytes },
+    })
+  }
+  const body = parseObject(read.text)
+  const adkId = body ? (body.sessionId ?? body.session_id) : undefined
   const adkScoped = typeof adkId === 'string' && adkId !== '' ? proxySessionId(tenantOf(c), adkId) : undefined
   const id = c.req.header(SESSION_HEADER) ?? adkScoped
-  const request = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body: text })
+  const request = withBody(c.req.raw, read.text)
   return id ? toObject(c.env, id, request) : c.var.configured.app.fetch(request)
 })
 
@@ -87,6 +132,8 @@ type Configured = {
   app: { fetch(r: Request): Response | Promise<Response> }
   cors: MiddlewareHandler
   auth: MiddlewareHandler
+  /** What a client may send (EVALSTREAM_MAX_*), for the bodies the router itself reads. */
+  limits: Limits
 }
 let cached: { env: WorkerEnv; value: Configured | { ok: false; error: string } } | undefined
 
@@ -100,6 +147,7 @@ function configured(env: WorkerEnv): Configured | { ok: false; error: string } {
         app: createApp({ ...setup.deps, cors: undefined }),
         cors: corsFor(setup.deps.cors),
         auth: requireToken(setup.deps.auth),
+        limits: setup.deps.limits ?? DEFAULT_LIMITS,
       }
     : { ok: false as const, error: setup.error }
   cached = { env, value }

@@ -37,13 +37,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/**
- * Deep equality with Python `==` semantics on JSON-like values.
- * @example
- * pythonEqual({ a: [1, true] }, { a: [1.0, 1] }) // true
- * pythonEqual(undefined, {})                     // false: None != {}
- */
-export function pythonEqual(a: unknown, b: unknown): boolean {
+/** One comparison of scalars, or the pairs of children to compare next when both are containers. */
+function compareShallow(a: unknown, b: unknown, pending: unknown[]): boolean {
   // Same primitive or same object. NaN is not === to itself and falls through to the numeric test.
   if (a === b) return true
   if (a === null || a === undefined) return b === null || b === undefined
@@ -58,16 +53,34 @@ export function pythonEqual(a: unknown, b: unknown): boolean {
   }
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!pythonEqual(a[i], b[i])) return false
+    for (let i = 0; i < a.length; i++) pending.push(a[i], b[i])
     return true
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a)
     if (keys.length !== Object.keys(b).length) return false
     for (const key of keys) {
-      if (!Object.hasOwn(b, key) || !pythonEqual(a[key], b[key])) return false
+      if (!Object.hasOwn(b, key)) return false
+      pending.push(a[key], b[key])
     }
     return true
   }
   return false
+}
+
+/**
+ * Deep equality with Python `==` semantics on JSON-like values. Iterative (an explicit list of
+ * pairs still to compare), so tool arguments of any depth cost heap, never stack.
+ * @example
+ * pythonEqual({ a: [1, true] }, { a: [1.0, 1] }) // true
+ * pythonEqual(undefined, {})                     // false: None != {}
+ */
+export function pythonEqual(a: unknown, b: unknown): boolean {
+  const pending: unknown[] = [a, b]
+  while (pending.length > 0) {
+    const right = pending.pop()
+    const left = pending.pop()
+    if (!compareShallow(left, right, pending)) return false
+  }
+  return true
 }

@@ -3,6 +3,7 @@
  * stay in the adapters, which build these.
  */
 import type { Authenticator, CorsSettings } from './auth-config.ts'
+import type { Limits } from '../ingest/limits.ts'
 import type { SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -22,4 +23,8 @@ export type AppDeps = {
   auth?: Authenticator
   /** Browser origins allowed to call the API (EVALSTREAM_CORS_ORIGINS); absent means no CORS headers. */
   cors?: CorsSettings
+  /** What a client may send (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
+  limits?: Limits
+  /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
+  publicUrl?: string
 }

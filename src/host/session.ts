@@ -62,6 +62,9 @@ export class HostedSession {
   #caseResultSeq: number | undefined
   /** The case result in ADK's file shape, written once: what /end answers and case.result carries. */
   #caseResultValue: { typed: EvalCaseResult; value: Record<string, unknown> } | undefined
+  // What the per-session limits count (src/ingest/limits.ts), rebuilt by replay like everything else.
+  #recorded = 0
+  #invocationIds = new Set<string>()
 
   #engine!: SessionEngine
   #release: (() => void) | undefined
@@ -97,13 +100,34 @@ export class HostedSession {
   push(item: IngestedEvent): void {
     if (this.#ended) return
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw })
+    this.#count(item)
     this.#engine.push(item)
   }
 
   reject(rejected: RejectedEvent): void {
     if (this.#ended) return
     this.#journal.append({ op: 'reject', rejected })
+    this.#count()
     this.#engine.reject(rejected)
+  }
+
+  /** Events recorded so far, accepted and rejected: what EVALSTREAM_MAX_EVENTS_PER_SESSION counts. */
+  get recordedEvents(): number {
+    return this.#recorded
+  }
+
+  /** Whether an event of this invocation id opens a new one (EVALSTREAM_MAX_INVOCATIONS_PER_SESSION). */
+  isNewInvocation(invocationId: string | null | undefined): boolean {
+    return !this.#invocationIds.has(invocationId ?? '')
+  }
+
+  get invocationCount(): number {
+    return this.#invocationIds.size
+  }
+
+  #count(item?: IngestedEvent): void {
+    this.#recorded += 1
+    if (item) this.#invocationIds.add(item.event.invocation_id ?? '')
   }
 
   completeInvocation(): void {
@@ -160,8 +184,14 @@ export class HostedSession {
       if (entry.op === 'event') {
         const decoded = decodeFrameValue(entry.raw, entry.index)
         // Only valid events were journaled; an issue here means the schema changed since.
-        if (!isIngestIssue(decoded)) this.#engine.push(decoded)
-      } else if (entry.op === 'reject') this.#engine.reject(entry.rejected)
+        if (!isIngestIssue(decoded)) {
+          this.#count(decoded)
+          this.#engine.push(decoded)
+        }
+      } else if (entry.op === 'reject') {
+        this.#count()
+        this.#engine.reject(entry.rejected)
+      }
       else if (entry.op === 'complete') this.#engine.completeInvocation()
       else {
         this.#ended = true

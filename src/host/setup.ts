@@ -3,6 +3,7 @@
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
 import { createSessionEngine } from '../engine/session-engine.ts'
+import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
@@ -30,6 +31,10 @@ export function depsFromEnv(
   const access = accessFromEnv(env)
   if (!access.ok) return access
   const { auth, cors } = access.value
+  const limits = limitsFromEnv(env)
+  if (!limits.ok) return limits
+  const publicUrl = readPublicUrl(env.EVALSTREAM_PUBLIC_URL)
+  if (!publicUrl.ok) return publicUrl
   const notes = [...access.value.notes, ...wiring.notes]
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
@@ -49,7 +54,30 @@ export function depsFromEnv(
   return {
     ok: true,
     notes,
-    deps: { store: host.store, createEngine, defaultConfig: config.value, agentUrl, fetch: host.fetch, auth, cors },
+    deps: {
+      store: host.store,
+      createEngine,
+      defaultConfig: config.value,
+      agentUrl,
+      fetch: host.fetch,
+      limits: limits.limits,
+      publicUrl: publicUrl.value,
+      auth,
+      cors,
+    },
+  }
+}
+
+/** EVALSTREAM_PUBLIC_URL: where clients reach this service (`https://evals.example.com`), never taken from a request's Host. */
+function readPublicUrl(raw: string | undefined): { ok: true; value?: string } | { ok: false; error: string } {
+  const text = raw?.trim()
+  if (!text) return { ok: true }
+  try {
+    const url = new URL(text)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)')
+    return { ok: true, value: url.href.replace(/\/+$/, '') }
+  } catch {
+    return { ok: false, error: `EVALSTREAM_PUBLIC_URL is not an http(s) URL: '${text}'` }
   }
 }
 

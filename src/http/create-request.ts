@@ -5,16 +5,23 @@
  */
 import { z } from 'zod'
 import { EvalSet } from '../adk/eval-set.ts'
+import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
 import { parseErrorFromZod } from '../adk/parse-error.ts'
+import { formatFromContentType, type Limits, LIMIT_ENV, limitName } from '../ingest/index.ts'
+import type { ProblemExtensions } from './problem.ts'
+import { readTextLimited } from './read-body.ts'
 
-/** Session ids appear in URLs and Durable Object names: keep them URL-safe and bounded. */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9._~:-]{1,200}$/
+/**
+ * Session ids appear in URLs and Durable Object names: keep them URL-safe and bounded. `.` and `..`
+ * are refused: they are path segments that URL normalisation removes, so no URL could reach them.
+ */
+export const SESSION_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._~:-]{1,200}$/
 
 export const CreateSessionRequest = z
   .object({
     session_id: z
       .string()
-      .regex(SESSION_ID_PATTERN, 'must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -')
+      .regex(SESSION_ID_PATTERN, "must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -, and not '.' or '..'")
       .optional(),
     eval_config: z.unknown().optional(),
     eval_case: z.unknown().optional(),
@@ -24,7 +31,55 @@ export const CreateSessionRequest = z
   .strict()
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
 
-export type CreateProblem = { status: 400 | 404 | 422; title: string; detail: string }
+export type CreateProblem = { status: 400 | 404 | 413 | 415 | 422; title: string; detail: string; extensions?: ProblemExtensions }
+
+/**
+ * The create body as JSON, held to the limits before anything recursive (zod, the engine, the
+ * Durable Object's JSON.stringify) sees it: a JSON Content-Type (or none), at most the request byte
+ * limit (read as a stream, refused past it), nesting and strings within bounds.
+ * @example const body = await parseCreateBody(c.req.raw, limits); if (!body.ok) return problem(c, body.problem.status, …)
+ */
+export async function parseCreateBody(
+  request: Request,
+  limits: Limits,
+): Promise<{ ok: true; value: unknown } | { ok: false; problem: CreateProblem }> {
+  const type = request.headers.get('content-type')
+  if (type !== null && formatFromContentType(type) !== 'json') {
+    await request.body?.cancel().catch(() => {})
+    return bad(415, 'Unsupported Media Type', `a session is created from JSON: send Content-Type application/json, not '${type}'`)
+  }
+  const read = await readTextLimited(request, limits.maxRequestBytes)
+  if (!read.ok) {
+    if (read.reason === 'broken') return bad(400, 'Body could not be read', read.error)
+    const detail = `the body is more than ${limits.maxRequestBytes} bytes (${limitName('maxRequestBytes', limits)})`
+    return bad(413, 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
+  }
+  if (read.text.trim() === '') return { ok: true, value: {} }
+  let value: unknown
+  try {
+    value = JSON.parse(read.text)
+  } catch (e) {
+    return bad(400, 'Invalid JSON', `the request body is not JSON: ${(e as Error).message}`)
+  }
+  const found = findJsonBoundsViolation(value, limits)
+  if (found?.kind === 'depth')
+    return bad(
+      422,
+      'JSON nested too deep',
+      `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${limitName('maxJsonDepth', limits)})`,
+      { limit: limitMember('maxJsonDepth', limits), path: found.path },
+    )
+  if (found?.kind === 'string')
+    return bad(
+      422,
+      'JSON string too long',
+      `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${limitName('maxStringLength', limits)})`,
+      { limit: limitMember('maxStringLength', limits), path: found.path },
+    )
+  return { ok: true, value }
+}
+
+const limitMember = (limit: keyof Limits, limits: Limits) => ({ name: LIMIT_ENV[limit], value: limits[limit] })
 
 /**
  * Resolves the request to the spec's config and case, or a problem.
@@ -56,6 +111,6 @@ export function resolveCreateRequest(
   return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: rawCase }
 }
 
-function bad(status: CreateProblem['status'], title: string, detail: string) {
-  return { ok: false as const, problem: { status, title, detail } }
+function bad(status: CreateProblem['status'], title: string, detail: string, extensions?: ProblemExtensions) {
+  return { ok: false as const, problem: { status, title, detail, ...(extensions ? { extensions } : {}) } }
 }

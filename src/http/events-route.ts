@@ -3,18 +3,38 @@
  * The body is decoded and scored while it uploads: each chunk goes to the decoder as it arrives,
  * so results exist before the upload ends. With `Accept: text/event-stream` they stream back in
  * the same response (full duplex); otherwise the answer is 202 with what was accepted and rejected.
+ * Limits (src/ingest/limits.ts): a body past the request byte limit stops being read (413); a
+ * session at its event limit takes no more (422); one event past a per-event limit is rejected
+ * with its index while its neighbours are kept.
  */
 import type { Context } from 'hono'
 import type { RejectedEvent } from '../engine/types.ts'
-import { createEventDecoder, formatFromContentType, type DecodedEvent, type EventFormat, type IngestIssue } from '../ingest/index.ts'
+import {
+  createEventDecoder,
+  DEFAULT_LIMITS,
+  formatFromContentType,
+  type DecodedEvent,
+  type EventFormat,
+  type IngestIssue,
+  type Limits,
+  LIMIT_ENV,
+  limitName,
+} from '../ingest/index.ts'
 import { problem } from './problem.ts'
+import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
 import type { HostedSession } from '../host/session.ts'
 
 export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
 
-/** @example app.post('/:id/events', (c) => eventsRoute(c, session)) */
-export async function eventsRoute(c: Context, session: HostedSession): Promise<Response> {
+/** Why an upload stopped early, with the status a non-streaming answer gets. */
+type UploadFailure = { ok: false; status: 400 | 413 | 422 | 500; title: string; error: string; limit?: { name: string; value: number } }
+type UploadOutcome = { ok: true } | UploadFailure
+
+const limitMember = (limit: keyof Limits, limits: Limits) => ({ name: LIMIT_ENV[limit], value: limits[limit] })
+
+/** @example app.post('/:id/events', (c) => eventsRoute(c, session, deps.limits)) */
+export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS): Promise<Response> {
   const contentType = c.req.header('content-type')
   const format = formatFromContentType(contentType ?? 'application/json')
   if (!format)
@@ -25,66 +45,130 @@ export async function eventsRoute(c: Context, session: HostedSession): Promise<R
       `Content-Type '${contentType}' is not one of application/json, application/x-ndjson, text/event-stream`,
     )
   if (session.ended) return problem(c, 409, 'Session has ended', `session '${session.id}' has ended; it takes no more events`)
+  const declared = declaredTooLarge(c.req.raw.headers, limits.maxRequestBytes)
+  if (declared !== undefined) {
+    const failure = tooLarge(limits, `the body declares ${declared} bytes`)
+    return problem(c, 413, failure.title, failure.error, { limit: failure.limit })
+  }
+  if (session.recordedEvents >= limits.maxEventsPerSession) {
+    const failure = sessionFull(session, limits)
+    return problem(c, 422, failure.title, failure.error, { limit: failure.limit })
+  }
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
-  const upload = feedBody(c.req.raw.body, format, session, summary)
+  const upload = feedBody(c.req.raw.body, format, session, summary, limits)
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
     return streamResults(c, session, {
       after: session.log.lastSeq(),
       until: upload,
       finish: async (stream) => {
         const outcome = await upload
-        const data = outcome.ok ? summary : { ...summary, error: outcome.error }
+        const data = outcome.ok ? summary : { ...summary, error: outcome.error, ...(outcome.limit ? { limit: outcome.limit } : {}) }
         await stream.writeSSE({ event: 'upload.summary', data: JSON.stringify(data) })
       },
     })
   }
   const outcome = await upload
-  if (!outcome.ok) return problem(c, 400, 'Body could not be read', outcome.error)
-  return c.json(summary, 202)
+  if (outcome.ok) return c.json(summary, 202)
+  const extensions = { ...(outcome.limit ? { limit: outcome.limit } : {}), ...summary }
+  return problem(c, outcome.status, outcome.title, outcome.error, extensions)
+}
+
+function tooLarge(limits: Limits, what: string): UploadFailure {
+  const name = limitName('maxRequestBytes', limits)
+  const error = `${what}: the limit is ${limits.maxRequestBytes} bytes per request (${name}); the rest was not read`
+  return { ok: false, status: 413, title: 'Request body too large', error, limit: limitMember('maxRequestBytes', limits) }
+}
+
+function sessionFull(session: HostedSession, limits: Limits): UploadFailure {
+  const name = limitName('maxEventsPerSession', limits)
+  const error = `session '${session.id}' holds ${session.recordedEvents} events, the limit (${name}); it takes no more`
+  return { ok: false, status: 422, title: 'Session event limit reached', error, limit: limitMember('maxEventsPerSession', limits) }
 }
 
 /**
- * Pushes the body through the decoder chunk by chunk. Never rejects: a broken upload is a value.
- * An interrupted body is not flushed, so its torn last frame is not scored as a bad event.
+ * Pushes the body through the decoder chunk by chunk. Never rejects: a broken upload, a limit or a
+ * fault anywhere below is a value. An interrupted body is not flushed, so its torn last frame is
+ * not scored as a bad event.
  */
 async function feedBody(
   body: ReadableStream<Uint8Array> | null,
   format: EventFormat,
   session: HostedSession,
   summary: UploadSummary,
-): Promise<{ ok: true } | { ok: false; error: string }> {
-  const decoder = createEventDecoder(format, {
-    onEvent: (item: DecodedEvent) => {
-      try {
-        session.push(item)
-        summary.accepted += 1
-      } catch (e) {
-        // An engine fault on one event must not take the upload (or the server) down.
-        reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` })
-      }
+  limits: Limits,
+): Promise<UploadOutcome> {
+  let stopped: UploadFailure | undefined
+  // Each frame takes one of the session's event slots; at the limit, the upload stops.
+  const admit = (): boolean => {
+    if (stopped) return false
+    if (session.recordedEvents < limits.maxEventsPerSession) return true
+    stopped = sessionFull(session, limits)
+    return false
+  }
+  const decoder = createEventDecoder(
+    format,
+    {
+      onEvent: (item: DecodedEvent) => {
+        if (!admit()) return
+        if (session.isNewInvocation(item.event.invocation_id) && session.invocationCount >= limits.maxInvocationsPerSession) {
+          const name = limitName('maxInvocationsPerSession', limits)
+          const message = `event opens invocation '${item.event.invocation_id ?? ''}', past the limit of ${limits.maxInvocationsPerSession} invocations per session (${name})`
+          return reject({ index: item.index, message, path: '$.invocationId' })
+        }
+        try {
+          session.push(item)
+          summary.accepted += 1
+        } catch (e) {
+          // An engine fault on one event must not take the upload (or the server) down.
+          reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` })
+        }
+      },
+      onIssue: (issue: IngestIssue) => {
+        if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
+      },
     },
-    onIssue: (issue: IngestIssue) =>
-      reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }),
-  })
+    limits,
+  )
   function reject(rejected: RejectedEvent): void {
     summary.rejected.push(rejected)
-    session.reject(rejected)
-  }
-  if (!body) {
-    decoder.end()
-    return { ok: true }
-  }
-  const reader = body.getReader()
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      decoder.push(value)
+    try {
+      session.reject(rejected)
+    } catch (e) {
+      console.error(`evalstream: session '${session.id}' could not record a rejected event:`, e)
     }
-  } catch (e) {
-    return { ok: false, error: `the upload broke off: ${(e as Error).message}` }
   }
-  decoder.end()
-  return { ok: true }
+  const internal = (e: unknown): UploadFailure => ({ ok: false, status: 500, title: 'Internal error', error: `internal error while decoding: ${(e as Error).message}` })
+  if (body) {
+    const reader = body.getReader()
+    const meter = byteMeter(limits.maxRequestBytes)
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>
+      try {
+        chunk = await reader.read()
+      } catch (e) {
+        return { ok: false, status: 400, title: 'Body could not be read', error: `the upload broke off: ${(e as Error).message}` }
+      }
+      if (chunk.done) break
+      meter.add(chunk.value)
+      if (meter.over) stopped = tooLarge(limits, `the body grew past ${limits.maxRequestBytes} bytes`)
+      else {
+        try {
+          decoder.push(chunk.value)
+        } catch (e) {
+          stopped = internal(e)
+        }
+      }
+      if (stopped) {
+        await reader.cancel().catch(() => {})
+        return stopped
+      }
+    }
+  }
+  try {
+    decoder.end()
+  } catch (e) {
+    return internal(e)
+  }
+  return stopped ?? { ok: true }
 }

@@ -5,6 +5,9 @@ import type { Context } from 'hono'
 
 export type Problem = { type: string; title: string; status: number; detail: string; instance?: string }
 
+/** RFC 9457 extension members: e.g. `limit` (which limit was hit), `accepted`/`rejected` of an upload. */
+export type ProblemExtensions = Record<string, unknown>
+
 export const PROBLEM_TYPE_BASE = 'https://evalstream.dev/problems/'
 
 /** Problem types by status, so clients can branch on `type` without parsing titles. */
@@ -26,8 +29,9 @@ const TYPE_BY_STATUS: Record<number, string> = {
  * @example
  * return problem(c, 404, 'Session not found', `no session '${id}'`)
  */
-export function problem(c: Context, status: number, title: string, detail: string): Response {
-  const body: Problem = {
+export function problem(c: Context, status: number, title: string, detail: string, extensions?: ProblemExtensions): Response {
+  const body: Problem & ProblemExtensions = {
+    ...extensions,
     type: PROBLEM_TYPE_BASE + (TYPE_BY_STATUS[status] ?? 'internal'),
     title,
     status,

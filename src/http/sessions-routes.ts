@@ -4,26 +4,35 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import type { SessionSpec } from '../engine/types.ts'
+import { DEFAULT_LIMITS, type Limits } from '../ingest/index.ts'
 import { reservedIdProblem, tenantField, tenantOf, visibleTo } from './auth.ts'
-import { resolveCreateRequest } from './create-request.ts'
+import { parseCreateBody, resolveCreateRequest } from './create-request.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { eventsRoute } from './events-route.ts'
 import { problem } from './problem.ts'
 import { lastEventId, streamResults } from './results-stream.ts'
 import type { HostedSession } from '../host/session.ts'
 
-/** A create body is a config and maybe a case or eval set: generous, but bounded. */
-export const MAX_CREATE_BODY_BYTES = 20_000_000
+/**
+ * Where a session's URLs point: relative to the service root, or under EVALSTREAM_PUBLIC_URL. A
+ * request's Host header is the client's word, so it never goes into a URL we hand out.
+ * @example sessionUrls('s1', undefined).self // '/v1/sessions/s1'
+ */
+export function sessionUrls(id: string, publicUrl: string | undefined) {
+  const self = `${publicUrl ?? ''}/v1/sessions/${encodeURIComponent(id)}`
+  return { events: `${self}/events`, results: `${self}/results`, end: `${self}/end`, self }
+}
 
 /**
  * @example app.route('/v1/sessions', sessionsRoutes(deps))
  */
 export function sessionsRoutes(deps: AppDeps): Hono {
   const app = new Hono()
+  const limits: Limits = deps.limits ?? DEFAULT_LIMITS
 
   app.post('/', async (c) => {
-    const body = await readJson(c)
-    if (!body.ok) return problem(c, 400, 'Invalid JSON', body.detail)
+    const body = await parseCreateBody(c.req.raw, limits)
+    if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
     const request = resolveCreateRequest(body.value)
     if (!request.ok) return problem(c, request.problem.status, request.problem.title, request.problem.detail)
     const reserved = reservedIdProblem(tenantOf(c), request.session_id)
@@ -36,16 +45,8 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     }
     const created = await deps.store.create(spec, deps.createEngine)
     if (!created.ok) return problem(c, created.status, created.title, created.detail)
-    const base = new URL(c.req.url)
-    const self = `${base.origin}/v1/sessions/${encodeURIComponent(spec.session_id)}`
-    return c.json(
-      {
-        session_id: spec.session_id,
-        urls: { events: `${self}/events`, results: `${self}/results`, end: `${self}/end`, self },
-      },
-      201,
-      { location: self },
-    )
+    const urls = sessionUrls(spec.session_id, deps.publicUrl)
+    return c.json({ session_id: spec.session_id, urls }, 201, { location: urls.self })
   })
 
   const withSession = async (c: Context, then: (s: HostedSession) => Response | Promise<Response>) => {
@@ -59,18 +60,6 @@ export function sessionsRoutes(deps: AppDeps): Hono {
   app.get('/:id', (c) => withSession(c, (s) => c.json(s.snapshot())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
   app.post('/:id/end', (c) => withSession(c, async (s) => c.json(await s.end())))
-  app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s)))
+  app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s, limits)))
   return app
-}
-
-async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok: false; detail: string }> {
-  const text = await c.req.text()
-  if (text.length > MAX_CREATE_BODY_BYTES)
-    return { ok: false, detail: `the body is larger than ${MAX_CREATE_BODY_BYTES} bytes` }
-  if (text.trim() === '') return { ok: true, value: {} }
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch (e) {
-    return { ok: false, detail: `the request body is not JSON: ${(e as Error).message}` }
-  }
 }

@@ -3,7 +3,16 @@
  * Stateless apart from its buffers: one bad frame becomes an issue and the frames around it are
  * decoded as if it were not there.
  */
-import { decodeFrameText, decodeFrameValue, mayExceedLimit, tooLarge, utf8ByteLength } from './frame.ts'
+import {
+  boundsIssue,
+  decodeCheckedValue,
+  decodeFrameText,
+  type FrameLimits,
+  mayExceedLimit,
+  tooLarge,
+  utf8ByteLength,
+} from './frame.ts'
+import { DEFAULT_LIMITS } from './limits.ts'
 import { type FrameSplitter, ndjsonSplitter, sseSplitter } from './lines.ts'
 import {
   type DecodedEvent,
@@ -12,7 +21,6 @@ import {
   type EventFormat,
   type IngestIssue,
   isIngestIssue,
-  MAX_EVENT_BYTES,
 } from './types.ts'
 
 export type EventDecoder = {
@@ -30,7 +38,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * A JSON body: one event, an array of events (`/run`), or a stored session (`{"events": [...]}`).
  * It is only decodable as a whole, so it is buffered until `end()`.
  */
-function jsonSplitter(text: string, next: () => number, deliver: (output: DecoderOutput) => void): void {
+function jsonSplitter(
+  text: string,
+  next: () => number,
+  deliver: (output: DecoderOutput) => void,
+  limits: FrameLimits,
+): void {
   if (text.trim() === '') return
   let value: unknown
   try {
@@ -39,13 +52,23 @@ function jsonSplitter(text: string, next: () => number, deliver: (output: Decode
     deliver({ index: next(), kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` })
     return
   }
-  const items = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value.events) ? value.events : [value]
+  const items: unknown[] = Array.isArray(value)
+    ? value
+    : isRecord(value) && Array.isArray(value.events)
+      ? value.events
+      : [value]
   // Only a body that could exceed the limit pays for measuring its elements.
-  const measure = mayExceedLimit(text.length)
+  const measure = mayExceedLimit(text.length, limits.maxEventBytes)
   for (const item of items) {
     const index = next()
+    // Bounds first: JSON.stringify recurses, so it only ever sees an element of bounded depth.
+    const outOfBounds = boundsIssue(item, index, limits)
+    if (outOfBounds) {
+      deliver(outOfBounds)
+      continue
+    }
     const bytes = measure ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
-    deliver(bytes > MAX_EVENT_BYTES ? tooLarge(index, bytes) : decodeFrameValue(item, index))
+    deliver(bytes > limits.maxEventBytes ? tooLarge(index, bytes, limits) : decodeCheckedValue(item, index))
   }
 }
 
@@ -55,7 +78,11 @@ function jsonSplitter(text: string, next: () => number, deliver: (output: Decode
  * decoder.push('data: {"author":"agent","invocationId":"e-1"}\n\n')
  * decoder.end()
  */
-export function createEventDecoder(format: EventFormat, callbacks: DecoderCallbacks): EventDecoder {
+export function createEventDecoder(
+  format: EventFormat,
+  callbacks: DecoderCallbacks,
+  limits: FrameLimits = DEFAULT_LIMITS,
+): EventDecoder {
   let index = 0
   let ended = false
   let first = true
@@ -66,18 +93,18 @@ export function createEventDecoder(format: EventFormat, callbacks: DecoderCallba
     else callbacks.onEvent(output)
   }
   const sink = {
-    frame: (text: string) => deliver(decodeFrameText(text, next())),
-    oversize: () => deliver(tooLarge(next())),
+    frame: (text: string) => deliver(decodeFrameText(text, next(), limits)),
+    oversize: () => deliver(tooLarge(next(), undefined, limits)),
   }
   const jsonParts: string[] = []
   const splitter: FrameSplitter =
     format === 'sse'
-      ? sseSplitter(sink)
+      ? sseSplitter(sink, limits.maxEventBytes)
       : format === 'ndjson'
-        ? ndjsonSplitter(sink)
+        ? ndjsonSplitter(sink, limits.maxEventBytes)
         : {
             feed: (text) => void jsonParts.push(text),
-            end: () => jsonSplitter(jsonParts.splice(0).join(''), next, deliver),
+            end: () => jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits),
           }
 
   function feed(text: string): void {
@@ -110,10 +137,11 @@ export function createEventDecoder(format: EventFormat, callbacks: DecoderCallba
 export function decodeAll(
   format: EventFormat,
   body: string | Uint8Array,
+  limits: FrameLimits = DEFAULT_LIMITS,
 ): { events: DecodedEvent[]; issues: IngestIssue[] } {
   const events: DecodedEvent[] = []
   const issues: IngestIssue[] = []
-  const decoder = createEventDecoder(format, { onEvent: (e) => events.push(e), onIssue: (i) => issues.push(i) })
+  const decoder = createEventDecoder(format, { onEvent: (e) => events.push(e), onIssue: (i) => issues.push(i) }, limits)
   decoder.push(body)
   decoder.end()
   return { events, issues }
@@ -126,12 +154,12 @@ export function decodeAll(
  *   if (!isIngestIssue(out)) console.log(out.event.author)
  */
 export class EventDecoderStream extends TransformStream<string | Uint8Array, DecoderOutput> {
-  constructor(format: EventFormat) {
+  constructor(format: EventFormat, limits: FrameLimits = DEFAULT_LIMITS) {
     let decoder: EventDecoder | undefined
     super({
       start(controller) {
         const enqueue = (output: DecoderOutput) => controller.enqueue(output)
-        decoder = createEventDecoder(format, { onEvent: enqueue, onIssue: enqueue })
+        decoder = createEventDecoder(format, { onEvent: enqueue, onIssue: enqueue }, limits)
       },
       transform: (chunk) => decoder!.push(chunk),
       flush: () => decoder!.end(),

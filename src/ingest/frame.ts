@@ -3,7 +3,12 @@
  */
 import { parseAdkEvent } from '../adk/event-fast.ts'
 import { toCamel } from '../adk/casing.ts'
-import { type DecoderOutput, type IngestIssue, MAX_EVENT_BYTES } from './types.ts'
+import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
+import { DEFAULT_LIMITS, type Limits, limitName } from './limits.ts'
+import type { DecoderOutput, IngestIssue } from './types.ts'
+
+/** The limits one frame is held to. */
+export type FrameLimits = Pick<Limits, 'maxEventBytes' | 'maxJsonDepth' | 'maxStringLength'>
 
 /**
  * UTF-8 length of a string, without encoding it. Lone surrogates count 3 bytes, as TextEncoder
@@ -28,13 +33,32 @@ export function utf8ByteLength(text: string): number {
 }
 
 /** Whether a text of this many UTF-16 code units could exceed the byte limit (at most 3 bytes each). */
-export function mayExceedLimit(codeUnits: number): boolean {
-  return codeUnits * 3 > MAX_EVENT_BYTES
+export function mayExceedLimit(codeUnits: number, maxBytes: number = DEFAULT_LIMITS.maxEventBytes): boolean {
+  return codeUnits * 3 > maxBytes
 }
 
-export function tooLarge(index: number, bytes?: number): IngestIssue {
+export function tooLarge(index: number, bytes?: number, limits: FrameLimits = DEFAULT_LIMITS): IngestIssue {
   const size = bytes === undefined ? 'more than' : `${bytes} bytes, more than`
-  return { index, kind: 'too_large', message: `event is ${size} the limit of ${MAX_EVENT_BYTES} bytes` }
+  const message = `event is ${size} the limit of ${limits.maxEventBytes} bytes (${limitName('maxEventBytes', limits as Limits)})`
+  return { index, kind: 'too_large', message }
+}
+
+/**
+ * The depth and string-length check every frame passes before anything recursive (zod,
+ * JSON.stringify, the engine) sees it. Iterative, so a 100,000-level frame is just an issue.
+ * @example boundsIssue(JSON.parse('[[[]]]'), 4, { ...DEFAULT_LIMITS, maxJsonDepth: 2 }) // { index: 4, kind: 'too_deep', path: '$[0][0]', … }
+ */
+export function boundsIssue(value: unknown, index: number, limits: FrameLimits = DEFAULT_LIMITS): IngestIssue | undefined {
+  const found = findJsonBoundsViolation(value, limits)
+  if (!found) return undefined
+  if (found.kind === 'depth') {
+    const name = limitName('maxJsonDepth', limits as Limits)
+    const message = `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${name})`
+    return { index, kind: 'too_deep', message, path: found.path }
+  }
+  const name = limitName('maxStringLength', limits as Limits)
+  const message = `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${name})`
+  return { index, kind: 'string_too_long', message, path: found.path }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -66,7 +90,12 @@ function pathInRaw(path: readonly PropertyKey[], raw: unknown): string {
  * A parsed JSON value -> event or issue.
  * @example decodeFrameValue({ author: 'agent', invocationId: 'e-1' }, 0) // { index: 0, event: {…}, raw: {…} }
  */
-export function decodeFrameValue(value: unknown, index: number): DecoderOutput {
+export function decodeFrameValue(value: unknown, index: number, limits: FrameLimits = DEFAULT_LIMITS): DecoderOutput {
+  return boundsIssue(value, index, limits) ?? decodeCheckedValue(value, index)
+}
+
+/** decodeFrameValue for a value that already passed `boundsIssue`. */
+export function decodeCheckedValue(value: unknown, index: number): DecoderOutput {
   if (!isRecord(value)) {
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
     return { index, kind: 'invalid_event', message: `expected an ADK event object, got ${got}`, path: '$' }
@@ -84,17 +113,22 @@ export function decodeFrameValue(value: unknown, index: number): DecoderOutput {
     const path = pathInRaw(first?.path ?? [], value)
     return { index, kind: 'invalid_event', message: `${path}: ${first?.message ?? 'invalid event'}`, path }
   }
+  // ADK's Event.author has no default: `{}` (or any event without one) is not an ADK event.
+  if (typeof parsed.data.author !== 'string')
+    return { index, kind: 'invalid_event', message: AUTHOR_REQUIRED, path: '$.author' }
   return { index, event: parsed.data, raw: value }
 }
+
+const AUTHOR_REQUIRED = `$.author: required: an ADK event names its author ("user" or the agent's name)`
 
 /**
  * A frame's text (SSE data, NDJSON line) -> event or issue.
  * @example decodeFrameText('{"author": "agent"', 3) // { index: 3, kind: 'invalid_json', message: … }
  */
-export function decodeFrameText(text: string, index: number): DecoderOutput {
-  if (mayExceedLimit(text.length)) {
+export function decodeFrameText(text: string, index: number, limits: FrameLimits = DEFAULT_LIMITS): DecoderOutput {
+  if (mayExceedLimit(text.length, limits.maxEventBytes)) {
     const bytes = utf8ByteLength(text)
-    if (bytes > MAX_EVENT_BYTES) return tooLarge(index, bytes)
+    if (bytes > limits.maxEventBytes) return tooLarge(index, bytes, limits)
   }
   let value: unknown
   try {
@@ -102,5 +136,5 @@ export function decodeFrameText(text: string, index: number): DecoderOutput {
   } catch (error) {
     return { index, kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` }
   }
-  return decodeFrameValue(value, index)
+  return decodeFrameValue(value, index, limits)
 }

@@ -1,7 +1,20 @@
 /** src/ingest: bytes (SSE, NDJSON, JSON) -> ADK events, with numbered issues for bad frames. */
 export { createEventDecoder, decodeAll, type EventDecoder, EventDecoderStream } from './decoder.ts'
 export { formatFromContentType, sniffFormat } from './format.ts'
-export { decodeFrameText, decodeFrameValue, utf8ByteLength } from './frame.ts'
+export { boundsIssue, decodeFrameText, decodeFrameValue, type FrameLimits, utf8ByteLength } from './frame.ts'
+export {
+  DEFAULT_LIMITS,
+  LIMIT_ENV,
+  type Limits,
+  limitName,
+  limitsFromEnv,
+  MAX_EVENTS_PER_SESSION,
+  MAX_INVOCATIONS_PER_SESSION,
+  MAX_JSON_DEPTH,
+  MAX_JSON_DEPTH_CEILING,
+  MAX_REQUEST_BYTES,
+  MAX_STRING_LENGTH,
+} from './limits.ts'
 export {
   type DecodedEvent,
   type DecoderCallbacks,

@@ -1,10 +1,10 @@
 /**
  * Frame splitters: SSE (through eventsource-parser) and NDJSON lines. Each turns pushed text into
- * complete frame texts and reports a frame that outgrows MAX_EVENT_BYTES while still buffering, so
+ * complete frame texts and reports a frame that outgrows the event byte limit while still buffering, so
  * one huge or endless frame costs bounded memory and never hides the frames after it.
  */
 import { createParser } from 'eventsource-parser'
-import { MAX_EVENT_BYTES } from './types.ts'
+import { MAX_EVENT_BYTES } from './limits.ts'
 
 export type FrameSplitter = { feed(text: string): void; end(): void }
 export type FrameSink = { frame(text: string): void; oversize(): void }
@@ -16,10 +16,10 @@ const SSE_BUFFER_SLACK = 1024
  * SSE `data` frames of type `message` (or no type). Comments, keepalives, `retry`, and frames of
  * other event types (e.g. evalstream's own `event: evalstream`) are skipped without a frame number.
  */
-export function sseSplitter(sink: FrameSink): FrameSplitter {
+export function sseSplitter(sink: FrameSink, maxEventBytes: number = MAX_EVENT_BYTES): FrameSplitter {
   const parser = createParser({
-    // In UTF-16 code units: a frame of at most MAX_EVENT_BYTES bytes never has more code units.
-    maxBufferSize: MAX_EVENT_BYTES + SSE_BUFFER_SLACK,
+    // In UTF-16 code units: a frame of at most maxEventBytes bytes never has more code units.
+    maxBufferSize: maxEventBytes + SSE_BUFFER_SLACK,
     onEvent(message) {
       if (message.event !== undefined && message.event !== 'message') return
       // An empty `data:` is a keepalive some servers send; it carries no event.
@@ -44,7 +44,7 @@ export function sseSplitter(sink: FrameSink): FrameSplitter {
 }
 
 /** NDJSON: one frame per line; `\r\n` accepted; blank lines skipped without a frame number. */
-export function ndjsonSplitter(sink: FrameSink): FrameSplitter {
+export function ndjsonSplitter(sink: FrameSink, maxEventBytes: number = MAX_EVENT_BYTES): FrameSplitter {
   // Fragments joined once per line: concatenating per chunk is quadratic for a long line in tiny chunks.
   let fragments: string[] = []
   let pending = 0
@@ -72,7 +72,7 @@ export function ndjsonSplitter(sink: FrameSink): FrameSplitter {
       const rest = start === 0 ? text : text.slice(start)
       fragments.push(rest)
       pending += rest.length
-      if (pending > MAX_EVENT_BYTES) {
+      if (pending > maxEventBytes) {
         // More code units than the limit means more bytes too: drop the rest of this line.
         fragments = []
         pending = 0

@@ -5,8 +5,8 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 
-/** A frame (SSE `data`, NDJSON line, JSON array element) larger than this, in UTF-8 bytes, is rejected. */
-export const MAX_EVENT_BYTES = 1_000_000
+/** A frame (SSE `data`, NDJSON line, JSON array element) larger than this, in UTF-8 bytes, is rejected (default; see limits.ts). */
+export { MAX_EVENT_BYTES } from './limits.ts'
 
 /** The body formats the decoder reads. */
 export type EventFormat = 'sse' | 'ndjson' | 'json'
@@ -14,10 +14,12 @@ export type EventFormat = 'sse' | 'ndjson' | 'json'
 /**
  * - `invalid_json`: the frame is not JSON.
  * - `invalid_event`: JSON, but not an ADK event (not an object, or a field of the wrong type).
- * - `too_large`: more than MAX_EVENT_BYTES.
+ * - `too_large`: more than the event byte limit (EVALSTREAM_MAX_EVENT_BYTES).
+ * - `too_deep`: objects and arrays nested deeper than EVALSTREAM_MAX_JSON_DEPTH.
+ * - `string_too_long`: a string or key longer than EVALSTREAM_MAX_STRING_LENGTH.
  * - `agent_error`: `/run_sse` reported that the agent failed (`data: {"error": "..."}`).
  */
-export type IngestIssueKind = 'invalid_json' | 'invalid_event' | 'too_large' | 'agent_error'
+export type IngestIssueKind = 'invalid_json' | 'invalid_event' | 'too_large' | 'too_deep' | 'string_too_long' | 'agent_error'
 
 /** A frame that did not become an event. `path` points into the frame's JSON, e.g. `$.content.parts[0].text`. */
 export type IngestIssue = { index: number; kind: IngestIssueKind; message: string; path?: string }

@@ -50,7 +50,9 @@ export function apiSuite(target: () => ApiTarget): void {
       const { res, json } = await api.create({ session_id: id, eval_config: CONFIG })
       expect(res.status).toBe(201)
       expect(json.session_id).toBe(id)
-      expect(json.urls.results).toBe(api.url(`/v1/sessions/${id}/results`))
+      // Relative: the Host header is the client's word and is never reflected (EVALSTREAM_PUBLIC_URL makes them absolute).
+      expect(json.urls.results).toBe(`/v1/sessions/${id}/results`)
+      expect(res.headers.get('location')).toBe(`/v1/sessions/${id}`)
       const again = await api.create({ session_id: id })
       expect(again.res.status).toBe(409)
       expect(again.res.headers.get('content-type')).toContain('application/problem+json')
@@ -58,7 +60,7 @@ export function apiSuite(target: () => ApiTarget): void {
     })
 
     it('answers bad input with problem+json: bad JSON 400, bad config 422, unknown eval_id 404, unknown session 404', async () => {
-      const badJson = await fetch(api.url('/v1/sessions'), { method: 'POST', body: '{nope' })
+      const badJson = await fetch(api.url('/v1/sessions'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' })
       expect([badJson.status, ((await badJson.json()) as any).title]).toEqual([400, 'Invalid JSON'])
       const badConfig = await api.create({ eval_config: { criteria: 'all of them' } })
       expect(badConfig.res.status).toBe(422)

@@ -4,6 +4,9 @@
 import { createApp } from '../../http/app.ts'
 import { memorySessionStore } from '../../host/session-store.ts'
 import { depsFromEnv } from '../../host/setup.ts'
+import { installProcessGuard } from './process-guard.ts'
+
+installProcessGuard()
 
 // Typed locally, not via `declare`: tsc has no Deno types and deno check already has the real ones.
 type DenoApi = {

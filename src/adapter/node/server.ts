@@ -7,6 +7,9 @@ import { serve } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { memorySessionStore } from '../../host/session-store.ts'
 import { depsFromEnv } from '../../host/setup.ts'
+import { installProcessGuard } from './process-guard.ts'
+
+installProcessGuard()
 
 export const DEFAULT_PORT = 8787
 

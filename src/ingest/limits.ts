@@ -1,0 +1,81 @@
+/**
+ * Every limit on what a client may send, in one place: the defaults (named constants with their
+ * units), the environment variable that overrides each, and the reader that every runtime's setup
+ * uses (src/host/setup.ts). docs/limits.md says what happens past each one.
+ */
+
+/** Bytes of one request body (session create, events upload, /run_sse on Workers). Read as a stream, refused past this. */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024
+/** UTF-8 bytes of one event (SSE `data`, NDJSON line, JSON array element). */
+export const MAX_EVENT_BYTES = 1_000_000
+/** Nesting levels of objects and arrays in one event or create body; the top value is level 1. */
+export const MAX_JSON_DEPTH = 100
+/** The highest MAX_JSON_DEPTH an operator may configure: recursive walkers stay far from the stack limit. */
+export const MAX_JSON_DEPTH_CEILING = 1_000
+/** UTF-16 code units of one JSON string (value or key) in an event or create body. */
+export const MAX_STRING_LENGTH = 1_000_000
+/** Events recorded by one session, accepted and rejected together. */
+export const MAX_EVENTS_PER_SESSION = 100_000
+/** Distinct invocation ids in one session. */
+export const MAX_INVOCATIONS_PER_SESSION = 10_000
+
+export type Limits = {
+  maxRequestBytes: number
+  maxEventBytes: number
+  maxJsonDepth: number
+  maxStringLength: number
+  maxEventsPerSession: number
+  maxInvocationsPerSession: number
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxRequestBytes: MAX_REQUEST_BYTES,
+  maxEventBytes: MAX_EVENT_BYTES,
+  maxJsonDepth: MAX_JSON_DEPTH,
+  maxStringLength: MAX_STRING_LENGTH,
+  maxEventsPerSession: MAX_EVENTS_PER_SESSION,
+  maxInvocationsPerSession: MAX_INVOCATIONS_PER_SESSION,
+})
+
+/** The environment variable that sets each limit. */
+export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze({
+  maxRequestBytes: 'EVALSTREAM_MAX_REQUEST_BYTES',
+  maxEventBytes: 'EVALSTREAM_MAX_EVENT_BYTES',
+  maxJsonDepth: 'EVALSTREAM_MAX_JSON_DEPTH',
+  maxStringLength: 'EVALSTREAM_MAX_STRING_LENGTH',
+  maxEventsPerSession: 'EVALSTREAM_MAX_EVENTS_PER_SESSION',
+  maxInvocationsPerSession: 'EVALSTREAM_MAX_INVOCATIONS_PER_SESSION',
+})
+
+const CEILING: Partial<Record<keyof Limits, number>> = { maxJsonDepth: MAX_JSON_DEPTH_CEILING }
+
+/**
+ * How a limit is named in problems and issues: its variable and the value in force.
+ * @example limitName('maxJsonDepth', DEFAULT_LIMITS) // 'EVALSTREAM_MAX_JSON_DEPTH=100'
+ */
+export function limitName(limit: keyof Limits, limits: Limits): string {
+  return `${LIMIT_ENV[limit]}=${limits[limit]}`
+}
+
+/**
+ * Reads the EVALSTREAM_MAX_* variables; unset or empty ones keep their default. A value that is not
+ * a positive whole number (or above its ceiling) is a configuration error, not silently ignored.
+ * @example limitsFromEnv({ EVALSTREAM_MAX_JSON_DEPTH: '32' }) // { ok: true, limits: { ...DEFAULT_LIMITS, maxJsonDepth: 32 } }
+ */
+export function limitsFromEnv(
+  env: Record<string, string | undefined>,
+): { ok: true; limits: Limits } | { ok: false; error: string } {
+  const limits: Limits = { ...DEFAULT_LIMITS }
+  for (const key of Object.keys(LIMIT_ENV) as (keyof Limits)[]) {
+    const name = LIMIT_ENV[key]
+    const raw = env[name]?.trim().replaceAll('_', '')
+    if (!raw) continue
+    const value = Number(raw)
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
+      return { ok: false, error: `${name} must be a positive whole number, got '${env[name]}'` }
+    const ceiling = CEILING[key]
+    if (ceiling !== undefined && value > ceiling) return { ok: false, error: `${name} is at most ${ceiling}, got ${value}` }
+    limits[key] = value
+  }
+  return { ok: true, limits }
+}
