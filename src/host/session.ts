@@ -8,7 +8,7 @@
  */
 import type { EvalCaseResult } from '../adk/results.ts'
 import { evalCaseResultValue } from '../adk/results-json.ts'
-import { decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
+import { decodeCheckedValue, isIngestIssue } from '../ingest/index.ts'
 import type {
   EngineEmission,
   EngineOptions,
@@ -182,8 +182,9 @@ export class HostedSession {
   async #replay(): Promise<void> {
     for (const entry of this.#journal.entries()) {
       if (entry.op === 'event') {
-        const decoded = decodeFrameValue(entry.raw, entry.index)
-        // Only valid events were journaled; an issue here means the schema changed since.
+        const decoded = decodeCheckedValue(entry.raw, entry.index)
+        // Only valid events were journaled, within the limits in force then (a lower limit set since
+        // must not drop them), so the bounds are not checked again; an issue means the schema changed.
         if (!isIngestIssue(decoded)) {
           this.#count(decoded)
           this.#engine.push(decoded)

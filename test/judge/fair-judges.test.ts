@@ -45,7 +45,7 @@ describe('fair judges: hung sessions never delay a healthy one', () => {
     expect(ms).toBeLessThan(DEADLINE_MS / 2)
 
     const ends = await Promise.all([healthy, ...hung].map((s) => s.engine.end()))
-    expect(ends[0]).toMatchObject({ final_eval_status: 1 })
+    expect(ends[0]).toMatchObject({ final_eval_status: 'PASSED' })
     const hungResults = await Promise.all(hung.flatMap((s) => s.judged))
     expect(hungResults).toHaveLength(HUNG_SESSIONS * turns)
     for (const r of hungResults) {

@@ -45,7 +45,7 @@ describe('auth and tenants on Workers (workerd via Miniflare)', () => {
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN)
-    const created = await call('/v1/sessions', { method: 'POST', headers: { ...acme, origin: ORIGIN }, body: '{}' })
+    const created = await call('/v1/sessions', { method: 'POST', headers: { ...acme, origin: ORIGIN, 'content-type': 'application/json' }, body: '{}' })
     expect(created.status).toBe(201)
     expect(created.headers.get('access-control-allow-origin')).toBe(ORIGIN)
     expect(created.headers.get('vary')).toBe('Origin')
