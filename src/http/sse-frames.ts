@@ -58,3 +58,42 @@ export function formatSseMessage(message: SseMessage): string {
   const id = message.id !== undefined ? `\nid: ${message.id}` : ''
   return `${event}${data}${id}\n\n`
 }
+
+/**
+ * The text to add so a frame left unterminated (the stream ended inside it) ends with a blank
+ * line, whatever line ends it uses. A rest of only line ends already leaves no partial line.
+ * @example frameTerminator('data: 1') // '\n\n'
+ * @example frameTerminator('data: 1\n') // '\n'
+ */
+export function frameTerminator(rest: string): string {
+  if (/^(?:\r\n|\n|\r)*$/.test(rest)) return ''
+  // After a final LF one more line end makes the blank line. A final lone CR is not enough to
+  // build on: the LF added would merge with it into one CRLF, so it gets two, like a bare line.
+  return rest.endsWith('\n') ? '\n' : '\n\n'
+}
+
+export type FrameStreamOptions = {
+  /**
+   * Asked when the input ends with an unfinished frame: true (default) passes it on terminated,
+   * false drops it (the input broke off, so the rest is a torn frame, not a frame).
+   */
+  keepRest?(rest: string): boolean
+}
+
+/**
+ * SSE text in, whole frames out (one chunk per frame, exactly as received); an unterminated last
+ * frame is terminated, so whatever is written after it starts a frame of its own.
+ * @example
+ * body.pipeThrough(new TextDecoderStream()).pipeThrough(sseFrameStream())
+ */
+export function sseFrameStream(options: FrameStreamOptions = {}): TransformStream<string, string> {
+  const split = sseFrameSplitter()
+  return new TransformStream<string, string>({
+    transform(text, controller) {
+      for (const frame of split.push(text)) controller.enqueue(frame)
+    },
+    flush(controller) {
+      for (const rest of split.end()) if (options.keepRest?.(rest) ?? true) controller.enqueue(rest + frameTerminator(rest))
+    },
+  })
+}
