@@ -2,6 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
+import type { ProxySettings } from './proxy-settings.ts'
 import type { SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -15,6 +16,8 @@ export type AppDeps = {
   agentUrl?: string
   /** The fetch used for proxying (a test double, or a Worker's service binding). */
   fetch?: typeof fetch
+  /** Proxy mode's timeouts and body limit; DEFAULT_PROXY_SETTINGS when absent. */
+  proxy?: ProxySettings
   /** New session ids; defaults to crypto.randomUUID. */
   newId?: () => string
 }

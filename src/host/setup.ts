@@ -6,6 +6,7 @@ import { createSessionEngine } from '../engine/session-engine.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import type { AppDeps } from './deps.ts'
 import { judgeWiringFromEnv } from './judge-wiring.ts'
+import { proxySettingsFromEnv } from './proxy-settings.ts'
 import type { EngineFactory } from './session.ts'
 import type { SessionStore } from './session-store.ts'
 
@@ -26,6 +27,8 @@ export function depsFromEnv(
   const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache })
   if (!wiring.ok) return wiring
   const notes = [...wiring.notes]
+  const proxy = proxySettingsFromEnv(env)
+  if (!proxy.ok) return proxy
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
     try {
@@ -40,7 +43,7 @@ export function depsFromEnv(
   return {
     ok: true,
     notes,
-    deps: { store: host.store, createEngine, defaultConfig: config.value, agentUrl, fetch: host.fetch },
+    deps: { store: host.store, createEngine, defaultConfig: config.value, agentUrl, fetch: host.fetch, proxy: proxy.settings },
   }
 }
 
