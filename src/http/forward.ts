@@ -98,7 +98,9 @@ export async function callAgent(c: Context, call: AgentCall, body?: string): Pro
     }
     // A streamed request body needs half duplex (Node's fetch insists); a string does not mind.
     if (hasBody && body === undefined && req.body) init.duplex = 'half'
-    const response = await call.fetch(target, init)
+    // Called unbound: workerd's fetch refuses any other `this` ("Illegal invocation").
+    const fetcher = call.fetch
+    const response = await fetcher(target, init)
     return { ok: true, response, link }
   } catch (e) {
     if (timedOut) {
