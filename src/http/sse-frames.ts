@@ -61,15 +61,19 @@ export function formatSseMessage(message: SseMessage): string {
 
 /**
  * The text to add so a frame left unterminated (the stream ended inside it) ends with a blank
- * line, whatever line ends it uses. A rest of only line ends already leaves no partial line.
+ * line, whatever line ends it uses. Counts the line ends it already has at its end (CRLF is one).
  * @example frameTerminator('data: 1') // '\n\n'
  * @example frameTerminator('data: 1\n') // '\n'
+ * @example frameTerminator('data: 1\r\r') // '' (already whole: the splitter was waiting for a possible LF)
  */
 export function frameTerminator(rest: string): string {
-  if (/^(?:\r\n|\n|\r)*$/.test(rest)) return ''
-  // After a final LF one more line end makes the blank line. A final lone CR is not enough to
-  // build on: the LF added would merge with it into one CRLF, so it gets two, like a bare line.
-  return rest.endsWith('\n') ? '\n' : '\n\n'
+  const tail = /[\r\n]*$/.exec(rest)![0]
+  const lineEnds = tail.match(/\r\n|\n|\r/g)?.length ?? 0
+  // Only line ends (no partial line), or a blank line already: nothing to add.
+  if (tail.length === rest.length || lineEnds >= 2) return ''
+  // One line end: one more, except after a lone CR, where an LF would merge into one CRLF.
+  if (lineEnds === 1) return rest.endsWith('\n') ? '\n' : '\n\n'
+  return '\n\n'
 }
 
 export type FrameStreamOptions = {
