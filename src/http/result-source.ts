@@ -122,15 +122,11 @@ export function resultSource(
       async pull(controller) {
         for (;;) {
           if (released) return
-          // Resuming after the case result of an ended session: nothing more will ever come.
-          const caseSeq = session.caseResultSeq
-          if (!options.until && caseSeq !== undefined && last >= caseSeq && queue.length === 0 && !overflowed) {
-            release()
-            return controller.close()
-          }
           const { results, done } = take()
           if (results.length > 0) controller.enqueue({ results })
-          if (done) {
+          // Past the case result (just sent, or before this reader's resume point): nothing more will come.
+          const caseSeq = session.caseResultSeq
+          if (done || (!options.until && caseSeq !== undefined && last >= caseSeq)) {
             release()
             return controller.close()
           }
