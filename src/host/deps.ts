@@ -4,6 +4,7 @@
  */
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
+import type { ProxySettings } from './proxy-settings.ts'
 import type { SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -17,6 +18,8 @@ export type AppDeps = {
   agentUrl?: string
   /** The fetch used for proxying (a test double, or a Worker's service binding). */
   fetch?: typeof fetch
+  /** Proxy mode's timeouts and body limit; DEFAULT_PROXY_SETTINGS when absent. */
+  proxy?: ProxySettings
   /** New session ids; defaults to crypto.randomUUID. */
   newId?: () => string
   /** Bearer tokens per tenant (EVALSTREAM_TOKENS); absent means open: no token asked, no tenants. */

@@ -8,6 +8,7 @@ import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
 import { judgeWiringFromEnv } from './judge-wiring.ts'
+import { proxySettingsFromEnv } from './proxy-settings.ts'
 import type { EngineFactory } from './session.ts'
 import type { SessionStore } from './session-store.ts'
 
@@ -35,6 +36,8 @@ export function depsFromEnv(
   if (!limits.ok) return limits
   const publicUrl = readPublicUrl(env.EVALSTREAM_PUBLIC_URL)
   if (!publicUrl.ok) return publicUrl
+  const proxy = proxySettingsFromEnv(env)
+  if (!proxy.ok) return proxy
   const notes = [...access.value.notes, ...wiring.notes]
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
@@ -64,6 +67,7 @@ export function depsFromEnv(
       publicUrl: publicUrl.value,
       auth,
       cors,
+      proxy: proxy.settings,
     },
   }
 }

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { EvalSet } from '../adk/eval-set.ts'
 import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
 import { parseErrorFromZod } from '../adk/parse-error.ts'
-import { formatFromContentType, type Limits, LIMIT_ENV, limitName } from '../ingest/index.ts'
+import { formatFromContentType, type Limits, limitMember, limitName } from '../ingest/index.ts'
 import type { ProblemExtensions } from './problem.ts'
 import { readTextLimited } from './read-body.ts'
 
@@ -79,7 +79,6 @@ export async function parseCreateBody(
   return { ok: true, value }
 }
 
-const limitMember = (limit: keyof Limits, limits: Limits) => ({ name: LIMIT_ENV[limit], value: limits[limit] })
 
 /**
  * Resolves the request to the spec's config and case, or a problem.

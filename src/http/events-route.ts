@@ -17,7 +17,7 @@ import {
   type EventFormat,
   type IngestIssue,
   type Limits,
-  LIMIT_ENV,
+  limitMember,
   limitName,
 } from '../ingest/index.ts'
 import { problem } from './problem.ts'
@@ -31,7 +31,6 @@ export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
 type UploadFailure = { ok: false; status: 400 | 413 | 422 | 500; title: string; error: string; limit?: { name: string; value: number } }
 type UploadOutcome = { ok: true } | UploadFailure
 
-const limitMember = (limit: keyof Limits, limits: Limits) => ({ name: LIMIT_ENV[limit], value: limits[limit] })
 
 /** @example app.post('/:id/events', (c) => eventsRoute(c, session, deps.limits)) */
 export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS): Promise<Response> {

@@ -1,16 +1,21 @@
 /**
  * Forwarding to the agent (proxy mode): requests go to AGENT_URL's origin and nowhere else.
+ * Request bodies stream through; the agent gets EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS to answer,
+ * and its response body EVALSTREAM_AGENT_IDLE_TIMEOUT_MS between chunks (agent-body.ts).
  */
 import type { Context } from 'hono'
 import { consumedHeaders } from './auth.ts'
+import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../host/proxy-settings.ts'
+import { agentBody, causeOf, type AgentLink } from './agent-body.ts'
 import { problem } from './problem.ts'
 
-/** Headers that describe one hop, not the message; never forwarded either way. */
+/** Headers that describe one hop, not the message (RFC 9110 §7.6.1); never forwarded either way. */
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
   'proxy-authorization',
+  'proxy-connection',
   'te',
   'trailer',
   'transfer-encoding',
@@ -35,44 +40,90 @@ export function agentTarget(agentUrl: string, path: string, search: string): URL
   return url
 }
 
+/**
+ * The end-to-end headers: the fixed hop-by-hop list, every header the `Connection` header names
+ * (RFC 9110 §7.6.1), `drop` and our own `x-evalstream-*` are left out.
+ * @example forwardHeaders(new Headers({ connection: 'x-hop', 'x-hop': '1' })).has('x-hop') // false
+ */
 export function forwardHeaders(headers: Headers, drop: readonly string[] = []): Headers {
+  const named = new Set(
+    (headers.get('connection') ?? '')
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token !== ''),
+  )
   const out = new Headers()
   headers.forEach((value, name) => {
-    if (!HOP_BY_HOP.has(name) && !drop.includes(name) && !name.startsWith('x-evalstream-')) out.set(name, value)
+    if (HOP_BY_HOP.has(name) || named.has(name) || drop.includes(name) || name.startsWith('x-evalstream-')) return
+    out.set(name, value)
   })
   return out
 }
 
-export type Upstream = { ok: true; response: Response } | { ok: false; response: Response }
+export type Upstream = { ok: true; response: Response; link: AgentLink } | { ok: false; response: Response }
+
+export type AgentCall = { agentUrl: string; fetch: typeof fetch; settings?: ProxySettings }
 
 /**
- * Sends the request (with `body` in place of the original, when given) to the agent.
- * @example const up = await callAgent(c, 'http://agent:8000', fetch)
+ * Sends the request to the agent: `body` in place of the original when given (the proxy had to
+ * read it), else the original body streamed through. The agent must answer within the connect
+ * timeout (504 problem+json); an agent that cannot be reached is a 502 problem+json with the cause.
+ * @example const up = await callAgent(c, { agentUrl: 'http://agent:8000', fetch })
  */
-export async function callAgent(c: Context, agentUrl: string, fetcher: typeof fetch, body?: string): Promise<Upstream> {
+export async function callAgent(c: Context, call: AgentCall, body?: string): Promise<Upstream> {
+  const settings = call.settings ?? DEFAULT_PROXY_SETTINGS
   const req = c.req.raw
   const incoming = new URL(req.url)
-  const target = agentTarget(agentUrl, incoming.pathname, incoming.search)
+  const target = agentTarget(call.agentUrl, incoming.pathname, incoming.search)
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
+  // One controller for this call: the connect timeout, the idle timeout and the client leaving all end it.
+  const ours = new AbortController()
+  const signal = AbortSignal.any([req.signal, ours.signal])
+  const link: AgentLink = {
+    origin: target.origin,
+    abort: (reason) => ours.abort(reason),
+    clientGone: () => req.signal.aborted,
+  }
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    ours.abort(new Error('connect timeout'))
+  }, settings.connectTimeoutMs)
   try {
-    const response = await fetcher(target, {
+    const init: RequestInit & { duplex?: 'half' } = {
       method: req.method,
       headers: forwardHeaders(req.headers, consumedHeaders(c)),
-      // ADK's routes take small JSON bodies; buffering avoids streaming-upload quirks across runtimes.
-      body: hasBody ? (body ?? (await req.arrayBuffer())) : undefined,
+      body: hasBody ? (body ?? req.body) : undefined,
       redirect: 'manual',
-      signal: req.signal,
-    })
-    return { ok: true, response }
+      signal,
+    }
+    // A streamed request body needs half duplex (Node's fetch insists); a string does not mind.
+    if (hasBody && body === undefined && req.body) init.duplex = 'half'
+    // Called unbound: workerd's fetch refuses any other `this` ("Illegal invocation").
+    const fetcher = call.fetch
+    const response = await fetcher(target, init)
+    return { ok: true, response, link }
   } catch (e) {
-    const detail = `could not reach the agent at ${target.origin}: ${(e as Error).message}`
+    if (timedOut) {
+      const detail = `the agent at ${target.origin} sent no response to ${req.method} ${incoming.pathname} within ${settings.connectTimeoutMs} ms (EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS)`
+      return { ok: false, response: problem(c, 504, 'Agent timed out', detail) }
+    }
+    const detail = `could not reach the agent at ${target.origin}: ${causeOf(e)}`
     return { ok: false, response: problem(c, 502, 'Agent unreachable', detail) }
+  } finally {
+    clearTimeout(timer)
   }
 }
 
-/** The agent's response as ours: same status and body, hop headers dropped. */
-export function relay(response: Response, extra: Record<string, string> = {}): Response {
+/**
+ * The agent's response as ours: same status and body, hop headers dropped. With `link`, the body
+ * is cut (an error to the client, as the agent failing would be) once it idles past the timeout.
+ * @example return relay(upstream.response, {}, upstream.link)
+ */
+export function relay(response: Response, extra: Record<string, string> = {}, link?: AgentLink, settings?: ProxySettings): Response {
   const headers = forwardHeaders(response.headers)
   for (const [k, v] of Object.entries(extra)) headers.set(k, v)
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+  const idleTimeoutMs = (settings ?? DEFAULT_PROXY_SETTINGS).idleTimeoutMs
+  const body = link && response.body ? agentBody(response.body, { link, idleTimeoutMs, onBreak: 'error' }).stream : response.body
+  return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }

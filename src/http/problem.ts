@@ -22,6 +22,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   422: 'unprocessable',
   502: 'bad-gateway',
   503: 'unavailable',
+  504: 'gateway-timeout',
 }
 
 /**

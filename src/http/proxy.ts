@@ -1,56 +1,89 @@
 /**
  * Proxy mode: evalstream sits between an ADK client (e.g. the dev UI) and the agent's api_server.
- * `/run_sse` is forwarded to AGENT_URL; every agent frame passes through unchanged and, after each,
- * the results it caused follow as `event: evalstream` frames, which ADK clients ignore. Each ADK
- * session is an evalstream session of the same id (deployment default config), or, with header
- * `X-Evalstream-Session`, the named existing session with its case and config. Any other route
- * is forwarded as is.
+ * `/run_sse` is forwarded to AGENT_URL; every agent frame passes through (an agent frame named
+ * `evalstream` renamed `agent-evalstream`) and, after each, the results it caused follow as
+ * `event: evalstream` frames, which ADK clients ignore. Each ADK session is an evalstream session
+ * of the same id (deployment default config), or, with header `X-Evalstream-Session`, the named
+ * existing session with its case and config. Any other route is forwarded as is, body streamed.
+ *
+ *   agent body -> agentBody (idle timeout) -> TextDecoderStream -> sseFrameStream (whole frames)
+ *     -> interleaveResults (score, append ours) -> TextEncoderStream -> client
  */
 import type { Context } from 'hono'
-import type { ResultEvent } from '../engine/types.ts'
-import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
 import type { AppDeps } from '../host/deps.ts'
+import { DEFAULT_LIMITS, limitMember, limitName } from '../ingest/index.ts'
 import { proxySessionId, tenantField, tenantOf, visibleTo } from './auth.ts'
+import { DEFAULT_PROXY_SETTINGS } from '../host/proxy-settings.ts'
+import type { HostedSession } from '../host/session.ts'
+import { agentBody } from './agent-body.ts'
+import { SESSION_ID_PATTERN } from './create-request.ts'
 import { callAgent, forwardHeaders, relay } from './forward.ts'
 import { problem } from './problem.ts'
-import type { HostedSession } from '../host/session.ts'
-import { sseFrameSplitter } from './sse-frames.ts'
+import { interleaveResults } from './proxy-interleave.ts'
+import { readTextLimited } from './read-body.ts'
+import { sseFrameStream } from './sse-frames.ts'
 
 export const SESSION_HEADER = 'x-evalstream-session'
+export const NOTE_HEADER = 'x-evalstream-note'
 
 /** @example app.post('/run_sse', (c) => proxyRunSse(c, deps)) */
 export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> {
   if (!deps.agentUrl) return proxyOff(c)
-  const text = await c.req.text()
+  const settings = deps.proxy ?? DEFAULT_PROXY_SETTINGS
+  // The session id is in the body, so this one body is read, up to a limit; every other route streams.
+  const limits = deps.limits ?? DEFAULT_LIMITS
+  const read = await readTextLimited(c.req.raw, limits.maxRequestBytes)
+  if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
+  if (!read.ok) {
+    const detail = `the body is more than ${limits.maxRequestBytes} bytes (${limitName('maxRequestBytes', limits)})`
+    return problem(c, 413, 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
+  }
+  const text = read.text
   const request = parseObject(text)
   const named = c.req.header(SESSION_HEADER)
   const adkSessionId = str(request?.sessionId) ?? str(request?.session_id)
   // With tenants, an ADK session scores into `<tenant>:<adk id>` (auth.ts proxySessionId).
   const sessionId = named ?? (adkSessionId === undefined ? undefined : proxySessionId(tenantOf(c), adkSessionId))
   // Without a session id there is nothing to score against: the agent will answer the error itself.
-  if (!sessionId) return forwardAll(c, deps, text)
+  if (sessionId === undefined) return forwardAll(c, deps, text)
+  if (!SESSION_ID_PATTERN.test(sessionId)) {
+    // Asked for by name: say what is wrong. An ADK id we cannot host: the agent still answers, unscored.
+    if (named !== undefined)
+      return problem(c, 400, 'Invalid session id', `${SESSION_HEADER} must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -`)
+    return forwardAll(c, deps, text, { [NOTE_HEADER]: 'the ADK session id is not a valid evalstream session id; not scored' })
+  }
 
-  const found = await findOrCreate(deps, sessionId, named !== undefined, tenantOf(c))
+  const found = await findOrCreate(deps, { id: sessionId, mustExist: named !== undefined, tenant: tenantOf(c) })
   if (!found.ok) return problem(c, found.status, found.title, found.detail)
   const session = found.session
-  if (session.ended) return forwardAll(c, deps, text, { [SESSION_HEADER]: session.id, 'x-evalstream-note': 'session ended; not scored' })
+  if (session.ended) return forwardAll(c, deps, text, { [SESSION_HEADER]: session.id, [NOTE_HEADER]: 'session ended; not scored' })
 
-  const upstream = await callAgent(c, deps.agentUrl, deps.fetch ?? fetch, text)
+  const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings }, text)
   if (!upstream.ok) return upstream.response
-  const response = upstream.response
+  const { response, link } = upstream
   const isSse = (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
-  if (!response.ok || !isSse || !response.body) return relay(response, { [SESSION_HEADER]: session.id })
-  const body = interleave(response.body, session, request?.newMessage ?? request?.new_message)
+  if (!response.ok || !isSse || !response.body) return relay(response, { [SESSION_HEADER]: session.id }, link, settings)
+
+  const agent = agentBody(response.body, { link, idleTimeoutMs: settings.idleTimeoutMs, onBreak: 'close', onCancel: () => run.abandon() })
+  const run = interleaveResults(session, { newMessage: request?.newMessage ?? request?.new_message, failure: agent.failure })
+  const body = agent.stream
+    // TypeScript's DOM types let TextDecoderStream take any BufferSource, which a byte stream is not typed as.
+    .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
+    // A torn last frame after a failure is not a frame: drop it; a clean end just lacked the blank line.
+    .pipeThrough(sseFrameStream({ keepRest: () => agent.failure() === undefined }))
+    .pipeThrough(run.transform)
+    .pipeThrough(new TextEncoderStream())
   const headers = forwardHeaders(response.headers)
   headers.set(SESSION_HEADER, session.id)
   return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }
 
-/** Every other ADK api_server route, forwarded unchanged. */
+/** Every other ADK api_server route, forwarded unchanged (body streamed both ways). */
 export async function forwardAll(c: Context, deps: AppDeps, body?: string, extra?: Record<string, string>) {
   if (!deps.agentUrl) return proxyOff(c)
-  const upstream = await callAgent(c, deps.agentUrl, deps.fetch ?? fetch, body)
-  return upstream.ok ? relay(upstream.response, extra) : upstream.response
+  const settings = deps.proxy ?? DEFAULT_PROXY_SETTINGS
+  const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings }, body)
+  return upstream.ok ? relay(upstream.response, extra, upstream.link, settings) : upstream.response
 }
 
 function proxyOff(c: Context): Response {
@@ -58,90 +91,23 @@ function proxyOff(c: Context): Response {
   return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}; set AGENT_URL to proxy ADK routes to an agent`)
 }
 
-async function findOrCreate(deps: AppDeps, id: string, mustExist: boolean, tenant: string | undefined) {
+/** Which session a proxied run scores against, and who is asking. */
+export type SessionLookup = { id: string; mustExist: boolean; tenant: string | undefined }
+
+type Found = { ok: true; session: HostedSession } | { ok: false; status: number; title: string; detail: string }
+
+async function findOrCreate(deps: AppDeps, lookup: SessionLookup): Promise<Found> {
+  const { id, mustExist, tenant } = lookup
   // Another tenant's session is treated as missing: never scored into, never revealed.
   const notFound = { ok: false as const, status: 404, title: 'Session not found', detail: `no session with id '${id}'` }
   const existing = await deps.store.get(id, deps.createEngine)
-  if (existing) return visibleTo(existing, tenant) ? { ok: true as const, session: existing } : notFound
-  if (mustExist)
-    return { ok: false as const, status: 404, title: 'Session not found', detail: `${SESSION_HEADER} names '${id}', which does not exist` }
+  if (existing) return visibleTo(existing, tenant) ? { ok: true, session: existing } : notFound
+  if (mustExist) return { ok: false, status: 404, title: 'Session not found', detail: `${SESSION_HEADER} names '${id}', which does not exist` }
   const created = await deps.store.create({ session_id: id, eval_config: deps.defaultConfig, ...tenantField(tenant) }, deps.createEngine)
   if (created.ok || created.status !== 409) return created
   // Another conversation created it a moment ago.
   const raced = await deps.store.get(id, deps.createEngine)
-  return raced ? (visibleTo(raced, tenant) ? { ok: true as const, session: raced } : notFound) : created
-}
-
-/**
- * The agent's stream with result frames after each agent frame. ADK's /run_sse events never
- * include the user's message, so it is scored from the request's newMessage, in the invocation the
- * first agent event names. The agent closing its stream completes the invocation.
- */
-function interleave(upstream: ReadableStream<Uint8Array>, session: HostedSession, newMessage: unknown) {
-  const encoder = new TextEncoder()
-  const utf8 = new TextDecoder()
-  const split = sseFrameSplitter()
-  const queue: ResultEvent[] = []
-  const unsubscribe = session.log.subscribe((event) => queue.push(event))
-  let userSent = newMessage === undefined
-  const decoder = createEventDecoder('sse', {
-    onEvent(item) {
-      if (!userSent && item.event.invocation_id && item.event.author !== 'user') {
-        const user = decodeFrameValue({ invocationId: item.event.invocation_id, author: 'user', content: newMessage }, item.index)
-        if (!isIngestIssue(user)) session.push(user)
-      }
-      userSent = true
-      session.push(item)
-    },
-    onIssue: (issue) => session.reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }),
-  })
-  const reader = upstream.getReader()
-  let finished = false
-  const finish = () => {
-    if (finished) return
-    finished = true
-    decoder.end()
-    session.completeInvocation()
-    unsubscribe()
-  }
-  const flush = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    for (const event of queue.splice(0)) {
-      const data = JSON.stringify({ seq: event.seq, type: event.type, data: event.data })
-      controller.enqueue(encoder.encode(`event: evalstream\ndata: ${data}\n\n`))
-    }
-  }
-  const pass = (controller: ReadableStreamDefaultController<Uint8Array>, frames: string[]) => {
-    for (const frame of frames) {
-      controller.enqueue(encoder.encode(frame))
-      decoder.push(frame)
-      flush(controller)
-    }
-  }
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let chunk: ReadableStreamReadResult<Uint8Array>
-      try {
-        chunk = await reader.read()
-      } catch (e) {
-        // The agent broke off: score what arrived, then pass the failure on, as a direct call would.
-        finish()
-        flush(controller)
-        controller.error(e)
-        return
-      }
-      const { done, value } = chunk
-      if (!done) return pass(controller, split.push(utf8.decode(value, { stream: true })))
-      pass(controller, split.push(utf8.decode()).concat(split.end()))
-      finish()
-      flush(controller)
-      controller.close()
-    },
-    async cancel(reason) {
-      // The client left: stop the agent call too, and score what the invocation got so far.
-      await reader.cancel(reason).catch(() => {})
-      finish()
-    },
-  })
+  return raced ? (visibleTo(raced, tenant) ? { ok: true, session: raced } : notFound) : created
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

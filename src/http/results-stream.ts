@@ -1,15 +1,20 @@
 /**
  * Streams a session's results as SSE: `id:` is the result's seq, `event:` its type, `data:` JSON.
+ * Three platform stream pieces piped together:
+ *
+ *   resultSource (log subscription, batches) -> sseResultFrames (SSE text) -> TextEncoderStream
+ *
  * A subscriber first gets everything after its `Last-Event-ID` from the log, then live results,
- * with no gap and no duplicate (it subscribes before reading the backlog and drops seq it has
- * already sent). The stream closes after `case.result`, when the client goes away, or, for the
- * full-duplex events upload, when the upload is done.
+ * with no gap and no duplicate. The stream closes after `case.result`, when the client goes away
+ * (the response body is cancelled, or the request signal aborts), or, for the full-duplex events
+ * upload, when the upload is done.
  */
 import type { Context } from 'hono'
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
-import type { ResultEvent } from '../engine/types.ts'
 import type { HostedSession } from '../host/session.ts'
+import { resultSource, type ResultChunk, type SseWriter } from './result-source.ts'
 import { formatSseMessage } from './sse-frames.ts'
+
+export type { SseWriter } from './result-source.ts'
 
 /** A comment line this often keeps proxies from timing out an idle stream and reveals dead peers. */
 export const HEARTBEAT_MS = 15_000
@@ -23,11 +28,30 @@ export type StreamOptions = {
   /** Stop (after flushing what is queued) when this settles; without it, stop at case.result. */
   until?: Promise<unknown>
   /** Last words before the stream closes normally (e.g. the upload summary). */
-  finish?(stream: SSEStreamingApi): Promise<void>
+  finish?(stream: SseWriter): Promise<void>
 }
 
-function frameOf(event: ResultEvent): string {
-  return formatSseMessage({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) })
+/**
+ * Result batches in, SSE text out: one frame per result (through `formatSseMessage`, so the bytes
+ * are hono's `writeSSE` bytes), many frames per chunk, a new chunk past MAX_BATCH_CHARS.
+ * @example
+ * resultSource(session, { after: 0, heartbeatMs: HEARTBEAT_MS }).pipeThrough(sseResultFrames())
+ */
+export function sseResultFrames(): TransformStream<ResultChunk, string> {
+  return new TransformStream<ResultChunk, string>({
+    transform(chunk, controller) {
+      if ('text' in chunk) return controller.enqueue(chunk.text)
+      let batch = ''
+      for (const event of chunk.results) {
+        batch += formatSseMessage({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) })
+        if (batch.length >= MAX_BATCH_CHARS) {
+          controller.enqueue(batch)
+          batch = ''
+        }
+      }
+      if (batch !== '') controller.enqueue(batch)
+    },
+  })
 }
 
 /**
@@ -35,75 +59,17 @@ function frameOf(event: ResultEvent): string {
  * app.get('/results', (c) => streamResults(c, session, { after: lastEventId(c) }))
  */
 export function streamResults(c: Context, session: HostedSession, options: StreamOptions): Response {
-  return streamSSE(c, async (stream) => {
-    const queue: ResultEvent[] = []
-    let wake: (() => void) | undefined
-    let stopped = false
-    let untilSettled = false
-    const nudge = () => {
-      const w = wake
-      wake = undefined
-      w?.()
-    }
-    const unsubscribe = session.log.subscribe((event) => {
-      queue.push(event)
-      nudge()
-    })
-    const stop = () => {
-      stopped = true
-      nudge()
-    }
-    // A client that hangs up cancels its subscription (workerd needs enable_request_signal).
-    c.req.raw.signal.addEventListener('abort', stop, { once: true })
-    stream.onAbort(stop)
-    options.until?.finally(() => {
-      untilSettled = true
-      nudge()
-    })
-    const heartbeat = setInterval(() => {
-      stream.write(': ping\n\n').catch(stop)
-    }, HEARTBEAT_MS)
-
-    let last = options.after
-    /**
-     * Writes the results not sent yet, many per write. Returns true when the stream is done
-     * (it sent the case result and has no `until`): what follows case.result is not sent.
-     */
-    const sendAll = async (events: readonly ResultEvent[]): Promise<boolean> => {
-      let batch = ''
-      let done = false
-      for (const event of events) {
-        if (event.seq <= last) continue
-        last = event.seq
-        batch += frameOf(event)
-        done = !options.until && event.type === 'case.result'
-        if (done) break
-        if (batch.length >= MAX_BATCH_CHARS) {
-          await stream.write(batch)
-          batch = ''
-        }
-      }
-      if (batch !== '') await stream.write(batch)
-      return done
-    }
-    try {
-      if (await sendAll(session.log.readAfter(options.after))) return
-      // Resuming after the case result of an ended session: nothing more will ever come.
-      if (!options.until && session.caseResultSeq !== undefined && last >= session.caseResultSeq) return
-      while (!stopped) {
-        while (queue.length > 0) if (await sendAll(queue.splice(0))) return
-        if (untilSettled) break
-        await new Promise<void>((resolve) => {
-          wake = resolve
-        })
-      }
-      if (!stopped) await options.finish?.(stream)
-    } finally {
-      clearInterval(heartbeat)
-      unsubscribe()
-      c.req.raw.signal.removeEventListener('abort', stop)
-    }
-  })
+  // workerd fires the request signal only with enable_request_signal, and never inside a Durable
+  // Object: there a dead peer shows up when a write fails, which cancels the body (heartbeats help).
+  const body = resultSource(session, { ...options, signal: c.req.raw.signal, heartbeatMs: HEARTBEAT_MS })
+    .pipeThrough(sseResultFrames())
+    .pipeThrough(new TextEncoderStream())
+  // The headers hono's streamSSE sets, so nothing changes for clients.
+  c.header('Transfer-Encoding', 'chunked')
+  c.header('Content-Type', 'text/event-stream')
+  c.header('Cache-Control', 'no-cache')
+  c.header('Connection', 'keep-alive')
+  return c.newResponse(body)
 }
 
 /** The resume point: `Last-Event-ID` header, or `?last_event_id=` for clients that cannot set headers. */

@@ -58,3 +58,46 @@ export function formatSseMessage(message: SseMessage): string {
   const id = message.id !== undefined ? `\nid: ${message.id}` : ''
   return `${event}${data}${id}\n\n`
 }
+
+/**
+ * The text to add so a frame left unterminated (the stream ended inside it) ends with a blank
+ * line, whatever line ends it uses. Counts the line ends it already has at its end (CRLF is one).
+ * @example frameTerminator('data: 1') // '\n\n'
+ * @example frameTerminator('data: 1\n') // '\n'
+ * @example frameTerminator('data: 1\r\r') // '' (already whole: the splitter was waiting for a possible LF)
+ */
+export function frameTerminator(rest: string): string {
+  const tail = /[\r\n]*$/.exec(rest)![0]
+  const lineEnds = tail.match(/\r\n|\n|\r/g)?.length ?? 0
+  // Only line ends (no partial line), or a blank line already: nothing to add.
+  if (tail.length === rest.length || lineEnds >= 2) return ''
+  // One line end: one more, except after a lone CR, where an LF would merge into one CRLF.
+  if (lineEnds === 1) return rest.endsWith('\n') ? '\n' : '\n\n'
+  return '\n\n'
+}
+
+export type FrameStreamOptions = {
+  /**
+   * Asked when the input ends with an unfinished frame: true (default) passes it on terminated,
+   * false drops it (the input broke off, so the rest is a torn frame, not a frame).
+   */
+  keepRest?(rest: string): boolean
+}
+
+/**
+ * SSE text in, whole frames out (one chunk per frame, exactly as received); an unterminated last
+ * frame is terminated, so whatever is written after it starts a frame of its own.
+ * @example
+ * body.pipeThrough(new TextDecoderStream()).pipeThrough(sseFrameStream())
+ */
+export function sseFrameStream(options: FrameStreamOptions = {}): TransformStream<string, string> {
+  const split = sseFrameSplitter()
+  return new TransformStream<string, string>({
+    transform(text, controller) {
+      for (const frame of split.push(text)) controller.enqueue(frame)
+    },
+    flush(controller) {
+      for (const rest of split.end()) if (options.keepRest?.(rest) ?? true) controller.enqueue(rest + frameTerminator(rest))
+    },
+  })
+}

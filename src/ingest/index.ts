@@ -6,6 +6,7 @@ export {
   DEFAULT_LIMITS,
   LIMIT_ENV,
   type Limits,
+  limitMember,
   limitName,
   limitsFromEnv,
   MAX_EVENTS_PER_SESSION,

@@ -58,6 +58,14 @@ export function limitName(limit: keyof Limits, limits: Limits): string {
 }
 
 /**
+ * The `limit` member of a problem+json that a limit refused: its variable and the value in force.
+ * @example limitMember('maxRequestBytes', DEFAULT_LIMITS) // { name: 'EVALSTREAM_MAX_REQUEST_BYTES', value: 16777216 }
+ */
+export function limitMember(limit: keyof Limits, limits: Limits): { name: string; value: number } {
+  return { name: LIMIT_ENV[limit], value: limits[limit] }
+}
+
+/**
  * Reads the EVALSTREAM_MAX_* variables; unset or empty ones keep their default. A value that is not
  * a positive whole number (or above its ceiling) is a configuration error, not silently ignored.
  * @example limitsFromEnv({ EVALSTREAM_MAX_JSON_DEPTH: '32' }) // { ok: true, limits: { ...DEFAULT_LIMITS, maxJsonDepth: 32 } }

@@ -3,6 +3,7 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest'
 import { apiSuite } from '../http/api-suite.ts'
+import { PROXY_TEST_ENV } from '../http/api-suite-proxy.ts'
 import { startAgentStub, type AgentStub } from '../support/agent-stub.ts'
 import { startDeno, type Running } from '../support/runtimes.ts'
 
@@ -11,7 +12,7 @@ describe('API on Deno', () => {
   let deno: Running
   beforeAll(async () => {
     agent = await startAgentStub()
-    deno = await startDeno({ AGENT_URL: agent.url })
+    deno = await startDeno({ AGENT_URL: agent.url, ...PROXY_TEST_ENV })
   })
   afterAll(async () => {
     await deno?.stop()

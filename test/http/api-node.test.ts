@@ -2,6 +2,7 @@
  * The API suite against the Node app on a real socket.
  */
 import { afterAll, beforeAll, describe } from 'vitest'
+import { PROXY_TEST_ENV } from './api-suite-proxy.ts'
 import { startAgentStub, type AgentStub } from '../support/agent-stub.ts'
 import { startNode, type Running } from '../support/runtimes.ts'
 import { apiSuite } from './api-suite.ts'
@@ -11,7 +12,7 @@ describe('API on Node', () => {
   let node: Running
   beforeAll(async () => {
     agent = await startAgentStub()
-    node = await startNode({ AGENT_URL: agent.url })
+    node = await startNode({ AGENT_URL: agent.url, ...PROXY_TEST_ENV })
   })
   afterAll(async () => {
     await node?.stop()

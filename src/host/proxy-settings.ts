@@ -1,0 +1,44 @@
+/**
+ * Proxy mode's timeouts: how long evalstream waits for the agent (a /run_sse body is read under
+ * EVALSTREAM_MAX_REQUEST_BYTES like every other body, src/ingest/limits.ts). Read from the environment, with defaults that fail an agent that
+ * hangs within a minute or two instead of undici's 300 s.
+ */
+
+/** The agent must answer (response headers) within this many ms; then 504. */
+export const DEFAULT_AGENT_CONNECT_TIMEOUT_MS = 60_000
+
+/** The agent's response body must move at least this often (ms between chunks); then it is cut. */
+export const DEFAULT_AGENT_IDLE_TIMEOUT_MS = 120_000
+
+export type ProxySettings = {
+  connectTimeoutMs: number
+  idleTimeoutMs: number
+}
+
+export const DEFAULT_PROXY_SETTINGS: ProxySettings = {
+  connectTimeoutMs: DEFAULT_AGENT_CONNECT_TIMEOUT_MS,
+  idleTimeoutMs: DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+}
+
+const VARIABLES = {
+  connectTimeoutMs: 'EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS',
+  idleTimeoutMs: 'EVALSTREAM_AGENT_IDLE_TIMEOUT_MS',
+} as const satisfies Record<keyof ProxySettings, string>
+
+/**
+ * Each variable is a positive whole number; unset or empty keeps the default.
+ * @example proxySettingsFromEnv({ EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '5000' }) // { ok: true, settings: { ..., idleTimeoutMs: 5000 } }
+ */
+export function proxySettingsFromEnv(
+  env: Record<string, string | undefined>,
+): { ok: true; settings: ProxySettings } | { ok: false; error: string } {
+  const settings = { ...DEFAULT_PROXY_SETTINGS }
+  for (const [key, name] of Object.entries(VARIABLES) as Array<[keyof ProxySettings, string]>) {
+    const raw = env[name]?.trim()
+    if (!raw) continue
+    if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+      return { ok: false, error: `${name} must be a positive whole number, got '${raw}'` }
+    settings[key] = Number(raw)
+  }
+  return { ok: true, settings }
+}

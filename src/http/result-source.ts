@@ -1,0 +1,153 @@
+/**
+ * A session's results as a `ReadableStream` of batches, fed by the result log's subscription.
+ * It subscribes before it reads the backlog and drops any seq it has already passed on, so a
+ * reader gets everything after its resume point with no gap and no duplicate. Each pull hands
+ * over everything queued since the last one: batching falls out of backpressure (a slow reader
+ * gets bigger batches, not more of them).
+ *
+ * Memory stays bounded for a reader that stops reading: past MAX_QUEUED_RESULTS queued results
+ * the queue is dropped and the next pull reads the missed results back from the log, which keeps
+ * them anyway. Nothing is lost; a stalled reader costs one counter, not a growing queue.
+ */
+import type { ResultEvent } from '../engine/types.ts'
+import type { HostedSession } from '../host/session.ts'
+import { formatSseMessage, type SseMessage } from './sse-frames.ts'
+
+/** Results queued for one reader before it falls back to re-reading the log (count, not bytes). */
+export const MAX_QUEUED_RESULTS = 1_000
+
+/** One chunk: results in seq order, or SSE text ready to send (heartbeat, last words). */
+export type ResultChunk = { results: ResultEvent[] } | { text: string }
+
+/** Lets the last words of a stream be written as SSE messages (same shape as hono's writeSSE). */
+export type SseWriter = { writeSSE(message: SseMessage): Promise<void> }
+
+export type ResultSourceOptions = {
+  /** Pass on results with seq greater than this; clamped to the log's last seq (see below). */
+  after: number
+  /** Stop (after passing on what is queued) when this settles; without it, stop at case.result. */
+  until?: Promise<unknown>
+  /** Last words before a normal close (not when the reader went away). */
+  finish?(out: SseWriter): Promise<void>
+  /** The reader went away (request aborted): release everything now. */
+  signal?: AbortSignal
+  /** A heartbeat chunk this often while the reader keeps up. */
+  heartbeatMs: number
+}
+
+/**
+ * @example
+ * const stream = resultSource(session, { after: 0, heartbeatMs: 15_000 })
+ */
+export function resultSource(
+  session: Pick<HostedSession, 'log' | 'caseResultSeq'>,
+  options: ResultSourceOptions,
+): ReadableStream<ResultChunk> {
+  const { log } = session
+  // A resume point past the end (a stale or foreign id) would skip every future result,
+  // case.result included, and hold the stream open for good: resume from the end instead.
+  let last = Math.min(options.after, log.lastSeq())
+  let queue: ResultEvent[] = []
+  let overflowed = false
+  let untilSettled = false
+  let released = false
+  let wake: (() => void) | undefined
+  const nudge = () => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  let unsubscribe = () => {}
+  let heartbeat: ReturnType<typeof setInterval> | undefined
+  const release = () => {
+    if (released) return
+    released = true
+    unsubscribe()
+    clearInterval(heartbeat)
+    options.signal?.removeEventListener('abort', onAbort)
+    nudge()
+  }
+  let closeOnAbort: (() => void) | undefined
+  const onAbort = () => {
+    release()
+    closeOnAbort?.()
+  }
+
+  /** Results not passed on yet, cut after case.result when that ends the stream. */
+  const take = (): { results: ResultEvent[]; done: boolean } => {
+    const pending = overflowed ? log.readAfter(last) : queue
+    overflowed = false
+    queue = []
+    const results: ResultEvent[] = []
+    for (const event of pending) {
+      if (event.seq <= last) continue
+      last = event.seq
+      results.push(event)
+      if (!options.until && event.type === 'case.result') return { results, done: true }
+    }
+    return { results, done: false }
+  }
+
+  return new ReadableStream<ResultChunk>(
+    {
+      start(controller) {
+        unsubscribe = log.subscribe((event) => {
+          if (overflowed) return
+          if (queue.length >= MAX_QUEUED_RESULTS) {
+            overflowed = true
+            queue = []
+          } else queue.push(event)
+          nudge()
+        })
+        queue = log.readAfter(last)
+        closeOnAbort = () => {
+          try {
+            controller.close()
+          } catch {
+            // already closed or cancelled
+          }
+        }
+        if (options.signal?.aborted) return onAbort()
+        options.signal?.addEventListener('abort', onAbort, { once: true })
+        const settle = () => {
+          untilSettled = true
+          nudge()
+        }
+        options.until?.then(settle, settle)
+        heartbeat = setInterval(() => {
+          // Only while the reader keeps up: a ping queued behind a stalled reader tells nobody anything.
+          if ((controller.desiredSize ?? 0) > 0) controller.enqueue({ text: ': ping\n\n' })
+        }, options.heartbeatMs)
+      },
+      async pull(controller) {
+        for (;;) {
+          if (released) return
+          const { results, done } = take()
+          if (results.length > 0) controller.enqueue({ results })
+          // Past the case result (just sent, or before this reader's resume point): nothing more will come.
+          const caseSeq = session.caseResultSeq
+          if (done || (!options.until && caseSeq !== undefined && last >= caseSeq)) {
+            release()
+            return controller.close()
+          }
+          if (results.length > 0) return
+          // What the settled promise caused was emitted (and queued) before it settled, so the
+          // take above has passed it all on: only the last words are left.
+          if (untilSettled) {
+            release()
+            await options.finish?.({ writeSSE: async (m) => controller.enqueue({ text: formatSseMessage(m) }) })
+            return controller.close()
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve
+          })
+        }
+      },
+      cancel() {
+        release()
+      },
+    },
+    // One batch ahead at most: while the reader is slow, results wait in the queue, where they merge.
+    { highWaterMark: 1 },
+  )
+}
