@@ -24,7 +24,7 @@ function setup() {
   let n = 0
   const create = async () => {
     const id = `rs-${++n}`
-    const res = await app.request('/v1/sessions', { method: 'POST', body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE }) })
+    const res = await app.request('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE }) })
     expect(res.status).toBe(201)
     return { id, session: (await store.get(id, createEngine))! }
   }
