@@ -64,7 +64,7 @@ let cached: { env: WorkerEnv; app: { fetch(r: Request): Response | Promise<Respo
 /** The app for session-less routes; its store is never used for sessions. */
 function stateless(env: WorkerEnv) {
   if (cached?.env === env) return cached.app
-  const setup = depsFromEnv(stringEnv(env), { store: memorySessionStore() })
+  const setup = depsFromEnv(stringEnv(env), { store: memorySessionStore({ sweeper: 'manual' }) })
   const app = setup.ok ? createApp(setup.deps) : { fetch: () => new Response(setup.error, { status: 500 }) }
   cached = { env, app }
   return app

@@ -2,7 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
-import type { SessionStore } from './session-store.ts'
+import type { SessionLimits, SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
 export type AppDeps = {
@@ -15,6 +15,8 @@ export type AppDeps = {
   agentUrl?: string
   /** The fetch used for proxying (a test double, or a Worker's service binding). */
   fetch?: typeof fetch
+  /** The store's limits, named in what a client is told about an evicted session. */
+  limits?: SessionLimits
   /** New session ids; defaults to crypto.randomUUID. */
   newId?: () => string
 }

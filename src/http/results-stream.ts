@@ -8,6 +8,7 @@
 import type { Context } from 'hono'
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
 import type { ResultEvent } from '../engine/types.ts'
+import type { LogClosing } from '../host/result-log.ts'
 import type { HostedSession } from '../host/session.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
@@ -45,14 +46,22 @@ export function streamResults(c: Context, session: HostedSession, options: Strea
       wake = undefined
       w?.()
     }
-    const unsubscribe = session.log.subscribe((event) => {
-      queue.push(event)
-      nudge()
-    })
+    let closing: LogClosing | undefined
     const stop = () => {
       stopped = true
       nudge()
     }
+    const unsubscribe = session.log.subscribe(
+      (event) => {
+        queue.push(event)
+        nudge()
+      },
+      // The session was evicted or deleted: say so in an `error` frame, then close.
+      (reason) => {
+        closing = reason
+        stop()
+      },
+    )
     // A client that hangs up cancels its subscription (workerd needs enable_request_signal).
     c.req.raw.signal.addEventListener('abort', stop, { once: true })
     stream.onAbort(stop)
@@ -97,7 +106,10 @@ export function streamResults(c: Context, session: HostedSession, options: Strea
           wake = resolve
         })
       }
-      if (!stopped) await options.finish?.(stream)
+      if (closing) {
+        await sendAll(queue.splice(0))
+        await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: closing.message }) })
+      } else if (!stopped) await options.finish?.(stream)
     } finally {
       clearInterval(heartbeat)
       unsubscribe()

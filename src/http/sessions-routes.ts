@@ -10,6 +10,7 @@ import { eventsRoute } from './events-route.ts'
 import { problem } from './problem.ts'
 import { lastEventId, streamResults } from './results-stream.ts'
 import type { HostedSession } from '../host/session.ts'
+import { goneDetail } from '../host/session-store.ts'
 
 /** A create body is a config and maybe a case or eval set: generous, but bounded. */
 export const MAX_CREATE_BODY_BYTES = 20_000_000
@@ -47,9 +48,20 @@ export function sessionsRoutes(deps: AppDeps): Hono {
   const withSession = async (c: Context, then: (s: HostedSession) => Response | Promise<Response>) => {
     const id = c.req.param('id') ?? ''
     const session = await deps.store.get(id, deps.createEngine)
-    if (!session) return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
+    if (!session) {
+      // A session that went without its client asking (idle, cap, retention) is 410, not 404.
+      const gone = await deps.store.gone(id)
+      if (gone) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.limits))
+      return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
+    }
     return then(session)
   }
+
+  app.delete('/:id', async (c) => {
+    const id = c.req.param('id')
+    if (await deps.store.delete(id)) return c.body(null, 204)
+    return problem(c, 404, 'Session not found', `no session with id '${id}'`)
+  })
 
   app.get('/:id', (c) => withSession(c, (s) => c.json(s.snapshot())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
