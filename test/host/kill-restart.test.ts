@@ -1,5 +1,6 @@
 /**
- * kill -9 on Node with EVALSTREAM_DB: `node src/adapter/node/server.ts` runs as a child process
+ * kill -9 with EVALSTREAM_DB: `node src/adapter/node/server.ts` (and the Deno adapter under
+ * `deno run`) runs as a child process
  * with a real judge client (the @google/genai SDK against the loopback Gemini stub), is killed with
  * SIGKILL in the middle of a session, and restarted on the same database. The session comes back
  * by replay: every event and result is there exactly once, the answered judge call is not sent
@@ -8,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../http/api-suite.ts'
 import { FINAL_TEXT, WEATHER_EVENTS } from '../http/fixtures.ts'
@@ -35,10 +36,20 @@ const turn = (invocationId: string) => WEATHER_EVENTS.map((e) => ({ ...e, invoca
 
 type Server = { baseUrl: string; child: ChildProcess }
 
-async function startServer(env: Record<string, string>): Promise<Server> {
+type Runtime = 'node' | 'deno'
+
+async function startServer(runtime: Runtime, env: Record<string, string>): Promise<Server> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['src/adapter/node/server.ts'], {
-    env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port) },
+  const [command, args] =
+    runtime === 'node'
+      ? [process.execPath, ['src/adapter/node/server.ts']]
+      : [
+          // The deno binary itself, so SIGKILL reaches the server and not a wrapper.
+          'node_modules/.bin/deno',
+          ['run', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${dirname(env.EVALSTREAM_DB!)}`, 'src/adapter/deno/server.ts'],
+        ]
+  const child = spawn(command, args, {
+    env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -63,7 +74,7 @@ function kill9(server: Server): Promise<void> {
 
 const normalise = (messages: Message[], id: string) => JSON.parse(JSON.stringify(messages).replaceAll(id, '<session>')) as Message[]
 
-describe('kill -9 and restart on the same EVALSTREAM_DB', () => {
+describe.each(['node', 'deno'] as const)('kill -9 and restart on the same EVALSTREAM_DB: %s', (runtime) => {
   let stub: GeminiStub
   let server: Server
   let env: Record<string, string>
@@ -76,7 +87,7 @@ describe('kill -9 and restart on the same EVALSTREAM_DB', () => {
     stub.handle(() => ({ candidates: [VALID] }))
     const db = join(mkdtempSync(join(tmpdir(), 'evalstream-kill-')), 'evalstream.db')
     env = { EVALSTREAM_DB: db, GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: stub.url }
-    server = await startServer(env)
+    server = await startServer(runtime, env)
   })
   afterAll(async () => {
     if (server?.child.exitCode === null) await kill9(server)
@@ -111,7 +122,8 @@ describe('kill -9 and restart on the same EVALSTREAM_DB', () => {
     const before = await readSse(await api.results(id), (_m, all) => all.length >= lastSeq)
 
     await kill9(server)
-    server = await startServer(env)
+    server = await startServer(runtime, env)
+    expect(server.child.exitCode).toBe(null)
 
     // Rebuilt by replay: the same results, and the judge answer came from the database.
     const after = await snapshot(id)
@@ -128,5 +140,5 @@ describe('kill -9 and restart on the same EVALSTREAM_DB', () => {
     expect((caseResult as any).final_eval_status).toBe(1)
     // One judge call for the second invocation only.
     expect(judgeCalls()).toBe(callsBefore + 1)
-  }, 60_000)
+  }, 120_000)
 })
