@@ -29,10 +29,11 @@ describe('Durable Object storage is deleted by its alarm', () => {
     expect((await api.create({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE })).res.status).toBe(201)
 
   beforeAll(async () => {
+    // Short, but long enough that a loaded machine still reads the session before it goes.
     worker = await startWorker({
-      EVALSTREAM_SESSION_IDLE_TTL_MS: '600',
-      EVALSTREAM_ENDED_RETENTION_MS: '300',
-      EVALSTREAM_GONE_NOTICE_MS: '600',
+      EVALSTREAM_SESSION_IDLE_TTL_MS: '1500',
+      EVALSTREAM_ENDED_RETENTION_MS: '1500',
+      EVALSTREAM_GONE_NOTICE_MS: '500',
     })
   })
   afterAll(async () => {
