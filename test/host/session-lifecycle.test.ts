@@ -77,7 +77,7 @@ describe('session lifecycle over HTTP', () => {
   })
 
   it('an ended session is readable during EVALSTREAM_ENDED_RETENTION_MS, then 410', async () => {
-    const { call, create, store } = app({ EVALSTREAM_ENDED_RETENTION_MS: '300' })
+    const { call, create, store } = app({ EVALSTREAM_ENDED_RETENTION_MS: '1000' })
     await create('e')
     await call('POST', '/v1/sessions/e/events', WEATHER_EVENTS)
     const result = await (await call('POST', '/v1/sessions/e/end')).json()
@@ -87,17 +87,17 @@ describe('session lifecycle over HTTP', () => {
     // Reading does not extend the retention: it is counted from the end.
     await until(async () => (await call('GET', '/v1/sessions/e')).status === 410)
     const detail = ((await (await call('GET', '/v1/sessions/e/results')).json()) as { detail: string }).detail
-    expect(detail).toMatch(/ended and its result was kept for 300 ms \(EVALSTREAM_ENDED_RETENTION_MS\)/)
+    expect(detail).toMatch(/ended and its result was kept for 1000 ms \(EVALSTREAM_ENDED_RETENTION_MS\)/)
     store.close()
   })
 
   it('an open session with no request for EVALSTREAM_SESSION_IDLE_TTL_MS is swept; its subscriber is told', async () => {
-    const { call, create, store } = app({ EVALSTREAM_SESSION_IDLE_TTL_MS: '200' })
+    const { call, create, store } = app({ EVALSTREAM_SESSION_IDLE_TTL_MS: '500' })
     await create('idle')
     // A subscriber is not activity: the stream waits, and the sweeper ends it.
     const messages = await readSse(await call('GET', '/v1/sessions/idle/results'))
     expect(messages).toEqual([
-      { id: undefined, event: 'error', data: { message: expect.stringMatching(/no request for 200 ms \(EVALSTREAM_SESSION_IDLE_TTL_MS\)/) } },
+      { id: undefined, event: 'error', data: { message: expect.stringMatching(/no request for 500 ms \(EVALSTREAM_SESSION_IDLE_TTL_MS\)/) } },
     ])
     expect((await call('GET', '/v1/sessions/idle')).status).toBe(410)
     store.close()
