@@ -79,6 +79,8 @@ export type StoreOptions = {
   now?: () => number
   /** 'timer': one unref'd interval per store; 'manual': the host calls sweep() (a Durable Object's alarm). */
   sweeper?: 'timer' | 'manual'
+  /** Notices kept at most (default MAX_GONE_NOTICES). */
+  maxGoneNotices?: number
 }
 
 /**
@@ -134,6 +136,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     const notice = { id, reason, atMs: now() }
     forget(id, goneDetail(notice, limits))
     records.bury(notice)
+    records.pruneNotices(notice.atMs, { ...limits, maxNotices: options.maxGoneNotices ?? MAX_GONE_NOTICES })
   }
   /** Lazily, so expiry never depends on when the sweeper last ran. */
   const expireIfDue = (id: string) => {
@@ -205,7 +208,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     sweep() {
       const t = now()
       for (const { id, reason } of records.expired(t, limits)) if (!opening.has(id)) evict(id, reason)
-      records.pruneNotices(t, { ...limits, maxNotices: MAX_GONE_NOTICES })
+      records.pruneNotices(t, { ...limits, maxNotices: options.maxGoneNotices ?? MAX_GONE_NOTICES })
       return records.nextDue(limits)
     },
     close() {

@@ -157,6 +157,21 @@ export const STORE_CONTRACT: ContractCase[] = [
     },
   },
   {
+    name: 'notices are capped: the oldest is dropped first (then the id is 404 again)',
+    async run(h) {
+      const c = clock()
+      const store = h.fresh({ sweeper: 'manual', now: c.now, limits: { ...LIMITS, idleTtlMs: 1e9, maxSessions: 1 }, maxGoneNotices: 2 })
+      for (const id of ['n1', 'n2', 'n3', 'n4']) {
+        await open(store, id, h.input)
+        c.advance(2_000)
+      }
+      assert.equal(await store.gone('n1'), undefined)
+      assert.equal((await store.gone('n2'))?.reason, 'capacity')
+      assert.equal((await store.gone('n3'))?.reason, 'capacity')
+      assert.ok(await store.get('n4', createEngine))
+    },
+  },
+  {
     name: 'a session outlives its store: reopened, it replays with no lost event and no duplicate result',
     async run(h) {
       if (!h.reopen) return
