@@ -73,7 +73,8 @@ async function evalstreamApp(limits: Record<string, number> = {}): Promise<Fetch
 
 const LIFECYCLE: Record<string, Record<string, number>> = {
   'ended-unbounded': { maxSessions: Number.MAX_SAFE_INTEGER, endedRetentionMs: 24 * 3600_000 },
-  'ended-cap': {},
+  // DEFAULT_MAX_SESSIONS (the store's default; spelled out since src is imported only in the child).
+  'ended-cap': { maxSessions: 10_000, endedRetentionMs: 24 * 3600_000 },
   'ended-retention': { maxSessions: Number.MAX_SAFE_INTEGER, endedRetentionMs: 200 },
 }
 
