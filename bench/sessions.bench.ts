@@ -6,6 +6,12 @@
  * (to score them later in batch). Each variant runs in a fresh Node process.
  *
  *   npx node bench/sessions.bench.ts [sessions=10000]
+ *
+ * Lifecycle mode: N sessions created, fed two events and ended, then RSS after a full GC, with the
+ * store unbounded (no cap, retention longer than the run), with the default cap
+ * (EVALSTREAM_MAX_SESSIONS), and with a short retention (EVALSTREAM_ENDED_RETENTION_MS) swept.
+ *
+ *   npx node bench/sessions.bench.ts 50000 lifecycle
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -56,11 +62,45 @@ function storeOnlyApp(): Fetch {
   return app.fetch
 }
 
-async function evalstreamApp(): Promise<Fetch> {
+async function evalstreamApp(limits: Record<string, number> = {}): Promise<Fetch> {
   const { createApp } = await import('../src/http/app.ts')
   const { memorySessionStore } = await import('../src/host/session-store.ts')
   const { createSessionEngine } = await import('../src/engine/session-engine.ts')
-  return createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) }).fetch
+  // The bench measures open sessions: none may be capped away.
+  const store = memorySessionStore({ limits: { maxSessions: Number.MAX_SAFE_INTEGER, ...limits } })
+  return createApp({ store, createEngine: (o) => createSessionEngine(o) }).fetch
+}
+
+const LIFECYCLE: Record<string, Record<string, number>> = {
+  'ended-unbounded': { maxSessions: Number.MAX_SAFE_INTEGER, endedRetentionMs: 24 * 3600_000 },
+  // DEFAULT_MAX_SESSIONS (the store's default; spelled out since src is imported only in the child).
+  'ended-cap': { maxSessions: 10_000, endedRetentionMs: 24 * 3600_000 },
+  'ended-retention': { maxSessions: Number.MAX_SAFE_INTEGER, endedRetentionMs: 200 },
+}
+
+/** Creates, feeds and ends N sessions; then waits one retention so the sweeper can run, and measures. */
+async function measureLifecycle(kind: string): Promise<void> {
+  const limits = LIFECYCLE[kind]!
+  const warm = await evalstreamApp(limits)
+  for (let i = 0; i < 200; i++) await open(warm, `warm-${i}`)
+  const fetch = await evalstreamApp(limits)
+  const before = settle()
+  const t0 = performance.now()
+  for (let i = 0; i < N; i++) {
+    await open(fetch, `s-${i}`)
+    const ended = await fetch(new Request(`http://local/v1/sessions/s-${i}/end`, { method: 'POST' }))
+    if (ended.status !== 200) throw new Error(`end s-${i}: ${ended.status}`)
+  }
+  const ms = performance.now() - t0
+  const peak = process.memoryUsage().rss
+  // Longer than the short retention and its sweep interval (half of it).
+  await new Promise((r) => setTimeout(r, 500))
+  const after = settle()
+  const status = async (i: number) => (await fetch(new Request(`http://local/v1/sessions/s-${i}`))).status
+  const mib = (n: number) => (n / 2 ** 20).toFixed(0)
+  console.log(
+    `${kind.padEnd(16)} ${N} sessions created+ended in ${ms.toFixed(0)} ms | RSS ${mib(before.rss)} -> ${mib(after.rss)} MiB (peak ${mib(peak)}), heap ${mib(before.heapUsed)} -> ${mib(after.heapUsed)} MiB | first session: ${await status(0)}, last: ${await status(N - 1)}`,
+  )
 }
 
 async function open(fetch: Fetch, id: string): Promise<void> {
@@ -110,7 +150,18 @@ async function measure(kind: string): Promise<void> {
   console.log(`  last session: ${last.status} ${(await last.text()).slice(0, 160)}…`)
 }
 
-if (variant) await measure(variant)
+if (variant && variant in LIFECYCLE) await measureLifecycle(variant)
+else if (variant === 'lifecycle') {
+  const { DEFAULT_MAX_SESSIONS } = await import('../src/host/session-store.ts')
+  console.log(`Node ${process.version}; each session: eval case, 2 criteria, 2 events, ended; cap ${DEFAULT_MAX_SESSIONS}`)
+  for (const kind of Object.keys(LIFECYCLE)) {
+    const child = spawnSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, String(N), kind], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    process.stdout.write(child.stdout)
+  }
+} else if (variant) await measure(variant)
 else {
   console.log(`Node ${process.version}; each session: eval case (1 invocation), 2 criteria, 2 events`)
   for (const kind of ['evalstream', 'store-only']) {

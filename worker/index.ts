@@ -140,7 +140,7 @@ let cached: { env: WorkerEnv; value: Configured | { ok: false; error: string } }
 /** Parsed once per env object (once per isolate in practice). */
 function configured(env: WorkerEnv): Configured | { ok: false; error: string } {
   if (cached?.env === env) return cached.value
-  const setup = depsFromEnv(stringEnv(env), { store: memorySessionStore() })
+  const setup = depsFromEnv(stringEnv(env), { store: memorySessionStore({ sweeper: 'manual' }) })
   const value = setup.ok
     ? {
         ok: true as const,

@@ -1,38 +1,68 @@
 /**
  * The Durable Object that hosts one evalstream session: the same Hono app as Node and Deno, over
- * a store kept in this object's SQLite storage (durable-store.ts).
+ * a store kept in this object's SQLite storage (durable-store.ts), with an alarm that frees the
+ * storage once the session's idle TTL or retention is over.
  */
 import { createApp } from '../src/http/app.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
-import { durableSessionStore } from './durable-store.ts'
-import { sqliteJudgeCache } from './judge-cache.ts'
+import { durableSessions, type DurableSessions } from './durable-store.ts'
+import { durableJudgeCache } from './judge-cache.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
 
 export const EVICT_PATH = /^\/v1\/sessions\/[^/]+\/__evict$/
+export const STORAGE_PATH = /^\/v1\/sessions\/[^/]+\/__storage$/
 
 export class EvalSession {
   state: DurableObjectState
   app: { fetch(request: Request): Response | Promise<Response> }
+  sessions: DurableSessions | undefined
   hooks: boolean
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state
     this.hooks = env.EVALSTREAM_TEST_HOOKS === '1'
+    const judgeCache = durableJudgeCache(state.storage.sql)
     const setup = depsFromEnv(stringEnv(env), {
-      store: durableSessionStore(state.storage.sql),
-      judgeCache: sqliteJudgeCache(state.storage.sql),
+      store: (limits) => (this.sessions = durableSessions(state.storage, limits, judgeCache)).store,
+      judgeCache,
     })
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
     this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
 
-  fetch(request: Request): Response | Promise<Response> {
-    if (this.hooks && request.method === 'POST' && EVICT_PATH.test(new URL(request.url).pathname)) {
-      // Tests simulate an eviction: everything in memory goes, SQLite stays.
+  async fetch(request: Request): Promise<Response> {
+    if (this.hooks) {
+      const hooked = this.testHook(request)
+      if (hooked) return hooked
+    }
+    const response = await this.app.fetch(request)
+    await this.sessions?.settle()
+    return response
+  }
+
+  async alarm(): Promise<void> {
+    await this.sessions?.alarm()
+  }
+
+  /** Test-only routes (EVALSTREAM_TEST_HOOKS=1): simulate an eviction, list what storage holds. */
+  testHook(request: Request): Response | undefined {
+    const path = new URL(request.url).pathname
+    if (request.method === 'POST' && EVICT_PATH.test(path)) {
+      // Everything in memory goes, SQLite stays.
       this.state.abort('evicted by test hook')
       return new Response(null, { status: 204 })
     }
-    return this.app.fetch(request)
+    if (request.method === 'GET' && STORAGE_PATH.test(path)) {
+      const tables = this.state.storage.sql
+        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        .toArray()
+        .map((r) => String(r.name))
+      const rows = Object.fromEntries(
+        tables.map((t) => [t, Number(this.state.storage.sql.exec(`SELECT COUNT(*) AS n FROM "${t}"`).toArray()[0]?.n ?? 0)]),
+      )
+      return Response.json({ tables, rows })
+    }
+    return undefined
   }
 }
 

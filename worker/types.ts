@@ -6,8 +6,18 @@
 export type SqlCursor = { toArray(): Record<string, unknown>[] }
 export type SqlStorage = { exec(query: string, ...bindings: unknown[]): SqlCursor }
 
+export type DurableObjectStorage = {
+  sql: SqlStorage
+  /** One alarm per object: setting it replaces the previous one. */
+  setAlarm(scheduledTimeMs: number): Promise<void>
+  getAlarm(): Promise<number | null>
+  deleteAlarm(): Promise<void>
+  /** Deletes every key, table and the alarm: the object then holds no storage. */
+  deleteAll(): Promise<void>
+}
+
 export type DurableObjectState = {
-  storage: { sql: SqlStorage }
+  storage: DurableObjectStorage
   /** Resets the object as if evicted; used by the test hook. */
   abort(reason?: string): void
 }

@@ -5,7 +5,7 @@
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { ProxySettings } from './proxy-settings.ts'
-import type { SessionStore } from './session-store.ts'
+import type { SessionLimits, SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
 export type AppDeps = {
@@ -18,8 +18,10 @@ export type AppDeps = {
   agentUrl?: string
   /** The fetch used for proxying (a test double, or a Worker's service binding). */
   fetch?: typeof fetch
-  /** Proxy mode's timeouts and body limit; DEFAULT_PROXY_SETTINGS when absent. */
+  /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings
+  /** The store's lifecycle limits, named in what a client is told about an evicted session. */
+  sessionLimits?: SessionLimits
   /** New session ids; defaults to crypto.randomUUID. */
   newId?: () => string
   /** Bearer tokens per tenant (EVALSTREAM_TOKENS); absent means open: no token asked, no tenants. */

@@ -16,13 +16,22 @@ export interface ResultStorage {
 
 export type ResultListener = (event: ResultEvent) => void
 
+/** Why a log stopped for good (its session was evicted or deleted): sent as an `error` frame. */
+export type LogClosing = { message: string }
+export type CloseListener = (closing: LogClosing) => void
+
 export interface ResultLog {
   /** Gives the body the next seq, stores it and tells every subscriber. */
   append(body: ResultEventBody): ResultEvent
   readAfter(afterSeq: number): ResultEvent[]
   lastSeq(): number
-  /** Returns the function that unsubscribes. */
-  subscribe(listener: ResultListener): () => void
+  /**
+   * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
+   * a closed log hears it at once (on a microtask), so no subscriber waits for a session that left.
+   */
+  subscribe(listener: ResultListener, onClose?: CloseListener): () => void
+  /** Tells every subscriber the log is done and drops them; appends after this are ignored. */
+  close(closing: LogClosing): void
   /** Live subscribers (open result streams, proxied runs): shows that a client that left is gone. */
   subscriberCount(): number
 }
@@ -34,9 +43,13 @@ export interface ResultLog {
  */
 export function createResultLog(storage: ResultStorage): ResultLog {
   const listeners = new Set<ResultListener>()
+  const closeListeners = new Map<ResultListener, CloseListener>()
+  let closed: LogClosing | undefined
   let last = storage.lastSeq()
   return {
     append(body) {
+      // A closed log's storage may already be deleted: the result goes nowhere.
+      if (closed) return { seq: last, type: body.type, key: body.key, data: body.data }
       last += 1
       const event: ResultEvent = { seq: last, type: body.type, key: body.key, data: body.data }
       storage.insert(event)
@@ -53,9 +66,32 @@ export function createResultLog(storage: ResultStorage): ResultLog {
     },
     readAfter: (afterSeq) => storage.readAfter(afterSeq),
     lastSeq: () => last,
-    subscribe(listener) {
+    subscribe(listener, onClose) {
+      if (closed) {
+        const closing = closed
+        if (onClose) queueMicrotask(() => onClose(closing))
+        return () => false
+      }
       listeners.add(listener)
-      return () => listeners.delete(listener)
+      if (onClose) closeListeners.set(listener, onClose)
+      return () => {
+        closeListeners.delete(listener)
+        return listeners.delete(listener)
+      }
+    },
+    close(closing) {
+      if (closed) return
+      closed = closing
+      const toTell = [...closeListeners.values()]
+      listeners.clear()
+      closeListeners.clear()
+      for (const onClose of toTell) {
+        try {
+          onClose(closing)
+        } catch {
+          // A subscriber that cannot be told is dropped all the same.
+        }
+      }
     },
     subscriberCount: () => listeners.size,
   }

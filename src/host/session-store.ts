@@ -1,20 +1,59 @@
 /**
- * The session store port: where sessions live between requests. In memory on Node and Deno; on
- * Workers each Durable Object is a store holding one session in SQLite (worker/session-object.ts).
+ * The session store contract, and the one store that implements it over any `SessionRecords`:
+ * in memory (Node and Deno without a database), SQLite through node:sqlite (Node and Deno with
+ * EVALSTREAM_DB), and SQLite in a Durable Object (worker/durable-store.ts). The store owns the
+ * policy: idle TTL, a cap on sessions (least recently active evicted first, ended before open),
+ * retention of ended sessions, and notices so a client asking for a session that went is told why.
  */
 import type { SessionSpec } from '../engine/types.ts'
-import { createResultLog, memoryResultStorage } from './result-log.ts'
-import { HostedSession, NO_JOURNAL, type EngineCreation, type EngineFactory } from './session.ts'
+import { createResultLog } from './result-log.ts'
+import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './session-records.ts'
+import { HostedSession, type EngineCreation, type EngineFactory } from './session.ts'
+import { sqliteSessionRecords } from './sqlite-session-records.ts'
+import type { Sql } from './sql.ts'
 
-export type CreateOutcome =
-  | { ok: true; session: HostedSession }
-  | Extract<EngineCreation, { ok: false }>
+/** An open session with no request for this long is evicted (EVALSTREAM_SESSION_IDLE_TTL_MS). */
+export const DEFAULT_SESSION_IDLE_TTL_MS = 60 * 60 * 1000
+/** At most this many sessions (open and ended) per store (EVALSTREAM_MAX_SESSIONS). */
+export const DEFAULT_MAX_SESSIONS = 10_000
+/** An ended session's result stays readable this long (EVALSTREAM_ENDED_RETENTION_MS). */
+export const DEFAULT_ENDED_RETENTION_MS = 60 * 60 * 1000
+/** A session that went is answered 410 (not 404) this long (EVALSTREAM_GONE_NOTICE_MS). */
+export const DEFAULT_GONE_NOTICE_MS = 24 * 60 * 60 * 1000
+/** Notices kept at most (about 100 bytes each), oldest dropped first. */
+export const MAX_GONE_NOTICES = 100_000
+/** The sweeper runs at most this far apart, and more often when a TTL is shorter. */
+export const MAX_SWEEP_INTERVAL_MS = 30_000
+
+export type SessionLimits = {
+  idleTtlMs: number
+  maxSessions: number
+  endedRetentionMs: number
+  goneNoticeMs: number
+}
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS,
+  maxSessions: DEFAULT_MAX_SESSIONS,
+  endedRetentionMs: DEFAULT_ENDED_RETENTION_MS,
+  goneNoticeMs: DEFAULT_GONE_NOTICE_MS,
+}
+
+export type CreateOutcome = { ok: true; session: HostedSession } | Extract<EngineCreation, { ok: false }>
 
 export interface SessionStore {
   /** 409 problem when the id is taken; 400/422 when the engine refuses the spec. */
   create(spec: SessionSpec, createEngine: EngineFactory): Promise<CreateOutcome>
-  /** A live session, rebuilt from persistence if the host was restarted. */
+  /** A live session (rebuilt by replay if the host was restarted); counts as activity. */
   get(id: string, createEngine: EngineFactory): Promise<HostedSession | undefined>
+  /** Why a session that existed is gone (for a 410), or undefined (never existed, or deleted). */
+  gone(id: string): Promise<GoneNotice | undefined>
+  /** Aborts its judges, closes its subscribers, forgets it; false when there was no such session. */
+  delete(id: string): Promise<boolean>
+  /** Evicts what expired; returns when the next thing expires (a Durable Object's alarm time). */
+  sweep(): number | undefined
+  /** Stops the sweeper and aborts live sessions' judges; persisted sessions stay for the next start. */
+  close(): void
 }
 
 export const SESSION_EXISTS = (id: string): Extract<EngineCreation, { ok: false }> => ({
@@ -24,29 +63,173 @@ export const SESSION_EXISTS = (id: string): Extract<EngineCreation, { ok: false 
   detail: `a session with id '${id}' already exists; pick another session_id or omit it`,
 })
 
+/** What a client is told about a session that went without being asked to. */
+export function goneDetail(notice: GoneNotice, limits: SessionLimits = DEFAULT_SESSION_LIMITS): string {
+  const why: Record<GoneReason, string> = {
+    idle: `it had no request for ${limits.idleTtlMs} ms (EVALSTREAM_SESSION_IDLE_TTL_MS)`,
+    capacity: `the server holds at most ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS) and it was the least recently active`,
+    retention: `it ended and its result was kept for ${limits.endedRetentionMs} ms (EVALSTREAM_ENDED_RETENTION_MS)`,
+  }
+  return `session '${notice.id}' was evicted at ${new Date(notice.atMs).toISOString()}: ${why[notice.reason]}`
+}
+
+export type StoreOptions = {
+  limits?: Partial<SessionLimits>
+  /** The clock (tests pass a fake one). */
+  now?: () => number
+  /** 'timer': one unref'd interval per store; 'manual': the host calls sweep() (a Durable Object's alarm). */
+  sweeper?: 'timer' | 'manual'
+  /** Notices kept at most (default MAX_GONE_NOTICES). */
+  maxGoneNotices?: number
+}
+
 /**
- * Sessions in a Map; nothing survives a restart, so nothing is journaled.
+ * Sessions in memory: nothing survives a restart, so nothing is journaled.
  * @example
  * const app = createApp({ store: memorySessionStore(), createEngine })
  */
-export function memorySessionStore(): SessionStore {
-  const sessions = new Map<string, HostedSession>()
-  // Reserve ids while the engine is being created, so two racing creates cannot both win.
-  const pending = new Set<string>()
-  return {
+export function memorySessionStore(options: StoreOptions = {}): SessionStore {
+  return createSessionStore(memorySessionRecords(), options)
+}
+
+/**
+ * Sessions in SQLite: a restarted host rebuilds each one by replaying its journal on first use.
+ * @example
+ * const store = sqliteSessionStore(sqlFromDatabaseSync(new DatabaseSync('evalstream.db')))
+ */
+export function sqliteSessionStore(sql: Sql, options: StoreOptions = {}): SessionStore {
+  return createSessionStore(sqliteSessionRecords(sql), options)
+}
+
+/**
+ * @example
+ * const store = createSessionStore(memorySessionRecords(), { limits: { maxSessions: 100 } })
+ */
+export function createSessionStore(records: SessionRecords, options: StoreOptions = {}): SessionStore {
+  const limits: SessionLimits = { ...DEFAULT_SESSION_LIMITS, ...options.limits }
+  const now = options.now ?? Date.now
+  const live = new Map<string, HostedSession>()
+  // Creates and rebuilds in progress: a second request for the id waits for the same one.
+  const opening = new Map<string, Promise<HostedSession | undefined>>()
+  // Activity is written at most this often per session (a SQLite write per event would double the writes).
+  const touchEveryMs = Math.min(1000, Math.floor(limits.idleTtlMs / 10))
+  const touchedAt = new Map<string, number>()
+
+  const touch = (id: string) => {
+    const t = now()
+    if (t - (touchedAt.get(id) ?? -Infinity) < touchEveryMs) return
+    touchedAt.set(id, t)
+    records.touch(id, t)
+  }
+  const hooks = (id: string) => ({ active: () => touch(id), ended: () => records.markEnded(id, now()) })
+  const partsFor = (spec: SessionSpec, createEngine: EngineFactory) => {
+    const { results, journal } = records.storage(spec.session_id)
+    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec.session_id) }
+  }
+  const forget = (id: string, detail: string) => {
+    live.get(id)?.close(detail)
+    live.delete(id)
+    touchedAt.delete(id)
+    records.remove(id)
+  }
+  const evict = (id: string, reason: GoneReason) => {
+    const notice = { id, reason, atMs: now() }
+    forget(id, goneDetail(notice, limits))
+    records.bury(notice)
+    records.pruneNotices(notice.atMs, { ...limits, maxNotices: options.maxGoneNotices ?? MAX_GONE_NOTICES })
+  }
+  /** Lazily, so expiry never depends on when the sweeper last ran. */
+  const expireIfDue = (id: string) => {
+    const record = records.read(id)
+    if (!record) return
+    const t = now()
+    if (record.endedMs !== undefined ? record.endedMs + limits.endedRetentionMs <= t : record.touchedMs + limits.idleTtlMs <= t)
+      evict(id, record.endedMs !== undefined ? 'retention' : 'idle')
+  }
+
+  const store: SessionStore = {
     async create(spec, createEngine) {
       const id = spec.session_id
-      if (sessions.has(id) || pending.has(id)) return SESSION_EXISTS(id)
-      pending.add(id)
+      if (!opening.has(id)) expireIfDue(id)
+      if (opening.has(id) || records.read(id)) return SESSION_EXISTS(id)
+      for (const oldest of records.leastRecent(Math.max(0, records.count() - limits.maxSessions + 1)))
+        evict(oldest, 'capacity')
+      records.insert(spec, now())
+      records.unbury(id)
+      touchedAt.set(id, now())
+      let outcome: CreateOutcome | undefined
+      const open = HostedSession.open(partsFor(spec, createEngine)).then((opened) => {
+        outcome = opened
+        return opened.ok ? opened.session : undefined
+      })
+      opening.set(id, open)
       try {
-        const log = createResultLog(memoryResultStorage())
-        const opened = await HostedSession.open({ spec, log, journal: NO_JOURNAL, createEngine })
-        if (opened.ok) sessions.set(id, opened.session)
-        return opened
+        const session = await open
+        if (session) live.set(id, session)
+        else forget(id, 'the engine refused the session')
       } finally {
-        pending.delete(id)
+        opening.delete(id)
+      }
+      return outcome!
+    },
+    async get(id, createEngine) {
+      const pending = opening.get(id)
+      if (pending) return pending
+      expireIfDue(id)
+      const hit = live.get(id)
+      if (hit) {
+        touch(id)
+        return hit
+      }
+      const record = records.read(id)
+      if (!record) return undefined
+      const rebuild = HostedSession.open(partsFor(record.spec, createEngine)).then((opened) => {
+        // The spec was accepted once; if the engine now refuses it, the session cannot be served.
+        if (!opened.ok) throw new Error(`stored session '${id}' no longer opens: ${opened.detail}`)
+        live.set(id, opened.session)
+        return opened.session
+      })
+      opening.set(id, rebuild)
+      try {
+        const session = await rebuild
+        touch(id)
+        return session
+      } finally {
+        opening.delete(id)
       }
     },
-    get: async (id) => sessions.get(id),
+    gone: async (id) => records.notice(id),
+    async delete(id) {
+      await opening.get(id)?.catch(() => undefined)
+      if (!records.read(id)) return false
+      forget(id, `session '${id}' was deleted (DELETE /v1/sessions/${id})`)
+      return true
+    },
+    sweep() {
+      const t = now()
+      for (const { id, reason } of records.expired(t, limits)) if (!opening.has(id)) evict(id, reason)
+      records.pruneNotices(t, { ...limits, maxNotices: options.maxGoneNotices ?? MAX_GONE_NOTICES })
+      return records.nextDue(limits)
+    },
+    close() {
+      if (timer !== undefined) clearInterval(timer)
+      for (const session of live.values()) session.abort('the server is shutting down')
+    },
   }
+
+  let timer: ReturnType<typeof setInterval> | undefined
+  if ((options.sweeper ?? 'timer') === 'timer') {
+    const shortest = Math.min(limits.idleTtlMs, limits.endedRetentionMs, limits.goneNoticeMs)
+    timer = setInterval(() => store.sweep(), Math.max(1, Math.min(MAX_SWEEP_INTERVAL_MS, Math.floor(shortest / 2))))
+    unrefTimer(timer)
+  }
+  return store
+}
+
+/** The sweeper must never keep a process alive: unref on Node, Deno.unrefTimer on Deno. */
+function unrefTimer(timer: ReturnType<typeof setInterval>): void {
+  const t = timer as unknown as { unref?: () => void }
+  if (typeof t.unref === 'function') return t.unref()
+  const deno = (globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno
+  deno?.unrefTimer?.(timer as unknown as number)
 }

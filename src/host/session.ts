@@ -49,6 +49,16 @@ export type HostedSessionParts = {
   log: ResultLog
   journal: Journal
   createEngine: EngineFactory
+  /** The store's view of the session's life: idle time and end time drive eviction. */
+  lifecycle?: SessionLifecycleHooks
+}
+
+/** Called by a session so its store can tell idle sessions and ended ones apart. */
+export type SessionLifecycleHooks = {
+  /** Something was fed to the session (an event, a rejection, an invocation boundary). */
+  active?(): void
+  /** The session ended (once; not during a replay of an already ended session). */
+  ended?(): void
 }
 
 export class HostedSession {
@@ -56,7 +66,10 @@ export class HostedSession {
   readonly spec: SessionSpec
   readonly log: ResultLog
   #journal: Journal
+  #lifecycle: SessionLifecycleHooks
   #ended = false
+  /** Evicted or deleted: the session takes nothing more and its subscribers were told. */
+  #closed = false
   /** Keys (and seqs) of the results the log held when this session was opened. */
   #logged: Map<string, number>
   #caseResultSeq: number | undefined
@@ -73,6 +86,7 @@ export class HostedSession {
     this.spec = parts.spec
     this.log = parts.log
     this.#journal = parts.journal
+    this.#lifecycle = parts.lifecycle ?? {}
     this.#logged = new Map(parts.log.readAfter(0).map((e) => [e.key, e.seq]))
   }
 
@@ -98,14 +112,16 @@ export class HostedSession {
   }
 
   push(item: IngestedEvent): void {
-    if (this.#ended) return
+    if (this.#ended || this.#closed) return
+    this.#lifecycle.active?.()
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw })
     this.#count(item)
     this.#engine.push(item)
   }
 
   reject(rejected: RejectedEvent): void {
-    if (this.#ended) return
+    if (this.#ended || this.#closed) return
+    this.#lifecycle.active?.()
     this.#journal.append({ op: 'reject', rejected })
     this.#count()
     this.#engine.reject(rejected)
@@ -131,15 +147,19 @@ export class HostedSession {
   }
 
   completeInvocation(): void {
-    if (this.#ended) return
+    if (this.#ended || this.#closed) return
+    this.#lifecycle.active?.()
     this.#journal.append({ op: 'complete' })
     this.#engine.completeInvocation()
   }
 
   /** Idempotent: a second call returns the same case result, in ADK's file shape (statuses 1/2/3). */
   async end(): Promise<Record<string, unknown>> {
-    if (!this.#ended) this.#journal.append({ op: 'end' })
-    this.#ended = true
+    if (!this.#ended && !this.#closed) {
+      this.#journal.append({ op: 'end' })
+      this.#ended = true
+      this.#lifecycle.ended?.()
+    }
     try {
       return this.#fileShape(await this.#engine.end())
     } finally {
@@ -160,6 +180,22 @@ export class HostedSession {
   abort(reason?: string): void {
     this.#engine.abort(reason)
     this.#release?.()
+  }
+
+  /**
+   * The store let the session go (evicted, expired or deleted): judges are aborted, open result
+   * streams get an `error` frame with `detail` and close, and nothing more is journaled.
+   */
+  close(detail: string): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#engine.abort(detail)
+    this.#release?.()
+    this.log.close({ message: detail })
+  }
+
+  get closed(): boolean {
+    return this.#closed
   }
 
   /** Seq of the case.result once it is in the log: subscribers past it have nothing left to wait for. */

@@ -10,11 +10,15 @@ import type { AppDeps } from './deps.ts'
 import { judgeWiringFromEnv } from './judge-wiring.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
 import type { EngineFactory } from './session.ts'
-import type { SessionStore } from './session-store.ts'
+import { sessionLimitsFromEnv } from './session-limits-env.ts'
+import type { SessionLimits, SessionStore } from './session-store.ts'
 
 export type Env = Record<string, string | undefined>
 
-export type Setup = { ok: true; deps: AppDeps; notes: string[] } | { ok: false; error: string }
+export type Setup = { ok: true; deps: AppDeps; notes: string[]; sessionLimits: SessionLimits } | { ok: false; error: string }
+
+/** A store, or how to build one from the session limits the environment sets. */
+export type StoreSource = SessionStore | ((limits: SessionLimits) => SessionStore)
 
 /**
  * @example
@@ -22,10 +26,12 @@ export type Setup = { ok: true; deps: AppDeps; notes: string[] } | { ok: false; 
  */
 export function depsFromEnv(
   env: Env,
-  host: { store: SessionStore; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache },
+  host: { store: StoreSource; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
+  const sessionLimits = sessionLimitsFromEnv(env)
+  if (!sessionLimits.ok) return sessionLimits
   const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
@@ -54,11 +60,14 @@ export function depsFromEnv(
     // The host calls release at session end or abort, freeing the executor's per-session state.
     return created.ok && release ? { ...created, release } : created
   }
+  const store = typeof host.store === 'function' ? host.store(sessionLimits.value) : host.store
   return {
     ok: true,
     notes,
+    sessionLimits: sessionLimits.value,
     deps: {
-      store: host.store,
+      store,
+      sessionLimits: sessionLimits.value,
       createEngine,
       defaultConfig: config.value,
       agentUrl,

@@ -19,6 +19,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   409: 'conflict',
   413: 'payload-too-large',
   415: 'unsupported-media-type',
+  410: 'gone',
   422: 'unprocessable',
   502: 'bad-gateway',
   503: 'unavailable',

@@ -8,8 +8,12 @@
  * Memory stays bounded for a reader that stops reading: past MAX_QUEUED_RESULTS queued results
  * the queue is dropped and the next pull reads the missed results back from the log, which keeps
  * them anyway. Nothing is lost; a stalled reader costs one counter, not a growing queue.
+ *
+ * A session the store lets go (evicted, expired, deleted) closes its log: the reader gets what was
+ * queued, then an `error` frame saying why, then the end of the stream.
  */
 import type { ResultEvent } from '../engine/types.ts'
+import type { LogClosing } from '../host/result-log.ts'
 import type { HostedSession } from '../host/session.ts'
 import { formatSseMessage, type SseMessage } from './sse-frames.ts'
 
@@ -50,6 +54,8 @@ export function resultSource(
   let queue: ResultEvent[] = []
   let overflowed = false
   let untilSettled = false
+  // Set when the session was evicted or deleted: the reader gets an `error` frame, then the end.
+  let closing: LogClosing | undefined
   let released = false
   let wake: (() => void) | undefined
   const nudge = () => {
@@ -98,6 +104,9 @@ export function resultSource(
             queue = []
           } else queue.push(event)
           nudge()
+        }, (reason) => {
+          closing = reason
+          nudge()
         })
         queue = log.readAfter(last)
         closeOnAbort = () => {
@@ -124,6 +133,11 @@ export function resultSource(
           if (released) return
           const { results, done } = take()
           if (results.length > 0) controller.enqueue({ results })
+          if (closing) {
+            controller.enqueue({ text: formatSseMessage({ event: 'error', data: JSON.stringify({ message: closing.message }) }) })
+            release()
+            return controller.close()
+          }
           // Past the case result (just sent, or before this reader's resume point): nothing more will come.
           const caseSeq = session.caseResultSeq
           if (done || (!options.until && caseSeq !== undefined && last >= caseSeq)) {

@@ -12,6 +12,7 @@ import { eventsRoute } from './events-route.ts'
 import { problem } from './problem.ts'
 import { lastEventId, streamResults } from './results-stream.ts'
 import type { HostedSession } from '../host/session.ts'
+import { goneDetail } from '../host/session-store.ts'
 
 /**
  * Where a session's URLs point: relative to the service root, or under EVALSTREAM_PUBLIC_URL. A
@@ -53,9 +54,22 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     const id = c.req.param('id') ?? ''
     const session = await deps.store.get(id, deps.createEngine)
     // Another tenant's session is answered exactly like a missing one.
-    if (!session || !visibleTo(session, tenantOf(c))) return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
+    if (!session || !visibleTo(session, tenantOf(c))) {
+      // A session that went without its client asking (idle, cap, retention) is 410, not 404.
+      const gone = session ? undefined : await deps.store.gone(id)
+      if (gone) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
+      return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
+    }
     return then(session)
   }
+
+  // Through withSession, so a tenant can delete only its own sessions (others' are 404).
+  app.delete('/:id', (c) =>
+    withSession(c, async (s) => {
+      if (await deps.store.delete(s.id)) return c.body(null, 204)
+      return problem(c, 404, 'Session not found', `no session with id '${s.id}'`)
+    }),
+  )
 
   app.get('/:id', (c) => withSession(c, (s) => c.json(s.snapshot())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))

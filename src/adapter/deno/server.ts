@@ -1,9 +1,11 @@
 /**
- * `npm run start:deno`: the evalstream API on Deno.serve, sessions in memory. Same variables as Node.
+ * `npm run start:deno`: the evalstream API on Deno.serve. Same variables as Node. EVALSTREAM_DB
+ * defaults to .evalstream/evalstream.db when Deno may write there (`npm run start:deno` grants
+ * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
 import { createApp } from '../../http/app.ts'
-import { memorySessionStore } from '../../host/session-store.ts'
 import { depsFromEnv } from '../../host/setup.ts'
+import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 
 installProcessGuard()
@@ -13,6 +15,7 @@ type DenoApi = {
   env: { toObject(): Record<string, string> }
   readTextFileSync(path: string): string
   exit(code: number): never
+  permissions: { querySync(descriptor: { name: 'write'; path: string }): { state: string } }
   serve(
     options: { port: number; hostname: string; onListen?(addr: { port: number; hostname: string }): void },
     handler: (request: Request) => Response | Promise<Response>,
@@ -21,11 +24,20 @@ type DenoApi = {
 const Deno: DenoApi = (globalThis as unknown as { Deno: DenoApi }).Deno
 
 const env = Deno.env.toObject()
-const setup = depsFromEnv(env, { store: memorySessionStore(), readFile: (p) => Deno.readTextFileSync(p) })
+const canWriteDefault = Deno.permissions.querySync({ name: 'write', path: '.evalstream' }).state === 'granted'
+const dbPath = env.EVALSTREAM_DB?.trim() || (canWriteDefault ? DEFAULT_DB_PATH : MEMORY_DB)
+const db = openSessionDb(dbPath)
+const setup = depsFromEnv(env, { store: db.store, judgeCache: db.judgeCache, readFile: (p) => Deno.readTextFileSync(p) })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   Deno.exit(2)
 }
+const notes = [
+  env.EVALSTREAM_DB?.trim() || canWriteDefault
+    ? db.note
+    : `sessions in memory: no write permission for .evalstream (run with --allow-write=.evalstream, or set EVALSTREAM_DB)`,
+  ...setup.notes,
+]
 const app = createApp(setup.deps)
 const hostname = env.HOST ?? '127.0.0.1'
 Deno.serve(
@@ -34,7 +46,7 @@ Deno.serve(
     hostname,
     onListen: ({ port }) => {
       console.log(`evalstream listening on http://${hostname}:${port}`)
-      for (const note of setup.notes) console.log(note)
+      for (const note of notes) console.log(note)
     },
   },
   app.fetch,

@@ -1,19 +1,26 @@
 /**
- * `npm start`: the evalstream API on Node (@hono/node-server), sessions in memory.
- * PORT (default 8787), EVALSTREAM_CONFIG (inline JSON or a file path), AGENT_URL, judge variables.
+ * `npm start`: the evalstream API on Node (@hono/node-server).
+ * PORT (default 8787), EVALSTREAM_CONFIG (inline JSON or a file path), AGENT_URL, judge variables,
+ * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
+ * session limits read in src/host/setup.ts.
  */
 import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
-import { memorySessionStore } from '../../host/session-store.ts'
 import { depsFromEnv } from '../../host/setup.ts'
+import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 
 installProcessGuard()
 
 export const DEFAULT_PORT = 8787
 
-const setup = depsFromEnv(process.env, { store: memorySessionStore(), readFile: (p) => readFileSync(p, 'utf8') })
+const db = openSessionDb(process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH)
+const setup = depsFromEnv(process.env, {
+  store: db.store,
+  judgeCache: db.judgeCache,
+  readFile: (p) => readFileSync(p, 'utf8'),
+})
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   process.exit(2)
@@ -22,8 +29,12 @@ const port = Number(process.env.PORT ?? DEFAULT_PORT)
 const hostname = process.env.HOST ?? '127.0.0.1'
 const server = serve({ fetch: createApp(setup.deps).fetch, port, hostname }, (info) => {
   console.log(`evalstream listening on http://${hostname}:${info.port}`)
-  for (const note of setup.notes) console.log(note)
+  for (const note of [db.note, ...setup.notes]) console.log(note)
 })
-const stop = () => server.close(() => process.exit(0))
+const stop = () =>
+  server.close(() => {
+    db.close()
+    process.exit(0)
+  })
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)

@@ -1,0 +1,49 @@
+/**
+ * EVALSTREAM_DB for the Node and Deno adapters (both have `node:sqlite`): a file path keeps
+ * sessions (spec, journal, results) and judge answers in SQLite, so a restarted server rebuilds
+ * every open session by replay; `:memory:` keeps sessions in memory, as before.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import type { JudgeCache } from '../judge/cache.ts'
+import { memorySessionStore, sqliteSessionStore } from '../host/session-store.ts'
+import type { StoreSource } from '../host/setup.ts'
+import { sqliteJudgeCache } from '../host/sqlite-judge-cache.ts'
+import { sqlFromDatabaseSync } from '../host/sql.ts'
+
+/** Where `npm start` keeps sessions when EVALSTREAM_DB is not set (relative to the working directory). */
+export const DEFAULT_DB_PATH = '.evalstream/evalstream.db'
+export const MEMORY_DB = ':memory:'
+
+export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; note: string; close(): void }
+
+/**
+ * @example
+ * const db = openSessionDb(process.env.EVALSTREAM_DB || DEFAULT_DB_PATH)
+ * depsFromEnv(process.env, { store: db.store, judgeCache: db.judgeCache })
+ */
+export function openSessionDb(path: string): SessionDb {
+  if (path === MEMORY_DB)
+    return { store: (limits) => memorySessionStore({ limits }), note: 'sessions in memory (EVALSTREAM_DB=:memory:)', close() {} }
+  mkdirSync(dirname(path), { recursive: true })
+  const db = new DatabaseSync(path)
+  // WAL: a write is durable once its statement returns, even if the process is killed right after;
+  // NORMAL skips the fsync per write that only a power loss would need.
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
+  const sql = sqlFromDatabaseSync(db)
+  let closeStore = () => {}
+  return {
+    store: (limits) => {
+      const store = sqliteSessionStore(sql, { limits })
+      closeStore = () => store.close()
+      return store
+    },
+    judgeCache: sqliteJudgeCache(sql),
+    note: `sessions in SQLite at ${path} (EVALSTREAM_DB); a restart resumes them`,
+    close() {
+      closeStore()
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * kill -9 with EVALSTREAM_DB: `node src/adapter/node/server.ts` (and the Deno adapter under
+ * `deno run`) runs as a child process
+ * with a real judge client (the @google/genai SDK against the loopback Gemini stub), is killed with
+ * SIGKILL in the middle of a session, and restarted on the same database. The session comes back
+ * by replay: every event and result is there exactly once, the answered judge call is not sent
+ * again, and the session ends with the same case result as one that was never interrupted.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apiClient, uniqueId } from '../http/api-suite.ts'
+import { FINAL_TEXT, WEATHER_EVENTS } from '../http/fixtures.ts'
+import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
+import { freePort, NO_JUDGE_ENV } from '../support/runtimes.ts'
+import { readSse, type Message } from '../support/sse-client.ts'
+
+const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_valid: 'valid' })
+const TOOLS = [
+  { name: 'get_weather', args: { city: 'Paris' } },
+  { name: 'get_time', args: { city: 'Paris' } },
+]
+const expected = (n: number) => ({
+  invocation_id: `expected-${n}`,
+  user_content: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
+  final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
+  intermediate_data: { tool_uses: TOOLS },
+})
+const CASE = { eval_id: 'two-turns', conversation: [expected(1), expected(2)] }
+const CONFIG = {
+  criteria: { tool_trajectory_avg_score: 1, final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } },
+}
+const turn = (invocationId: string) => WEATHER_EVENTS.map((e) => ({ ...e, invocationId }))
+
+type Server = { baseUrl: string; child: ChildProcess }
+
+type Runtime = 'node' | 'deno'
+
+async function startServer(runtime: Runtime, env: Record<string, string>): Promise<Server> {
+  const port = await freePort()
+  const [command, args] =
+    runtime === 'node'
+      ? [process.execPath, ['src/adapter/node/server.ts']]
+      : [
+          // The deno binary itself, so SIGKILL reaches the server and not a wrapper.
+          'node_modules/.bin/deno',
+          ['run', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${dirname(env.EVALSTREAM_DB!)}`, 'src/adapter/deno/server.ts'],
+        ]
+  const child = spawn(command, args, {
+    env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes('evalstream listening')) resolve()
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
+  })
+  return { baseUrl: `http://127.0.0.1:${port}`, child }
+}
+
+function kill9(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.child.once('exit', () => resolve())
+    server.child.kill('SIGKILL')
+  })
+}
+
+const normalise = (messages: Message[], id: string) => JSON.parse(JSON.stringify(messages).replaceAll(id, '<session>')) as Message[]
+
+describe.each(['node', 'deno'] as const)('kill -9 and restart on the same EVALSTREAM_DB: %s', (runtime) => {
+  let stub: GeminiStub
+  let server: Server
+  let env: Record<string, string>
+  const api = apiClient(() => ({ baseUrl: server.baseUrl, agentUrl: '', agentRequests: () => [] }))
+  const judgeCalls = () => stub.requests.filter((r) => r.kind === 'generateContent').length
+  const snapshot = async (id: string) => (await (await fetch(api.url(`/v1/sessions/${id}`))).json()) as any
+
+  beforeAll(async () => {
+    stub = await startGeminiStub()
+    stub.handle(() => ({ candidates: [VALID] }))
+    const db = join(mkdtempSync(join(tmpdir(), 'evalstream-kill-')), 'evalstream.db')
+    env = { EVALSTREAM_DB: db, GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: stub.url }
+    server = await startServer(runtime, env)
+  })
+  afterAll(async () => {
+    if (server?.child.exitCode === null) await kill9(server)
+    await stub?.close()
+  })
+
+  async function untilJudged(id: string, invocation: number): Promise<void> {
+    for (let i = 0; i < 400; i++) {
+      if ((await snapshot(id)).invocations?.[invocation]?.results?.final_response_match_v2) return
+      await new Promise((r) => setTimeout(r, 25))
+    }
+    throw new Error(`invocation ${invocation} was never judged`)
+  }
+
+  it('loses no event, duplicates no result, re-sends no answered judge call', async () => {
+    // The reference: the same inputs, never interrupted.
+    const ref = uniqueId('ref')
+    await api.create({ session_id: ref, eval_config: CONFIG, eval_case: CASE })
+    await api.events(ref, JSON.stringify(turn('e-first')), 'application/json')
+    await untilJudged(ref, 0)
+    await api.events(ref, JSON.stringify(turn('e-second')), 'application/json')
+    const refResult = await (await api.end(ref)).json()
+    const refMessages = await readSse(await api.results(ref))
+
+    const id = uniqueId('killed')
+    expect((await api.create({ session_id: id, eval_config: CONFIG, eval_case: CASE })).res.status).toBe(201)
+    const accepted = await (await api.events(id, JSON.stringify(turn('e-first')), 'application/json')).json()
+    expect(accepted).toEqual({ accepted: WEATHER_EVENTS.length, rejected: [] })
+    await untilJudged(id, 0)
+    const callsBefore = judgeCalls()
+    const lastSeq = (await snapshot(id)).last_seq as number
+    const before = await readSse(await api.results(id), (_m, all) => all.length >= lastSeq)
+
+    await kill9(server)
+    server = await startServer(runtime, env)
+    expect(server.child.exitCode).toBe(null)
+
+    // Rebuilt by replay: the same results, and the judge answer came from the database.
+    const after = await snapshot(id)
+    expect(after.last_seq).toBe(lastSeq)
+    expect(judgeCalls()).toBe(callsBefore)
+    await api.events(id, JSON.stringify(turn('e-second')), 'application/json')
+    const caseResult = await (await api.end(id)).json()
+    const all = await readSse(await api.results(id))
+
+    expect(all.slice(0, before.length)).toEqual(before)
+    expect(all.map((m) => Number(m.id))).toEqual(all.map((_, i) => i + 1))
+    expect(normalise(all, id)).toEqual(normalise(refMessages, ref))
+    expect(JSON.stringify(caseResult).replaceAll(id, '<session>')).toBe(JSON.stringify(refResult).replaceAll(ref, '<session>'))
+    expect((caseResult as any).final_eval_status).toBe(1)
+    // One judge call for the second invocation only.
+    expect(judgeCalls()).toBe(callsBefore + 1)
+  }, 120_000)
+})
