@@ -29,7 +29,7 @@ const PORT_ATTEMPTS = 3
 export type AdkAgentOptions = {
   /** Use this Gemini-protocol server instead of starting the scripted stub. */
   geminiBaseUrl?: string
-  /** Delay between streamed text chunks of the scripted stub (default 20 ms). */
+  /** Pause between streamed text chunks of the scripted stub (default 0: each after the previous is sent). */
   chunkDelayMs?: number
   /** Apps that must be listed by GET /list-apps before the server counts as ready. */
   apps?: string[]

@@ -24,13 +24,13 @@ export async function startAgentStub(sse = WEATHER_SSE): Promise<AgentStub> {
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers, body })
       if (req.url === '/run_sse' && req.method === 'POST') {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-        // Frame by frame, like a live agent, so the proxy sees separate chunks.
+        // Frame by frame, like a live agent, so the proxy sees separate chunks: the next frame goes
+        // out once the previous one has been handed to the socket (no timer).
         const frames = sse.split(/(?<=\n\n)/)
         let i = 0
         const next = () => {
-          if (i >= frames.length) return void res.end()
-          res.write(frames[i++])
-          setTimeout(next, 2)
+          if (i >= frames.length || res.destroyed) return void res.end()
+          res.write(frames[i++], () => setImmediate(next))
         }
         next()
         return
