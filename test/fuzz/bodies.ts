@@ -18,9 +18,19 @@ export const corruptBytes = (text: string): fc.Arbitrary<Uint8Array> =>
   fc.array(fc.tuple(fc.nat(), fc.constantFrom(...BAD_UTF8)), { maxLength: 3 }).map((inserts) => {
     const bytes = encoder.encode(text)
     if (inserts.length === 0) return bytes
-    const parts: number[] = Array.from(bytes)
-    for (const [at, seq] of inserts) parts.splice(at % (parts.length + 1), 0, ...seq)
-    return Uint8Array.from(parts)
+    const at = inserts.map(([n, seq]) => [n % (bytes.length + 1), seq] as const).sort((a, b) => a[0] - b[0])
+    const out = new Uint8Array(bytes.length + at.reduce((n, [, seq]) => n + seq.length, 0))
+    let from = 0
+    let to = 0
+    for (const [pos, seq] of at) {
+      out.set(bytes.subarray(from, pos), to)
+      to += pos - from
+      out.set(seq, to)
+      to += seq.length
+      from = pos
+    }
+    out.set(bytes.subarray(from), to)
+    return out
   })
 
 /** The bytes cut into pieces at random points (a UTF-8 character or a frame may be split). */

@@ -57,7 +57,7 @@ export const jsonValueText: fc.Arbitrary<string> = fc.letrec<{ value: string; ar
 /** Nesting past any recursion limit, balanced or not, with a value at the bottom. */
 export const deepText: fc.Arbitrary<string> = fc
   .record({
-    depth: fc.oneof(fc.integer({ min: 1, max: 2_000 }), fc.constantFrom(10_000, 20_000, 100_000)),
+    depth: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 2_000 }) }, { weight: 1, arbitrary: fc.constantFrom(10_000, 20_000, 100_000) }),
     kind: fc.constantFrom('array', 'object', 'args', 'mixed'),
     inner: leaf,
     balanced: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
@@ -68,12 +68,16 @@ export const deepText: fc.Arbitrary<string> = fc
     return open.repeat(depth) + inner + (balanced ? close.repeat(depth) : close.repeat(depth >> 1))
   })
 
+/** A size: mostly small, sometimes right around a limit or far past it. */
+const sizeNear = (typical: number, ...edges: number[]) =>
+  fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: typical }) }, { weight: 1, arbitrary: fc.constantFrom(...edges) })
+
 /** Big strings and arrays around the 1 MB per-event limit, and very many small items. */
 export const bigText: fc.Arbitrary<string> = fc.oneof(
-  fc.integer({ min: 0, max: 1_200_000 }).map((n) => `"${'x'.repeat(n)}"`),
-  fc.integer({ min: 0, max: 300_000 }).map((n) => `[${'0,'.repeat(n)}0]`),
-  fc.integer({ min: 0, max: 20_000 }).map((n) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`),
-  fc.integer({ min: 0, max: 200_000 }).map((n) => `"${'\\u00e9'.repeat(n)}"`),
+  sizeNear(20_000, 999_990, 1_000_010, 1_200_000).map((n) => `"${'x'.repeat(n)}"`),
+  sizeNear(20_000, 300_000, 600_000).map((n) => `[${'0,'.repeat(n)}0]`),
+  sizeNear(2_000, 20_000, 60_000).map((n) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`),
+  sizeNear(5_000, 200_000).map((n) => `"${'\\u00e9'.repeat(n)}"`),
 )
 
 /** Text that is not JSON at all, or almost JSON. */
@@ -85,8 +89,8 @@ export const brokenText: fc.Arbitrary<string> = fc.oneof(
 
 /** Any hostile value text, weighted toward the cheap ones. */
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 10, arbitrary: jsonValueText },
-  { weight: 3, arbitrary: brokenText },
+  { weight: 20, arbitrary: jsonValueText },
+  { weight: 4, arbitrary: brokenText },
   { weight: 2, arbitrary: deepText },
   { weight: 1, arbitrary: bigText },
 )
@@ -119,6 +123,35 @@ export function splice(template: unknown, pick: number, text: string, newKey = '
   return JSON.stringify(copy).replace(JSON.stringify(NEW_KEY), () => JSON.stringify(newKey)).replace(JSON.stringify(MARK), () => text)
 }
 
+/** `template` as JSON text with the value at `path` replaced by `text`. */
+export function spliceAt(template: unknown, path: Array<string | number>, text: string): string {
+  const copy = structuredClone(template) as Record<string | number, unknown>
+  let node: Record<string | number, unknown> = copy
+  for (const step of path.slice(0, -1)) node = node[step] as Record<string | number, unknown>
+  node[path[path.length - 1]!] = MARK
+  return JSON.stringify(copy).replace(JSON.stringify(MARK), () => text)
+}
+
+/** The places the engine walks into most: tool call arguments, tool responses, answer text. */
+const DEEP_SPOTS: Array<[number, Array<string | number>]> = [
+  [0, ['content', 'parts', 0, 'functionCall', 'args']],
+  [1, ['content', 'parts', 0, 'functionResponse', 'response']],
+  [4, ['content', 'parts', 0, 'text']],
+  [4, ['content', 'parts']],
+]
+/** A real event with a deep, big or odd value where the engine looks hardest. */
+export const targetedEventText: fc.Arbitrary<string> = fc
+  .tuple(fc.constantFrom(...DEEP_SPOTS), fc.oneof(deepText, bigText, jsonValueText))
+  .map(([[event, path], text]) => spliceAt(SAMPLE_EVENTS[event], path, text))
+
+const CASE_SPOTS: Array<Array<string | number>> = [
+  ['eval_case', 'conversation', 0, 'intermediate_data', 'tool_uses', 0, 'args'],
+  ['eval_case', 'conversation', 0, 'intermediate_data', 'tool_responses', 0, 'response'],
+  ['eval_case', 'conversation', 0, 'final_response'],
+  ['eval_case', 'conversation'],
+  ['eval_config', 'criteria'],
+]
+
 const mutated = (templates: unknown[]) =>
   fc
     .tuple(fc.constantFrom(...templates), fc.nat(), hostileText, key)
@@ -128,6 +161,7 @@ const mutated = (templates: unknown[]) =>
 export const eventText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...SAMPLE_EVENTS).map((e) => JSON.stringify(e)) },
   { weight: 6, arbitrary: mutated(SAMPLE_EVENTS) },
+  { weight: 2, arbitrary: targetedEventText },
   { weight: 2, arbitrary: hostileText },
 )
 
@@ -135,6 +169,12 @@ export const eventText: fc.Arbitrary<string> = fc.oneof(
 export const createBodyText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: mutated([{ eval_config: SAMPLE_CONFIG, eval_case: SAMPLE_CASE }, { eval_config: SAMPLE_CONFIG }]) },
   { weight: 2, arbitrary: mutated([{ eval_set: SAMPLE_EVAL_SET, eval_id: SAMPLE_CASE.eval_id }]) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...CASE_SPOTS), fc.oneof(deepText, bigText, jsonValueText))
+      .map(([path, text]) => spliceAt({ eval_config: SAMPLE_CONFIG, eval_case: SAMPLE_CASE }, path, text)),
+  },
   { weight: 2, arbitrary: hostileText },
   { weight: 1, arbitrary: fc.constant('') },
 )

@@ -8,7 +8,6 @@ import type { Hono } from 'hono'
 import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv } from '../../src/host/setup.ts'
-import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { SAMPLE_CONFIG, SAMPLE_EVAL_SET } from './json-text.ts'
 import type { AgentAnswer, Probe } from './route-probes.ts'
 
@@ -17,6 +16,8 @@ export const BODY_DEADLINE_MS = 5_000
 /** The id of a session every target holds, with events and ended, for `{id}` in probe paths. */
 export const ENDED_SESSION = 'fuzz-ended'
 const AGENT_URL = 'http://agent.fuzz.invalid'
+/** Judge variables blanked (as test/support/runtimes.ts does), so no probe can reach a model. */
+const NO_JUDGE_ENV = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
 
 export type Target = { plain: Hono; proxy: Hono; nextId(): string }
 
@@ -63,10 +64,16 @@ const streamOf = (chunks: Uint8Array[]) =>
 type Call = { status: number; text: string }
 
 /**
+ * What a 5xx or a broken body may legitimately be: in proxy mode, the agent's own status relayed,
+ * a 502/504 naming an agent we cannot reach, an agent body that broke off passed through.
+ */
+type Allow = { status?: (status: number) => boolean; bodyError?: boolean }
+
+/**
  * One request; pushes a failure line for a 5xx, a throw, a broken or endless body.
  * `readBody: false` only checks the status (a live stream that is meant to stay open).
  */
-async function call(app: Hono, route: string, path: string, init: RequestInit, failures: string[], readBody = true): Promise<Call | undefined> {
+async function call(app: Hono, route: string, path: string, init: RequestInit, failures: string[], readBody = true, allow: Allow = {}): Promise<Call | undefined> {
   const abort = new AbortController()
   let response: Response
   try {
@@ -84,7 +91,7 @@ async function call(app: Hono, route: string, path: string, init: RequestInit, f
       if (read === 'hang') failures.push(`${route}: ${response.status} body did not end within ${BODY_DEADLINE_MS} ms`)
       else text = read
     } catch (error) {
-      failures.push(`${route}: ${response.status} body failed: ${errorText(error)}`)
+      if (!allow.bodyError) failures.push(`${route}: ${response.status} body failed: ${errorText(error)}`)
     } finally {
       clearTimeout(timer)
       abort.abort()
@@ -93,7 +100,7 @@ async function call(app: Hono, route: string, path: string, init: RequestInit, f
     abort.abort()
     await response.body?.cancel().catch(() => {})
   }
-  if (response.status >= 500) failures.push(`${route}: ${response.status} ${detailOf(text)}`)
+  if (response.status >= 500 && !allow.status?.(response.status)) failures.push(`${route}: ${response.status} ${detailOf(text)}`)
   return { status: response.status, text }
 }
 
@@ -148,10 +155,19 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
     return failures
   }
 
-  target.setAgent(probe.agent)
+  const agent = probe.agent
+  target.setAgent(agent)
   const sessionHeader = probe.sessionHeader === '{id}' ? ENDED_SESSION : probe.sessionHeader
   const init = { method: 'POST', headers: headers('application/json', { 'x-evalstream-session': sessionHeader }), body: streamOf(probe.request) }
-  await call(target.proxy, `proxy POST ${probe.path} (agent ${probe.agent.kind === 'answer' ? probe.agent.status : 'unreachable'})`, probe.path, init, failures)
+  // Only a scored /run_sse stream (2xx event stream) must end cleanly when the agent breaks off:
+  // its results and an error result reach the client. Anything relayed mirrors the agent.
+  const scored = probe.path === '/run_sse' && agent.kind === 'answer' && agent.status < 300 && agent.contentType.startsWith('text/event-stream')
+  const allow: Allow = {
+    status: (status) => (agent.kind === 'unreachable' ? status === 502 || status === 504 : status === agent.status),
+    bodyError: agent.kind === 'answer' && agent.breakOff && !scored,
+  }
+  const label = `proxy POST ${probe.path} (agent ${agent.kind === 'answer' ? `${agent.status}${agent.breakOff ? ', breaks off' : ''}` : 'unreachable'})`
+  await call(target.proxy, label, probe.path, init, failures, true, allow)
   return failures
 }
 

@@ -36,6 +36,9 @@ export async function fuzz<T>(
   let stray: string[] = []
   const onStray = (reason: unknown) => void stray.push(`unhandled rejection: ${reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)}`)
   process.on('unhandledRejection', onStray)
+  // An error caught and only logged (Hono's streamSSE logs what breaks a stream) is a failure too.
+  const consoleError = console.error
+  console.error = (...args: unknown[]) => void stray.push(`logged error: ${args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' ').split('\n')[0]}`)
   let done = 0
   let failed = 0
   try {
@@ -65,6 +68,7 @@ export async function fuzz<T>(
     }
   } finally {
     process.off('unhandledRejection', onStray)
+    console.error = consoleError
   }
   return { runs: done, failed, ms: performance.now() - started, groups: [...groups.values()].sort((a, b) => b.count - a.count) }
 }
