@@ -6,7 +6,7 @@
  * another property, and every distinct problem with one input that caused it. Exits 1 when any
  * input failed.
  *
- *   npx node bench/fuzz.ts [--routes 40000] [--decoder 20000] [--events 20000] [--files 20000] [--seed N]
+ *   npx node bench/fuzz.ts [--routes 40000] [--decoder 15000] [--events 25000] [--files 20000] [--seed N]
  */
 import { parseArgs } from 'node:util'
 import {
@@ -27,8 +27,8 @@ import { FUZZ_SEED } from '../test/fuzz/seed.ts'
 const { values } = parseArgs({
   options: {
     routes: { type: 'string', default: '40000' },
-    decoder: { type: 'string', default: '20000' },
-    events: { type: 'string', default: '20000' },
+    decoder: { type: 'string', default: '15000' },
+    events: { type: 'string', default: '25000' },
     files: { type: 'string', default: '20000' },
     seed: { type: 'string', default: String(FUZZ_SEED) },
   },
