@@ -112,8 +112,12 @@ function detailOf(text: string): string {
   }
 }
 
+/** An error in one line: name, message, and the innermost frame in src/ or worker/ (where it broke). */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : String(error).slice(0, 200)
+  if (!(error instanceof Error)) return String(error).slice(0, 200)
+  const frame = error.stack?.split('\n').find((line) => /\/(src|worker)\//.test(line))
+  const where = frame ? ` at ${/((?:src|worker)\/[^):]+:\d+)/.exec(frame)?.[1] ?? ''}` : ''
+  return `${error.name}: ${error.message}`.slice(0, 200) + where
 }
 
 const CASE = (SAMPLE_EVAL_SET.eval_cases as unknown[])[0]

@@ -5,6 +5,7 @@
  * first input that produced it. A failing run says every distinct problem at once.
  */
 import fc from 'fast-check'
+import { errorText } from './route-driver.ts'
 
 export type FailureGroup = { signature: string; count: number; example: string }
 export type FuzzReport = { runs: number; failed: number; ms: number; groups: FailureGroup[] }
@@ -34,11 +35,11 @@ export async function fuzz<T>(
   const groups = new Map<string, FailureGroup>()
   const started = performance.now()
   let stray: string[] = []
-  const onStray = (reason: unknown) => void stray.push(`unhandled rejection: ${reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)}`)
+  const onStray = (reason: unknown) => void stray.push(`unhandled rejection: ${errorText(reason)}`)
   process.on('unhandledRejection', onStray)
   // An error caught and only logged (Hono's streamSSE logs what breaks a stream) is a failure too.
   const consoleError = console.error
-  console.error = (...args: unknown[]) => void stray.push(`logged error: ${args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' ').split('\n')[0]}`)
+  console.error = (...args: unknown[]) => void stray.push(`logged error: ${args.map((a) => (a instanceof Error ? errorText(a) : String(a))).join(' ').split('\n')[0]}`)
   let done = 0
   let failed = 0
   try {
@@ -49,7 +50,7 @@ export async function fuzz<T>(
         try {
           failures = await check(input)
         } catch (error) {
-          failures = [`check threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`]
+          failures = [`check threw ${errorText(error)}`]
         }
         // A rejection nobody handled surfaces a tick later: give it that tick, then blame this input.
         await new Promise((resolve) => setImmediate(resolve))
