@@ -1,7 +1,9 @@
 /**
  * evalstream's library surface: re-exports only. Everything here runs unchanged on Node, Deno,
  * Cloudflare Workers and in the browser; runtime-specific entry points live in src/adapter and
- * worker/.
+ * worker/. Narrower entry points: `evalstream/core`, `/ingest`, `/adk`, `/engine`, `/http`.
+ *
+ * "spec §x" in the source comments is a section of docs/spec/adk-criteria.md (ADK's semantics).
  *
  * @example
  * import { rouge1, matchToolTrajectory } from 'evalstream'

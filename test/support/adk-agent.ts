@@ -5,7 +5,7 @@
  * touches the network beyond 127.0.0.1.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,7 +14,9 @@ import { startScriptedGemini, type ScriptedGemini } from '../e2e/agent/scripted-
 /** The agent package folder (its own package.json and node_modules). */
 export const AGENT_PACKAGE_DIR = fileURLToPath(new URL('../e2e/agent/', import.meta.url))
 /** The command that installs the agent package; a missing install fails with this hint. */
-export const AGENT_INSTALL_COMMAND = 'npm install --prefix test/e2e/agent --no-audit --no-fund'
+export const AGENT_INSTALL_COMMAND = 'npm run setup:e2e'
+/** Left by test/support/setup-e2e.js when the install failed (its FAILURE_FILE). */
+const SETUP_FAILURE_FILE = join(AGENT_PACKAGE_DIR, 'node_modules', '.evalstream-setup-failed')
 const CLI_ENTRY = 'node_modules/@google/adk-devtools/dist/esm/cli_entrypoint.js'
 const DEFAULT_APPS = ['weather_agent', 'scripted_weather_agent']
 const DEFAULT_START_TIMEOUT_MS = 60_000
@@ -27,7 +29,7 @@ const PORT_ATTEMPTS = 3
 export type AdkAgentOptions = {
   /** Use this Gemini-protocol server instead of starting the scripted stub. */
   geminiBaseUrl?: string
-  /** Delay between streamed text chunks of the scripted stub (default 20 ms). */
+  /** Pause between streamed text chunks of the scripted stub (default 0: each after the previous is sent). */
   chunkDelayMs?: number
   /** Apps that must be listed by GET /list-apps before the server counts as ready. */
   apps?: string[]
@@ -58,6 +60,9 @@ export type AdkAgent = {
  * await agent.stop()
  */
 export async function startAdkAgent(opts: AdkAgentOptions = {}): Promise<AdkAgent> {
+  if (existsSync(SETUP_FAILURE_FILE)) {
+    throw new Error(`the e2e agent install failed, so the e2e tests cannot run (fix it and re-run \`${AGENT_INSTALL_COMMAND}\`):\n${readFileSync(SETUP_FAILURE_FILE, 'utf8')}`)
+  }
   if (!existsSync(join(AGENT_PACKAGE_DIR, CLI_ENTRY))) {
     throw new Error(`ADK agent package is not installed (no ${join(AGENT_PACKAGE_DIR, CLI_ENTRY)}). Run: ${AGENT_INSTALL_COMMAND}`)
   }

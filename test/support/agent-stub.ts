@@ -77,12 +77,13 @@ function runSse(req: IncomingMessage, res: ServerResponse, sse: string): void {
     end = () => void res.socket?.destroy()
   }
   res.writeHead(200, headers)
-  // Frame by frame, like a live agent, so the proxy sees separate chunks.
+  // Frame by frame, like a live agent, so the proxy sees separate chunks: the next frame goes
+  // out once the previous one has been handed to the socket (no timer).
   let i = 0
   const next = () => {
+    if (res.destroyed) return
     if (i >= frames.length) return end()
-    res.write(frames[i++])
-    setTimeout(next, 2)
+    res.write(frames[i++], () => setImmediate(next))
   }
   next()
 }

@@ -8,15 +8,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 
 export type StubUsage = { prompt?: number; output?: number }
+/**
+ * `delayMs` simulates a slow model; `after` holds the reply until the test resolves the promise
+ * (deterministic, for tests about ordering: no race against a timer).
+ */
+type Timing = { delayMs?: number; after?: Promise<unknown> }
 export type StubReply =
   /** A generateContent answer: one candidate per text (null = a candidate without text). */
-  | { candidates: Array<string | null>; usage?: StubUsage; finishReason?: string; delayMs?: number }
+  | ({ candidates: Array<string | null>; usage?: StubUsage; finishReason?: string } & Timing)
   /** An error body the way Google sends them: `{ error: { code, message, status } }`, with optional headers (e.g. Retry-After). */
-  | { error: { code: number; message: string; status: string }; headers?: Record<string, string>; delayMs?: number }
+  | ({ error: { code: number; message: string; status: string }; headers?: Record<string, string> } & Timing)
   /** Any body, e.g. malformed JSON. */
-  | { raw: string; status?: number; contentType?: string; delayMs?: number }
+  | ({ raw: string; status?: number; contentType?: string } & Timing)
   /** An evaluateInstances answer with `safetyResult.score` (null leaves the score out). */
-  | { safetyScore: number | null; delayMs?: number }
+  | ({ safetyScore: number | null } & Timing)
   /** Never answer: the client has to time out or abort. */
   | { hang: true }
 
@@ -40,6 +45,8 @@ export type GeminiStub = {
   enqueue(...replies: StubReply[]): void
   /** Used when the queue is empty. */
   handle(handler: StubHandler | undefined): void
+  /** Resolves once `count` requests have arrived in total (at once when they already have). */
+  waitForRequests(count: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -107,6 +114,10 @@ export async function startGeminiStub(): Promise<GeminiStub> {
   const queue: StubReply[] = []
   const requests: RecordedRequest[] = []
   let handler: StubHandler | undefined
+  const waiters: Array<{ count: number; resolve(): void }> = []
+  const wakeWaiters = () => {
+    for (const w of [...waiters]) if (requests.length >= w.count) (waiters.splice(waiters.indexOf(w), 1), w.resolve())
+  }
 
   async function onRequest(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = []
@@ -121,7 +132,9 @@ export async function startGeminiStub(): Promise<GeminiStub> {
     const path = (req.url ?? '/').split('?')[0] as string
     const request: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, ...classify(path) }
     requests.push(request)
+    wakeWaiters()
     const reply = queue.shift() ?? (handler ? await handler(request) : apiError(500, 'stub: no reply scripted'))
+    if ('after' in reply && reply.after) await reply.after
     const delay = 'delayMs' in reply ? (reply.delayMs ?? 0) : 0
     if (delay > 0) await new Promise((r) => setTimeout(r, delay))
     if (!res.destroyed) respond(res, request, reply)
@@ -137,6 +150,8 @@ export async function startGeminiStub(): Promise<GeminiStub> {
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     handle: (h) => void (handler = h),
+    waitForRequests: (count) =>
+      requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => void waiters.push({ count, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

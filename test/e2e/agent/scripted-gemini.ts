@@ -22,7 +22,10 @@ export type StubCall = { model: string; stream: boolean; apiKey: string | null; 
 /** A running stub. `url` is what GOOGLE_GEMINI_BASE_URL must be set to. */
 export type ScriptedGemini = { url: string; calls: StubCall[]; close(): Promise<void> }
 
-/** Options: `chunkDelayMs` spaces streamed text chunks (default 20 ms) so they arrive apart. */
+/**
+ * Options: streamed text chunks go out one at a time, each once the previous one reached the socket;
+ * `chunkDelayMs` (default 0) adds a pause between them, to simulate a slow model.
+ */
 export type ScriptedGeminiOptions = { chunkDelayMs?: number }
 
 /**
@@ -33,7 +36,7 @@ export type ScriptedGeminiOptions = { chunkDelayMs?: number }
  * await gemini.close()
  */
 export async function startScriptedGemini(opts: ScriptedGeminiOptions = {}): Promise<ScriptedGemini> {
-  const chunkDelayMs = opts.chunkDelayMs ?? 20
+  const chunkDelayMs = opts.chunkDelayMs ?? 0
   const calls: StubCall[] = []
   const server = createServer((req, res) => {
     handle(req, res, calls, chunkDelayMs).catch((err: unknown) => {
@@ -79,7 +82,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, calls: StubCall
   }
   for (const [i, chunk] of turn.chunks.entries()) {
     if (i > 0 && delayMs > 0) await sleep(delayMs)
-    res.write(frame(response([{ text: chunk }], i === turn.chunks.length - 1)))
+    await new Promise<void>((resolve) => res.write(frame(response([{ text: chunk }], i === turn.chunks.length - 1)), () => resolve()))
   }
   res.end()
 }
