@@ -20,7 +20,7 @@ export {
   type TrajectoryExplanation,
 } from './trajectory.ts'
 export { meanAggregate, evaluatedOnlyMeanAggregate, rubricFlattenedAggregate } from './aggregate.ts'
-export { caseStatus, statusFor, type EvalStatus } from './status.ts'
+export { caseStatus, statusFor, type EvalStatus } from '../adk/status.ts'
 export { criterionByName, criteriaCatalogue, type CatalogueEntry } from './registry.ts'
 export type { Criterion, AnyCriterion, InvocationScore, JudgeRequest, JudgeAnswer, Outcome, OverallScore } from './criterion.ts'
 export { eventsToInvocations } from './events-to-invocations.ts'

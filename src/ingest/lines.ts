@@ -36,7 +36,21 @@ export function sseSplitter(sink: FrameSink, maxEventBytes: number = MAX_EVENT_B
     },
   })
   return {
-    feed: (text) => parser.feed(text),
+    // Line by line: after an overflow the parser drops whatever is left of the text it was fed, so
+    // a whole chunk fed at once would lose the frames behind an oversized one (but only when they
+    // came in the same chunk). Fed a line at a time, an overflow drops only the rest of its line.
+    feed(text) {
+      let start = 0
+      for (;;) {
+        const lf = text.indexOf('\n', start)
+        const cr = text.indexOf('\r', start)
+        const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr)
+        if (end === -1) break
+        parser.feed(text.slice(start, end + 1))
+        start = end + 1
+      }
+      if (start < text.length) parser.feed(start === 0 ? text : text.slice(start))
+    },
     // A body that ends without the blank line after its last frame still delivers that frame
     // (browsers drop it; a truncated frame then shows up as an invalid_json issue, not silence).
     end: () => parser.feed('\n\n'),

@@ -31,7 +31,7 @@ export async function makeTarget(): Promise<Target & { setAgent(answer: AgentAns
   let n = 0
   const target = { plain: createApp(plain.deps), proxy: createApp(proxy.deps), nextId: () => `fuzz-${++n}`, setAgent: (a: AgentAnswer) => void (agent = a) }
   for (const app of [target.plain, target.proxy]) {
-    await app.request('/v1/sessions', { method: 'POST', body: JSON.stringify({ session_id: ENDED_SESSION }) })
+    await app.request('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: ENDED_SESSION }) })
     await app.request(`/v1/sessions/${ENDED_SESSION}/events`, { method: 'POST', body: '{"author":"a","invocationId":"i","content":{"role":"model","parts":[{"text":"hi"}]}}' })
     await app.request(`/v1/sessions/${ENDED_SESSION}/end`, { method: 'POST' })
   }
@@ -136,7 +136,7 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
   if (probe.kind === 'events') {
     const id = target.nextId()
     const spec = probe.withCase ? { session_id: id, eval_config: SAMPLE_CONFIG, eval_case: CASE } : { session_id: id }
-    const created = await call(target.plain, 'POST /v1/sessions (setup)', '/v1/sessions', { method: 'POST', body: JSON.stringify(spec) }, failures)
+    const created = await call(target.plain, 'POST /v1/sessions (setup)', '/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(spec) }, failures)
     if (created?.status !== 201) return [...failures, `POST /v1/sessions (setup): ${created?.status} instead of 201`]
     const base = `/v1/sessions/${id}`
     const upload = { method: 'POST', headers: headers(probe.contentType, { accept: probe.accept }), body: streamOf(probe.body) }
@@ -164,8 +164,9 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
   const sessionHeader = probe.sessionHeader === '{id}' ? ENDED_SESSION : probe.sessionHeader
   const init = { method: 'POST', headers: headers('application/json', { 'x-evalstream-session': sessionHeader }), body: streamOf(probe.request) }
   // Only a scored /run_sse stream (2xx event stream) must end cleanly when the agent breaks off:
-  // its results and an error result reach the client. Anything relayed mirrors the agent.
-  const scored = probe.path === '/run_sse' && agent.kind === 'answer' && agent.status < 300 && agent.contentType.startsWith('text/event-stream')
+  // its results and an error result reach the client. Anything relayed mirrors the agent, and so
+  // does a run named into the ended session (passed through unscored).
+  const scored = probe.path === '/run_sse' && sessionHeader !== ENDED_SESSION && agent.kind === 'answer' && agent.status < 300 && agent.contentType.startsWith('text/event-stream')
   const allow: Allow = {
     status: (status) => (agent.kind === 'unreachable' ? status === 502 || status === 504 : status === agent.status),
     bodyError: agent.kind === 'answer' && agent.breakOff && !scored,

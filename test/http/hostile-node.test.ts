@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSse } from '../support/sse-client.ts'
-import { freePort, NO_JUDGE_ENV } from '../support/runtimes.ts'
+import { freePort, SPAWNED_SERVER_ENV } from '../support/runtimes.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
 import { crashBody, deepArgsEvent } from './hostile-bodies.ts'
 
@@ -18,7 +18,7 @@ describe('Node server process under hostile bodies', () => {
     const port = await freePort()
     base = `http://127.0.0.1:${port}`
     child = spawn(process.execPath, ['src/adapter/node/server.ts'], {
-      env: { ...process.env, ...NO_JUDGE_ENV, PORT: String(port) },
+      env: { ...process.env, ...SPAWNED_SERVER_ENV, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     await new Promise<void>((resolve, reject) => {

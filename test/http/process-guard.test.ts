@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freePort, NO_JUDGE_ENV } from '../support/runtimes.ts'
+import { freePort, SPAWNED_SERVER_ENV } from '../support/runtimes.ts'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -15,7 +15,7 @@ afterEach(() => {
 async function startAndWaitFor(command: string, args: string[], port: number, needles: string[]): Promise<ChildProcess> {
   const child = spawn(command, args, {
     cwd: process.cwd(),
-    env: { ...process.env, ...NO_JUDGE_ENV, PORT: String(port), NO_COLOR: '1' },
+    env: { ...process.env, ...SPAWNED_SERVER_ENV, PORT: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   children.push(child)

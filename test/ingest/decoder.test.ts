@@ -172,6 +172,20 @@ describe('size limit', () => {
     }
   })
 
+  it('sse: frames after an oversized one arrive in the same chunk (CRLF lines, several data lines)', () => {
+    // Here the parser overflows mid-chunk (the frame's data is still open when the limit is passed)
+    // and drops the rest of what it was fed: whole bodies lost every frame after the big one.
+    const crlf = `data: ${huge}\r\n\r\ndata: ${small}\r\n\r\ndata: ${small}\r\n\r\n`
+    const lines = `data: ${huge}\ndata: {}\n\ndata: ${small}\n\n`
+    for (const body of [crlf, lines]) {
+      for (const chunks of [[body], randomChunks(enc.encode(body), 5, 400_000)]) {
+        const { events, issues } = decodeChunks('sse', chunks)
+        expect(issues.map((i) => [i.index, i.kind])[0]).toEqual([0, 'too_large'])
+        expect(events.map((e) => contentText(e.event.content))).toEqual(body === crlf ? ['after', 'after'] : ['after'])
+      }
+    }
+  })
+
   it('json: an oversized array element is too_large', () => {
     const { events, issues } = decodeAll('json', `[${big}, ${small}]`)
     expect(issues.map((i) => [i.index, i.kind])).toEqual([[0, 'too_large']])

@@ -19,6 +19,12 @@ export type Running = { baseUrl: string; stop(): Promise<void> }
 /** Judge variables are blanked so no test can reach a real model. */
 export const NO_JUDGE_ENV: Env = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
 
+/**
+ * For server processes a test spawns: no judge, and sessions in memory, not in the working
+ * directory's .evalstream/evalstream.db (which would carry sessions from one test run to the next).
+ */
+export const SPAWNED_SERVER_ENV: Env = { ...NO_JUDGE_ENV, EVALSTREAM_DB: ':memory:' }
+
 /** A port nobody is listening on right now (the OS picks it). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -52,7 +58,7 @@ export async function startDeno(env: Env): Promise<Running> {
   const child: ChildProcess = spawn(
     'node_modules/.bin/deno',
     ['run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts'],
-    { cwd: process.cwd(), env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: process.cwd(), env: { ...process.env, ...SPAWNED_SERVER_ENV, ...env, PORT: String(port), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let output = ''
   await new Promise<void>((resolve, reject) => {
