@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-const BENCHMARKS = ['rouge', 'trajectory', 'judge', 'http', 'proxy', 'sessions']
+const BENCHMARKS = ['rouge', 'trajectory', 'judge', 'http', 'proxy', 'sessions', 'run']
 const only = process.argv.slice(2)
 
 for (const name of BENCHMARKS) {
