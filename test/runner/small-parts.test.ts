@@ -1,5 +1,6 @@
 /** The runner's pure pieces: the wire spelling of a user message, and the verdict over several runs. */
 import { describe, expect, it } from 'vitest'
+import { EvalMetric } from '../../src/adk/eval-config.ts'
 import { evalCaseResult, evalMetricResult } from '../../src/adk/results.ts'
 import { caseVerdict, type CaseRunOutcome } from '../../src/runner/index.ts'
 import { wireContent } from '../../src/runner/wire-content.ts'
@@ -32,7 +33,7 @@ describe('wireContent', () => {
   })
 })
 
-const METRIC = { metric_name: 'm', threshold: 0.5, criterion: null, custom_function_path: null }
+const METRIC = EvalMetric.parse({ metric_name: 'm', threshold: 0.5 })
 
 /** A run whose per-invocation scores are given; its own overall is their mean. */
 function outcome(run: number, scores: Array<number | null>, reason?: string): CaseRunOutcome {
