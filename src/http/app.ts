@@ -7,6 +7,7 @@ import { criteriaCatalogue } from '../core/registry.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
+import { runsRoutes } from './runs-routes.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
 
 export type { AppDeps } from '../host/deps.ts'
@@ -21,6 +22,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
   app.route('/v1/sessions', sessionsRoutes(deps))
+  app.route('/v1/runs', runsRoutes(deps))
   app.post('/run_sse', (c) => proxyRunSse(c, deps))
 
   app.notFound((c) => {

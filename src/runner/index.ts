@@ -18,6 +18,7 @@ export {
   type EvalSetRun,
   MAX_NUM_RUNS,
   MAX_PARALLEL,
+  planRun,
   runEvalSet,
   runEvalSets,
   type RunOptions,

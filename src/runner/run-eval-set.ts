@@ -75,8 +75,24 @@ type Unit = { set: number; ref: UnitRef; input: EvalSetInput; caseIndex: number 
  * if (report.ok) console.log(report.passed, report.totals)
  */
 export async function runEvalSets(sets: EvalSetInput[], options: RunOptions): Promise<RunReport> {
+  const planned = planRun(sets, options)
+  return planned.ok ? planned.start() : planned
+}
+
+/**
+ * Checks everything that is bad input (synchronously, before any agent call) and returns the run
+ * ready to start, so an HTTP host can answer 4xx or 202 before the run begins.
+ * @example
+ * const plan = planRun(sets, options)
+ * if (!plan.ok) return problem(c, 422, 'Invalid run', plan.error)
+ * void plan.start()
+ */
+export function planRun(sets: EvalSetInput[], options: RunOptions): { ok: true; start(): Promise<RunReport> } | { ok: false; error: string } {
   const checked = check(sets, options)
-  if (!checked.ok) return checked
+  return checked.ok ? { ok: true, start: () => execute(sets, options, checked) } : checked
+}
+
+async function execute(sets: EvalSetInput[], options: RunOptions, checked: Extract<Checked, { ok: true }>): Promise<RunReport> {
   const { parallel, numRuns, createEngine, picked } = checked
   const timeouts: Timeouts = {
     sessionMs: options.timeouts?.sessionMs ?? DEFAULT_SESSION_TIMEOUT_MS,
