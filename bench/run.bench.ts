@@ -3,12 +3,12 @@
  * api_server from test/e2e/agent, with --parallel 1 and --parallel 8, as a user runs it (the CLI as
  * its own process, wall time from spawn to exit, Node start-up included).
  *
- *   npx node bench/run.bench.ts [rounds=3] [cases=50]
+ *   npx node bench/run.bench.ts [rounds=3] [cases=50] [chunkDelayMs=200]
  *
  * Two agents: `scripted_weather_agent` (a scripted model inside the server, no model latency: the
  * time is ADK's and evalstream's own), and `weather_agent` (ADK's Gemini model class calling the
- * scripted Gemini-protocol stub over HTTP, text streamed in chunks 20 ms apart, so each turn waits
- * on a "model" the way a real run does). Rounds alternate the two settings. Needs:
+ * scripted Gemini-protocol stub over HTTP, its answer streamed in three chunks `chunkDelayMs` apart,
+ * so each turn waits on a "model" the way a real run does, if far shorter than a real model). Rounds alternate the two settings. Needs:
  * npm install --prefix test/e2e/agent.
  */
 import { spawn } from 'node:child_process'
@@ -21,6 +21,7 @@ import { WEATHER_CONFIG, weatherEvalSet } from '../test/runner/weather-cases.ts'
 
 const ROUNDS = Number(process.argv[2] ?? 3)
 const CASES = Number(process.argv[3] ?? 50)
+const CHUNK_DELAY_MS = Number(process.argv[4] ?? 200)
 const CLI = fileURLToPath(new URL('../bin/evalstream.js', import.meta.url))
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-run-bench-'))
@@ -60,9 +61,9 @@ async function startupMs(): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-const agent = await startAdkAgent()
+const agent = await startAdkAgent({ chunkDelayMs: CHUNK_DELAY_MS })
 try {
-  console.log(`evalstream run: ${CASES} cases, ${invocations} invocations, ${ROUNDS} rounds, Node ${process.version}`)
+  console.log(`evalstream run: ${CASES} cases, ${invocations} invocations, ${ROUNDS} rounds, chunk delay ${CHUNK_DELAY_MS} ms, Node ${process.version}`)
   const startup = await startupMs()
   console.log(`CLI start-up (evalstream run with no arguments, exit 2), median of 3: ${(startup / 1000).toFixed(2)} s`)
   for (const app of ['scripted_weather_agent', 'weather_agent']) {

@@ -138,6 +138,7 @@ describe('evalstream run', () => {
     const r3 = await cli([`${good}:nope`, ...agentArgs()])
     expect([r3.code, r3.err]).toEqual([2, expect.stringContaining("no eval case 'nope'")])
     expect((await cli([good, '--app', 'a'])).err).toContain('--agent URL is required')
+    expect(await cli(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('usage: evalstream run EVALSET') })
     expect((await cli([good, ...agentArgs(), '--parallel', 'two'])).code).toBe(2)
     expect((await cli([good, ...agentArgs(), '--turn-timeout', '0'])).err).toContain('--turn-timeout must be a positive number of seconds')
   })

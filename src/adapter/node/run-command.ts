@@ -78,8 +78,13 @@ async function run(args: string[], io: RunIo): Promise<number> {
       capture: { type: 'string' },
       'session-timeout': { type: 'string' },
       'turn-timeout': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   })
+  if (values.help) {
+    io.out(`${RUN_USAGE}\n`)
+    return 0
+  }
   if (positionals.length === 0) throw new BadInput('give at least one EVALSET file')
   if (!values.agent) throw new BadInput('--agent URL is required')
   if (!values.app) throw new BadInput('--app NAME is required')
