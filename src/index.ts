@@ -52,3 +52,22 @@ export type { SessionEngine, ResultEvent, ResultEventBody, CriterionResultData }
 export { judgeConfigFromEnv } from './judge/config.ts'
 export { createJudgeExecutor } from './judge/executor.ts'
 export { createApp, type AppDeps } from './http/app.ts'
+
+// Eval sets run against a live ADK agent (`evalstream run`, POST /v1/runs)
+export {
+  runEvalSet,
+  runEvalSets,
+  planRun,
+  staticTurns,
+  AgentError,
+  type AgentTarget,
+  type EvalSetInput,
+  type RunOptions,
+  type RunProgress,
+  type RunReport,
+  type TurnSource,
+  type CaseRunOutcome,
+  type CaseVerdict,
+} from './runner/index.ts'
+export { progressDisplay } from './runner/progress-display.ts'
+export { startHostedRun, type HostedRun, type RunEvent } from './runner/hosted-run.ts'

@@ -4,7 +4,7 @@
  * session), how long each may take (the judge deadline), and where answers are cached (memory, or
  * the Durable Object's SQLite so a replay never pays twice). The same on every runtime.
  */
-import type { SessionEngineOptions } from '../engine/session-engine.ts'
+import { createSessionEngine, type SessionEngineOptions } from '../engine/session-engine.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { describeJudgeConfig, JUDGE_NOT_CONFIGURED, judgeConfigFromEnv } from '../judge/config.ts'
 import {
@@ -17,6 +17,7 @@ import {
   shouldJudgeSession,
 } from '../judge/executor.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
+import type { EngineFactory } from './session.ts'
 
 type Env = Record<string, string | undefined>
 
@@ -109,4 +110,17 @@ function numberVar<D extends number | undefined>(
   if (!raw) return { ok: true, value: fallback }
   const n = Number(raw)
   return Number.isFinite(n) && valid(n) ? { ok: true, value: n } : { ok: false, error: `${name} must be ${expected}, not '${raw}'` }
+}
+
+/**
+ * Session engines judged through `judging`, each with the `release` its host calls when the
+ * session is over. The one way every host (server, `evalstream eval`, `evalstream run`) builds them.
+ * @example const createEngine = judgedEngines(wiring.judging); createEngine({ spec, emit })
+ */
+export function judgedEngines(judging: SessionJudging, extra: Partial<SessionEngineOptions> = {}): EngineFactory {
+  return (options) => {
+    const { release, ...judge } = judging(options.spec.session_id)
+    const created = createSessionEngine({ ...extra, ...options, ...judge })
+    return created.ok && release ? { ...created, release } : created
+  }
 }

@@ -2,14 +2,12 @@
  * Builds the app's dependencies from environment variables, the same way on every runtime. The
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
-import { createSessionEngine } from '../engine/session-engine.ts'
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
-import { judgeWiringFromEnv } from './judge-wiring.ts'
+import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
-import type { EngineFactory } from './session.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
 
@@ -54,12 +52,8 @@ export function depsFromEnv(
     }
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
-  const createEngine: EngineFactory = (options) => {
-    const { release, ...judging } = wiring.judging(options.spec.session_id)
-    const created = createSessionEngine({ ...options, ...judging })
-    // The host calls release at session end or abort, freeing the executor's per-session state.
-    return created.ok && release ? { ...created, release } : created
-  }
+  // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
+  const createEngine = judgedEngines(wiring.judging)
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value) : host.store
   return {
     ok: true,

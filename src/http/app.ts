@@ -9,6 +9,7 @@ import { requireToken } from './auth.ts'
 import { corsFor } from './cors.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
+import { runsRoutes } from './runs-routes.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
 
 export type { AppDeps } from '../host/deps.ts'
@@ -26,6 +27,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
   app.route('/v1/sessions', sessionsRoutes(deps))
+  app.route('/v1/runs', runsRoutes(deps))
   app.post('/run_sse', (c) => proxyRunSse(c, deps))
 
   app.notFound((c) => {

@@ -30,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE)
     return command === undefined ? 2 : 0
   }
+  // Loaded only for `run`: it brings the judge wiring (and the Gemini SDK) that `eval` loads lazily.
+  if (command === 'run') return (await import('./run-command.ts')).runCommand(rest, { env: process.env, out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), isTTY: process.stderr.isTTY === true })
   if (command !== 'eval') throw new UsageError(`unknown command '${command}'`)
   const { values, positionals } = parseArgs({
     args: rest,
