@@ -12,6 +12,7 @@
 import { createSessionStore, type SessionLimits, type SessionStore } from '../src/host/session-store.ts'
 import { sqliteSessionRecords } from '../src/host/sqlite-session-records.ts'
 import { sqlFromDurable } from '../src/host/sql.ts'
+import type { ResultFeed } from '../src/host/result-feed.ts'
 import type { SqliteJudgeCache } from '../src/host/sqlite-judge-cache.ts'
 import type { DurableObjectStorage } from './types.ts'
 
@@ -28,9 +29,14 @@ export type DurableSessions = {
  * const sessions = durableSessions(ctx.storage, limits, judgeCache)
  * createApp({ ...deps, store: sessions.store })
  */
-export function durableSessions(storage: DurableObjectStorage, limits: SessionLimits, judgeCache?: SqliteJudgeCache): DurableSessions {
+export function durableSessions(
+  storage: DurableObjectStorage,
+  limits: SessionLimits,
+  judgeCache?: SqliteJudgeCache,
+  feed?: ResultFeed,
+): DurableSessions {
   const records = sqliteSessionRecords(sqlFromDurable(storage.sql))
-  const store = createSessionStore(records, { limits: { ...limits, maxSessions: Number.MAX_SAFE_INTEGER }, sweeper: 'manual' })
+  const store = createSessionStore(records, { limits: { ...limits, maxSessions: Number.MAX_SAFE_INTEGER }, sweeper: 'manual', feed })
   // What the alarm is set to, as far as this instance knows (undefined: not read yet).
   let scheduled: number | null | undefined
 

@@ -24,6 +24,7 @@ import { Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession } from './session-object.ts'
 import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
+import { isRecord } from '../src/adk/json.ts'
 
 export { EvalSession }
 
@@ -31,10 +32,6 @@ const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 
 function toObject(env: WorkerEnv, sessionId: string, request: Request): Promise<Response> {
   return env.SESSIONS.get(env.SESSIONS.idFromName(sessionId)).fetch(request)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** Only the top-level ids are read, so no depth check is needed: JSON.parse itself is iterative. */

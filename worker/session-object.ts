@@ -23,7 +23,7 @@ export class EvalSession {
     this.hooks = env.EVALSTREAM_TEST_HOOKS === '1'
     const judgeCache = durableJudgeCache(state.storage.sql)
     const setup = depsFromEnv(stringEnv(env), {
-      store: (limits) => (this.sessions = durableSessions(state.storage, limits, judgeCache)).store,
+      store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
       judgeCache,
     })
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.

@@ -25,7 +25,7 @@ export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; note: str
  */
 export function openSessionDb(path: string): SessionDb {
   if (path === MEMORY_DB)
-    return { store: (limits) => memorySessionStore({ limits }), note: 'sessions in memory (EVALSTREAM_DB=:memory:)', close() {} }
+    return { store: (limits, feed) => memorySessionStore({ limits, feed }), note: 'sessions in memory (EVALSTREAM_DB=:memory:)', close() {} }
   mkdirSync(dirname(path), { recursive: true })
   const db = new DatabaseSync(path)
   // WAL: a write is durable once its statement returns, even if the process is killed right after;
@@ -34,8 +34,8 @@ export function openSessionDb(path: string): SessionDb {
   const sql = sqlFromDatabaseSync(db)
   let closeStore = () => {}
   return {
-    store: (limits) => {
-      const store = sqliteSessionStore(sql, { limits })
+    store: (limits, feed) => {
+      const store = sqliteSessionStore(sql, { limits, feed })
       closeStore = () => store.close()
       return store
     },

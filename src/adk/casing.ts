@@ -5,6 +5,7 @@
  * validation, so the rest of evalstream sees one spelling, the one ADK writes to files.
  */
 import { z } from 'zod'
+import { isRecord } from './json.ts'
 
 /** What a model does with keys it does not know: pydantic's `extra` setting. */
 export type ExtraKeys = 'forbid' | 'allow' | 'ignore'
@@ -14,13 +15,9 @@ export function toCamel(snake: string): string {
   return snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** Rename camelCase aliases of known fields to their snake_case names; other keys are left as they are. */
 export function renameAliases(input: unknown, fieldNames: readonly string[]): unknown {
-  if (!isPlainObject(input)) return input
+  if (!isRecord(input)) return input
   const aliasToField = new Map<string, string>()
   for (const field of fieldNames) {
     const alias = toCamel(field)

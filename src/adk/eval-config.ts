@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { adkObject, optionalField } from './casing.ts'
 import { laxFloat } from './eval-set.ts'
 import { type ParseFailure, parseErrorFromZod } from './parse-error.ts'
+import { isRecord } from './json.ts'
 
 const nullish = optionalField
 
@@ -23,13 +24,9 @@ export const BaseCriterion = adkObject(
 /** Extras are typed `unknown`: each criterion parses its own options. */
 export type BaseCriterion = z.infer<typeof BaseCriterion> & Record<string, unknown>
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** `Union[float, BaseCriterion]`: `1`, `"0.5"` (and, as in pydantic, `true`) are bare thresholds. */
 export const CriterionValue = z.preprocess(
-  (value) => (!isPlainObject(value) && laxFloat.safeParse(value).success ? { threshold: value } : value),
+  (value) => (!isRecord(value) && laxFloat.safeParse(value).success ? { threshold: value } : value),
   BaseCriterion,
 )
 

@@ -9,6 +9,7 @@
  * - floats: shortest round-trip digits; positional from 1e-5 up to (not including) 1e16, with
  *   `.0` on whole numbers; exponent form outside that (`1e-6`, `1.5e-7`, `1e+16`); NaN/inf as null.
  */
+import { isRecord } from './json.ts'
 
 /** How to write one value. */
 export type JsonSpec =
@@ -65,10 +66,6 @@ function block(open: string, close: string, items: string[], indent: string): st
   return `${open}\n${inner}${items.join(`,\n${inner}`)}\n${indent}${close}`
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function writeAny(value: unknown, indent: string): string {
   if (value === null || value === undefined) return 'null'
   if (typeof value === 'number') return anyNumber(value)
@@ -79,7 +76,7 @@ function writeAny(value: unknown, indent: string): string {
       value.map((v) => writeAny(v, `${indent}  `)),
       indent,
     )
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const items = Object.entries(value)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${JSON.stringify(k)}: ${writeAny(v, `${indent}  `)}`)
@@ -98,7 +95,7 @@ export function writePydanticJson(value: unknown, spec: JsonSpec, indent = ''): 
   if (spec === 'any') return writeAny(value, indent)
   if (spec === 'float') return typeof value === 'number' ? pydanticFloat(value) : writeAny(value, indent)
   if (spec === 'status') return typeof value === 'string' ? String(STATUS_CODES[value] ?? 3) : writeAny(value, indent)
-  if ('pick' in spec) return isObject(value) ? writePydanticJson(value, spec.pick(value), indent) : writeAny(value, indent)
+  if ('pick' in spec) return isRecord(value) ? writePydanticJson(value, spec.pick(value), indent) : writeAny(value, indent)
   if ('array' in spec || 'tuple' in spec) {
     if (!Array.isArray(value)) return writeAny(value, indent)
     const items = value.map((v, i) =>
@@ -106,7 +103,7 @@ export function writePydanticJson(value: unknown, spec: JsonSpec, indent = ''): 
     )
     return block('[', ']', items, indent)
   }
-  if (!isObject(value)) return writeAny(value, indent)
+  if (!isRecord(value)) return writeAny(value, indent)
   if ('record' in spec) {
     const items = Object.entries(value).map(
       ([k, v]) => `${JSON.stringify(k)}: ${writePydanticJson(v, spec.record, deeper)}`,

@@ -11,10 +11,7 @@
  */
 import { EVAL_STATUS_CODE } from './status.ts'
 import type { JsonSpec } from './pydantic-json.ts'
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { isRecord } from './json.ts'
 
 /** `out[key] = value`, except that a `__proto__` key becomes an own property, as JSON.parse makes it. */
 function put(out: Record<string, unknown>, key: string, value: unknown): void {
@@ -29,7 +26,7 @@ function anyValue(value: unknown): unknown {
   if (typeof value === 'number') return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
   if (typeof value === 'string' || typeof value === 'boolean') return value
   if (Array.isArray(value)) return value.map(anyValue)
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) if (v !== undefined) put(out, k, anyValue(v))
     return out
@@ -69,7 +66,7 @@ function statusValue(value: unknown): unknown {
 
 function compile(spec: Exclude<JsonSpec, string>): Convert {
   if ('pick' in spec)
-    return (value) => (value === null || value === undefined ? null : isObject(value) ? converter(spec.pick(value))(value) : anyValue(value))
+    return (value) => (value === null || value === undefined ? null : isRecord(value) ? converter(spec.pick(value))(value) : anyValue(value))
   if ('array' in spec || 'tuple' in spec) {
     const item = 'array' in spec ? converter(spec.array) : undefined
     const items = 'tuple' in spec ? spec.tuple.map(converter) : []
@@ -83,7 +80,7 @@ function compile(spec: Exclude<JsonSpec, string>): Convert {
     const convertValue = converter(spec.record)
     return (value) => {
       if (value === null || value === undefined) return null
-      if (!isObject(value)) return anyValue(value)
+      if (!isRecord(value)) return anyValue(value)
       const out: Record<string, unknown> = {}
       for (const k of Object.keys(value)) put(out, k, convertValue(value[k]))
       return out
@@ -94,7 +91,7 @@ function compile(spec: Exclude<JsonSpec, string>): Convert {
   const known = new Set(keys)
   return (value) => {
     if (value === null || value === undefined) return null
-    if (!isObject(value)) return anyValue(value)
+    if (!isRecord(value)) return anyValue(value)
     const out: Record<string, unknown> = {}
     for (let i = 0; i < keys.length; i++) put(out, keys[i]!, converts[i]!(value[keys[i]!]))
     // Keys the spec does not declare follow the declared ones, as the writer puts them.

@@ -16,6 +16,7 @@
  * (standard JSON cannot carry NaN anyway). Integers beyond 2^53 are already rounded by `JSON.parse`, so two large integers
  * that Python tells apart may compare equal here. Pass `bigint`s to keep them exact.
  */
+import { isRecord } from '../adk/json.ts'
 
 /** A Python number as seen by `==`: bool is the int 0/1. */
 function numericValue(value: unknown): number | bigint | undefined {
@@ -31,10 +32,6 @@ function numbersEqual(a: number | bigint, b: number | bigint): boolean {
   const n = (typeof a === 'number' ? a : b) as number
   const big = (typeof a === 'bigint' ? a : b) as bigint
   return Number.isInteger(n) && BigInt(n) === big
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** One comparison of scalars, or the pairs of children to compare next when both are containers. */
@@ -56,7 +53,7 @@ function compareShallow(a: unknown, b: unknown, pending: unknown[]): boolean {
     for (let i = 0; i < a.length; i++) pending.push(a[i], b[i])
     return true
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a)
     if (keys.length !== Object.keys(b).length) return false
     for (const key of keys) {

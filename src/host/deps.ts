@@ -5,6 +5,7 @@
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { ProxySettings } from './proxy-settings.ts'
+import type { ResultFeed } from './result-feed.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -18,6 +19,8 @@ export type AppDeps = {
   agentUrl?: string
   /** The fetch used for proxying (a test double, or a Worker's service binding). */
   fetch?: typeof fetch
+  /** Every new result of every session of `store` (when the store was built with this feed). */
+  feed?: ResultFeed
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings
   /** The store's lifecycle limits, named in what a client is told about an evicted session. */

@@ -8,7 +8,8 @@
 import type { SessionSpec } from '../engine/types.ts'
 import { createResultLog } from './result-log.ts'
 import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './session-records.ts'
-import { HostedSession, type EngineCreation, type EngineFactory } from './session.ts'
+import { fedSession, type ResultFeed } from './result-feed.ts'
+import { HostedSession, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
 import { sqliteSessionRecords } from './sqlite-session-records.ts'
 import type { Sql } from './sql.ts'
 
@@ -81,6 +82,8 @@ export type StoreOptions = {
   sweeper?: 'timer' | 'manual'
   /** Notices kept at most (default MAX_GONE_NOTICES). */
   maxGoneNotices?: number
+  /** Where every newly appended result of every session is published (result-feed.ts). */
+  feed?: ResultFeed
 }
 
 /**
@@ -121,10 +124,19 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     touchedAt.set(id, t)
     records.touch(id, t)
   }
-  const hooks = (id: string) => ({ active: () => touch(id), ended: () => records.markEnded(id, now()) })
+  const feed = options.feed
+  const hooks = (spec: SessionSpec): SessionLifecycleHooks => {
+    const id = spec.session_id
+    const who = feed && fedSession(spec)
+    return {
+      active: () => touch(id),
+      ended: () => records.markEnded(id, now()),
+      appended: who && ((event) => feed.watchers > 0 && feed.publish({ ...who, event, atMs: now() })),
+    }
+  }
   const partsFor = (spec: SessionSpec, createEngine: EngineFactory) => {
     const { results, journal } = records.storage(spec.session_id)
-    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec.session_id) }
+    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec) }
   }
   const forget = (id: string, detail: string) => {
     live.get(id)?.close(detail)

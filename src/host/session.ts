@@ -14,6 +14,7 @@ import type {
   EngineOptions,
   IngestedEvent,
   RejectedEvent,
+  ResultEvent,
   SessionEngine,
   SessionSpec,
 } from '../engine/types.ts'
@@ -59,6 +60,8 @@ export type SessionLifecycleHooks = {
   active?(): void
   /** The session ended (once; not during a replay of an already ended session). */
   ended?(): void
+  /** A result went into the log for the first time (not one a replay recognised as logged). */
+  appended?(event: ResultEvent): void
 }
 
 export class HostedSession {
@@ -205,7 +208,12 @@ export class HostedSession {
 
   #emit(emitted: EngineEmission): void {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
-    const seq = this.#logged.get(body.key) ?? this.log.append(body).seq
+    let seq = this.#logged.get(body.key)
+    if (seq === undefined) {
+      const event = this.log.append(body)
+      seq = event.seq
+      this.#lifecycle.appended?.(event)
+    }
     if (body.type === 'case.result') this.#caseResultSeq = seq
   }
 

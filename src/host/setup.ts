@@ -8,6 +8,7 @@ import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
+import { createResultFeed, type ResultFeed } from './result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
 
@@ -15,8 +16,11 @@ export type Env = Record<string, string | undefined>
 
 export type Setup = { ok: true; deps: AppDeps; notes: string[]; sessionLimits: SessionLimits } | { ok: false; error: string }
 
-/** A store, or how to build one from the session limits the environment sets. */
-export type StoreSource = SessionStore | ((limits: SessionLimits) => SessionStore)
+/**
+ * A store, or how to build one from the session limits the environment sets and the feed its
+ * sessions publish their results to (a ready-made store publishes nothing to this host's feed).
+ */
+export type StoreSource = SessionStore | ((limits: SessionLimits, feed: ResultFeed) => SessionStore)
 
 /**
  * @example
@@ -54,13 +58,15 @@ export function depsFromEnv(
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
   const createEngine = judgedEngines(wiring.judging)
-  const store = typeof host.store === 'function' ? host.store(sessionLimits.value) : host.store
+  const feed = createResultFeed()
+  const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
   return {
     ok: true,
     notes,
     sessionLimits: sessionLimits.value,
     deps: {
       store,
+      feed,
       sessionLimits: sessionLimits.value,
       createEngine,
       defaultConfig: config.value,

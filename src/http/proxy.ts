@@ -11,6 +11,7 @@
  */
 import type { Context } from 'hono'
 import type { AppDeps } from '../host/deps.ts'
+import { isRecord } from '../adk/json.ts'
 import { DEFAULT_LIMITS, limitMember, limitName } from '../ingest/index.ts'
 import { proxySessionId, tenantField, tenantOf, visibleTo } from './auth.ts'
 import { DEFAULT_PROXY_SETTINGS } from '../host/proxy-settings.ts'
@@ -113,7 +114,7 @@ async function findOrCreate(deps: AppDeps, lookup: SessionLookup): Promise<Found
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+    return isRecord(value) ? value : undefined
   } catch {
     return undefined
   }

@@ -22,16 +22,13 @@ import {
   type IngestIssue,
   isIngestIssue,
 } from './types.ts'
+import { isRecord } from '../adk/json.ts'
 
 export type EventDecoder = {
   /** Feed the next piece of the body. Bytes may split a UTF-8 character anywhere. */
   push(chunk: string | Uint8Array): void
   /** The body is complete: flush what is buffered. */
   end(): void
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

@@ -6,6 +6,7 @@ import { toCamel } from '../adk/casing.ts'
 import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
 import { DEFAULT_LIMITS, type Limits, limitName } from './limits.ts'
 import type { DecoderOutput, IngestIssue } from './types.ts'
+import { isRecord } from '../adk/json.ts'
 
 /** The limits one frame is held to. */
 export type FrameLimits = Pick<Limits, 'maxEventBytes' | 'maxJsonDepth' | 'maxStringLength'>
@@ -59,10 +60,6 @@ export function boundsIssue(value: unknown, index: number, limits: FrameLimits =
   const name = limitName('maxStringLength', limits as Limits)
   const message = `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${name})`
   return { index, kind: 'string_too_long', message, path: found.path }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

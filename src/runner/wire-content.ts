@@ -6,13 +6,10 @@
  */
 import { toCamel } from '../adk/casing.ts'
 import type { Content } from '../adk/content.ts'
+import { isRecord } from '../adk/json.ts'
 
 /** Inside these part fields the values are user data: their keys are names, not fields. */
 const OPAQUE = new Set(['args', 'response'])
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function renameKeys(value: Record<string, unknown>, inner: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {}

@@ -9,6 +9,7 @@ import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import type { SessionSpec } from '../../src/engine/types.ts'
 import { decodeFrameValue, isIngestIssue } from '../../src/ingest/index.ts'
 import type { HostedSession } from '../../src/host/session.ts'
+import { createResultFeed, type FedResult } from '../../src/host/result-feed.ts'
 import type { SessionStore, StoreOptions } from '../../src/host/session-store.ts'
 
 export type ContractInput = { events: unknown[]; config: unknown; evalCase: unknown }
@@ -201,6 +202,31 @@ export const STORE_CONTRACT: ContractCase[] = [
       assert.equal(ended?.ended, true)
       assert.deepEqual(await ended!.end(), result)
       assert.deepEqual(ended!.log.readAfter(0), all)
+    },
+  },
+  {
+    name: 'the result feed hears every new result once, with its session, and nothing again on replay',
+    async run(h) {
+      const heard: FedResult[] = []
+      const feedOf = () => {
+        const f = createResultFeed()
+        f.watch((r) => heard.push(r))
+        return f
+      }
+      const first = h.fresh({ sweeper: 'manual', feed: feedOf() })
+      const s = await open(first, 'f', h.input)
+      feed(s, h.input.events)
+      await s.end()
+      const logged = s.log.readAfter(0)
+      assert.deepEqual(heard.map((r) => r.event), logged)
+      assert.ok(heard.every((r) => r.sessionId === 'f' && typeof r.atMs === 'number'))
+      if (!h.reopen) return
+      first.close()
+      // A restarted host replays the session: the results are in its log already, so none is news.
+      const again = h.reopen({ sweeper: 'manual', feed: feedOf() })
+      const replayed = await again.get('f', createEngine)
+      assert.deepEqual(replayed?.log.readAfter(0), logged)
+      assert.equal(heard.length, logged.length)
     },
   },
 ]
