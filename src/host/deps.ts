@@ -3,6 +3,7 @@
  * stay in the adapters, which build these.
  */
 import type { Authenticator, CorsSettings } from './auth-config.ts'
+import type { EvalSetStore } from './eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from './result-feed.ts'
@@ -33,6 +34,8 @@ export type AppDeps = {
   cors?: CorsSettings
   /** What a client may send (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
   limits?: Limits
+  /** Proxy mode's eval sets and results for the ADK web UI (src/http/dev-eval); in memory when absent. */
+  evalSets?: EvalSetStore
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
   publicUrl?: string
 }

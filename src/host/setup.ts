@@ -5,6 +5,7 @@
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
+import type { EvalSetStore } from './eval-set-store.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
@@ -28,7 +29,7 @@ export type StoreSource = SessionStore | ((limits: SessionLimits, feed: ResultFe
  */
 export function depsFromEnv(
   env: Env,
-  host: { store: StoreSource; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache },
+  host: { store: StoreSource; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache; evalSets?: EvalSetStore },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
@@ -77,6 +78,7 @@ export function depsFromEnv(
       auth,
       cors,
       proxy: proxy.settings,
+      evalSets: host.evalSets,
     },
   }
 }

@@ -7,6 +7,7 @@ import { criteriaCatalogue } from '../core/registry.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { requireToken } from './auth.ts'
 import { corsFor } from './cors.ts'
+import { devEvalRoutes } from './dev-eval/routes.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
 import { runsRoutes } from './runs-routes.ts'
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/v1/sessions', sessionsRoutes(deps))
   app.route('/v1/runs', runsRoutes(deps))
   app.post('/run_sse', (c) => proxyRunSse(c, deps))
+  app.route('/dev/apps', devEvalRoutes(deps))
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname
