@@ -43,8 +43,10 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
   const url = agentTarget(input.agentUrl, path, '')
   const what = `fetching the session from the agent (GET ${path})`
   let response: Response
+  // Called unbound: workerd's fetch refuses any other `this` ("Illegal invocation").
+  const fetcher = input.fetch
   try {
-    response = await input.fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(SESSION_FETCH_TIMEOUT_MS) })
+    response = await fetcher(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(SESSION_FETCH_TIMEOUT_MS) })
   } catch (e) {
     const timedOut = e instanceof Error && e.name === 'TimeoutError'
     const why = timedOut ? `no answer within ${SESSION_FETCH_TIMEOUT_MS} ms (SESSION_FETCH_TIMEOUT_MS)` : `cannot reach ${url.origin} (${(e as Error).message})`
