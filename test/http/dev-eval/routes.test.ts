@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hono } from 'hono'
 import { createApp } from '../../../src/http/app.ts'
+import { MAX_DEV_EVAL_BODY_BYTES } from '../../../src/http/dev-eval/routes.ts'
+import { MAX_ACTIVE_DEV_RUNS } from '../../../src/http/dev-eval/run.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { criteriaCatalogue } from '../../../src/core/registry.ts'
 import { memorySessionStore } from '../../../src/host/session-store.ts'
@@ -157,6 +159,35 @@ describe('errors say what and where', () => {
     expect(badMetric.status).toBe(400)
     expect(badMetric.body.detail).toMatch(/^evalMetrics\.0\.threshold/)
     expect((await call('GET', '/dev/apps/bad%20app/eval_sets')).status).toBe(400)
+  })
+})
+
+describe('limits', () => {
+  it(`a body over MAX_DEV_EVAL_BODY_BYTES (${MAX_DEV_EVAL_BODY_BYTES}) is 413 naming the limit`, async () => {
+    await call('POST', `${BASE}/eval_sets/big`)
+    const res = await app.request(`${BASE}/eval_sets/big/evals/x`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: `{"evalId":"${'x'.repeat(MAX_DEV_EVAL_BODY_BYTES)}"}` })
+    expect(res.status).toBe(413)
+    expect(((await res.json()) as Json).detail).toContain('MAX_DEV_EVAL_BODY_BYTES')
+  })
+
+  it(`at most MAX_ACTIVE_DEV_RUNS (${MAX_ACTIVE_DEV_RUNS}) runs at once; one more is 429 until one ends`, async () => {
+    const held = []
+    for (let i = 0; i < MAX_ACTIVE_DEV_RUNS; i++) {
+      const id = `held_${i}`
+      await call('POST', `${BASE}/eval_sets/${id}`)
+      const sessionId = await chat('user', 'Weather and time in Paris?')
+      await call('POST', `${BASE}/eval_sets/${id}/add_session`, { evalId: 'c', sessionId, userId: 'user' })
+      const evalCase = (await call('GET', `${BASE}/eval_sets/${id}/evals/c`)).body
+      evalCase.conversation[0].userContent.parts[0].text = 'Weather and time in Paris? [hold]'
+      await call('PUT', `${BASE}/eval_sets/${id}/evals/c`, evalCase)
+      held.push(call('POST', `${BASE}/eval_sets/${id}/run_eval`, { evalMetrics: METRICS }))
+    }
+    await agent.held(MAX_ACTIVE_DEV_RUNS)
+    const refused = await call('POST', `${BASE}/eval_sets/held_0/run_eval`, { evalMetrics: METRICS })
+    expect(refused.status).toBe(429)
+    expect(refused.body.detail).toContain('MAX_ACTIVE_DEV_RUNS')
+    agent.release()
+    for (const run of await Promise.all(held)) expect(run.status).toBe(200)
   })
 })
 

@@ -12,6 +12,9 @@ import { WEATHER_SSE } from '../fixtures.ts'
 export type SessionAgent = {
   url: string
   paths: string[]
+  /** Turns whose message holds `[hold]` waiting for release(); resolves when `count` are waiting. */
+  held(count: number): Promise<void>
+  release(): void
   /** Adds a session with these events directly (as if a user had chatted in the UI). */
   seed(app: string, userId: string, id: string, events: unknown[]): void
   close(): Promise<void>
@@ -24,6 +27,8 @@ export async function startSessionAgent(): Promise<SessionAgent> {
   const sessions = new Map<string, Session>()
   const paths: string[] = []
   let count = 0
+  const holding: Array<() => void> = []
+  const watchers: Array<() => void> = []
   const key = (app: string, user: string, id: string) => `${app}/${user}/${id}`
   const server = createServer(async (req, res) => {
     const body = await readJson(req)
@@ -42,6 +47,12 @@ export async function startSessionAgent(): Promise<SessionAgent> {
     }
     if (req.method === 'POST' && path === '/run_sse') {
       const session = sessions.get(key(body.appName, body.userId, body.sessionId))
+      if (JSON.stringify(body.newMessage ?? {}).includes('[hold]')) {
+        await new Promise<void>((resolve) => {
+          holding.push(resolve)
+          for (const w of watchers.splice(0)) w()
+        })
+      }
       const invocation = `e-${++count}`
       const frames = WEATHER_SSE.replaceAll(/"invocationId":"[^"]*"/g, `"invocationId":"${invocation}"`).split(/(?<=\n\n)/)
       session?.events.push({ invocationId: invocation, author: 'user', content: body.newMessage, timestamp: Date.now() })
@@ -59,6 +70,10 @@ export async function startSessionAgent(): Promise<SessionAgent> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     paths,
+    async held(n) {
+      while (holding.length < n) await new Promise<void>((resolve) => watchers.push(resolve))
+    },
+    release: () => void holding.splice(0).forEach((r) => r()),
     seed: (app, userId, id, events) => void sessions.set(key(app, userId, id), { id, appName: app, userId, state: {}, events }),
     close: () =>
       new Promise((resolve) => {
