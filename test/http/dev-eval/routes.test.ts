@@ -159,6 +159,11 @@ describe('errors say what and where', () => {
     expect(badMetric.status).toBe(400)
     expect(badMetric.body.detail).toMatch(/^evalMetrics\.0\.threshold/)
     expect((await call('GET', '/dev/apps/bad%20app/eval_sets')).status).toBe(400)
+    // A session the agent answers with an event that is not an ADK event: 502, naming the event.
+    agent.seed(APP, 'user', 'odd', [{ author: 'user', content: { parts: [{ text: 'hi' }] } }, { author: 42 }])
+    const odd = await call('POST', `${BASE}/eval_sets/dupe/add_session`, { evalId: 'x', sessionId: 'odd', userId: 'user' })
+    expect(odd.status).toBe(502)
+    expect(odd.body.detail).toContain('events[1].author')
   })
 })
 
