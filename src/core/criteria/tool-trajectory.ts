@@ -70,6 +70,21 @@ export type ToolTrajectoryState = {
   held: ToolCall[]
 }
 
+/**
+ * Calls listed per details list (matched, missing, extra). An invocation is scored again each time
+ * a final response completes it; listing every extra call of a long one each time would make its
+ * results, and the time to write them, grow with every call. Past this the list stops and
+ * `<list>_count` gives the full number.
+ */
+export const MAX_LISTED_CALLS = 100
+
+/** The first MAX_LISTED_CALLS entries, and the full count when some were left out. */
+function listed<T, U>(name: string, items: readonly T[], show: (item: T) => U): Record<string, U[] | number> {
+  const out: Record<string, U[] | number> = { [name]: items.slice(0, MAX_LISTED_CALLS).map(show) }
+  if (items.length > MAX_LISTED_CALLS) out[`${name}_count`] = items.length
+  return out
+}
+
 /** A call as results show it: name and args (null when absent, which is not `{}`), no id. */
 function shown(call: ToolCall) {
   return { name: call.name, args: call.args ?? null }
@@ -123,9 +138,9 @@ function finish(state: ToolTrajectoryState, actual: Invocation): Outcome {
   const why = explainTrajectory(calls, expected, config.match_type, { ignoreArgs: config.ignore_args })
   const details = {
     match_type: config.match_type,
-    matched: why.matched.map((m) => ({ ...shown(expected[m.expected]!), expected_index: m.expected, actual_index: m.actual })),
-    missing: why.missing.map((e) => ({ ...shown(expected[e]!), expected_index: e })),
-    extra: why.extra.map((a) => ({ ...shown(calls[a]!), actual_index: a })),
+    ...listed('matched', why.matched, (m) => ({ ...shown(expected[m.expected]!), expected_index: m.expected, actual_index: m.actual })),
+    ...listed('missing', why.missing, (e) => ({ ...shown(expected[e]!), expected_index: e })),
+    ...listed('extra', why.extra, (a) => ({ ...shown(calls[a]!), actual_index: a })),
   }
   return { kind: 'score', result: { score: why.match ? 1 : 0, details } }
 }
