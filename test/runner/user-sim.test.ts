@@ -9,6 +9,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EvalSet } from '../../src/adk/eval-set.ts'
 import { BUILT_IN_PERSONA_DEFINITIONS } from '../../src/core/personas.ts'
+import { memorySessionStore } from '../../src/host/session-store.ts'
+import { depsFromEnv } from '../../src/host/setup.ts'
+import { createApp } from '../../src/http/app.ts'
 import { judgedEngines, judgeWiringFromEnv } from '../../src/host/judge-wiring.ts'
 import { runEvalSets, type RunOptions } from '../../src/runner/index.ts'
 import { apiError, startGeminiStub, type GeminiStub, type RecordedRequest } from '../support/gemini-stub.ts'
@@ -177,5 +180,22 @@ describe('LLM-backed user simulator', () => {
     if (!report.ok) throw new Error(report.error)
     expect(report.sets[0]!.cases[0]!.reason).toMatch(/the user simulator needs a model and none is configured: set GEMINI_API_KEY/)
     expect(agent.sessions).toHaveLength(0)
+  })
+
+  it('POST /v1/runs simulates too: the deployment\'s judge model (from the same environment) is the simulator', async () => {
+    simulatorSays('And what time is it there?', '</finished>')
+    const setup = depsFromEnv({ GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, AGENT_URL: agent.url }, { store: memorySessionStore() })
+    if (!setup.ok) throw new Error(setup.error)
+    const app = createApp(setup.deps)
+    const started = await app.request('/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ eval_set: scenarioSet({}), eval_config: { criteria: {} }, app_name: 'weather_agent' }),
+    })
+    expect(started.status).toBe(202)
+    const { run_id } = (await started.json()) as { run_id: string }
+    const text = await (await app.request(`/v1/runs/${run_id}/results`)).text()
+    expect(text).toContain('"invocation_index":1')
+    expect(sentTexts()).toEqual([START, 'And what time is it there?'])
   })
 })
