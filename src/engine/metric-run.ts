@@ -61,6 +61,11 @@ export class MetricRun {
     }
   }
 
+  /** Whether the criterion judges the whole conversation once the session ends. */
+  get hasClosing(): boolean {
+    return this.#criterion.closing !== undefined
+  }
+
   /**
    * The criterion's closing step for the last invocation (its settled score `last`), or null when
    * the criterion has none.

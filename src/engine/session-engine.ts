@@ -129,7 +129,7 @@ class LiveSession implements SessionEngine {
    */
   async #close(): Promise<void> {
     const last = this.#order.at(-1)
-    if (!last?.completed) return
+    if (!last?.completed || !last.slots.some((slot) => slot.run?.hasClosing)) return
     const invocations = this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? [])
     const closings = last.slots.flatMap((slot) => {
       const before = slot.score
