@@ -2,6 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
+import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { ProxySettings } from './proxy-settings.ts'
@@ -13,6 +14,8 @@ export type AppDeps = {
   store: SessionStore
   /** Builds a session's engine; returns the problem (400/422) when the spec is invalid. */
   createEngine: EngineFactory
+  /** The model behind the user simulator of POST /v1/runs (the judge executor); scenario cases are NOT_EVALUATED without it. */
+  simulator?: Pick<JudgeExecutor, 'answer'>
   /** The deployment default EvalConfig (EVALSTREAM_CONFIG), used when a session brings none. */
   defaultConfig?: unknown
   /** Proxy mode: the ADK api_server to forward /run_sse and the other ADK routes to. */

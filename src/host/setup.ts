@@ -69,6 +69,7 @@ export function depsFromEnv(
       feed,
       sessionLimits: sessionLimits.value,
       createEngine,
+      ...(wiring.executor ? { simulator: wiring.executor } : {}),
       defaultConfig: config.value,
       agentUrl,
       fetch: host.fetch,
