@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv } from '../../src/host/setup.ts'
+import { SCENARIO_HEADER, startAgentStub } from '../support/agent-stub.ts'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { DIVERGING_CASE, WEATHER_EVENTS } from './fixtures.ts'
@@ -97,6 +98,24 @@ describe('GET /metrics', () => {
     expect(m.value('evalstream_event_uploads_refused_total', { reason: 'session_ended' })).toBe(1)
     expect(m.value('evalstream_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1)
     expect(text).not.toContain('abc123')
+  })
+
+  it('counts events scored through the proxy, and an agent that breaks off', async () => {
+    const agent = await startAgentStub()
+    try {
+      const app = appWith({ AGENT_URL: agent.url, EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '2000' })
+      const run = (sessionId: string, headers: Record<string, string> = {}) =>
+        post(app, '/run_sse', { appName: 'weather', userId: 'u', sessionId, newMessage: { role: 'user', parts: [{ text: 'Weather in Paris?' }] } }, headers)
+      await (await run('proxy-ok')).text()
+      await (await run('proxy-broken', { [SCENARIO_HEADER]: 'break' })).text()
+      const { metrics: m } = await scrape(app)
+      // The recorded run has 5 frames, plus the user's turn from newMessage; the broken one sent 3 whole frames.
+      expect(m.value('evalstream_events_ingested_total', { source: 'proxy' })).toBe(6 + 4)
+      expect(m.value('evalstream_events_rejected_total', { source: 'proxy', reason: 'agent_failure' })).toBe(1)
+      expect(m.value('evalstream_http_requests_total', { method: 'POST', route: '/run_sse', status: '200' })).toBe(2)
+    } finally {
+      await agent.close()
+    }
   })
 
   it('counts evictions by reason and open sessions', async () => {

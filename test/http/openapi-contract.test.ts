@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
 import { createApp } from '../../src/http/app.ts'
+import { schemaName, type SchemaRef } from '../../src/http/openapi-describe.ts'
 import { RESULT_EVENTS } from '../../src/http/openapi-routes.ts'
 import { NAMED_SCHEMAS } from '../../src/http/openapi-schemas.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
@@ -40,12 +41,12 @@ async function check(res: Response, status: number, path: string, method = 'get'
   return body
 }
 
-function checkFrames(messages: Message[], events: Record<string, { data: string }>): void {
+function checkFrames(messages: Message[], events: Record<string, { data: SchemaRef }>): void {
   expect(messages.length).toBeGreaterThan(0)
   for (const m of messages) {
     const doc = events[m.event ?? 'message']
     expect(doc, `event type ${m.event} is documented`).toBeDefined()
-    conforms(m.data, NAMED_SCHEMAS[doc!.data]!, `SSE ${m.event}`)
+    conforms(m.data, NAMED_SCHEMAS[schemaName(doc!.data)]!, `SSE ${m.event}`)
   }
 }
 

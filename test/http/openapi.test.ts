@@ -14,6 +14,7 @@ import { depsFromEnv } from '../../src/host/setup.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 
 const TOKEN = 'a'.repeat(32)
+type Spec = Parameters<Validator['validate']>[0]
 
 function appWith(env: Record<string, string> = {}) {
   const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store: (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual' }) })
@@ -53,13 +54,13 @@ describe('GET /openapi.json', () => {
     const doc = await fetchDocument(appWith())
     expect(doc.openapi).toBe('3.1.0')
     const validator = new Validator()
-    const result = await validator.validate(doc as unknown as object)
+    const result = await validator.validate(doc as unknown as Spec)
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     // The validator does look: a response without its description is refused.
     const broken = structuredClone(doc)
     delete broken.paths['/healthz']!.get.responses['200'].description
-    expect((await new Validator().validate(broken as unknown as object)).valid).toBe(false)
+    expect((await new Validator().validate(broken as unknown as Spec)).valid).toBe(false)
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
     expect(refs.length).toBeGreaterThan(20)
     for (const name of new Set(refs)) expect(doc.components.schemas, `$ref to ${name}`).toHaveProperty([name])
