@@ -9,7 +9,7 @@ import { AdkEvent } from '../adk/event.ts'
 import { EvalConfig } from '../adk/eval-config.ts'
 import { EvalCase, EvalSet } from '../adk/eval-set.ts'
 import { EvalCaseResult } from '../adk/results.ts'
-import { CreateSessionRequest } from './create-request.ts'
+import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
 
 const EvalStatusName = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])
 
@@ -103,6 +103,7 @@ export const ResultError = z.looseObject({ kind: z.string(), message: z.string()
 export const EventsBody = z.union([AdkEvent, z.array(AdkEvent)])
 
 export const RunRequest = z.object({
+  run_id: z.string().regex(SESSION_ID_PATTERN).optional().describe('the run id to use (else a UUID); URL-safe like a session id'),
   eval_set: EvalSet,
   app_name: z.string().min(1).describe('the agent app to run (ADK app name)'),
   eval_config: EvalConfig.optional(),
