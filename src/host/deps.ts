@@ -5,6 +5,7 @@
 import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
+import type { HostMetrics } from './metrics.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from './result-feed.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
@@ -38,4 +39,6 @@ export type AppDeps = {
   limits?: Limits
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
   publicUrl?: string
+  /** Counters for GET /metrics (Node and Deno); absent: /metrics answers 404 (Workers). */
+  metrics?: HostMetrics
 }

@@ -20,6 +20,7 @@ const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
   readFile: (p) => readFileSync(p, 'utf8'),
+  metrics: true,
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
