@@ -10,6 +10,7 @@
  *   `.0` on whole numbers; exponent form outside that (`1e-6`, `1.5e-7`, `1e+16`); NaN/inf as null.
  */
 import { isRecord } from './json.ts'
+import { EVAL_STATUS_CODE } from './status.ts'
 
 /** How to write one value. */
 export type JsonSpec =
@@ -58,7 +59,7 @@ function anyNumber(value: number): string {
   return Number.isInteger(value) && Math.abs(value) < Number.MAX_SAFE_INTEGER ? String(value) : pydanticFloat(value)
 }
 
-const STATUS_CODES: Record<string, number> = { PASSED: 1, FAILED: 2, NOT_EVALUATED: 3 }
+const STATUS_CODES: Record<string, number> = EVAL_STATUS_CODE
 
 function block(open: string, close: string, items: string[], indent: string): string {
   if (items.length === 0) return open + close

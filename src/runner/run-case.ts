@@ -9,7 +9,7 @@ import type { AdkEvent } from '../adk/event.ts'
 import type { Content } from '../adk/content.ts'
 import type { EvalCase } from '../adk/eval-set.ts'
 import { evalCaseResult, type EvalCaseResult } from '../adk/results.ts'
-import type { EvalStatus } from '../adk/status.ts'
+import type { CaseStatus } from '../adk/status.ts'
 import type { CriterionResultData, ResultEventBody, SessionEngine } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
@@ -47,7 +47,7 @@ export type CaseRunOutcome = {
   evalSetId: string
   evalId: string
   run: number
-  status: EvalStatus
+  status: CaseStatus
   /** Why the run is NOT_EVALUATED because of the agent (or why a metric could not score). */
   reason?: string
   /** The agent's session id, once created. */
