@@ -6,9 +6,12 @@
  * and a config that lists them is an error: ADK requires a threshold on every `criteria` entry and
  * rejects a threshold on these ("Remove it from `criteria` entirely").
  *
- * Events counted: the invocation's non-partial events from the agent. With `streaming: true` ADK
- * sends each model answer as partial chunks that repeat its usage metadata, then once in full;
- * counting the chunks would count one model call many times (docs/adk-parity.md, "Live streams").
+ * Events counted: the invocation's events from the agent that have content and are not partial,
+ * the events ADK builds an invocation from (events without content are ignored, spec §4.4). With
+ * `streaming: true` ADK sends each model answer as partial chunks that repeat its usage metadata,
+ * then once in full, and ADK for JavaScript follows each streamed function call with a content-less
+ * event carrying the same call's usage: counting either would count one model call several times
+ * (docs/adk-parity.md, "Live streams"). A streamed run so counts what the same run gives unstreamed.
  */
 import { z } from 'zod'
 import type { AdkEvent } from '../../adk/event.ts'
@@ -51,9 +54,9 @@ export function informationalMean(scores: readonly InvocationScore[]): OverallSc
   return { score: null, status: 'INFORMATIONAL', reason }
 }
 
-/** An event from the agent that is not a streamed chunk: what a model call or tool call is counted in. */
+/** An event from the agent, with content, not a streamed chunk: what a model call is counted in. */
 export function isCountedAgentEvent(event: AdkEvent): boolean {
-  return !event.partial && !isUserEvent(event)
+  return !event.partial && !isUserEvent(event) && (event.content?.parts?.length ?? 0) > 0
 }
 
 /** `modelVersion` as the agent sent it (an extra field, kept in either spelling). */
