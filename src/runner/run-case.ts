@@ -41,6 +41,8 @@ export type CaseRunInput = {
   onInvocation?(index: number): void
   /** The raw /run_sse bytes of each turn, in order (to keep a capture of the run). */
   onBytes?(bytes: Uint8Array): void
+  /** Times invocations as their events arrive (invocation_duration_v1), in ms; default Date.now. */
+  clock?: () => number
 }
 
 export type CaseRunOutcome = {
@@ -96,6 +98,7 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
     sessionId = await createAgentSession(input.target, userId, state, { timeoutMs: input.timeouts.sessionMs, signal: input.signal })
     const created = input.createEngine({
       spec: { session_id: sessionId, eval_config: input.evalConfig, eval_case: input.evalCase },
+      clock: input.clock ?? Date.now,
       emit: (body) => {
         if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
         input.onResult?.(body)

@@ -40,4 +40,6 @@ export const MATCHING_CASE = weatherCase([
 export const DIVERGING_CASE = weatherCase([{ name: 'get_time', args: { city: 'Paris' } }])
 
 /** What every session of the suite sees after the weather run and /end, in order. */
-export const WEATHER_RESULT_TYPES = ['invocation.started', 'criterion.result', 'criterion.result', 'case.result']
+/** ADK's four efficiency metrics, reported for every invocation after the configured ones. */
+export const EFFICIENCY_RESULTS = Array<string>(4).fill('criterion.result')
+export const WEATHER_RESULT_TYPES = ['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result']
