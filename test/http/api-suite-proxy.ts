@@ -113,7 +113,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       expect((await snapshotOf(id)).last_seq).toBe(4 + EFFICIENCY_RESULTS.length)
       await api.end(id)
       const logged = await readSse(await api.results(id))
-      expect(logged.map((m) => m.event)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', 'case.result'])
+      expect(logged.map((m) => m.event)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
     })
 
     it('cuts an agent that stalls mid-stream after the idle timeout, with the results and an error frame', async () => {

@@ -90,7 +90,7 @@ export function apiSuite(target: () => ApiTarget): void {
       expect(resultOf(messages, 'response_match_score')).toMatchObject({ score: 1, eval_status: 'PASSED' })
       expect(messages.at(-1)!.data).toEqual(caseResult)
       const snapshot = (await (await fetch(api.url(`/v1/sessions/${id}`))).json()) as any
-      expect(snapshot).toMatchObject({ ended: true, last_seq: 4 })
+      expect(snapshot).toMatchObject({ ended: true, last_seq: 8 })
     })
 
     it('accepts the same run as a JSON array and as NDJSON, with the same scores', async () => {
