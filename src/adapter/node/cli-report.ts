@@ -46,7 +46,7 @@ export function renderReport(results: CriterionResultData[], summary: CaseSummar
     out.push('', `invocation ${index + 1} (${rows[0]!.invocation_id})`)
     out.push('  ' + row(['criterion', 'score', 'threshold', 'status'], widths))
     for (const r of rows) {
-      out.push('  ' + row([r.metric_name, formatScore(r.score), String(r.threshold), r.eval_status], widths))
+      out.push('  ' + row([r.metric_name, formatScore(r.score), thresholdText(r), r.eval_status], widths))
       for (const line of trajectoryLines(r.details)) out.push('      ' + line)
       if (r.reason) out.push('      reason: ' + r.reason)
     }
@@ -54,9 +54,14 @@ export function renderReport(results: CriterionResultData[], summary: CaseSummar
   out.push('', 'overall')
   out.push('  ' + row(['criterion', 'score', 'threshold', 'status'], widths))
   for (const o of summary.overall) {
-    out.push('  ' + row([o.metric_name, formatScore(o.score), String(o.threshold), o.eval_status], widths))
+    out.push('  ' + row([o.metric_name, formatScore(o.score), thresholdText(o), o.eval_status], widths))
     if (o.reason) out.push('      reason: ' + o.reason)
   }
   out.push('', `case ${summary.evalId}: ${summary.status}`)
   return out.join('\n')
+}
+
+/** Informational metrics (ADK's efficiency metrics) have no threshold: shown as '-'. */
+function thresholdText(m: { threshold: number | null; eval_status: string }): string {
+  return m.eval_status === 'INFORMATIONAL' || m.threshold === null ? '-' : String(m.threshold)
 }

@@ -22,8 +22,8 @@ import { isUserEvent } from '../events-to-invocations.ts'
 
 /** The config of every efficiency metric: never valid, because any `criteria` entry has a threshold. */
 export function noThresholdConfig(metricName: string) {
-  return z.never({
-    error: `${metricName} is reported for every session and never passes or fails, so it takes no threshold: remove it from criteria`,
+  return z.custom<never>(() => false, {
+    message: `${metricName} is reported for every session and never passes or fails, so it takes no threshold: remove it from criteria`,
   })
 }
 
