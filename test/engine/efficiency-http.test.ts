@@ -148,3 +148,16 @@ describe('evalstream eval', () => {
     if (!outcome.ok) expect(outcome.error).toMatch(new RegExp(`${configPath.replaceAll('/', '\\/')}.*\\$\\.criteria\\.tool_call_count_v1: .*takes no threshold`))
   })
 })
+
+describe('evalstream run', () => {
+  it('refuses the run before any agent call when a config puts a threshold on an efficiency metric', async () => {
+    const { planRun } = await import('../../src/runner/run-eval-set.ts')
+    const { EvalSet } = await import('../../src/adk/eval-set.ts')
+    const evalSet = EvalSet.parse({ eval_set_id: 'weather', eval_cases: [MATCHING_CASE] })
+    const evalConfig = { criteria: { response_match_score: 0.8, invocation_duration_v1: 30 } }
+    const plan = planRun([{ evalSet, evalConfig, source: 'weather.evalset.json', configSource: 'eval_config.json' }], {
+      agent: { url: 'http://127.0.0.1:9', app: 'weather' },
+    })
+    expect(plan).toEqual({ ok: false, error: expect.stringMatching(/^eval_config\.json: \$\.criteria\.invocation_duration_v1: .*takes no threshold/) })
+  })
+})

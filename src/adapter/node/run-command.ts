@@ -159,7 +159,8 @@ async function loadSets(specs: string[], configPath: string | undefined): Promis
       if (!config.ok) return { error: config.error.message }
       evalConfig = config.config
     }
-    inputs.push({ evalSet: loaded.evalSet, source: path, evalConfig, ...(ids ? { caseIds: ids } : {}) })
+    const configSource = beside ?? configPath
+    inputs.push({ evalSet: loaded.evalSet, source: path, evalConfig, ...(configSource ? { configSource } : {}), ...(ids ? { caseIds: ids } : {}) })
   }
   return { inputs }
 }
