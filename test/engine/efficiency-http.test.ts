@@ -136,6 +136,18 @@ describe('the ADK result file', () => {
 })
 
 describe('evalstream eval', () => {
+  it('prints the efficiency metrics without a threshold, with the token breakdown and why there is no duration', async () => {
+    vi.useRealTimers()
+    const dir = mkdtempSync(join(tmpdir(), 'efficiency-'))
+    const evalSetPath = join(dir, 'weather.evalset.json')
+    writeFileSync(evalSetPath, JSON.stringify({ eval_set_id: 'weather', eval_cases: [MATCHING_CASE] }))
+    const outcome = await runEval({ evalSetPath, eventsName: 'run.sse', eventsText: WEATHER_SSE, env: {} })
+    if (!outcome.ok) throw new Error(outcome.error)
+    expect(outcome.passed).toBe(true)
+    expect(outcome.report).toMatch(/token_usage_v1 +171\.0 +- +INFORMATIONAL\n +input 150 \(prompt 150, cached n\/a, tool use n\/a\), output 21 \(candidates 21, reasoning n\/a\)/)
+    expect(outcome.report).toMatch(/invocation_duration_v1 +— +- +INFORMATIONAL\n +reason: not measured/)
+  })
+
   it('refuses a config file with a threshold on an efficiency metric, naming the file and JSON path', async () => {
     vi.useRealTimers()
     const dir = mkdtempSync(join(tmpdir(), 'efficiency-'))

@@ -48,6 +48,8 @@ export function renderReport(results: CriterionResultData[], summary: CaseSummar
     for (const r of rows) {
       out.push('  ' + row([r.metric_name, formatScore(r.score), thresholdText(r), r.eval_status], widths))
       for (const line of trajectoryLines(r.details)) out.push('      ' + line)
+      const tokens = tokenLine(r.details)
+      if (tokens) out.push('      ' + tokens)
       if (r.reason) out.push('      reason: ' + r.reason)
     }
   }
@@ -64,4 +66,12 @@ export function renderReport(results: CriterionResultData[], summary: CaseSummar
 /** Informational metrics (ADK's efficiency metrics) have no threshold: shown as '-'. */
 function thresholdText(m: { threshold: number | null; eval_status: string }): string {
   return m.eval_status === 'INFORMATIONAL' || m.threshold === null ? '-' : String(m.threshold)
+}
+
+/** token_usage_v1's breakdown on one line; n/a where the model backend did not report a count. */
+function tokenLine(details: Record<string, unknown>): string | undefined {
+  const t = details.token_usage_details as Record<string, number | null> | undefined
+  if (!t) return undefined
+  const n = (key: string) => (typeof t[key] === 'number' ? String(t[key]) : 'n/a')
+  return `input ${n('input_tokens')} (prompt ${n('prompt_tokens')}, cached ${n('cached_tokens')}, tool use ${n('tool_use_tokens')}), output ${n('output_tokens')} (candidates ${n('candidates_tokens')}, reasoning ${n('reasoning_tokens')})`
 }
