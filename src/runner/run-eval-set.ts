@@ -9,7 +9,6 @@ import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
 import type { CaseStatus, EvalStatus } from '../adk/status.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
-import { planSession } from '../engine/spec.ts'
 import type { ResultEventBody } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'
 import { DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type AgentTarget } from './agent-client.ts'
@@ -34,8 +33,6 @@ export type EvalSetInput = {
   evalConfig?: unknown
   /** Where the eval set came from (a file name), for error messages. */
   source?: string
-  /** Where `evalConfig` came from (a file name), for error messages. */
-  configSource?: string
 }
 
 /** Names one unit of work. */
@@ -198,11 +195,6 @@ function check(sets: EvalSetInput[], options: RunOptions): Checked {
     const cases = input.evalSet.eval_cases
     const ids = cases.map((c) => c.eval_id)
     if (cases.length === 0) return { ok: false, error: `${where}: the eval set has no eval cases` }
-    // A config no case could run with (bad criterion options, a threshold on an efficiency metric)
-    // is bad input, as in `evalstream eval`, not a NOT_EVALUATED verdict on every case.
-    const configSource = input.configSource ?? `${where} eval_config`
-    const planned = planSession({ eval_config: input.evalConfig }, undefined, { configSource })
-    if (!planned.ok) return { ok: false, error: planned.problem.detail }
     const wanted = input.caseIds?.length ? input.caseIds : ids
     const indexes: number[] = []
     for (const id of wanted) {

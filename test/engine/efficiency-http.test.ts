@@ -167,9 +167,10 @@ describe('evalstream run', () => {
     const { EvalSet } = await import('../../src/adk/eval-set.ts')
     const evalSet = EvalSet.parse({ eval_set_id: 'weather', eval_cases: [MATCHING_CASE] })
     const evalConfig = { criteria: { response_match_score: 0.8, invocation_duration_v1: 30 } }
-    const plan = planRun([{ evalSet, evalConfig, source: 'weather.evalset.json', configSource: 'eval_config.json' }], {
-      agent: { url: 'http://127.0.0.1:9', app: 'weather' },
+    const plan = planRun([{ evalSet, evalConfig, source: 'weather.evalset.json' }], { agent: { url: 'http://127.0.0.1:9', app: 'weather' } })
+    expect(plan).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^weather\.evalset\.json: eval case 'weather': Invalid eval_config: .*\$\.criteria\.invocation_duration_v1: .*takes no threshold/),
     })
-    expect(plan).toEqual({ ok: false, error: expect.stringMatching(/^eval_config\.json: \$\.criteria\.invocation_duration_v1: .*takes no threshold/) })
   })
 })

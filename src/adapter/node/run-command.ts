@@ -159,8 +159,7 @@ async function loadSets(specs: string[], configPath: string | undefined): Promis
       if (!config.ok) return { error: config.error.message }
       evalConfig = config.config
     }
-    const configSource = beside ?? configPath
-    inputs.push({ evalSet: loaded.evalSet, source: path, evalConfig, ...(configSource ? { configSource } : {}), ...(ids ? { caseIds: ids } : {}) })
+    inputs.push({ evalSet: loaded.evalSet, source: path, evalConfig, ...(ids ? { caseIds: ids } : {}) })
   }
   return { inputs }
 }
