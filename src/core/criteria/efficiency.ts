@@ -20,7 +20,10 @@ import { floatMean } from '../aggregate.ts'
 import type { InvocationScore, OverallScore } from '../criterion.ts'
 import { isUserEvent } from '../events-to-invocations.ts'
 
-/** The config of every efficiency metric: never valid, because any `criteria` entry has a threshold. */
+/**
+ * The config of every efficiency metric: never valid, because any `criteria` entry has a threshold.
+ * @example noThresholdConfig('token_usage_v1').safeParse({ threshold: 1 }).success // false
+ */
 export function noThresholdConfig(metricName: string) {
   return z.custom<never>(() => false, {
     message: `${metricName} is reported for every session and never passes or fails, so it takes no threshold: remove it from criteria`,
@@ -54,24 +57,36 @@ export function informationalMean(scores: readonly InvocationScore[]): OverallSc
   return { score: null, status: 'INFORMATIONAL', reason }
 }
 
-/** An event from the agent, with content, not a streamed chunk: what a model call is counted in. */
+/**
+ * An event from the agent, with content, not a streamed chunk: what a model call is counted in.
+ * @example isCountedAgentEvent({ author: 'agent', partial: true, content: { parts: [{ text: 'Hi' }] } }) // false
+ */
 export function isCountedAgentEvent(event: AdkEvent): boolean {
   return !event.partial && !isUserEvent(event) && (event.content?.parts?.length ?? 0) > 0
 }
 
-/** `modelVersion` as the agent sent it (an extra field, kept in either spelling). */
+/**
+ * `modelVersion` as the agent sent it (an extra field, kept in either spelling).
+ * @example modelVersionOf({ modelVersion: 'gemini-2.5-flash' } as AdkEvent) // 'gemini-2.5-flash'
+ */
 export function modelVersionOf(event: AdkEvent): string | undefined {
   const extra = event as Record<string, unknown>
   const value = extra.model_version ?? extra.modelVersion
   return typeof value === 'string' ? value : undefined
 }
 
-/** The event's usage metadata, when it is an object. */
+/**
+ * The event's usage metadata, when it is an object.
+ * @example usageOf({ usage_metadata: { promptTokenCount: 50 } }) // { promptTokenCount: 50 }
+ */
 export function usageOf(event: AdkEvent): Record<string, unknown> | undefined {
   return isRecord(event.usage_metadata) ? event.usage_metadata : undefined
 }
 
-/** A model call, as ADK counts one: an event carrying usage metadata or a model version. */
+/**
+ * A model call, as ADK counts one: an event carrying usage metadata or a model version.
+ * @example isModelCallEvent({ usage_metadata: { promptTokenCount: 50 } }) // true
+ */
 export function isModelCallEvent(event: AdkEvent): boolean {
   return usageOf(event) !== undefined || modelVersionOf(event) !== undefined
 }
