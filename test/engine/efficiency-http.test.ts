@@ -174,3 +174,28 @@ describe('evalstream run', () => {
     })
   })
 })
+
+describe('a hosted session rebuilt from its journal', () => {
+  const replay = async (at: (i: number) => number | undefined) => {
+    const { HostedSession } = await import('../../src/host/session.ts')
+    const { createResultLog, memoryResultStorage } = await import('../../src/host/result-log.ts')
+    const entries = WEATHER_EVENTS.map((raw, i) => ({ op: 'event' as const, index: i, raw, ...(at(i) === undefined ? {} : { at: at(i) }) }))
+    const opened = await HostedSession.open({
+      spec: { session_id: 'replayed', eval_case: MATCHING_CASE },
+      log: createResultLog(memoryResultStorage()),
+      journal: { append: () => {}, entries: () => entries },
+      createEngine: (o) => createSessionEngine(o),
+      now: () => 99_999_999, // the replay's own time must not leak into durations
+    })
+    if (!opened.ok) throw new Error(opened.detail)
+    return (opened.session.snapshot() as any).invocations[0].results.invocation_duration_v1
+  }
+
+  it('times invocations with the journaled arrival times', async () => {
+    expect(await replay((i) => 5_000 + i * 750)).toMatchObject({ score: 3, status: 'INFORMATIONAL' })
+  })
+
+  it('reports no duration for entries journaled without a time (older journals), rather than a wrong one', async () => {
+    expect(await replay(() => undefined)).toMatchObject({ score: null, status: 'INFORMATIONAL', reason: expect.stringMatching(/not measured/) })
+  })
+})
