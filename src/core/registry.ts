@@ -58,3 +58,27 @@ function safeJsonSchema(schema: z.ZodType): unknown {
     return {}
   }
 }
+
+// Issue 8: ADK's informational efficiency metrics, always reported after the configured ones, and
+// the ADK metric names accepted without being implemented. Appended apart from the table above so
+// criteria added there concurrently merge cleanly.
+import { inferenceCallCountV1 } from './criteria/inference-call-count.ts'
+import { invocationDurationV1 } from './criteria/invocation-duration.ts'
+import { tokenUsageV1 } from './criteria/token-usage.ts'
+import { toolCallCountV1 } from './criteria/tool-call-count.ts'
+export { notImplementedReason } from './criteria/adk-other-metrics.ts'
+
+/** ADK's efficiency metrics, in the order they are reported. */
+const ALWAYS_REPORTED: readonly AnyCriterion[] = [toolCallCountV1, inferenceCallCountV1, tokenUsageV1, invocationDurationV1]
+for (const criterion of ALWAYS_REPORTED) {
+  ;(CRITERIA as AnyCriterion[]).push(criterion)
+  BY_NAME.set(criterion.key, criterion)
+}
+
+/**
+ * The criteria every session reports without configuration (status INFORMATIONAL), in order.
+ * @example alwaysReportedCriteria().map((c) => c.key) // ['tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1']
+ */
+export function alwaysReportedCriteria(): readonly AnyCriterion[] {
+  return ALWAYS_REPORTED
+}

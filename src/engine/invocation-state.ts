@@ -25,6 +25,8 @@ export type InvocationState = {
   /** Bumped when a completed invocation reopens, so stale judge answers are discarded. */
   generation: number
   completed: boolean
+  /** When its first event arrived, by the engine's clock (absent without one). */
+  firstEventAtMs?: number
   /** In config order, one per metric of the plan. */
   slots: MetricSlot[]
 }

@@ -6,7 +6,16 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
-import type { AnyCriterion, InvocationContext, InvocationScore, JudgeAnswer, JudgeRequest, Outcome, Provisional } from '../core/criterion.ts'
+import type {
+  AnyCriterion,
+  InvocationContext,
+  InvocationScore,
+  InvocationTiming,
+  JudgeAnswer,
+  JudgeRequest,
+  Outcome,
+  Provisional,
+} from '../core/criterion.ts'
 
 /** Runs a batch of judge requests; the host wires this to the judge executor. */
 export type JudgeRunner = (requests: JudgeRequest[], signal: AbortSignal) => Promise<JudgeAnswer[]>
@@ -16,13 +25,13 @@ export const NO_JUDGE_REASON =
 
 export class MetricRun {
   #criterion: AnyCriterion
-  #context: InvocationContext<{ threshold: number }>
+  #context: InvocationContext<{ threshold: number | null }>
   #state: unknown
   #failed?: string
   #lastProgress?: string
   #progressFinal = false
 
-  constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number }>) {
+  constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number | null }>) {
     this.#criterion = criterion
     this.#context = context
     try {
@@ -52,10 +61,10 @@ export class MetricRun {
   }
 
   /** The first outcome for the completed invocation (a score, or judge requests to run). */
-  finish(actual: Invocation): Outcome {
+  finish(actual: Invocation, timing?: InvocationTiming): Outcome {
     if (this.#failed !== undefined) return notEvaluated(this.#failed)
     try {
-      return this.#criterion.finish(this.#state, actual)
+      return this.#criterion.finish(this.#state, actual, timing)
     } catch (error) {
       return notEvaluated(describe(error))
     }

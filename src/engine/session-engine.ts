@@ -13,7 +13,7 @@
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import { statusFor } from '../adk/status.ts'
-import type { InvocationScore } from '../core/criterion.ts'
+import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
 import { newInvocationState, type InvocationState, type MetricSlot } from './invocation-state.ts'
@@ -150,6 +150,7 @@ class LiveSession implements SessionEngine {
     const index = this.#order.length
     const previous = () => this.#order.slice(0, index).flatMap((s) => this.#builder.invocation(s.id) ?? [])
     const invocation = newInvocationState(this.#plan, this.#options.spec.session_id, index, id, previous)
+    invocation.firstEventAtMs = this.#options.clock?.()
     this.#byId.set(id, invocation)
     this.#order.push(invocation)
     this.#options.emit({
@@ -194,13 +195,14 @@ class LiveSession implements SessionEngine {
     if (!built) return
     const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
     const generation = invocation.generation
+    const timing = this.#timing(invocation)
     for (const slot of invocation.slots) {
       const { run, plan } = slot
       if (!run) {
         this.#record(invocation, slot, generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
         continue
       }
-      const outcome = run.finish(actual)
+      const outcome = run.finish(actual, timing)
       if (outcome.kind === 'score') {
         this.#record(invocation, slot, generation, outcome.result)
         continue
@@ -211,6 +213,13 @@ class LiveSession implements SessionEngine {
       this.#pending.add(work)
       void work.finally(() => this.#pending.delete(work))
     }
+  }
+
+  /** First event to now, by the clock; none without a clock. */
+  #timing(invocation: InvocationState): InvocationTiming | undefined {
+    const { clock } = this.#options
+    if (!clock || invocation.firstEventAtMs === undefined) return undefined
+    return { durationMs: clock() - invocation.firstEventAtMs }
   }
 
   #record(invocation: InvocationState, slot: MetricSlot, generation: number, result: InvocationScore): void {

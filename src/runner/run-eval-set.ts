@@ -7,7 +7,7 @@
  */
 import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
-import type { EvalStatus } from '../adk/status.ts'
+import type { CaseStatus, EvalStatus } from '../adk/status.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
 import type { ResultEventBody } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'
@@ -67,7 +67,7 @@ export type RunOptions = {
 
 export type EvalSetRun = { evalSetId: string; source?: string; evalSetResult: EvalSetResult; cases: CaseVerdict[] }
 
-export type Totals = Record<EvalStatus, number> & { cases: number }
+export type Totals = Record<CaseStatus, number> & { cases: number }
 
 export type RunReport = { ok: true; passed: boolean; totals: Totals; sets: EvalSetRun[] } | { ok: false; error: string }
 

@@ -80,6 +80,10 @@ describe('/v1/runs', () => {
     expect(scored).toEqual([
       ['ok', 'tool_trajectory_avg_score', 'PASSED'],
       ['ok', 'response_match_score', 'PASSED'],
+      ['ok', 'tool_call_count_v1', 'INFORMATIONAL'],
+      ['ok', 'inference_call_count_v1', 'INFORMATIONAL'],
+      ['ok', 'token_usage_v1', 'INFORMATIONAL'],
+      ['ok', 'invocation_duration_v1', 'INFORMATIONAL'],
     ])
     const result = all.at(-1)!.data
     expect(result).toMatchObject({ run_id, passed: false, totals: { cases: 2, PASSED: 1, NOT_EVALUATED: 1 } })

@@ -239,7 +239,7 @@ function renderRun(sets: EvalSetRun[]): string {
         blocks.push(renderReport(run.results, { evalId: title, status: run.status, overall }))
       }
       if (multi) {
-        const lines = verdict.overall.map((m) => `  ${m.metric_name.padEnd(34)}  ${m.score === null ? '—' : m.score.toFixed(4)}  ${m.threshold}  ${m.eval_status}`)
+        const lines = verdict.overall.map((m) => `  ${m.metric_name.padEnd(34)}  ${m.score === null ? '—' : m.score.toFixed(4)}  ${m.eval_status === 'INFORMATIONAL' ? '-' : m.threshold}  ${m.eval_status}`)
         blocks.push([`case ${verdict.evalId} over ${verdict.runs.length} runs (mean of per-invocation scores): ${verdict.status}`, ...lines, ...(verdict.reason ? [`  reason: ${verdict.reason}`] : [])].join('\n'))
       }
     }
