@@ -41,7 +41,8 @@ export type CriterionResultData = {
   invocation_index: number
   metric_name: string
   score: number | null
-  threshold: number
+  /** Null for the always-reported informational metrics. */
+  threshold: number | null
   eval_status: EvalStatus
   details: Record<string, unknown>
   /** Why the score is null (NOT_EVALUATED), in words. */
@@ -109,4 +110,11 @@ export interface SessionEngine {
 export type EngineOptions = {
   spec: SessionSpec
   emit(body: EngineEmission): void
+  /**
+   * The host's clock, in milliseconds (any origin; only differences are used). It times each
+   * invocation from its first event arriving to its completion (invocation_duration_v1). Without it,
+   * as for a capture read from a file, durations are not measured. A host replaying a journal gives
+   * the times the entries were first received, so a rebuilt session reports the same durations.
+   */
+  clock?: () => number
 }

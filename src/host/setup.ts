@@ -8,6 +8,7 @@ import { accessFromEnv } from './auth-config.ts'
 import type { EvalSetStore } from './eval-set-store.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
+import { hostMetricsFromEnv } from './metrics.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
 import { createResultFeed, type ResultFeed } from './result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
@@ -29,13 +30,25 @@ export type StoreSource = SessionStore | ((limits: SessionLimits, feed: ResultFe
  */
 export function depsFromEnv(
   env: Env,
-  host: { store: StoreSource; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache; evalSets?: EvalSetStore },
+  host: {
+    store: StoreSource
+    readFile?: (path: string) => string
+    fetch?: typeof fetch
+    judgeCache?: JudgeCache
+    /** The ADK web UI's eval sets and results (src/http/dev-eval); in memory when absent. */
+    evalSets?: EvalSetStore
+    /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
+    metrics?: boolean
+  },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
   const sessionLimits = sessionLimitsFromEnv(env)
   if (!sessionLimits.ok) return sessionLimits
-  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache })
+  const built = host.metrics ? hostMetricsFromEnv(env) : undefined
+  if (built && !built.ok) return built
+  const metrics = built?.metrics
+  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
   const access = accessFromEnv(env)
@@ -48,6 +61,7 @@ export function depsFromEnv(
   const proxy = proxySettingsFromEnv(env)
   if (!proxy.ok) return proxy
   const notes = [...access.value.notes, ...wiring.notes]
+  if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
     try {
@@ -61,6 +75,10 @@ export function depsFromEnv(
   const createEngine = judgedEngines(wiring.judging)
   const feed = createResultFeed()
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
+  if (metrics) {
+    metrics.watch(feed)
+    metrics.attachStore(store)
+  }
   return {
     ok: true,
     notes,
@@ -70,6 +88,7 @@ export function depsFromEnv(
       feed,
       sessionLimits: sessionLimits.value,
       createEngine,
+      ...(wiring.executor ? { simulator: wiring.executor } : {}),
       defaultConfig: config.value,
       agentUrl,
       fetch: host.fetch,
@@ -79,8 +98,15 @@ export function depsFromEnv(
       cors,
       proxy: proxy.settings,
       evalSets: host.evalSets,
+      ...(metrics ? { metrics } : {}),
     },
   }
+}
+
+function metricsNote(hasToken: boolean, hasTenants: boolean): string {
+  if (hasToken) return 'metrics: GET /metrics with Authorization: Bearer $EVALSTREAM_METRICS_TOKEN'
+  if (hasTenants) return 'metrics: GET /metrics is refused until EVALSTREAM_METRICS_TOKEN is set (tenant tokens do not open it)'
+  return 'metrics: GET /metrics, open (set EVALSTREAM_METRICS_TOKEN to protect it)'
 }
 
 /** EVALSTREAM_PUBLIC_URL: where clients reach this service (`https://evals.example.com`), never taken from a request's Host. */

@@ -96,6 +96,8 @@ describe.skipIf(missing !== undefined)(`the ADK web UI's Eval tab through evalst
     const tab = await page.evaluate<string>(`document.querySelector('app-eval-tab').innerText`)
     expect(tab).toContain('Weather_and_time_in_Paris')
     expect(tab).toMatch(/Tool Trajectory\s*:\s*1\.00/)
+    // Both chosen metrics passed for the one invocation: 2 of 2 (informational metrics are not sent to the tab).
+    expect(tab).toMatch(/Weather_and_time_in_Paris\s*2\/2/)
 
     // What the tab shows is what evalstream stored.
     const ids = (await (await fetch(`${url}/dev/apps/${APP}/eval_results`)).json()) as string[]

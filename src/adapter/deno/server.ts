@@ -27,7 +27,7 @@ const env = Deno.env.toObject()
 const canWriteDefault = Deno.permissions.querySync({ name: 'write', path: '.evalstream' }).state === 'granted'
 const dbPath = env.EVALSTREAM_DB?.trim() || (canWriteDefault ? DEFAULT_DB_PATH : MEMORY_DB)
 const db = openSessionDb(dbPath)
-const setup = depsFromEnv(env, { store: db.store, judgeCache: db.judgeCache, evalSets: db.evalSets, readFile: (p) => Deno.readTextFileSync(p) })
+const setup = depsFromEnv(env, { store: db.store, judgeCache: db.judgeCache, evalSets: db.evalSets, readFile: (p) => Deno.readTextFileSync(p), metrics: true })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   Deno.exit(2)

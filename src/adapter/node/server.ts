@@ -21,6 +21,7 @@ const setup = depsFromEnv(process.env, {
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
   readFile: (p) => readFileSync(p, 'utf8'),
+  metrics: true,
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)

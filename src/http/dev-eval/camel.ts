@@ -9,6 +9,7 @@
  * as pydantic leaves them. Walked with an explicit stack: no recursion on untrusted depth.
  */
 import { toCamel } from '../../adk/casing.ts'
+import { EVAL_STATUS_CODE } from '../../adk/status.ts'
 
 /** Fields whose value is a free-form dict (or a whole stored object): copied as is. */
 const FREE_FORM = new Set(['args', 'response', 'state', 'final_session_state', 'session_details', 'custom_metadata', 'state_delta', 'artifact_delta'])
@@ -46,4 +47,29 @@ export function camelJson(value: unknown): unknown {
     }
   }
   return root
+}
+
+/** ADK's file status of a metric with a value and no verdict (the efficiency metrics). */
+const INFORMATIONAL_CODE = EVAL_STATUS_CODE.INFORMATIONAL
+
+type CaseFile = { overall_eval_metric_results?: unknown; eval_metric_result_per_invocation?: unknown }
+
+/**
+ * A case result as the Eval tab shows it: the UI counts every metric result that is not PASSED
+ * (1) against the case ("2/6" in red for a case that passed), so metrics that only inform
+ * (INFORMATIONAL, 4: token and call counts, durations) are left out of what it is sent. The
+ * stored result keeps them.
+ * @example forTheTab({ overall_eval_metric_results: [{ eval_status: 4 }, { eval_status: 1 }] }).overall_eval_metric_results // [{ eval_status: 1 }]
+ */
+export function forTheTab<T extends CaseFile>(caseResult: T): T {
+  const judged = (list: unknown) =>
+    Array.isArray(list) ? list.filter((m) => (m as { eval_status?: unknown } | null)?.eval_status !== INFORMATIONAL_CODE) : list
+  const perInvocation = caseResult.eval_metric_result_per_invocation
+  return {
+    ...caseResult,
+    overall_eval_metric_results: judged(caseResult.overall_eval_metric_results),
+    eval_metric_result_per_invocation: Array.isArray(perInvocation)
+      ? perInvocation.map((p: Record<string, unknown>) => ({ ...p, eval_metric_results: judged(p.eval_metric_results) }))
+      : perInvocation,
+  }
 }

@@ -26,7 +26,7 @@ import { tenantOf } from '../auth.ts'
 import { problem } from '../problem.ts'
 import { readTextLimited } from '../read-body.ts'
 import { evalCaseFromSession } from './add-session.ts'
-import { camelJson } from './camel.ts'
+import { camelJson, forTheTab } from './camel.ts'
 import { metricsInfo } from './metrics-info.ts'
 import { MAX_ACTIVE_DEV_RUNS, readRunRequest, runAndStore } from './run.ts'
 
@@ -200,7 +200,9 @@ export function devEvalRoutes(deps: AppDeps): Hono {
       route((c, scope) => {
         const id = c.req.param('result') ?? ''
         const text = store.getResult(scope, id)
-        return text === undefined ? problem(c, 404, 'Eval result not found', `app '${scope.app}' has no eval result '${id}'`) : json(c, JSON.parse(text))
+        if (text === undefined) return problem(c, 404, 'Eval result not found', `app '${scope.app}' has no eval result '${id}'`)
+        const file = JSON.parse(text) as { eval_case_results?: Record<string, unknown>[] }
+        return json(c, { ...file, eval_case_results: (file.eval_case_results ?? []).map(forTheTab) })
       }),
     )
   }

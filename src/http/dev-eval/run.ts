@@ -15,6 +15,7 @@ import { evalSetResultJson } from '../../adk/results-json.ts'
 import type { AppDeps } from '../../host/deps.ts'
 import type { EvalScope, EvalSetStore } from '../../host/eval-set-store.ts'
 import { DEFAULT_PARALLEL, runEvalSets } from '../../runner/run-eval-set.ts'
+import { forTheTab } from './camel.ts'
 
 /** Eval tab runs in progress at once per process (or Durable Object); more get 429. */
 export const MAX_ACTIVE_DEV_RUNS = 2
@@ -81,7 +82,7 @@ export async function runAndStore(
   store.addResult(scope, { id: result.eval_set_result_id, evalSetId: evalSet.eval_set_id, json, createdMs: Date.now() })
   // The file shape has the statuses as numbers (1 passed, 2 failed, 3 not evaluated), as the UI reads them.
   const file = JSON.parse(json) as { eval_case_results: Record<string, unknown>[] }
-  const runEvalResults = file.eval_case_results.map((c) => ({
+  const runEvalResults = file.eval_case_results.map(forTheTab).map((c) => ({
     eval_set_file: c.eval_set_file,
     eval_set_id: evalSet.eval_set_id,
     eval_id: c.eval_id,

@@ -89,10 +89,12 @@ describe('the Eval tab, as the UI calls it', () => {
     const [result] = run.body
     expect(result).toMatchObject({ evalSetId: 'smoke', evalId: 'paris', finalEvalStatus: 1, userId: 'user' })
     expect(result.sessionId).toMatch(/^s-\d+$/)
+    // Only the metrics with a verdict: the UI counts any other as a failure (informational ones stay stored).
     expect(result.overallEvalMetricResults.map((m: Json) => [m.metricName, m.score, m.evalStatus])).toEqual([
       ['tool_trajectory_avg_score', 1, 1],
       ['response_match_score', 1, 1],
     ])
+    expect(result.evalMetricResultPerInvocation[0].evalMetricResults.map((m: Json) => m.evalStatus)).toEqual([1, 1])
     expect(result.evalMetricResultPerInvocation[0].actualInvocation.finalResponse.parts[0].text).toBe(FINAL_TEXT)
 
     const ids = (await call('GET', `${BASE}/eval_results`)).body
