@@ -7,6 +7,7 @@ import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
+import { type ObserverHost, observersFromEnv } from './observers-setup.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
 import { createResultFeed, type ResultFeed } from './result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
@@ -28,7 +29,7 @@ export type StoreSource = SessionStore | ((limits: SessionLimits, feed: ResultFe
  */
 export function depsFromEnv(
   env: Env,
-  host: { store: StoreSource; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache },
+  host: { store: StoreSource; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache; observers?: ObserverHost },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
@@ -59,6 +60,10 @@ export function depsFromEnv(
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
   const createEngine = judgedEngines(wiring.judging)
   const feed = createResultFeed()
+  // OpenTelemetry events and webhooks per result (observers-setup.ts), watching the feed.
+  const observers = observersFromEnv(env, feed, host.observers)
+  if (!observers.ok) return observers
+  notes.push(...observers.notes)
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
   return {
     ok: true,
@@ -67,6 +72,7 @@ export function depsFromEnv(
     deps: {
       store,
       feed,
+      observers: observers.value,
       sessionLimits: sessionLimits.value,
       createEngine,
       defaultConfig: config.value,
