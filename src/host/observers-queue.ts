@@ -105,29 +105,29 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
     }
   }
 
-  const drain = async () => {
-    while (items.length > 0) {
+  // Started in a microtask, so results published in the same tick travel in one batch.
+  let scheduled = false
+  const kick = () => {
+    if (scheduled) return
+    scheduled = true
+    queueMicrotask(pump)
+  }
+  const pump = () => {
+    scheduled = false
+    while (running.size < concurrency && items.length > 0) {
       const batch = items.splice(0, options.maxBatch)
       stats.queued = items.length
-      await deliver(batch)
-      reportDrops()
+      const sender: Promise<void> = deliver(batch).finally(() => {
+        running.delete(sender)
+        reportDrops()
+        if (items.length > 0) kick()
+      })
+      running.add(sender)
     }
   }
 
-  const kick = () => {
-    if (running.size >= concurrency || running.size >= items.length) return
-    // Started in a microtask, so results published in the same tick travel in one batch.
-    const worker: Promise<void> = Promise.resolve()
-      .then(drain)
-      .finally(() => {
-        running.delete(worker)
-        if (items.length > 0) kick()
-      })
-    running.add(worker)
-  }
-
   const idle = async () => {
-    while (running.size > 0) await Promise.all(running)
+    while (scheduled || running.size > 0) await (running.size > 0 ? Promise.all(running) : Promise.resolve())
   }
 
   return {

@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv, type Env } from '../../src/host/setup.ts'
-import { CONFIG, DIVERGING_CASE, MATCHING_CASE, WEATHER_SSE } from '../http/fixtures.ts'
+import { DIVERGING_CASE, MATCHING_CASE } from '../http/fixtures.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
+import { runSession } from './otel-session.ts'
 import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
 
 const receivers: Receiver[] = []
@@ -23,20 +24,6 @@ function host(env: Env) {
   })
   if (!setup.ok) throw new Error(setup.error)
   return { app: createApp(setup.deps), deps: setup.deps }
-}
-
-/** Creates a session, uploads the weather run, ends it: two criterion results and a case result. */
-export async function runSession(app: ReturnType<typeof createApp>, id: string, evalCase: unknown, extra: Record<string, unknown> = {}) {
-  const created = await app.request('/v1/sessions', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase, ...extra }),
-  })
-  expect(created.status, await created.clone().text()).toBe(201)
-  const events = await app.request(`/v1/sessions/${id}/events`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: WEATHER_SSE })
-  expect(events.ok).toBe(true)
-  const end = await app.request(`/v1/sessions/${id}/end`, { method: 'POST' })
-  expect(end.status).toBe(200)
 }
 
 describe('OpenTelemetry export (Node, in process)', () => {

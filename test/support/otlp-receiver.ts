@@ -1,7 +1,7 @@
 /**
  * A loopback HTTP receiver for exporter tests: an OTLP/HTTP collector stand-in (POST /v1/logs) or
  * a webhook endpoint. It records every request and answers with the status `respond` picks (200 by
- * default), so tests can make it fail (500, 429) and watch the retries. Tests wait on `waitFor`,
+ * default), so tests can make it fail (500, 429) and watch the retries, or hold the answer. Tests wait on `waitFor`,
  * which resolves as soon as the recorded requests satisfy a condition: no sleeping.
  */
 import { createServer, type Server } from 'node:http'
@@ -36,7 +36,9 @@ export function logRecords(requests: Received[]) {
  * const otlp = await startReceiver()
  * await otlp.waitFor((rs) => logRecords(rs).length >= 2)
  */
-export async function startReceiver(respond: (request: Received, index: number) => number = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  respond: (request: Received, index: number) => number | Promise<number> = () => 200,
+): Promise<Receiver> {
   const requests: Received[] = []
   const waiters = new Set<() => void>()
   const server: Server = createServer((req, res) => {
@@ -52,11 +54,14 @@ export async function startReceiver(respond: (request: Received, index: number) 
       }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]))
       const received = { method: req.method ?? '', path: req.url ?? '', headers, body, json }
-      const status = respond(received, requests.length)
+      const answer = respond(received, requests.length)
       requests.push(received)
-      res.writeHead(status, { 'content-type': 'application/json' })
-      res.end(status === 200 ? '{}' : '{"error":"the receiver was told to fail"}')
       for (const wake of waiters) wake()
+      // A test may hold the answer (a promise) to keep the request in flight.
+      void Promise.resolve(answer).then((status) => {
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(status === 200 ? '{}' : '{"error":"the receiver was told to fail"}')
+      })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
