@@ -6,31 +6,38 @@ import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS, otelConfigFromEnv } fro
 import { criterionExplanation, evaluationRecord } from '../../src/host/otel-record.ts'
 import type { FedResult } from '../../src/host/result-feed.ts'
 
+/** The config, or the test fails with the error. */
+const configOf = (env: Record<string, string>) => {
+  const read = otelConfigFromEnv(env)
+  if (!read.ok) throw new Error(read.error)
+  return read.value
+}
+
 describe('otelConfigFromEnv', () => {
   it('is off without an endpoint, and off when disabled', () => {
     expect(otelConfigFromEnv({})).toEqual({ ok: true, value: undefined })
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).value).toBeUndefined()
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_LOGS_EXPORTER: 'none' }).value).toBeUndefined()
+    expect(configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' })).toBeUndefined()
+    expect(configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_LOGS_EXPORTER: 'none' })).toBeUndefined()
   })
 
   it('appends /v1/logs to the base endpoint and takes the logs endpoint as given', () => {
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example.com:4318/otlp/' }).value?.endpoint).toBe('https://c.example.com:4318/otlp/v1/logs')
-    const both = otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://b/ingest' })
-    expect(both.value?.endpoint).toBe('http://b/ingest')
+    expect(configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example.com:4318/otlp/' })?.endpoint).toBe('https://c.example.com:4318/otlp/v1/logs')
+    const both = configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://b/ingest' })
+    expect(both?.endpoint).toBe('http://b/ingest')
   })
 
   it('reads headers, resource attributes and service name, signal-specific variables first', () => {
-    const config = otelConfigFromEnv({
+    const config = configOf({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c',
       OTEL_EXPORTER_OTLP_HEADERS: 'a=1',
       OTEL_EXPORTER_OTLP_LOGS_HEADERS: 'authorization=Bearer%20t0k,x-b=2',
       OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attrs,service.namespace=evals',
-    }).value!
+    })!
     expect(config.headers).toEqual({ authorization: 'Bearer t0k', 'x-b': '2' })
     expect(config.resource).toEqual({ 'service.name': 'from-attrs', 'service.namespace': 'evals' })
     expect(config.maxQueue).toBe(OTEL_MAX_QUEUE_RECORDS)
     expect(config.maxBatch).toBe(OTEL_MAX_BATCH_RECORDS)
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c' }).value!.resource['service.name']).toBe('evalstream')
+    expect(configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c' })!.resource['service.name']).toBe('evalstream')
   })
 
   it('names the variable that is wrong', () => {

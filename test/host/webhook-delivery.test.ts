@@ -2,6 +2,10 @@
  * Webhooks on Node, in process, against a loopback receiver: signed POSTs that verify, the filter,
  * retries after a 500, per-session webhooks with their own secret, and the SSRF refusals.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
@@ -58,6 +62,24 @@ describe('webhooks (Node, in process)', () => {
     }
     const criterion = hook.requests.map(body).find((b) => b.type === 'criterion.result')!
     expect(criterion.data).toMatchObject({ metric_name: 'tool_trajectory_avg_score', eval_status: 'FAILED', score: 0 })
+  })
+
+  it("verifies with the Node snippet docs/webhooks.md gives receivers", async () => {
+    const doc = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8')
+    const snippet = /```js\n([\s\S]*?)```/.exec(doc)![1]!
+    const file = join(mkdtempSync(join(tmpdir(), 'evalstream-doc-')), 'verify.mjs')
+    writeFileSync(file, snippet)
+    const { verifyEvalstream } = (await import(pathToFileURL(file).href)) as { verifyEvalstream: (s: string, h: Record<string, string>, b: string | Buffer, now?: number) => boolean }
+    const hook = await receiver()
+    const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'type:case' })
+    await runSession(app, 'wh-doc', MATCHING_CASE)
+    await deps.observers!.idle()
+    const r = hook.requests[0]!
+    expect(verifyEvalstream(SECRET, r.headers, Buffer.from(r.body))).toBe(true)
+    expect(verifyEvalstream(SECRET, r.headers, r.body + ' ')).toBe(false)
+    expect(verifyEvalstream('wrong-secret-0123456789', r.headers, r.body)).toBe(false)
+    // A replay ten minutes later is refused even with its genuine signature.
+    expect(verifyEvalstream(SECRET, r.headers, r.body, Number(r.headers['x-evalstream-timestamp']) + 600)).toBe(false)
   })
 
   it('filters on criterion and type, and sends nothing for a session that matches nothing', async () => {
