@@ -171,6 +171,22 @@ describe('webhooks (Node, in process)', () => {
     })
   })
 
+  it('refuses at send time a session webhook whose public-looking name resolves to an internal address', async () => {
+    const logs: string[] = []
+    const asked: string[] = []
+    const setup = depsFromEnv(NO_JUDGE_ENV, {
+      store: (limits, feed) => memorySessionStore({ limits, feed }),
+      // The resolver port (Node passes dns.lookup, Deno Deno.resolveDns): this name points at loopback.
+      observers: { backoffMs: 5, log: (m) => logs.push(m), resolve: async (name) => (asked.push(name), ['93.184.215.14', '::ffff:127.0.0.1']) },
+    })
+    if (!setup.ok) throw new Error(setup.error)
+    await runSession(createApp(setup.deps), 'wh-rebind', MATCHING_CASE, { webhook: { url: 'https://hooks.example.com/e', secret: SESSION_SECRET, filter: 'type:case' } })
+    await setup.deps.observers!.idle()
+    expect(asked).toEqual(['hooks.example.com'])
+    expect(setup.deps.observers!.stats().webhooks).toMatchObject({ sent: 0, failed: 1, retries: 0 })
+    expect(logs.join('\n')).toMatch(/hooks\.example\.com resolves to ::ffff:127\.0\.0\.1: its host .* is a loopback address/)
+  })
+
   it('refuses to start with a URL but no secret, or a bad filter', () => {
     const store = memorySessionStore()
     const noSecret = depsFromEnv({ EVALSTREAM_WEBHOOK_URL: 'https://h.example.com' }, { store })
