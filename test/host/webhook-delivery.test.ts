@@ -187,6 +187,17 @@ describe('webhooks (Node, in process)', () => {
     expect(logs.join('\n')).toMatch(/hooks\.example\.com resolves to ::ffff:127\.0\.0\.1: its host .* is a loopback address/)
   })
 
+  it('refuses every session webhook with EVALSTREAM_WEBHOOK_SESSIONS=off', async () => {
+    const { app } = host({ EVALSTREAM_WEBHOOK_SESSIONS: 'off', EVALSTREAM_WEBHOOK_ALLOW_PRIVATE: '1' })
+    const res = await app.request('/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ eval_config: CONFIG, webhook: { url: 'https://hooks.example.com/e', secret: SESSION_SECRET } }),
+    })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/EVALSTREAM_WEBHOOK_SESSIONS=off/)
+  })
+
   it('refuses to start with a URL but no secret, or a bad filter', () => {
     const store = memorySessionStore()
     const noSecret = depsFromEnv({ EVALSTREAM_WEBHOOK_URL: 'https://h.example.com' }, { store })
