@@ -8,6 +8,14 @@ export const EVAL_STATUS_CODE = { PASSED: 1, FAILED: 2, NOT_EVALUATED: 3 } as co
 export type EvalStatus = keyof typeof EVAL_STATUS_CODE
 
 /**
+ * ADK's number for a status name, as its result files write it; anything unknown is NOT_EVALUATED (3).
+ * @example statusCode('FAILED') // 2
+ */
+export function statusCode(name: string): number {
+  return Object.hasOwn(EVAL_STATUS_CODE, name) ? EVAL_STATUS_CODE[name as EvalStatus] : EVAL_STATUS_CODE.NOT_EVALUATED
+}
+
+/**
  * ADK's threshold rule: `score >= threshold` passes; no score is NOT_EVALUATED.
  * @example statusFor(0.5, 0.5) // 'PASSED'
  */

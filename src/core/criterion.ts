@@ -10,6 +10,7 @@
  */
 import type { z } from 'zod'
 import type { AdkEvent } from '../adk/event.ts'
+import type { ConversationScenario } from '../adk/eval-set.ts'
 import type { Invocation } from '../adk/invocation.ts'
 import type { EvalStatus } from '../adk/status.ts'
 
@@ -96,6 +97,22 @@ export type InvocationContext<Config> = {
   caseRubrics?: Invocation['rubrics']
   /** Stable id of this (session, invocation, metric), used to build JudgeRequest ids. */
   key: string
+  /** The eval case's conversation scenario, when the conversation is simulated (spec §5). */
+  scenario?: ConversationScenario
+  /** The session's invocations before this one, as built when it is asked (i.e. at `finish`). */
+  previous?: () => readonly Invocation[]
+}
+
+/** What a criterion's `closing` step sees, once the session has ended and its last invocation has a score. */
+export type ClosingContext<Config> = {
+  config: Config
+  scenario?: ConversationScenario
+  /** Every invocation of the session, in order. */
+  invocations: readonly Invocation[]
+  /** The last invocation's settled score for this criterion. */
+  last: InvocationScore
+  /** InvocationContext.key of the last invocation. */
+  key: string
 }
 
 /** The overall result of a criterion over all invocations of a case. */
@@ -122,6 +139,12 @@ export interface Criterion<Config extends { threshold: number }, State> {
   progress?(state: State): Provisional | null
   /** Once, with the complete actual invocation as ADK would build it. */
   finish(state: State, actual: Invocation): Outcome
+  /**
+   * Once, when the session ends: a judgement over the whole conversation that may revise the LAST
+   * invocation's score (per_turn_user_simulator_quality_v1's stop-signal turn). Its final result
+   * replaces `last` unless it is `last` itself (the same object: nothing changes).
+   */
+  closing?(context: ClosingContext<Config>): Outcome
   /** Per-invocation scores to the overall score; defaults to ADK's mean of non-null scores. */
   aggregate?(scores: InvocationScore[], config: Config): OverallScore
 }

@@ -6,6 +6,7 @@ import { z } from 'zod'
 import type { AnyCriterion } from './criterion.ts'
 import { finalResponseMatchV2 } from './criteria/final-response-match-v2.ts'
 import { hallucinationsV1 } from './criteria/hallucinations.ts'
+import { perTurnUserSimulatorQualityV1 } from './criteria/per-turn-user-simulator-quality.ts'
 import { responseMatchScore } from './criteria/response-match.ts'
 import { rubricBasedFinalResponseQualityV1 } from './criteria/rubric-final-response-quality.ts'
 import { rubricBasedToolUseQualityV1 } from './criteria/rubric-tool-use-quality.ts'
@@ -21,6 +22,7 @@ const CRITERIA: readonly AnyCriterion[] = [
   rubricBasedToolUseQualityV1,
   hallucinationsV1,
   safetyV1,
+  perTurnUserSimulatorQualityV1,
 ]
 
 const BY_NAME = new Map(CRITERIA.map((c) => [c.key, c]))

@@ -16,6 +16,7 @@ export const NO_JUDGE_REASON =
 
 export class MetricRun {
   #criterion: AnyCriterion
+  #context: InvocationContext<{ threshold: number }>
   #state: unknown
   #failed?: string
   #lastProgress?: string
@@ -23,6 +24,7 @@ export class MetricRun {
 
   constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number }>) {
     this.#criterion = criterion
+    this.#context = context
     try {
       this.#state = criterion.init(context)
     } catch (error) {
@@ -54,6 +56,25 @@ export class MetricRun {
     if (this.#failed !== undefined) return notEvaluated(this.#failed)
     try {
       return this.#criterion.finish(this.#state, actual)
+    } catch (error) {
+      return notEvaluated(describe(error))
+    }
+  }
+
+  /** Whether the criterion judges the whole conversation once the session ends. */
+  get hasClosing(): boolean {
+    return this.#criterion.closing !== undefined
+  }
+
+  /**
+   * The criterion's closing step for the last invocation (its settled score `last`), or null when
+   * the criterion has none.
+   */
+  closing(invocations: readonly Invocation[], last: InvocationScore): Outcome | null {
+    if (!this.#criterion.closing) return null
+    const { config, scenario, key } = this.#context
+    try {
+      return this.#criterion.closing({ config, scenario, key, invocations, last })
     } catch (error) {
       return notEvaluated(describe(error))
     }

@@ -7,6 +7,8 @@ import { criteriaCatalogue } from '../core/registry.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { requireToken } from './auth.ts'
 import { corsFor } from './cors.ts'
+import { countRequests, metricsRoute } from './metrics-route.ts'
+import { openApiRoute } from './openapi-route.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
 import { runsRoutes } from './runs-routes.ts'
@@ -21,11 +23,15 @@ export type { AppDeps } from '../host/deps.ts'
  */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono()
-  // CORS first: preflights carry no token, and 401s need the allow headers to be readable.
+  // Counting first, so answers of CORS and auth (401) are counted too.
+  app.use('*', countRequests(deps.metrics))
+  // CORS next: preflights carry no token, and 401s need the allow headers to be readable.
   app.use('*', corsFor(deps.cors))
   app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
+  app.get('/openapi.json', openApiRoute(deps))
+  app.get('/metrics', (c) => metricsRoute(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))
   app.route('/v1/runs', runsRoutes(deps))
   app.post('/run_sse', (c) => proxyRunSse(c, deps))

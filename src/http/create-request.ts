@@ -54,11 +54,13 @@ export type CreateProblem = { status: 400 | 404 | 413 | 415 | 422; title: string
 export async function parseCreateBody(
   request: Request,
   limits: Limits,
+  /** What the body makes, for the 415 message. */
+  what = 'a session',
 ): Promise<{ ok: true; value: unknown } | { ok: false; problem: CreateProblem }> {
   const type = request.headers.get('content-type')
   if (type !== null && formatFromContentType(type) !== 'json') {
     await request.body?.cancel().catch(() => {})
-    return bad(415, 'Unsupported Media Type', `a session is created from JSON: send Content-Type application/json, not '${type}'`)
+    return bad(415, 'Unsupported Media Type', `${what} is created from JSON: send Content-Type application/json, not '${type}'`)
   }
   const read = await readTextLimited(request, limits.maxRequestBytes)
   if (!read.ok) {

@@ -14,6 +14,7 @@ export const PROBLEM_TYPE_BASE = 'https://evalstream.dev/problems/'
 const TYPE_BY_STATUS: Record<number, string> = {
   400: 'bad-request',
   401: 'unauthorized',
+  403: 'forbidden',
   404: 'not-found',
   405: 'method-not-allowed',
   409: 'conflict',
@@ -21,6 +22,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   415: 'unsupported-media-type',
   410: 'gone',
   422: 'unprocessable',
+  429: 'too-many-requests',
   502: 'bad-gateway',
   503: 'unavailable',
   504: 'gateway-timeout',

@@ -14,7 +14,7 @@ import type { CriterionResultData, ResultEventBody, SessionEngine } from '../eng
 import type { EngineFactory } from '../host/session.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
 import { AgentError, createAgentSession, runTurn, type AgentTarget } from './agent-client.ts'
-import type { TurnSource } from './turn-source.ts'
+import { type TurnSource, TurnSourceError } from './turn-source.ts'
 
 /** ADK's inference default when an eval case has no session_input (spec §1.5). */
 export const DEFAULT_USER_ID = 'test_user_id'
@@ -124,7 +124,7 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
     const status = finished.final_eval_status
     return { ...base, status, sessionId, invocations, caseResult: finished, results, warnings }
   } catch (e) {
-    if (e instanceof AgentError) return notEvaluated(e.message)
+    if (e instanceof AgentError || e instanceof TurnSourceError) return notEvaluated(e.message)
     return notEvaluated(`internal error: ${e instanceof Error ? e.message : String(e)}`)
   } finally {
     release?.()

@@ -36,6 +36,7 @@ const setup = depsFromEnv(env, {
   store: db.store,
   judgeCache: db.judgeCache,
   readFile: (p) => Deno.readTextFileSync(p),
+  metrics: true,
   observers: { resolve },
 })
 if (!setup.ok) {

@@ -102,6 +102,7 @@ async function run(args: string[], io: RunIo): Promise<number> {
   const report = await runEvalSets(sets.inputs, {
     agent: { url: values.agent, app: values.app, fetch: io.fetch },
     createEngine,
+    simulator: wiring.executor,
     parallel: count(values.parallel, '--parallel'),
     numRuns: count(values['num-runs'], '--num-runs'),
     timeouts: { sessionMs: seconds(values['session-timeout'], '--session-timeout'), turnMs: seconds(values['turn-timeout'], '--turn-timeout') },

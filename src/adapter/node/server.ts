@@ -21,6 +21,7 @@ const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
   readFile: (p) => readFileSync(p, 'utf8'),
+  metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.
   observers: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
 })
