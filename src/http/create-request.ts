@@ -38,6 +38,7 @@ export const CreateSessionRequest = z
         filter: z.string().max(4096).optional(),
       })
       .strict()
+      .describe("This session's own webhook: each decided result matching `filter` is POSTed to `url`, signed with `secret` (docs/webhooks.md)")
       .optional(),
   })
   .strict()
