@@ -6,6 +6,7 @@ import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { HostMetrics } from './metrics.ts'
+import type { Observers } from './observers-setup.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from './result-feed.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
@@ -25,6 +26,8 @@ export type AppDeps = {
   fetch?: typeof fetch
   /** Every new result of every session of `store` (when the store was built with this feed). */
   feed?: ResultFeed
+  /** The feed's exporters (OpenTelemetry, webhooks): a Worker waits on idle(), a server closes them at shutdown. */
+  observers?: Observers
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings
   /** The store's lifecycle limits, named in what a client is told about an evicted session. */

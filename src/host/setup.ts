@@ -8,6 +8,7 @@ import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
 import { hostMetricsFromEnv } from './metrics.ts'
+import { type ObserverHost, observersFromEnv } from './observers-setup.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
 import { createResultFeed, type ResultFeed } from './result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
@@ -36,6 +37,8 @@ export function depsFromEnv(
     judgeCache?: JudgeCache
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
     metrics?: boolean
+    /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
+    observers?: ObserverHost
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -71,6 +74,10 @@ export function depsFromEnv(
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
   const createEngine = judgedEngines(wiring.judging)
   const feed = createResultFeed()
+  // OpenTelemetry events and webhooks per result (observers-setup.ts), watching the feed.
+  const observers = observersFromEnv(env, feed, host.observers)
+  if (!observers.ok) return observers
+  notes.push(...observers.notes)
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
   if (metrics) {
     metrics.watch(feed)
@@ -83,6 +90,7 @@ export function depsFromEnv(
     deps: {
       store,
       feed,
+      observers: observers.value,
       sessionLimits: sessionLimits.value,
       createEngine,
       ...(wiring.executor ? { simulator: wiring.executor } : {}),
