@@ -4,6 +4,7 @@
  * storage once the session's idle TTL or retention is over.
  */
 import { createApp } from '../src/http/app.ts'
+import type { Observers } from '../src/host/observers-setup.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
 import { sqliteEvalSetStore } from '../src/host/eval-set-store-sqlite.ts'
 import { sqlFromDurable } from '../src/host/sql.ts'
@@ -19,6 +20,7 @@ export class EvalSession {
   app: { fetch(request: Request): Response | Promise<Response> }
   sessions: DurableSessions | undefined
   hooks: boolean
+  observers: Observers | undefined
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state
@@ -30,6 +32,7 @@ export class EvalSession {
       // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })
+    this.observers = setup.ok ? setup.deps.observers : undefined
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
     this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
@@ -41,11 +44,14 @@ export class EvalSession {
     }
     const response = await this.app.fetch(request)
     await this.sessions?.settle()
+    // OpenTelemetry exports and webhooks this request queued finish after the response is sent.
+    if (this.observers) this.state.waitUntil?.(this.observers.idle())
     return response
   }
 
   async alarm(): Promise<void> {
     await this.sessions?.alarm()
+    await this.observers?.idle()
   }
 
   /** Test-only routes (EVALSTREAM_TEST_HOOKS=1): simulate an eviction, list what storage holds. */

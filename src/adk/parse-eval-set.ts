@@ -17,6 +17,7 @@ import {
   type ParseFailure,
   type ParseIssue,
   readableIssues,
+  simpleParseError,
   subject,
 } from './parse-error.ts'
 
@@ -99,6 +100,18 @@ function failure(json: unknown, attempts: Attempt[], source?: string): EvalStrea
  * else console.error(r.error.message)
  */
 export function parseEvalSet(json: unknown, options: ParseEvalSetOptions = {}): ParseEvalSetResult {
+  try {
+    return parseAnyFormat(json, options)
+  } catch (e) {
+    // zod's issue reporting recurses and spreads over every element: an eval set of a million bad
+    // entries (it fits in a request body) overflows the stack there. That is bad input, not a crash.
+    if (!(e instanceof RangeError)) throw e
+    const problem = `too large to check (${e.message}); split it into smaller eval sets`
+    return { ok: false, error: simpleParseError('eval set', options.source, problem) }
+  }
+}
+
+function parseAnyFormat(json: unknown, options: ParseEvalSetOptions): ParseEvalSetResult {
   const reportInput = { reportInput: true }
   const asEvalSet = EvalSet.safeParse(json, reportInput)
   if (asEvalSet.success) return { ok: true, evalSet: asEvalSet.data, format: 'eval-set' }

@@ -39,7 +39,15 @@ export function parseMatchType(input: unknown): ParsedMatchType {
   } else if (typeof input === 'number' && Number.isInteger(input) && input >= 0 && input < MATCH_TYPES.length) {
     return { ok: true, matchType: MATCH_TYPES[input]! }
   }
-  const shown = typeof input === 'string' ? JSON.stringify(input) : String(input)
+  // Never String() an object: one with a `toString` key that is not a function throws.
+  const shown =
+    typeof input === 'string'
+      ? JSON.stringify(input)
+      : input === null || typeof input !== 'object'
+        ? String(input)
+        : Array.isArray(input)
+          ? 'an array'
+          : 'an object'
   return { ok: false, error: `match_type ${shown} is not one of EXACT, IN_ORDER, ANY_ORDER (or 0, 1, 2)` }
 }
 

@@ -81,7 +81,12 @@ export type SessionSpec = {
   eval_case?: unknown
   /** The tenant that created the session (hosts with auth); the engine ignores it. */
   tenant?: string
+  /** This session's own webhook (docs/webhooks.md); the engine ignores it. Holds a secret: never serve the spec back. */
+  webhook?: SessionWebhook
 }
+
+/** A per-session webhook as the create request gives it: where to POST, the HMAC key, which results. */
+export type SessionWebhook = { url: string; secret: string; filter?: string }
 
 /**
  * A live session's engine. Hosts push events in arrival order and receive result bodies through the

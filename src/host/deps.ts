@@ -7,6 +7,7 @@ import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { EvalSetStore } from './eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { HostMetrics } from './metrics.ts'
+import type { Observers } from './observers-setup.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from './result-feed.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
@@ -26,6 +27,8 @@ export type AppDeps = {
   fetch?: typeof fetch
   /** Every new result of every session of `store` (when the store was built with this feed). */
   feed?: ResultFeed
+  /** The feed's exporters (OpenTelemetry, webhooks): a Worker waits on idle(), a server closes them at shutdown. */
+  observers?: Observers
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings
   /** The store's lifecycle limits, named in what a client is told about an evicted session. */

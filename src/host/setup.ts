@@ -9,6 +9,7 @@ import type { EvalSetStore } from './eval-set-store.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
 import { hostMetricsFromEnv } from './metrics.ts'
+import { type ObserverHost, observersFromEnv } from './observers-setup.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
 import { createResultFeed, type ResultFeed } from './result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
@@ -39,6 +40,8 @@ export function depsFromEnv(
     evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
     metrics?: boolean
+    /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
+    observers?: ObserverHost
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -74,6 +77,10 @@ export function depsFromEnv(
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
   const createEngine = judgedEngines(wiring.judging)
   const feed = createResultFeed()
+  // OpenTelemetry events and webhooks per result (observers-setup.ts), watching the feed.
+  const observers = observersFromEnv(env, feed, host.observers)
+  if (!observers.ok) return observers
+  notes.push(...observers.notes)
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
   if (metrics) {
     metrics.watch(feed)
@@ -86,6 +93,7 @@ export function depsFromEnv(
     deps: {
       store,
       feed,
+      observers: observers.value,
       sessionLimits: sessionLimits.value,
       createEngine,
       ...(wiring.executor ? { simulator: wiring.executor } : {}),

@@ -11,7 +11,12 @@ import { EvalCase, EvalSet } from '../adk/eval-set.ts'
 import { EvalCaseResult } from '../adk/results.ts'
 import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
 
-const EvalStatusName = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])
+import { EVAL_STATUS_CODE } from '../adk/status.ts'
+
+/** Every status a result can have (INFORMATIONAL: the efficiency metrics, which have no threshold). */
+const EvalStatusName = z.enum(Object.keys(EVAL_STATUS_CODE) as [keyof typeof EVAL_STATUS_CODE, ...(keyof typeof EVAL_STATUS_CODE)[]])
+/** What a whole case can end as. */
+const CaseStatusName = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])
 
 /** RFC 9457 problem details, with the extension members evalstream uses. */
 export const Problem = z.looseObject({
@@ -88,7 +93,7 @@ export const CriterionResult = z.looseObject({
   invocation_index: z.number().int(),
   metric_name: z.string(),
   score: z.number().nullable(),
-  threshold: z.number(),
+  threshold: z.number().nullable(),
   eval_status: EvalStatusName,
   details: z.record(z.string(), z.unknown()),
   reason: z.string().optional(),
@@ -133,7 +138,7 @@ export const RunEvents = {
   'case.started': z.object(RunUnit),
   'invocation.done': z.object({ ...RunUnit, invocation_index: z.number().int() }),
   'criterion.result': CriterionResult.extend(RunUnit),
-  'case.done': z.object({ ...RunUnit, status: EvalStatusName, reason: z.string().optional(), session_id: z.string().optional() }),
+  'case.done': z.object({ ...RunUnit, status: CaseStatusName, reason: z.string().optional(), session_id: z.string().optional() }),
   'run.result': z.looseObject({ run_id: z.string(), passed: z.boolean().optional(), error: z.string().optional() }),
 }
 

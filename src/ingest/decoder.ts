@@ -83,7 +83,9 @@ export function createEventDecoder(
   let index = 0
   let ended = false
   let first = true
-  const utf8 = new TextDecoder('utf-8')
+  // ignoreBOM: the leading BOM is dropped below, once; Node's streaming decoder otherwise drops a
+  // BOM that follows an undecodable first byte when the bytes come in two chunks, not when in one.
+  const utf8 = new TextDecoder('utf-8', { ignoreBOM: true })
   const next = () => index++
   const deliver = (output: DecoderOutput) => {
     if (isIngestIssue(output)) callbacks.onIssue(output)

@@ -154,3 +154,12 @@ describe('evalSetIdFromSource', () => {
     ['noext', 'noext'],
   ])('%s -> %s', (source, id) => expect(evalSetIdFromSource(source)).toBe(id))
 })
+
+describe('parseEvalSet on a huge eval set (found by bench/fuzz.ts)', () => {
+  it('a legacy list with a 600,000-element field is bad input, not a stack overflow', () => {
+    const huge = [{ query: 'q', expected_tool_use: new Array(600_000).fill(0) }]
+    const parsed = parseEvalSet(huge, { source: 'huge.test.json' })
+    expect(parsed.ok).toBe(false)
+    if (!parsed.ok) expect(parsed.error.message).toMatch(/too large to check/)
+  })
+})

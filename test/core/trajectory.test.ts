@@ -179,3 +179,13 @@ describe('parseMatchType', () => {
     expect(parseMatchType('\ufeffEXACT').ok).toBe(false)
   })
 })
+
+describe('parseMatchType on hostile values (found by bench/fuzz.ts)', () => {
+  it('describes an object without calling its toString (a `toString` key that is not a function throws)', () => {
+    expect(parseMatchType(JSON.parse('{"toString": 1}'))).toEqual({
+      ok: false,
+      error: 'match_type an object is not one of EXACT, IN_ORDER, ANY_ORDER (or 0, 1, 2)',
+    })
+    expect(parseMatchType([1])).toMatchObject({ ok: false, error: expect.stringContaining('an array') })
+  })
+})

@@ -87,7 +87,17 @@ describe('user simulation against the real ADK JS agent', () => {
 
     const overall = Object.fromEntries((result.overall_eval_metric_results as Json[]).map((m) => [m.metric_name, [m.score, m.eval_status]]))
     // Statuses in ADK's file shape: 1 PASSED, 3 NOT_EVALUATED (no expected invocations to compare tools with).
-    expect(overall).toEqual({ per_turn_user_simulator_quality_v1: [1, 1], tool_trajectory_avg_score: [null, 3] })
+    expect(overall).toMatchObject({ per_turn_user_simulator_quality_v1: [1, 1], tool_trajectory_avg_score: [null, 3] })
+    // The efficiency metrics ride along, INFORMATIONAL (4): two tool calls over the two turns.
+    expect(overall.tool_call_count_v1).toEqual([2, 4])
+    expect(Object.keys(overall).sort()).toEqual([
+      'inference_call_count_v1',
+      'invocation_duration_v1',
+      'per_turn_user_simulator_quality_v1',
+      'token_usage_v1',
+      'tool_call_count_v1',
+      'tool_trajectory_avg_score',
+    ])
     expect(result.final_eval_status).toBe(1)
   }, 60_000)
 })

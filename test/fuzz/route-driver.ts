@@ -6,6 +6,7 @@
  */
 import type { Hono } from 'hono'
 import { createApp } from '../../src/http/app.ts'
+import { SESSION_ID_PATTERN } from '../../src/http/create-request.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv } from '../../src/host/setup.ts'
 import { SAMPLE_CONFIG, SAMPLE_EVAL_SET } from './json-text.ts'
@@ -166,7 +167,7 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
   // Only a scored /run_sse stream (2xx event stream) must end cleanly when the agent breaks off:
   // its results and an error result reach the client. Anything relayed mirrors the agent, and so
   // does a run named into the ended session (passed through unscored).
-  const scored = probe.path === '/run_sse' && sessionHeader !== ENDED_SESSION && agent.kind === 'answer' && agent.status < 300 && agent.contentType.startsWith('text/event-stream')
+  const scored = probe.path === '/run_sse' && namesSession(probe.request, sessionHeader) && sessionHeader !== ENDED_SESSION && agent.kind === 'answer' && agent.status < 300 && agent.contentType.startsWith('text/event-stream')
   const allow: Allow = {
     status: (status) => (agent.kind === 'unreachable' ? status === 502 || status === 504 : status === agent.status),
     bodyError: agent.kind === 'answer' && agent.breakOff && !scored,
@@ -174,6 +175,29 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
   const label = `proxy POST ${probe.path} (agent ${agent.kind === 'answer' ? `${agent.status}${agent.breakOff ? ', breaks off' : ''}` : 'unreachable'})`
   await call(target.proxy, label, probe.path, init, failures, true, allow)
   return failures
+}
+
+/**
+ * Whether a proxied run names a session evalstream scores into (the header, or ADK's session id in
+ * a JSON body); one that names none, or an id evalstream cannot host, is relayed unscored.
+ */
+function namesSession(request: Uint8Array[], header: string | undefined): boolean {
+  if (header !== undefined) return SESSION_ID_PATTERN.test(header)
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(concatBytes(request)))
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
+    const id = (body as Record<string, unknown>).sessionId ?? (body as Record<string, unknown>).session_id
+    return typeof id === 'string' && id !== '' && SESSION_ID_PATTERN.test(id)
+  } catch {
+    return false
+  }
+}
+
+function concatBytes(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+  let at = 0
+  for (const c of chunks) (out.set(c, at), (at += c.length))
+  return out
 }
 
 /** The route a path hits, with the id taken out, so failures group by route. */

@@ -227,3 +227,18 @@ describe('UTF-8 and streams', () => {
     expect(() => decoder.push('data: {}\n\n')).toThrow(/after end/)
   })
 })
+
+describe('a BOM that is not at the start (found by bench/fuzz.ts)', () => {
+  it.each(['ndjson', 'json'] as const)('%s: kept the same whether the bytes come in one chunk or two', (format) => {
+    const bytes = new Uint8Array([0xff, 0xef, 0xbb, 0xbf, 0x7b, 0x7d, 0x0a])
+    const outputs = (chunks: Uint8Array[]) => {
+      const out: string[] = []
+      const decoder = createEventDecoder(format, { onEvent: (e) => out.push(`event ${e.index}`), onIssue: (i) => out.push(`${i.index} ${i.message}`) })
+      for (const chunk of chunks) decoder.push(chunk)
+      decoder.end()
+      return out
+    }
+    expect(outputs([bytes.slice(0, 1), bytes.slice(1)])).toEqual(outputs([bytes]))
+    expect(outputs([bytes])[0]).toContain('\uFEFF')
+  })
+})

@@ -89,7 +89,7 @@ describe('per_turn_user_simulator_quality_v1 on a simulated run', () => {
     const { outcome, perTurn, overall } = await run([INVALID, VALID, INVALID])
     expect(perTurn).toEqual([1, 0])
     expect(overall).toMatchObject({ score: 0.5, eval_status: 'FAILED' })
-    const last = outcome.results.filter((r) => r.invocation_index === 1)
+    const last = outcome.results.filter((r) => r.invocation_index === 1 && r.metric_name === 'per_turn_user_simulator_quality_v1')
     expect(last.map((r) => [r.score, r.revision])).toEqual([
       [1, undefined],
       [0, 1],

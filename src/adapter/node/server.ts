@@ -4,6 +4,7 @@
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
  * session limits read in src/host/setup.ts.
  */
+import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
@@ -22,6 +23,8 @@ const setup = depsFromEnv(process.env, {
   evalSets: db.evalSets,
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
+  // Session webhooks whose name resolves to an internal address are refused at send time.
+  observers: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
@@ -35,8 +38,11 @@ const server = serve({ fetch: createApp(setup.deps).fetch, port, hostname }, (in
 })
 const stop = () =>
   server.close(() => {
-    db.close()
-    process.exit(0)
+    // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out.
+    void setup.deps.observers?.close().finally(() => {
+      db.close()
+      process.exit(0)
+    })
   })
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
