@@ -42,7 +42,8 @@ export function durableSessions(
 
   const settle = async () => {
     if (records.isEmpty()) {
-      if (!hasTables(storage)) return
+      // The object of an app's eval sets keeps them: they have no TTL (eval-sets-route.ts).
+      if (!hasTables(storage) || holdsEvalSets(storage)) return
       await storage.deleteAll()
       records.forgetSchema()
       judgeCache?.forgetSchema()
@@ -72,4 +73,9 @@ export function durableSessions(
 /** Any table of ours (the session tables, the judge cache) left in this object's SQLite. */
 function hasTables(storage: DurableObjectStorage): boolean {
   return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name LIKE 'es\\_%' ESCAPE '\\'").toArray().length > 0
+}
+
+/** The eval set tables (src/host/eval-set-store-sqlite.ts): this object keeps an app's eval sets. */
+function holdsEvalSets(storage: DurableObjectStorage): boolean {
+  return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ev_sets'").toArray().length > 0
 }

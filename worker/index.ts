@@ -22,6 +22,7 @@ import { depsFromEnv } from '../src/host/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession } from './session-object.ts'
+import { evalSetsObjectName } from './eval-sets-route.ts'
 import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
 import { isRecord } from '../src/adk/json.ts'
@@ -144,6 +145,12 @@ router.post('/run_sse', async (c) => {
   const id = c.req.header(SESSION_HEADER) ?? adkScoped
   const request = withBody(c.req.raw, read.text)
   return id ? toObject(c.env, id, request) : c.var.configured.app.fetch(request)
+})
+
+// The Eval tab's eval sets of one tenant's app: one object holds them (eval-sets-route.ts).
+router.all('/dev/apps/*', (c) => {
+  const name = c.env.AGENT_URL ? evalSetsObjectName(new URL(c.req.url).pathname, tenantOf(c)) : undefined
+  return name ? toObject(c.env, name, c.req.raw) : c.var.configured.app.fetch(c.req.raw)
 })
 
 router.all('*', (c) => c.var.configured.app.fetch(c.req.raw))

@@ -6,6 +6,8 @@
 import { createApp } from '../src/http/app.ts'
 import type { Observers } from '../src/host/observers-setup.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
+import { sqliteEvalSetStore } from '../src/host/eval-set-store-sqlite.ts'
+import { sqlFromDurable } from '../src/host/sql.ts'
 import { durableSessions, type DurableSessions } from './durable-store.ts'
 import { durableJudgeCache } from './judge-cache.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
@@ -27,6 +29,8 @@ export class EvalSession {
     const setup = depsFromEnv(stringEnv(env), {
       store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
       judgeCache,
+      // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
+      evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })
     this.observers = setup.ok ? setup.deps.observers : undefined
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.

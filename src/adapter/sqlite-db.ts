@@ -10,13 +10,16 @@ import type { JudgeCache } from '../judge/cache.ts'
 import { memorySessionStore, sqliteSessionStore } from '../host/session-store.ts'
 import type { StoreSource } from '../host/setup.ts'
 import { sqliteJudgeCache } from '../host/sqlite-judge-cache.ts'
+import type { EvalSetStore } from '../host/eval-set-store.ts'
+import { sqliteEvalSetStore } from '../host/eval-set-store-sqlite.ts'
 import { sqlFromDatabaseSync } from '../host/sql.ts'
 
 /** Where `npm start` keeps sessions when EVALSTREAM_DB is not set (relative to the working directory). */
 export const DEFAULT_DB_PATH = '.evalstream/evalstream.db'
 export const MEMORY_DB = ':memory:'
 
-export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; note: string; close(): void }
+/** `evalSets`: the ADK web UI's eval sets and results beside the sessions (absent: in memory). */
+export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?: EvalSetStore; note: string; close(): void }
 
 /**
  * @example
@@ -40,6 +43,7 @@ export function openSessionDb(path: string): SessionDb {
       return store
     },
     judgeCache: sqliteJudgeCache(sql),
+    evalSets: sqliteEvalSetStore(sql),
     note: `sessions in SQLite at ${path} (EVALSTREAM_DB); a restart resumes them`,
     close() {
       closeStore()

@@ -4,6 +4,7 @@
  */
 import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
+import type { EvalSetStore } from './eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { HostMetrics } from './metrics.ts'
 import type { Observers } from './observers-setup.ts'
@@ -40,6 +41,8 @@ export type AppDeps = {
   cors?: CorsSettings
   /** What a client may send (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
   limits?: Limits
+  /** Proxy mode's eval sets and results for the ADK web UI (src/http/dev-eval); in memory when absent. */
+  evalSets?: EvalSetStore
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
   publicUrl?: string
   /** Counters for GET /metrics (Node and Deno); absent: /metrics answers 404 (Workers). */

@@ -5,6 +5,7 @@
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
+import type { EvalSetStore } from './eval-set-store.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
 import { hostMetricsFromEnv } from './metrics.ts'
@@ -35,6 +36,8 @@ export function depsFromEnv(
     readFile?: (path: string) => string
     fetch?: typeof fetch
     judgeCache?: JudgeCache
+    /** The ADK web UI's eval sets and results (src/http/dev-eval); in memory when absent. */
+    evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
     metrics?: boolean
     /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
@@ -102,6 +105,7 @@ export function depsFromEnv(
       auth,
       cors,
       proxy: proxy.settings,
+      evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
     },
   }

@@ -7,6 +7,8 @@ import { criteriaCatalogue } from '../core/registry.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { requireToken } from './auth.ts'
 import { corsFor } from './cors.ts'
+import { devEvalDocs } from './dev-eval/openapi.ts'
+import { devEvalRoutes } from './dev-eval/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
@@ -30,11 +32,12 @@ export function createApp(deps: AppDeps): Hono {
   app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
-  app.get('/openapi.json', openApiRoute(deps))
+  app.get('/openapi.json', openApiRoute(deps, devEvalDocs))
   app.get('/metrics', (c) => metricsRoute(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))
   app.route('/v1/runs', runsRoutes(deps))
   app.post('/run_sse', (c) => proxyRunSse(c, deps))
+  app.route('/dev/apps', devEvalRoutes(deps))
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname

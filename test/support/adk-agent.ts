@@ -37,6 +37,8 @@ export type AdkAgentOptions = {
   startTimeoutMs?: number
   /** Extra environment for the server process. */
   env?: Record<string, string>
+  /** `web` also serves the stock ADK web UI at /dev-ui/ (`adk web`); default `api_server`. */
+  command?: 'api_server' | 'web'
 }
 
 export type AdkAgent = {
@@ -90,7 +92,7 @@ async function launch(port: number, geminiUrl: string, gemini: ScriptedGemini | 
   }
   // --compile/--bundle false: Node 24 loads agent.ts directly (type stripping), so the loader
   // writes no esbuild bundle to a temp folder that a killed server would leave behind.
-  const args = [CLI_ENTRY, 'api_server', 'agents', '--host', '127.0.0.1', '--port', String(port), '--compile', 'false', '--bundle', 'false']
+  const args = [CLI_ENTRY, opts.command ?? 'api_server', 'agents', '--host', '127.0.0.1', '--port', String(port), '--compile', 'false', '--bundle', 'false']
   const child = spawn(process.execPath, args, {
     cwd: AGENT_PACKAGE_DIR,
     env: agentEnv(geminiUrl, opts.env),

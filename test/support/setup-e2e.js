@@ -11,6 +11,10 @@
  * output; test/support/adk-agent.ts turns that into a clear e2e failure. `--warn-only` (used by
  * `npm test`) reports the failure and exits 0 so the test run goes on.
  *
+ * It also makes sure headless Chromium is there for the Eval tab test (test/e2e/eval-tab.test.ts):
+ * when CHROMIUM_PATH is missing and we are root, `apt-get install -y chromium` (Debian's package).
+ * Never fatal: without it that one test skips and says why.
+ *
  * @example
  * // node test/support/setup-e2e.js --warn-only
  */
@@ -25,6 +29,28 @@ export const FAILURE_FILE = join(AGENT_DIR, 'node_modules', '.evalstream-setup-f
 /** How much of npm's output the failure file keeps. */
 const MAX_LOG_CHARS = 4_000
 
+/** Where the Eval tab e2e test looks for Chromium (test/e2e/eval-tab-browser.ts reads the same variable). */
+const CHROMIUM_PATH = process.env.EVALSTREAM_CHROMIUM ?? '/usr/bin/chromium'
+
+/** Installs Debian's `chromium` when it is missing and we may (root); reports and goes on otherwise. */
+function ensureChromium() {
+  if (existsSync(CHROMIUM_PATH)) return
+  if (process.platform !== 'linux' || typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    console.error(`setup:e2e: no Chromium at ${CHROMIUM_PATH} and not root: the Eval tab browser test will skip (install chromium, or set EVALSTREAM_CHROMIUM)`)
+    return
+  }
+  console.error('setup:e2e: apt-get install -y chromium (for the Eval tab browser test)')
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
+    const step = spawnSync('apt-get', args, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env })
+    if (step.status !== 0) {
+      const why = step.error ? String(step.error) : `exited with ${step.status ?? step.signal}`
+      console.error(`setup:e2e: apt-get ${args[0]} failed (${why}); the Eval tab browser test will skip.\n${(step.stderr ?? '').slice(-MAX_LOG_CHARS)}`)
+      return
+    }
+  }
+}
+
 const warnOnly = process.argv.includes('--warn-only')
 const fresh = !existsSync(join(AGENT_DIR, 'node_modules'))
 const args = [fresh ? 'ci' : 'install', '--prefix', AGENT_DIR, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
@@ -32,6 +58,7 @@ console.error(`setup:e2e: npm ${args.join(' ')}`)
 const run = spawnSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'], shell: process.platform === 'win32' })
 process.stderr.write(run.stderr ?? '')
 
+ensureChromium()
 if (run.status === 0) {
   rmSync(FAILURE_FILE, { force: true })
   process.exit(0)

@@ -35,6 +35,7 @@ const resolve = async (host: string) =>
 const setup = depsFromEnv(env, {
   store: db.store,
   judgeCache: db.judgeCache,
+  evalSets: db.evalSets,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
   observers: { resolve },

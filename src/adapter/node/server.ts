@@ -20,6 +20,7 @@ const db = openSessionDb(process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH)
 const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
+  evalSets: db.evalSets,
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.

@@ -1,0 +1,92 @@
+/**
+ * `add_session`: a live ADK session becomes an eval case, as ADK's dev server does it. The session
+ * is fetched from the agent (`GET /apps/{app}/users/{user}/sessions/{id}`), its events are turned
+ * into invocations by ADK's `convert_events_to_eval_invocations` (src/core/events-to-invocations.ts),
+ * and the case records who ran it (`session_input`: app, user, initial state).
+ *
+ * One difference: ADK fills the initial state with `create_empty_state(root_agent)` (the agent's
+ * instruction placeholders, all empty), which needs the agent's code; evalstream only sees the
+ * agent over HTTP, so the state is `{}`.
+ */
+import { AdkEvent } from '../../adk/event.ts'
+import type { EvalCase } from '../../adk/eval-set.ts'
+import { isRecord } from '../../adk/json.ts'
+import { eventsToInvocations } from '../../core/events-to-invocations.ts'
+import { agentTarget } from '../forward.ts'
+import { readTextLimited } from '../read-body.ts'
+
+/** The agent must answer a session fetch within this long, in milliseconds. */
+export const SESSION_FETCH_TIMEOUT_MS = 30_000
+/** A session larger than this (bytes of JSON) is refused rather than buffered. */
+export const MAX_SESSION_BYTES = 20_000_000
+
+export type SessionCase = { ok: true; evalCase: EvalCase } | { ok: false; status: number; title: string; detail: string }
+
+export type AddSessionInput = {
+  agentUrl: string
+  fetch: typeof fetch
+  app: string
+  userId: string
+  sessionId: string
+  evalId: string
+  /** Seconds since the epoch: the case's creation_timestamp. */
+  nowSeconds: number
+}
+
+/**
+ * @example
+ * const made = await evalCaseFromSession({ agentUrl, fetch, app: 'weather_agent', userId: 'user', sessionId: 's1', evalId: 'paris', nowSeconds: Date.now() / 1000 })
+ * if (made.ok) made.evalCase.conversation?.length // 1
+ */
+export async function evalCaseFromSession(input: AddSessionInput): Promise<SessionCase> {
+  const path = `/apps/${encodeURIComponent(input.app)}/users/${encodeURIComponent(input.userId)}/sessions/${encodeURIComponent(input.sessionId)}`
+  const url = agentTarget(input.agentUrl, path, '')
+  const what = `fetching the session from the agent (GET ${path})`
+  let response: Response
+  // Called unbound: workerd's fetch refuses any other `this` ("Illegal invocation").
+  const fetcher = input.fetch
+  try {
+    response = await fetcher(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(SESSION_FETCH_TIMEOUT_MS) })
+  } catch (e) {
+    const timedOut = e instanceof Error && e.name === 'TimeoutError'
+    const why = timedOut ? `no answer within ${SESSION_FETCH_TIMEOUT_MS} ms (SESSION_FETCH_TIMEOUT_MS)` : `cannot reach ${url.origin} (${(e as Error).message})`
+    return { ok: false, status: timedOut ? 504 : 502, title: 'Agent unreachable', detail: `${what}: ${why}` }
+  }
+  if (response.status === 404) {
+    await response.body?.cancel().catch(() => {})
+    return { ok: false, status: 404, title: 'Session not found', detail: `the agent has no session '${input.sessionId}' of user '${input.userId}' in app '${input.app}'` }
+  }
+  // readTextLimited reads only the headers and the body, which a Response has too.
+  const read = await readTextLimited(response as unknown as Request, MAX_SESSION_BYTES)
+  if (!read.ok) {
+    const why = read.reason === 'too_large' ? `the session is larger than ${MAX_SESSION_BYTES} bytes (MAX_SESSION_BYTES)` : read.error
+    return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: ${why}` }
+  }
+  if (!response.ok) return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: the agent answered ${response.status}: ${read.text.slice(0, 300)}` }
+  let session: unknown
+  try {
+    session = JSON.parse(read.text)
+  } catch (e) {
+    return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: the answer is not JSON (${(e as Error).message})` }
+  }
+  const rawEvents = isRecord(session) ? session.events : undefined
+  if (rawEvents !== undefined && rawEvents !== null && !Array.isArray(rawEvents))
+    return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: "events" is not an array` }
+  const events: AdkEvent[] = []
+  for (const [index, raw] of (rawEvents ?? []).entries()) {
+    const parsed = AdkEvent.safeParse(raw)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const at = issue ? `events[${index}].${issue.path.join('.')}` : `events[${index}]`
+      return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: ${at}: ${issue?.message ?? 'not an ADK event'}` }
+    }
+    events.push(parsed.data)
+  }
+  const evalCase: EvalCase = {
+    eval_id: input.evalId,
+    conversation: eventsToInvocations(events),
+    session_input: { app_name: input.app, user_id: input.userId, state: {} },
+    creation_timestamp: input.nowSeconds,
+  }
+  return { ok: true, evalCase }
+}
