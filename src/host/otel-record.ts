@@ -33,12 +33,12 @@ export function isDecided(result: FedResult): boolean {
   return result.event.type === 'criterion.result' || result.event.type === 'case.result'
 }
 
-const LABEL: Record<string, string> = { PASSED: 'passed', FAILED: 'failed', NOT_EVALUATED: 'not_evaluated' }
-// A file-shaped case result stores statuses as numbers (1 passed, 2 failed, 3 not evaluated).
-const CODE: Record<number, string> = { 1: 'PASSED', 2: 'FAILED', 3: 'NOT_EVALUATED' }
+const LABEL: Record<string, string> = { PASSED: 'passed', FAILED: 'failed', NOT_EVALUATED: 'not_evaluated', INFORMATIONAL: 'informational' }
+// A file-shaped case result stores statuses as numbers (1 passed, 2 failed, 3 not evaluated, 4 informational).
+const CODE: Record<number, string> = { 1: 'PASSED', 2: 'FAILED', 3: 'NOT_EVALUATED', 4: 'INFORMATIONAL' }
 const SEVERITY = { INFO: 9, WARN: 13 }
 
-/** PASSED, FAILED or NOT_EVALUATED from a status name or ADK's number. */
+/** PASSED, FAILED, NOT_EVALUATED or INFORMATIONAL from a status name or ADK's number. */
 export function statusName(value: unknown): string {
   if (typeof value === 'number') return CODE[value] ?? 'NOT_EVALUATED'
   return typeof value === 'string' && value in LABEL ? value : 'NOT_EVALUATED'

@@ -26,6 +26,9 @@ function host(env: Env) {
   return { app: createApp(setup.deps), deps: setup.deps }
 }
 
+/** Results of one session here: 2 configured criteria + 4 efficiency metrics + the case result. */
+const RECORDS_PER_SESSION = 7
+
 describe('OpenTelemetry export (Node, in process)', () => {
   it('sends every decided result as a gen_ai.evaluation.result event with the configured resource and headers', async () => {
     const otlp = await startReceiver()
@@ -37,13 +40,14 @@ describe('OpenTelemetry export (Node, in process)', () => {
       OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test,service.name=ignored',
     })
     await runSession(app, 'otel-1', DIVERGING_CASE)
-    const requests = await otlp.waitFor((rs) => logRecords(rs).length >= 3)
+    // Two configured criteria, ADK's four always-reported efficiency metrics, and the case result.
+    const requests = await otlp.waitFor((rs) => logRecords(rs).length >= RECORDS_PER_SESSION)
     expect(requests.every((r) => r.path === '/v1/logs' && r.method === 'POST')).toBe(true)
     expect(requests[0]!.headers['content-type']).toBe('application/json')
     expect(requests[0]!.headers['x-api-key']).toBe('k 1')
     expect(requests[0]!.headers['x-team']).toBe('evals')
     const records = logRecords(requests)
-    expect(records).toHaveLength(3)
+    expect(records).toHaveLength(RECORDS_PER_SESSION)
     for (const r of records) {
       expect(r.record.eventName).toBe('gen_ai.evaluation.result')
       expect(r.resource['service.name']).toBe('evals-prod')
@@ -62,6 +66,9 @@ describe('OpenTelemetry export (Node, in process)', () => {
     expect(trajectory.record.severityText).toBe('WARN')
     expect(byName.response_match_score!.attributes['gen_ai.evaluation.score.label']).toBe('passed')
     expect(byName.response_match_score!.record.severityText).toBe('INFO')
+    const tokens = byName.token_usage_v1!
+    expect(tokens.attributes['gen_ai.evaluation.score.label']).toBe('informational')
+    expect(tokens.record.severityText).toBe('INFO')
     const kase = byName['evalstream.case']!
     expect(kase.attributes['gen_ai.evaluation.score.label']).toBe('failed')
     expect(kase.attributes['gen_ai.evaluation.score.value']).toBeUndefined()
@@ -78,10 +85,18 @@ describe('OpenTelemetry export (Node, in process)', () => {
     await deps.observers!.idle()
     expect(otlp.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/custom/logs']))
     const delivered = logRecords(otlp.requests.slice(2))
-    expect(delivered.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(['evalstream.case', 'response_match_score', 'tool_trajectory_avg_score'])
+    expect(delivered.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual([
+      'evalstream.case',
+      'inference_call_count_v1',
+      'invocation_duration_v1',
+      'response_match_score',
+      'token_usage_v1',
+      'tool_call_count_v1',
+      'tool_trajectory_avg_score',
+    ])
     // The failed attempts carried the same records as the ones that got through.
     expect(logRecords(otlp.requests.slice(0, 2)).length).toBeGreaterThan(0)
-    expect(deps.observers!.stats().otel).toMatchObject({ sent: 3, failed: 0, dropped: 0 })
+    expect(deps.observers!.stats().otel).toMatchObject({ sent: RECORDS_PER_SESSION, failed: 0, dropped: 0 })
     expect(deps.observers!.stats().otel!.retries).toBeGreaterThanOrEqual(2)
   })
 

@@ -26,6 +26,8 @@ function gate<T = void>() {
   return { promise, open }
 }
 
+const TOTAL = 4 * 7
+
 describe('webhook queue bound', () => {
   it('drops what does not fit in EVALSTREAM_WEBHOOK_MAX_QUEUE while the receiver holds its answers, counts and logs it, sends the rest', async () => {
     const hold = gate<number>()
@@ -39,17 +41,18 @@ describe('webhook queue bound', () => {
     if (!setup.ok) throw new Error(setup.error)
     const app = createApp(setup.deps)
     const observers = setup.deps.observers!
-    // Four sessions, three decided results each, while no answer comes back: at most
+    // Four sessions, seven decided results each (2 criteria, 4 efficiency metrics, the case),
+    // while no answer comes back: at most
     // WEBHOOK_CONCURRENCY in flight and one waiting, everything else dropped.
     for (const id of ['q-1', 'q-2', 'q-3', 'q-4']) await runSession(app, id, MATCHING_CASE)
     const before = observers.stats().webhooks!
     expect(before.queued).toBeLessThanOrEqual(1)
-    expect(before.dropped).toBeGreaterThanOrEqual(12 - WEBHOOK_CONCURRENCY - 1)
+    expect(before.dropped).toBeGreaterThanOrEqual(TOTAL - WEBHOOK_CONCURRENCY - 1)
     const dropped = before.dropped
     hold.open(200)
     await observers.idle()
-    expect(observers.stats().webhooks).toMatchObject({ sent: 12 - dropped, dropped, failed: 0, retries: 0 })
-    expect(new Set(hook.requests.map((r) => r.headers['x-evalstream-delivery'])).size).toBe(12 - dropped)
+    expect(observers.stats().webhooks).toMatchObject({ sent: TOTAL - dropped, dropped, failed: 0, retries: 0 })
+    expect(new Set(hook.requests.map((r) => r.headers['x-evalstream-delivery'])).size).toBe(TOTAL - dropped)
     expect(logs.join('\n')).toMatch(/dropped \d+ item\(s\): the queue holds at most 1 \(EVALSTREAM_WEBHOOK_MAX_QUEUE\); \d+ dropped in all/)
   })
 })

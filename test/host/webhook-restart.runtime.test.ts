@@ -102,13 +102,10 @@ describe('exporters after a restart on the same EVALSTREAM_DB (Node)', () => {
     server = undefined
 
     const ids = hook.requests.map((r) => r.headers['x-evalstream-delivery'])
-    expect(ids.sort()).toEqual([
-      'restarted/case',
-      'restarted/result/0/response_match_score/0',
-      'restarted/result/0/tool_trajectory_avg_score/0',
-      'restarted/result/1/response_match_score/0',
-      'restarted/result/1/tool_trajectory_avg_score/0',
-    ])
+    // Every result once: two criteria and four efficiency metrics per invocation, and the case.
+    const metrics = ['inference_call_count_v1', 'invocation_duration_v1', 'response_match_score', 'token_usage_v1', 'tool_call_count_v1', 'tool_trajectory_avg_score']
+    const expected = ['restarted/case', ...[0, 1].flatMap((i) => metrics.map((m) => `restarted/result/${i}/${m}/0`))]
+    expect(ids.sort()).toEqual(expected.sort())
     const keys = logRecords(otlp.requests).map((r) => r.attributes['evalstream.result.key'])
     expect(keys.sort()).toEqual(ids.map((id) => id!.slice('restarted/'.length)))
   })
@@ -140,12 +137,21 @@ describe('exporters on Deno', () => {
     expect((await post(deno.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'on-deno', eval_config: CONFIG, eval_case: one }))).status).toBe(201)
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/events', WEATHER_SSE, 'text/event-stream')).ok).toBe(true)
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/end', '')).status).toBe(200)
-    const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 3))
-    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(['evalstream.case', 'response_match_score', 'tool_trajectory_avg_score'])
+    const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 7))
+    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual([
+      'evalstream.case',
+      'inference_call_count_v1',
+      'invocation_duration_v1',
+      'response_match_score',
+      'token_usage_v1',
+      'tool_call_count_v1',
+      'tool_trajectory_avg_score',
+    ])
     for (const r of records) {
       expect(r.record.eventName).toBe('gen_ai.evaluation.result')
       expect(r.resource['service.name']).toBe('evals-on-deno')
-      expect(r.attributes).toMatchObject({ 'evalstream.session.id': 'on-deno', 'evalstream.app.name': 'weather', 'gen_ai.evaluation.score.label': 'passed' })
+      const label = String(r.attributes['gen_ai.evaluation.name']).endsWith('_v1') ? 'informational' : 'passed'
+      expect(r.attributes).toMatchObject({ 'evalstream.session.id': 'on-deno', 'evalstream.app.name': 'weather', 'gen_ai.evaluation.score.label': label })
     }
     const [, delivered] = await hook.waitFor((rs) => rs.length >= 2)
     expect(delivered!.headers['x-evalstream-delivery']).toBe('on-deno/case')

@@ -46,9 +46,18 @@ describe('OpenTelemetry and webhooks on Workers', () => {
     expect(events.ok).toBe(true)
     expect((await fetch(url('/v1/sessions/w-otel/end'), { method: 'POST' })).status).toBe(200)
 
-    const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 3))
-    expect(records).toHaveLength(3)
-    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(['evalstream.case', 'response_match_score', 'tool_trajectory_avg_score'])
+    // Two configured criteria, ADK's four always-reported efficiency metrics, and the case result.
+    const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 7))
+    expect(records).toHaveLength(7)
+    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual([
+      'evalstream.case',
+      'inference_call_count_v1',
+      'invocation_duration_v1',
+      'response_match_score',
+      'token_usage_v1',
+      'tool_call_count_v1',
+      'tool_trajectory_avg_score',
+    ])
     for (const r of records) {
       expect(r.record.eventName).toBe('gen_ai.evaluation.result')
       expect(r.resource).toMatchObject({ 'service.name': 'evals-on-workers', 'cloud.provider': 'cloudflare' })
