@@ -6,6 +6,7 @@ import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from './result-feed.ts'
+import type { ResultsIndex } from './results-index.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -21,6 +22,8 @@ export type AppDeps = {
   fetch?: typeof fetch
   /** Every new result of every session of `store` (when the store was built with this feed). */
   feed?: ResultFeed
+  /** Results across sessions (GET /v1/results, /v1/stats, /v1/sessions); those routes answer 501 without it. */
+  resultsIndex?: ResultsIndex
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings
   /** The store's lifecycle limits, named in what a client is told about an evicted session. */

@@ -19,6 +19,7 @@ import type {
   SessionSpec,
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
+import { Transcript } from './transcript.ts'
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -68,6 +69,8 @@ export class HostedSession {
   readonly id: string
   readonly spec: SessionSpec
   readonly log: ResultLog
+  /** The conversation so far, for the dashboard (bounded, rebuilt by replay). */
+  readonly transcript = new Transcript()
   #journal: Journal
   #lifecycle: SessionLifecycleHooks
   #ended = false
@@ -119,6 +122,7 @@ export class HostedSession {
     this.#lifecycle.active?.()
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw })
     this.#count(item)
+    this.transcript.add(item)
     this.#engine.push(item)
   }
 
@@ -231,6 +235,7 @@ export class HostedSession {
         // must not drop them), so the bounds are not checked again; an issue means the schema changed.
         if (!isIngestIssue(decoded)) {
           this.#count(decoded)
+          this.transcript.add(decoded)
           this.#engine.push(decoded)
         }
       } else if (entry.op === 'reject') {

@@ -6,9 +6,12 @@ import { Hono } from 'hono'
 import { criteriaCatalogue } from '../core/registry.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { requireToken } from './auth.ts'
+import { conversation } from './conversation-route.ts'
 import { corsFor } from './cors.ts'
+import { dashboardRoutes } from './dashboard/routes.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
+import { resultsRoutes } from './results-routes.ts'
 import { runsRoutes } from './runs-routes.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
 
@@ -23,9 +26,13 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono()
   // CORS first: preflights carry no token, and 401s need the allow headers to be readable.
   app.use('*', corsFor(deps.cors))
+  // The dashboard page is public (a browser sends no token when navigating); its data is not.
+  app.route('/', dashboardRoutes())
   app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
+  app.route('/v1', resultsRoutes(deps.resultsIndex))
+  app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))
   app.route('/v1/runs', runsRoutes(deps))
   app.post('/run_sse', (c) => proxyRunSse(c, deps))
