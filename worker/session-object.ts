@@ -6,6 +6,7 @@
 import { createApp } from '../src/http/app.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
 import { durableSessions, type DurableSessions } from './durable-store.ts'
+import { forwardResults } from './index-feed.ts'
 import { durableJudgeCache } from './judge-cache.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
 
@@ -26,6 +27,8 @@ export class EvalSession {
       store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
       judgeCache,
     })
+    // New results go on to the tenant's index object (GET /v1/results, /v1/stats, /v1/sessions).
+    if (setup.ok && setup.deps.feed && env.INDEX) forwardResults(setup.deps.feed, env.INDEX)
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
     this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
