@@ -89,8 +89,9 @@ export function openSession(sessionId, els, onChange) {
     } else if (type === 'criterion.result') {
       const reasons = rationales(data.details)
       if (data.reason) reasons.unshift(data.reason)
-      invocation(data.invocation_index, data.invocation_id).criteria.set(data.metric_name,
-        { status: data.eval_status, score: data.score, threshold: data.threshold, reasons })
+      const criteria = invocation(data.invocation_index, data.invocation_id).criteria
+      const early = criteria.get(data.metric_name)?.early && data.eval_status === 'FAILED'
+      criteria.set(data.metric_name, { status: data.eval_status, score: data.score, threshold: data.threshold, reasons, early })
     } else if (type === 'case.result') state.status = STATUS_NAMES[data.final_eval_status] || 'NOT_EVALUATED'
     else if (type === 'error') state.errors.push(String(data.message || 'error'))
     render()
