@@ -72,7 +72,7 @@ router.use('*', async (c, next) => {
 })
 
 // Monitoring across sessions: the caller's tenant's index object answers (the session-less app
-// answers 501 when the deployment has no INDEX binding).
+// answers 404 when the deployment has no INDEX binding).
 for (const path of ['/v1/results', '/v1/stats', '/v1/sessions'])
   router.get(path, (c) => (c.env.INDEX ? indexStub(c.env.INDEX, tenantOf(c)).fetch(c.req.raw) : c.var.configured.app.fetch(c.req.raw)))
 

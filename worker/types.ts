@@ -27,7 +27,7 @@ export type DurableObjectNamespace = { idFromName(name: string): unknown; get(id
 
 export type WorkerEnv = {
   SESSIONS: DurableObjectNamespace
-  /** One results index object per tenant (index-object.ts); without it the monitoring routes answer 501. */
+  /** One results index object per tenant (index-object.ts); without it the monitoring routes answer 404. */
   INDEX?: DurableObjectNamespace
   EVALSTREAM_CONFIG?: string
   AGENT_URL?: string

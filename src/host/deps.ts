@@ -22,7 +22,7 @@ export type AppDeps = {
   fetch?: typeof fetch
   /** Every new result of every session of `store` (when the store was built with this feed). */
   feed?: ResultFeed
-  /** Results across sessions (GET /v1/results, /v1/stats, /v1/sessions); those routes answer 501 without it. */
+  /** Results across sessions (GET /v1/results, /v1/stats, /v1/sessions); those routes answer 404 without it. */
   resultsIndex?: ResultsIndex
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings

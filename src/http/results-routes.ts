@@ -7,7 +7,7 @@
  *
  * A caller sees its own tenant's results only (tenant-less ones in open mode); `?tenant=` naming
  * another tenant is refused, never silently widened. Without an index (a host built without one)
- * the routes answer 501 saying so.
+ * the routes answer 404 saying so.
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
@@ -23,7 +23,8 @@ import { resultsQuery, sessionsQuery, statsQuery, type Parsed } from './results-
 export function resultsRoutes(index: ResultsIndex | undefined, now: () => number = Date.now): Hono {
   const app = new Hono()
   const serve = <T>(c: Context, parse: (c: Context, tenant: string) => Parsed<T>, read: (index: ResultsIndex, q: T) => unknown) => {
-    if (!index) return problem(c, 501, 'No results index', 'this host keeps no results index (monitoring across sessions is off)')
+    // 404, not 5xx: nothing is broken, this host was built without an index.
+    if (!index) return problem(c, 404, 'No results index', 'this host keeps no results index, so there is nothing to list (monitoring across sessions is off)')
     const own = tenantOf(c)
     const asked = c.req.query('tenant')
     if (asked !== undefined && asked !== '' && asked !== own) {
