@@ -62,20 +62,21 @@ export async function launchPage(viewport: { width: number; height: number }): P
     if (r.exceptionDetails) throw new Error(`page threw: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`)
     return r.result.value as T
   }
+  const waitFor = async (expression: string, what: string, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      if (await evaluate<boolean>(`Boolean(${expression})`)) return
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      // Wait for the page's next frame rather than a fixed time.
+      await evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))')
+    }
+  }
   return {
     evaluate,
+    waitFor,
     async navigate(url) {
       await page('Page.navigate', { url })
-      await this.waitFor("document.readyState === 'complete'", `page ${url} to load`)
-    },
-    async waitFor(expression, what, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        if (await evaluate<boolean>(`Boolean(${expression})`)) return
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-        // Wait for the page's next frame rather than a fixed time.
-        await evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))')
-      }
+      await waitFor("document.readyState === 'complete'", `page ${url} to load`)
     },
     async screenshot() {
       const { data } = await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true })

@@ -77,7 +77,7 @@ describe('GET /v1/sessions/{id}/conversation', () => {
 
 describe('a host without a results index', () => {
   it('answers the monitoring routes with a 404 that says why', async () => {
-    const app = createApp({ store: memorySessionStore(), createEngine: (o) => ({ ok: true, engine: createSessionEngine(o) }) })
+    const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) })
     for (const path of ['/v1/results', '/v1/stats', '/v1/sessions']) {
       const res = await app.request(path)
       expect(res.status).toBe(404)
