@@ -13,6 +13,8 @@ import { loadStats } from './stats.js'
 const SESSIONS_REFRESH_MS = 3000
 const STATS_REFRESH_MS = 10000
 const SESSIONS_SHOWN = 100
+/** After a live result, the list and stats refresh this much later (one refresh per burst). */
+const FOLLOW_UP_MS = 500
 
 const $ = (id) => document.getElementById(id)
 const els = { title: $('session-title'), status: $('session-status'), scores: $('scores'), conversation: $('conversation') }
@@ -57,6 +59,13 @@ async function refresh(what) {
   try { await what(); notice() } catch (error) { notice(error) }
 }
 
+/** A result in the open session: the list and the stats follow soon after (coalesced). */
+let followUp
+function onSessionChange() {
+  clearTimeout(followUp)
+  followUp = setTimeout(() => { refresh(refreshSessions); refresh(refreshStats) }, FOLLOW_UP_MS)
+}
+
 function route() {
   const match = /^#\/session\/(.+)$/.exec(location.hash)
   const id = match ? decodeURIComponent(match[1]) : ''
@@ -64,7 +73,7 @@ function route() {
   closeSession()
   selected = id
   $('session-view').hidden = !id
-  if (id) closeSession = openSession(id, els, () => {})
+  if (id) closeSession = openSession(id, els, onSessionChange)
   else closeSession = () => {}
   for (const li of document.querySelectorAll('#sessions li')) li.classList.toggle('selected', li.dataset.sessionId === id)
 }
