@@ -106,6 +106,8 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     await page.waitFor(`${criterion('response_match_score')}?.dataset.status === 'PASSED'`, 'the response result')
     await gemini.waitForRequests(1)
     expect(await page.evaluate(`${criterion(JUDGED)}.dataset.status`)).toBe('PENDING')
+    expect(await page.evaluate<string>(`${criterion(JUDGED)}.textContent`)).toContain('judging: waiting for the votes')
+    await page.waitFor(`${q('#conversation')}.textContent.includes('the time is 10:30')`, 'the final answer in the conversation')
     await shot('judging')
     releaseJudge()
     await page.waitFor(`${criterion(JUDGED)}?.dataset.status === 'PASSED'`, 'the judged result')

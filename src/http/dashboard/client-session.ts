@@ -54,7 +54,7 @@ export function openSession(sessionId, els, onChange) {
         [...inv.criteria.entries()].map(([name, c]) => h('div', { class: 'criterion', 'data-criterion': name, 'data-status': c.status },
           h('span', { class: 'name' }, name),
           badge(c.status, c.status === 'PENDING' && c.provisional !== undefined ? 'pending (' + formatScore(c.provisional) + ' so far)' : undefined),
-          h('span', { class: 'muted' }, c.status === 'PENDING' ? 'decided when the invocation ends (judged criteria: when the votes are in)' :
+          h('span', { class: 'muted' }, c.status === 'PENDING' ? (inv.completed ? 'judging: waiting for the votes' : 'decided when the invocation ends') :
             'score ' + formatScore(c.score) + (c.threshold !== undefined ? ' / threshold ' + c.threshold : '') + (c.early ? ' · decided mid-invocation' : '')),
           h('span', {}),
           (c.reasons || []).map((r) => h('div', { class: 'why' }, r))))))
@@ -89,7 +89,10 @@ export function openSession(sessionId, els, onChange) {
     } else if (type === 'criterion.result') {
       const reasons = rationales(data.details)
       if (data.reason) reasons.unshift(data.reason)
-      const criteria = invocation(data.invocation_index, data.invocation_id).criteria
+      const inv = invocation(data.invocation_index, data.invocation_id)
+      // Results come when an invocation completes: whatever is still pending then is being judged.
+      inv.completed = true
+      const criteria = inv.criteria
       const early = criteria.get(data.metric_name)?.early && data.eval_status === 'FAILED'
       criteria.set(data.metric_name, { status: data.eval_status, score: data.score, threshold: data.threshold, reasons, early })
     } else if (type === 'case.result') state.status = STATUS_NAMES[data.final_eval_status] || 'NOT_EVALUATED'
