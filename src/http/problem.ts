@@ -14,6 +14,7 @@ export const PROBLEM_TYPE_BASE = 'https://evalstream.dev/problems/'
 const TYPE_BY_STATUS: Record<number, string> = {
   400: 'bad-request',
   401: 'unauthorized',
+  403: 'forbidden',
   404: 'not-found',
   405: 'method-not-allowed',
   409: 'conflict',

@@ -9,7 +9,7 @@ import { createApp } from '../../src/http/app.ts'
 import { DASHBOARD_ASSETS } from '../../src/http/dashboard/routes.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { MAX_TRANSCRIPT_TEXT_CHARS } from '../../src/host/transcript.ts'
+import { MAX_TRANSCRIPT_ENTRIES, MAX_TRANSCRIPT_TEXT_CHARS, Transcript } from '../../src/host/transcript.ts'
 import { indexedHost } from './results-support.ts'
 
 const ACME = 'acme-dashboard-token-0123456789abcdef'
@@ -72,6 +72,20 @@ describe('GET /v1/sessions/{id}/conversation', () => {
     await (await host.call('POST', '/v1/sessions/long/events', undefined, JSON.stringify([event]))).text()
     const body: any = await (await host.call('GET', '/v1/sessions/long/conversation')).json()
     expect(body.entries[0].parts[0].text).toHaveLength(MAX_TRANSCRIPT_TEXT_CHARS + 1)
+  })
+})
+
+describe('Transcript', () => {
+  it('keeps the newest MAX_TRANSCRIPT_ENTRIES entries and counts the dropped ones; skips events with nothing to show', () => {
+    const transcript = new Transcript()
+    for (let index = 0; index < MAX_TRANSCRIPT_ENTRIES + 3; index++)
+      transcript.add({ index, raw: {}, event: { invocation_id: 'i', author: 'agent', content: { parts: [{ text: `t${index}` }] } } as any })
+    transcript.add({ index: 9999, raw: {}, event: { invocation_id: 'i', author: 'agent' } as any })
+    const { entries, dropped } = transcript.toJSON()
+    expect(entries).toHaveLength(MAX_TRANSCRIPT_ENTRIES)
+    expect(dropped).toBe(3)
+    expect(entries[0]!.parts).toEqual([{ kind: 'text', text: 't3' }])
+    expect(entries.at(-1)!.index).toBe(MAX_TRANSCRIPT_ENTRIES + 2)
   })
 })
 

@@ -29,7 +29,10 @@ export const DASHBOARD_ASSETS: Readonly<Record<string, { type: string; body: str
 
 export const DASHBOARD_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-/** Paths the dashboard serves without a token (GET and HEAD). */
+/**
+ * Paths the dashboard serves without a token (GET and HEAD).
+ * @example isDashboardPath('/dashboard/main.js') // true; isDashboardPath('/dashboard/x.js') // false
+ */
 export function isDashboardPath(path: string): boolean {
   return path === '/' || (path.startsWith('/dashboard/') && Object.hasOwn(DASHBOARD_ASSETS, path.slice('/dashboard/'.length)))
 }
