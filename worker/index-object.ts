@@ -40,9 +40,7 @@ export class EvalIndex {
     this.app.post(RECORD_PATH, async (c) => {
       const batch: unknown = await c.req.json().catch(() => undefined)
       if (!Array.isArray(batch) || batch.length > MAX_RECORD_BATCH) return problem(c, 400, 'Bad batch', `expected an array of at most ${MAX_RECORD_BATCH} results`)
-      let recorded = 0
-      for (const item of batch) if (isFedResult(item) && index.record(item)) recorded += 1
-      return c.json({ recorded })
+      return c.json({ recorded: index.recordAll(batch.filter(isFedResult)) })
     })
     this.app.use('*', requireToken(access.value.auth))
     this.app.route('/v1', resultsRoutes(index))

@@ -40,10 +40,10 @@ export type IndexReads = {
 }
 
 /** Filters shared by the reads: tenant, age floor and the optional equalities. */
-function where(q: { tenant: string; app?: string; criterion?: string; since?: number; until?: number }, floor: number) {
-  const clauses = ['tenant = ?', 'at_ms >= ?']
+function where(q: { tenant: string; app?: string; criterion?: string; since?: number; until?: number }, floor: number, noIndex = '') {
+  const clauses = [`${noIndex}tenant = ?`, `${noIndex}at_ms >= ?`]
   const params: SqlValue[] = [q.tenant, Math.max(q.since ?? 0, floor)]
-  if (q.until !== undefined) clauses.push('at_ms < ?'), params.push(q.until)
+  if (q.until !== undefined) clauses.push(`${noIndex}at_ms < ?`), params.push(q.until)
   if (q.app !== undefined) clauses.push('app = ?'), params.push(q.app)
   if (q.criterion !== undefined) clauses.push('criterion = ?'), params.push(q.criterion)
   return { clauses, params }
@@ -57,7 +57,9 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 export function indexReads(sql: Sql, floor: () => number): IndexReads {
   return {
     results(q) {
-      const { clauses, params } = where(q, floor())
+      // `+` keeps SQLite off the time and stats indexes here: newest-first pages walk the primary
+      // key and stop after `limit` matches; a session filter still uses its index.
+      const { clauses, params } = where(q, floor(), '+')
       if (q.status !== undefined) clauses.push('status = ?'), params.push(q.status)
       if (q.type !== undefined) clauses.push('type = ?'), params.push(q.type)
       if (q.session !== undefined) clauses.push('session_id = ?'), params.push(q.session)

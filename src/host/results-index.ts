@@ -14,7 +14,7 @@
  */
 import { isRecord } from '../adk/json.ts'
 import { statusFromCode } from '../adk/status.ts'
-import type { FedResult, ResultFeed } from './result-feed.ts'
+import type { FedResult } from './result-feed.ts'
 import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, MAX_INDEXED_DATA_CHARS, type IndexLimits } from './results-index-limits.ts'
 import { indexReads, type IndexReads } from './results-index-query.ts'
 import type { Sql } from './sql.ts'
@@ -24,9 +24,9 @@ const SCHEMA = [
     seq INTEGER NOT NULL, at_ms INTEGER NOT NULL, tenant TEXT NOT NULL, app TEXT NOT NULL, type TEXT NOT NULL,
     criterion TEXT, invocation_index INTEGER, status TEXT, score REAL, threshold REAL,
     current INTEGER NOT NULL DEFAULT 1, data TEXT NOT NULL, UNIQUE (session_id, seq, at_ms))`,
-  'CREATE INDEX IF NOT EXISTS es_index_results_time ON es_index_results (tenant, at_ms)',
-  'CREATE INDEX IF NOT EXISTS es_index_results_criterion ON es_index_results (tenant, criterion, at_ms)',
-  'CREATE INDEX IF NOT EXISTS es_index_results_slot ON es_index_results (session_id, invocation_index, criterion)',
+  // Age pruning walks time; the stats queries read this index alone (it covers every column they use).
+  'CREATE INDEX IF NOT EXISTS es_index_results_age ON es_index_results (at_ms)',
+  'CREATE INDEX IF NOT EXISTS es_index_results_stats ON es_index_results (tenant, type, current, at_ms, criterion, status, score, app)',
   `CREATE TABLE IF NOT EXISTS es_index_sessions (session_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, app TEXT NOT NULL,
     first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL, invocations INTEGER NOT NULL DEFAULT 0, status TEXT)`,
   'CREATE INDEX IF NOT EXISTS es_index_sessions_time ON es_index_sessions (tenant, last_ms)',
@@ -35,17 +35,24 @@ const SCHEMA = [
 export type ResultsIndex = IndexReads & {
   /** Takes one result (synchronous and quick: a few statements). Returns false when it was a repeat. */
   record(result: FedResult): boolean
+  /** Takes many in one transaction when the options gave one; returns how many were new. */
+  recordAll(results: readonly FedResult[]): number
   /** Drops what the limits no longer allow; `record` calls it as needed, tests call it directly. */
   prune(): void
   readonly limits: IndexLimits
 }
 
-export type ResultsIndexOptions = { limits?: Partial<IndexLimits>; now?: () => number }
+export type ResultsIndexOptions = {
+  limits?: Partial<IndexLimits>
+  now?: () => number
+  /** Runs `fn` in one transaction (node:sqlite: one commit per batch instead of per statement). */
+  transaction?: (fn: () => void) => void
+}
 
 /**
  * @example
  * const index = sqliteResultsIndex(sqlFromDatabaseSync(new DatabaseSync(':memory:')))
- * const stop = watchResults(feed, index)
+ * const stop = watchResults(feed, index) // results-index-setup.ts
  * index.stats({ tenant: '' })
  */
 export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}): ResultsIndex {
@@ -100,8 +107,9 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     const id = inserted[0]?.id
     if (id === undefined) return false
     rows += 1
-    if (type === 'criterion.result') {
-      // The latest revision of a criterion on an invocation is the one that counts.
+    if (type === 'criterion.result' && typeof data.revision === 'number' && data.revision > 0) {
+      // The latest revision of a criterion on an invocation is the one that counts (revision 0,
+      // the common case, has nothing before it: no statement for it).
       sql.query(
         'UPDATE es_index_results SET current = 0 WHERE session_id = ? AND invocation_index = ? AND criterion = ? AND id <> ? AND current = 1',
         r.sessionId, row.invocation, row.criterion, Number(id),
@@ -113,7 +121,16 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     return true
   }
 
-  return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, prune, limits }
+  const recordAll = (results: readonly FedResult[]) => {
+    let added = 0
+    const all = () => {
+      for (const r of results) if (record(r)) added += 1
+    }
+    if (options.transaction) options.transaction(all)
+    else all()
+    return added
+  }
+  return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, prune, limits }
 }
 
 type Row = { criterion: string | null; invocation: number | null; status: string | null; score: number | null; threshold: number | null; data: string }
@@ -144,12 +161,4 @@ function boundedData(data: Record<string, unknown>): string {
   const rationale = isRecord(data.details) ? data.details.rationale : undefined
   if (typeof rationale === 'string') summary.details = { rationale: rationale.slice(0, 2048) }
   return JSON.stringify(summary)
-}
-
-/**
- * Feeds an index from a result feed; returns the function that stops it.
- * @example const stop = watchResults(deps.feed, index)
- */
-export function watchResults(feed: ResultFeed, index: ResultsIndex): () => void {
-  return feed.watch((result) => void index.record(result))
 }

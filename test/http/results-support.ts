@@ -5,7 +5,8 @@
 import { DatabaseSync } from 'node:sqlite'
 import { expect } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { sqliteResultsIndex, watchResults, type ResultsIndexOptions } from '../../src/host/results-index.ts'
+import { sqliteResultsIndex, type ResultsIndexOptions } from '../../src/host/results-index.ts'
+import { sqlTransaction, watchResults } from '../../src/host/results-index-setup.ts'
 import { memorySessionStore, sqliteSessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv, type Env } from '../../src/host/setup.ts'
 import { sqlFromDatabaseSync, type Sql } from '../../src/host/sql.ts'
@@ -22,7 +23,7 @@ export function indexedHost(env: Env = {}, options: ResultsIndexOptions & { db?:
     { store: (limits, feed) => (options.db ? sqliteSessionStore(sql, { limits, feed }) : memorySessionStore({ limits, feed })) },
   )
   if (!setup.ok) throw new Error(setup.error)
-  const index = sqliteResultsIndex(sql, options)
+  const index = sqliteResultsIndex(sql, { transaction: sqlTransaction(sql), ...options })
   watchResults(setup.deps.feed!, index)
   const app = createApp({ ...setup.deps, resultsIndex: index })
   const call = (method: string, path: string, token?: string, body?: string, type = 'application/json') =>
