@@ -1,7 +1,7 @@
 /**
  * Monitoring across sessions on Workers (workerd via Miniflare, real sockets): session objects send
  * their results to their tenant's index object; /v1/results, /v1/stats and /v1/sessions answer
- * from it, each tenant from its own; a session object evicted and rebuilt by replay adds nothing;
+ * from it, each tenant from its own; a session's conversation comes from its object; a session object evicted and rebuilt by replay adds nothing;
  * the dashboard page is served without a token.
  */
 import { mkdtempSync } from 'node:fs'
@@ -80,6 +80,9 @@ describe('results index on Workers (workerd via Miniflare)', () => {
     const globexStats = await json('/v1/stats', globex)
     expect(globexStats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({ PASSED: 1, FAILED: 0, NOT_EVALUATED: 0 })
     expect((await json('/v1/sessions', globex)).sessions.map((s: any) => s.session_id)).toEqual(['globex:one'])
+    const talk = await json('/v1/sessions/acme:good/conversation', acme)
+    expect(talk.entries.flatMap((e: any) => e.parts.map((p: any) => p.name ?? p.text))).toContain('get_weather')
+    expect((await call('/v1/sessions/acme:good/conversation', { headers: globex })).status).toBe(404)
     expect((await call('/v1/results?tenant=acme', { headers: globex })).status).toBe(403)
     expect((await call('/v1/stats')).status).toBe(401)
   })
