@@ -97,6 +97,9 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     expect(await page.evaluate(`document.querySelectorAll('#conversation img, #scores img').length`)).toBe(0)
     expect(await page.evaluate('window.__xss')).toBeUndefined()
     await shot('live')
+    // A broken event is reported beside the session and changes no score.
+    await push('data: {"author": 7\n\n')
+    await page.waitFor(`${q('#session-status')}.textContent.includes('rejected event')`, 'the rejected event')
 
     expect(await page.evaluate(`${criterion(JUDGED)}.dataset.status`)).toBe('PENDING')
 

@@ -47,7 +47,7 @@ export function openSession(sessionId, els, onChange) {
   const render = () => {
     replace(els.title, 'Session ', h('span', { class: 'id' }, sessionId))
     replace(els.status, badge(state.status), ' ', h('span', { class: 'muted' }, 'stream: ' + state.stream),
-      state.errors.map((e) => h('div', { class: 'why' }, 'rejected event: ' + e)))
+      state.errors.map((e) => h('div', { class: 'why' }, e)))
     const blocks = [...state.invocations.entries()].sort((a, b) => a[0] - b[0]).map(([index, inv]) =>
       h('div', { class: 'invocation', 'data-invocation': index },
         h('h4', {}, 'Invocation ' + (index + 1) + ' ', h('span', { class: 'muted' }, inv.id)),
@@ -96,7 +96,11 @@ export function openSession(sessionId, els, onChange) {
       const early = criteria.get(data.metric_name)?.early && data.eval_status === 'FAILED'
       criteria.set(data.metric_name, { status: data.eval_status, score: data.score, threshold: data.threshold, reasons, early })
     } else if (type === 'case.result') state.status = STATUS_NAMES[data.final_eval_status] || 'NOT_EVALUATED'
-    else if (type === 'error') state.errors.push(String(data.message || 'error'))
+    else if (type === 'error') {
+      // A rejected event (the session goes on), or the server closing the stream (evicted).
+      const where = data.kind === 'rejected_event' ? 'rejected event ' + data.index + (data.path ? ' at ' + data.path : '') + ': ' : ''
+      state.errors.push(where + String(data.message || 'error'))
+    }
     render()
     refreshConversation()
   }
