@@ -59,6 +59,8 @@ export {
   runEvalSets,
   planRun,
   staticTurns,
+  userSimulationTurnSources,
+  type SimulatorModel,
   AgentError,
   type AgentTarget,
   type EvalSetInput,

@@ -32,6 +32,7 @@ import { isRecord } from '../src/adk/json.ts'
 export { EvalSession, EvalIndex }
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
+const RUN_PATH = /^\/v1\/runs\/([^/]+)(?:\/.*)?$/
 
 function toObject(env: WorkerEnv, sessionId: string, request: Request): Promise<Response> {
   return env.SESSIONS.get(env.SESSIONS.idFromName(sessionId)).fetch(request)
@@ -113,6 +114,30 @@ router.all('/v1/sessions/*', (c) => {
     return problem(c, 400, 'Invalid session path', `'${match[1]}' is not a valid percent-encoded session id`)
   }
   return toObject(c.env, id, c.req.raw)
+})
+
+// An eval set run lives in a Durable Object of its own (`run:<id>`), so its results outlive the
+// request that started it and every later request for it reaches the same object.
+router.post('/v1/runs', async (c) => {
+  const body = await parseCreateBody(c.req.raw, c.var.configured.limits, 'a run')
+  if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+  if (!isRecord(body.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
+  const id = typeof body.value.run_id === 'string' ? body.value.run_id : crypto.randomUUID()
+  const forwarded = body.value.run_id === undefined ? { ...body.value, run_id: id } : body.value
+  return toObject(c.env, `run:${id}`, withBody(c.req.raw, JSON.stringify(forwarded)))
+})
+
+router.all('/v1/runs/*', (c) => {
+  const path = new URL(c.req.url).pathname
+  const match = RUN_PATH.exec(path)
+  if (!match) return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
+  let id: string
+  try {
+    id = decodeURIComponent(match[1]!)
+  } catch {
+    return problem(c, 400, 'Invalid run path', `'${match[1]}' is not a valid percent-encoded run id`)
+  }
+  return toObject(c.env, `run:${id}`, c.req.raw)
 })
 
 router.post('/run_sse', async (c) => {

@@ -4,6 +4,7 @@
  * storage once the session's idle TTL or retention is over.
  */
 import { createApp } from '../src/http/app.ts'
+import type { Observers } from '../src/host/observers-setup.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
 import { durableSessions, type DurableSessions } from './durable-store.ts'
 import { forwardResults } from './index-feed.ts'
@@ -18,6 +19,8 @@ export class EvalSession {
   app: { fetch(request: Request): Response | Promise<Response> }
   sessions: DurableSessions | undefined
   hooks: boolean
+  observers: Observers | undefined
+  indexing: { idle(): Promise<void> } | undefined
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state
@@ -27,8 +30,9 @@ export class EvalSession {
       store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
       judgeCache,
     })
+    this.observers = setup.ok ? setup.deps.observers : undefined
     // New results go on to the tenant's index object (GET /v1/results, /v1/stats, /v1/sessions).
-    if (setup.ok && setup.deps.feed && env.INDEX) forwardResults(setup.deps.feed, env.INDEX)
+    if (setup.ok && setup.deps.feed && env.INDEX) this.indexing = forwardResults(setup.deps.feed, env.INDEX)
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
     this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
@@ -40,11 +44,15 @@ export class EvalSession {
     }
     const response = await this.app.fetch(request)
     await this.sessions?.settle()
+    // OpenTelemetry exports and webhooks this request queued finish after the response is sent.
+    if (this.observers) this.state.waitUntil?.(this.observers.idle())
+    if (this.indexing) this.state.waitUntil?.(this.indexing.idle())
     return response
   }
 
   async alarm(): Promise<void> {
     await this.sessions?.alarm()
+    await this.observers?.idle()
   }
 
   /** Test-only routes (EVALSTREAM_TEST_HOOKS=1): simulate an eviction, list what storage holds. */

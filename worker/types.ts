@@ -20,6 +20,8 @@ export type DurableObjectState = {
   storage: DurableObjectStorage
   /** Resets the object as if evicted; used by the test hook. */
   abort(reason?: string): void
+  /** Keeps the object alive until the promise settles (result exports after the response). */
+  waitUntil?(promise: Promise<unknown>): void
 }
 
 export type DurableObjectStub = { fetch(request: Request): Promise<Response> }

@@ -45,7 +45,12 @@ export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: Extr
   const fieldNames = Object.keys(shape)
   const object =
     extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)
-  return z.preprocess((input) => renameAliases(input, fieldNames), object)
+  // The field names ride along, so code that reads the same models another way (event-fast.ts)
+  // can be checked against this one list.
+  return Object.assign(
+    z.preprocess((input) => renameAliases(input, fieldNames), object),
+    { fieldNames: fieldNames as readonly (keyof Shape & string)[] },
+  )
 }
 
 /**

@@ -86,10 +86,13 @@ export const EvalMetric = adkObject(
 ).transform((m): EvalMetric => ({ ...m, criterion: m.criterion ?? BaseCriterion.parse({ threshold: m.threshold }) }))
 export type EvalMetric = {
   metric_name: string
-  threshold: number
-  criterion: BaseCriterion
+  /** Null only for metrics ADK reports without configuration (the informational efficiency metrics). */
+  threshold: number | null
+  criterion: BaseCriterion | null
   custom_function_path?: string
 }
+/** A metric from a config's `criteria`: it always has a threshold and a criterion. */
+export type ConfiguredEvalMetric = EvalMetric & { threshold: number; criterion: BaseCriterion }
 
 export type ParseEvalConfigResult = { ok: true; config: EvalConfig } | ParseFailure
 
@@ -110,7 +113,7 @@ export function parseEvalConfig(json: unknown, options: { source?: string } = {}
  * metric's function path comes from `custom_metrics`.
  * @example evalMetricsOf(DEFAULT_EVAL_CONFIG).map((m) => m.metric_name) // ['tool_trajectory_avg_score', 'response_match_score']
  */
-export function evalMetricsOf(config: EvalConfig): EvalMetric[] {
+export function evalMetricsOf(config: EvalConfig): ConfiguredEvalMetric[] {
   return Object.entries(config.criteria).map(([metricName, criterion]) => ({
     metric_name: metricName,
     threshold: criterion.threshold,

@@ -162,6 +162,16 @@ const EVENT = model({
   usage_metadata: record,
 })
 
+/** The fields each fast model reads, tested equal to the zod models' (adkObject's fieldNames). */
+export const FAST_MODEL_FIELDS = {
+  event: EVENT.fields.map((f) => f.name),
+  actions: ACTIONS.fields.map((f) => f.name),
+  content: CONTENT.fields.map((f) => f.name),
+  part: PART.fields.map((f) => f.name),
+  functionCall: FUNCTION_CALL.fields.map((f) => f.name),
+  functionResponse: FUNCTION_RESPONSE.fields.map((f) => f.name),
+}
+
 /**
  * The fast path alone: the event as `AdkEvent.parse` would return it, or undefined when the input
  * is outside what the fast path handles (then ask zod: it may still be valid, or it is an error).

@@ -93,7 +93,7 @@ function* eventParts(events: readonly InvocationEvent[]): Generator<Part> {
 }
 
 /** Calls of invocation-events data, as counted by whoever built it (see `rememberToolCalls`). */
-const knownToolCalls = new WeakMap<InvocationEvents, () => FunctionCall[]>()
+const knownToolCalls = new WeakMap<InvocationEvents, () => readonly FunctionCall[]>()
 
 /**
  * Hands over the calls of `data.invocation_events` (exactly those, in order) counted while the
@@ -102,13 +102,16 @@ const knownToolCalls = new WeakMap<InvocationEvents, () => FunctionCall[]>()
  * invocation cost quadratic time. `undefined` forgets them (the events were replaced).
  * @example rememberToolCalls(data, () => calls.slice(0, count))
  */
-export function rememberToolCalls(data: InvocationEvents, calls: (() => FunctionCall[]) | undefined): void {
+export function rememberToolCalls(data: InvocationEvents, calls: (() => readonly FunctionCall[]) | undefined): void {
   if (calls) knownToolCalls.set(data, calls)
   else knownToolCalls.delete(data)
 }
 
-/** ADK's get_all_tool_calls: from either intermediate-data shape, in order, sub-agents included. */
-export function toolCallsOf(invocation: Pick<Invocation, 'intermediate_data'>): FunctionCall[] {
+/**
+ * ADK's get_all_tool_calls: from either intermediate-data shape, in order, sub-agents included.
+ * Read-only: the list may be the invocation's own (see rememberToolCalls).
+ */
+export function toolCallsOf(invocation: Pick<Invocation, 'intermediate_data'>): readonly FunctionCall[] {
   const data = invocation.intermediate_data
   if (!data) return []
   if (!('invocation_events' in data)) return data.tool_uses

@@ -10,6 +10,7 @@
  *   `.0` on whole numbers; exponent form outside that (`1e-6`, `1.5e-7`, `1e+16`); NaN/inf as null.
  */
 import { isRecord } from './json.ts'
+import { statusCode } from './status.ts'
 
 /** How to write one value. */
 export type JsonSpec =
@@ -58,7 +59,6 @@ function anyNumber(value: number): string {
   return Number.isInteger(value) && Math.abs(value) < Number.MAX_SAFE_INTEGER ? String(value) : pydanticFloat(value)
 }
 
-const STATUS_CODES: Record<string, number> = { PASSED: 1, FAILED: 2, NOT_EVALUATED: 3 }
 
 function block(open: string, close: string, items: string[], indent: string): string {
   if (items.length === 0) return open + close
@@ -94,7 +94,7 @@ export function writePydanticJson(value: unknown, spec: JsonSpec, indent = ''): 
   const deeper = `${indent}  `
   if (spec === 'any') return writeAny(value, indent)
   if (spec === 'float') return typeof value === 'number' ? pydanticFloat(value) : writeAny(value, indent)
-  if (spec === 'status') return typeof value === 'string' ? String(STATUS_CODES[value] ?? 3) : writeAny(value, indent)
+  if (spec === 'status') return typeof value === 'string' ? String(statusCode(value)) : writeAny(value, indent)
   if ('pick' in spec) return isRecord(value) ? writePydanticJson(value, spec.pick(value), indent) : writeAny(value, indent)
   if ('array' in spec || 'tuple' in spec) {
     if (!Array.isArray(value)) return writeAny(value, indent)

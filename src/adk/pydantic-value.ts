@@ -9,7 +9,7 @@
  * parsing, so numbers stay numbers, except that non-finite numbers become null and a whole -0
  * outside float fields becomes 0. test/adk/pydantic-value.test.ts compares it with the round trip.
  */
-import { EVAL_STATUS_CODE } from './status.ts'
+import { statusCode } from './status.ts'
 import type { JsonSpec } from './pydantic-json.ts'
 import { isRecord } from './json.ts'
 
@@ -61,7 +61,7 @@ function floatValue(value: unknown): unknown {
 function statusValue(value: unknown): unknown {
   if (value === null || value === undefined) return null
   if (typeof value !== 'string') return anyValue(value)
-  return Object.hasOwn(EVAL_STATUS_CODE, value) ? EVAL_STATUS_CODE[value as keyof typeof EVAL_STATUS_CODE] : 3
+  return statusCode(value)
 }
 
 function compile(spec: Exclude<JsonSpec, string>): Convert {

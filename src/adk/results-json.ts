@@ -57,11 +57,22 @@ const evalMetricFields: [string, JsonSpec][] = [
   ...any('custom_function_path'),
 ]
 const RubricScoreSpec = f([...any('rubric_id', 'rationale'), ['score', 'float']])
+const DetailsSpec = f([['rubric_scores', { array: RubricScoreSpec }]])
+// Written only for token_usage_v1 (newer ADK writes it, null, on every metric; ADK 2.0 rejects it).
+const TokenUsageDetailsSpec = f(
+  ['total_tokens', 'input_tokens', 'prompt_tokens', 'cached_tokens', 'tool_use_tokens', 'output_tokens', 'candidates_tokens', 'reasoning_tokens'].map(
+    (name): [string, JsonSpec] => [name, 'float'],
+  ),
+)
+const DetailsWithTokensSpec = f([
+  ['rubric_scores', { array: RubricScoreSpec }],
+  ['token_usage_details', TokenUsageDetailsSpec],
+])
 const EvalMetricResultSpec = f([
   ...evalMetricFields,
   ['score', 'float'],
   ['eval_status', 'status'],
-  ['details', f([['rubric_scores', { array: RubricScoreSpec }]])],
+  ['details', { pick: (v) => ('token_usage_details' in v ? DetailsWithTokensSpec : DetailsSpec) }],
 ])
 const PerInvocationSpec = f([
   ['actual_invocation', InvocationSpec],

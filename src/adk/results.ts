@@ -4,17 +4,23 @@
  * results-json.ts writes the numbers back. Absent values are `null` here, as they are in the files.
  */
 import { z } from 'zod'
-import { caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from './status.ts'
-import { adkObject } from './casing.ts'
+import { type CaseStatus, caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from './status.ts'
+import { adkObject, optionalField } from './casing.ts'
 import { BaseCriterion, type EvalMetric } from './eval-config.ts'
 import { laxFloat } from './eval-set.ts'
 import { Invocation } from './invocation.ts'
 
 const orNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null)
 
-/** 1/2/3 as in files, or the names as in evalstream's own JSON. */
+/** 1/2/3/4 as in files, or the names as in evalstream's own JSON. */
 export const EvalStatusField = z
-  .union([z.literal(1), z.literal(2), z.literal(3), z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])])
+  .union([
+    z.literal(1),
+    z.literal(2),
+    z.literal(3),
+    z.literal(4),
+    z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL']),
+  ])
   .transform((v): EvalStatus => (typeof v === 'number' ? statusFromCode(v) : v))
 
 export const RubricScore = adkObject(
@@ -23,7 +29,29 @@ export const RubricScore = adkObject(
 )
 export type RubricScore = z.infer<typeof RubricScore>
 
-export const EvalMetricResultDetails = adkObject({ rubric_scores: orNull(z.array(RubricScore)) }, 'forbid')
+/**
+ * Newer ADK's breakdown behind a token_usage_v1 score (null: the count was not reported). Present in
+ * `details` only for that metric: ADK 2.0's details have no such field and reject unknown keys.
+ */
+export const TokenUsageDetails = adkObject(
+  {
+    total_tokens: orNull(laxFloat),
+    input_tokens: orNull(laxFloat),
+    prompt_tokens: orNull(laxFloat),
+    cached_tokens: orNull(laxFloat),
+    tool_use_tokens: orNull(laxFloat),
+    output_tokens: orNull(laxFloat),
+    candidates_tokens: orNull(laxFloat),
+    reasoning_tokens: orNull(laxFloat),
+  },
+  'forbid',
+)
+export type TokenUsageDetails = z.infer<typeof TokenUsageDetails>
+
+export const EvalMetricResultDetails = adkObject(
+  { rubric_scores: orNull(z.array(RubricScore)), token_usage_details: optionalField(TokenUsageDetails) },
+  'forbid',
+)
 export type EvalMetricResultDetails = z.infer<typeof EvalMetricResultDetails>
 
 const evalMetricShape = {
@@ -62,7 +90,8 @@ export const EvalCaseResult = adkObject(
     eval_set_file: orNull(z.string()),
     eval_set_id: z.string().default(''),
     eval_id: z.string(),
-    final_eval_status: EvalStatusField,
+    // A case is never INFORMATIONAL (only metrics are); a file saying so is read as NOT_EVALUATED.
+    final_eval_status: EvalStatusField.transform((s): CaseStatus => (s === 'INFORMATIONAL' ? 'NOT_EVALUATED' : s)),
     eval_metric_results: orNull(z.array(LegacyMetricPair)),
     overall_eval_metric_results: z.array(EvalMetricResult).default([]),
     eval_metric_result_per_invocation: z.array(EvalMetricResultPerInvocation).default([]),
@@ -93,7 +122,12 @@ export type EvalSetResult = z.infer<typeof EvalSetResult>
  */
 export function evalMetricResult(
   metric: EvalMetric,
-  result: { score: number | null; status: EvalStatus; rubricScores?: RubricScore[] | null },
+  result: {
+    score: number | null
+    status: EvalStatus
+    rubricScores?: RubricScore[] | null
+    tokenUsageDetails?: TokenUsageDetails | null
+  },
 ): EvalMetricResult {
   return {
     metric_name: metric.metric_name,
@@ -102,7 +136,10 @@ export function evalMetricResult(
     custom_function_path: metric.custom_function_path ?? null,
     score: result.score,
     eval_status: result.status,
-    details: { rubric_scores: result.rubricScores ?? null },
+    details: {
+      rubric_scores: result.rubricScores ?? null,
+      ...(result.tokenUsageDetails ? { token_usage_details: result.tokenUsageDetails } : {}),
+    },
   }
 }
 
@@ -115,7 +152,7 @@ export type EvalCaseResultInput = {
   userId?: string | null
   sessionDetails?: unknown
   /** Defaults to ADK's rule over the overall statuses (first FAILED, else any PASSED, else NOT_EVALUATED). */
-  finalEvalStatus?: EvalStatus
+  finalEvalStatus?: CaseStatus
 }
 
 /**

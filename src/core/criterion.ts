@@ -10,6 +10,7 @@
  */
 import type { z } from 'zod'
 import type { AdkEvent } from '../adk/event.ts'
+import type { ConversationScenario } from '../adk/eval-set.ts'
 import type { Invocation } from '../adk/invocation.ts'
 import type { EvalStatus } from '../adk/status.ts'
 
@@ -96,6 +97,22 @@ export type InvocationContext<Config> = {
   caseRubrics?: Invocation['rubrics']
   /** Stable id of this (session, invocation, metric), used to build JudgeRequest ids. */
   key: string
+  /** The eval case's conversation scenario, when the conversation is simulated (spec §5). */
+  scenario?: ConversationScenario
+  /** The session's invocations before this one, as built when it is asked (i.e. at `finish`). */
+  previous?: () => readonly Invocation[]
+}
+
+/** What a criterion's `closing` step sees, once the session has ended and its last invocation has a score. */
+export type ClosingContext<Config> = {
+  config: Config
+  scenario?: ConversationScenario
+  /** Every invocation of the session, in order. */
+  invocations: readonly Invocation[]
+  /** The last invocation's settled score for this criterion. */
+  last: InvocationScore
+  /** InvocationContext.key of the last invocation. */
+  key: string
 }
 
 /** The overall result of a criterion over all invocations of a case. */
@@ -106,10 +123,24 @@ export type OverallScore = {
   details?: Record<string, unknown>
 }
 
-export interface Criterion<Config extends { threshold: number }, State> {
+/**
+ * What the host measured while the invocation ran, by the clock the engine was given: absent when
+ * the events were not received live (a capture read from a file, `evalstream eval`).
+ */
+export type InvocationTiming = {
+  /** From the invocation's first event arriving to its completion, in milliseconds. */
+  durationMs: number
+}
+
+export interface Criterion<Config extends { threshold: number | null }, State> {
   /** ADK's metric name, e.g. 'tool_trajectory_avg_score'. */
   key: string
   description: string
+  /**
+   * Reported for every session without being configured, with no threshold (status INFORMATIONAL),
+   * after the configured metrics; configuring it is a config error (ADK's efficiency metrics).
+   */
+  alwaysReported?: boolean
   /** Parses this criterion's EvalConfig entry (after the number shorthand is expanded). */
   config: z.ZodType<Config>
   /** Reference-based (needs the expected invocation) or reference-free. */
@@ -120,8 +151,14 @@ export interface Criterion<Config extends { threshold: number }, State> {
   /** Called for each event of the invocation, in arrival order (partial chunks included). */
   step?(state: State, event: AdkEvent): State
   progress?(state: State): Provisional | null
-  /** Once, with the complete actual invocation as ADK would build it. */
-  finish(state: State, actual: Invocation): Outcome
+  /** Once, with the complete actual invocation as ADK would build it (and its timing, when measured). */
+  finish(state: State, actual: Invocation, timing?: InvocationTiming): Outcome
+  /**
+   * Once, when the session ends: a judgement over the whole conversation that may revise the LAST
+   * invocation's score (per_turn_user_simulator_quality_v1's stop-signal turn). Its final result
+   * replaces `last` unless it is `last` itself (the same object: nothing changes).
+   */
+  closing?(context: ClosingContext<Config>): Outcome
   /** Per-invocation scores to the overall score; defaults to ADK's mean of non-null scores. */
   aggregate?(scores: InvocationScore[], config: Config): OverallScore
 }

@@ -134,7 +134,9 @@ function invocationEventsOf(fold: InvocationFold): InvocationEvents {
       rememberToolCalls(data, undefined) // the counted calls were those of the folded events
     },
   }
-  rememberToolCalls(data, () => calls.slice(0, callCount))
+  // The fold's own array while nothing was added since (the usual case: a criterion reads the
+  // calls right after the completion), so a long invocation is not copied at every completion.
+  rememberToolCalls(data, () => (calls.length === callCount ? calls : calls.slice(0, callCount)))
   return data
 }
 

@@ -6,7 +6,8 @@
  * per-invocation entry of it (adk-python #6725); evalstream keeps the per-invocation values it has.
  */
 import type { Invocation } from '../adk/invocation.ts'
-import { evalCaseResult, evalMetricResult, type EvalCaseResult, type RubricScore } from '../adk/results.ts'
+import { isRecord } from '../adk/json.ts'
+import { evalCaseResult, evalMetricResult, type EvalCaseResult, type RubricScore, type TokenUsageDetails } from '../adk/results.ts'
 import { statusFor } from '../adk/status.ts'
 import { meanAggregate } from '../core/aggregate.ts'
 import type { InvocationScore, OverallScore } from '../core/criterion.ts'
@@ -46,6 +47,12 @@ function rubricScoresOf(details: Record<string, unknown> | undefined, key: strin
   return Array.isArray(value) ? (value as RubricScore[]) : null
 }
 
+/** token_usage_v1's breakdown, which ADK writes in the result's details. */
+function tokenUsageOf(details: Record<string, unknown> | undefined): TokenUsageDetails | null {
+  const value = details?.token_usage_details
+  return isRecord(value) ? (value as TokenUsageDetails) : null
+}
+
 /**
  * The session's EvalCaseResult (statuses as names; `evalCaseResultValue` writes the file shape).
  * @example buildCaseResult({ sessionId: 's', plan, invocations: [], actual: [] }).final_eval_status // 'NOT_EVALUATED'
@@ -63,6 +70,7 @@ export function buildCaseResult(input: CaseResultInput): EvalCaseResult {
         score: o.score,
         status: o.status,
         rubricScores: rubricScoresOf(o.details, 'overall_rubric_scores'),
+        tokenUsageDetails: tokenUsageOf(o.details),
       }),
     ),
     perInvocation: input.actual.map((actual, n) => ({
@@ -75,6 +83,7 @@ export function buildCaseResult(input: CaseResultInput): EvalCaseResult {
           score,
           status: s?.status ?? statusFor(score, m.metric.threshold),
           rubricScores: rubricScoresOf(s?.details, 'rubric_scores'),
+          tokenUsageDetails: tokenUsageOf(s?.details),
         })
       }),
     })),

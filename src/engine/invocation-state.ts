@@ -3,6 +3,7 @@
  * that (invocation, metric) pair together (the criterion's run, the early verdicts given, the
  * latest result), so nothing is looked up by metric index across parallel arrays.
  */
+import type { Invocation } from '../adk/invocation.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { MetricRun } from './metric-run.ts'
 import { rubricsForInvocation, type MetricPlan, type SessionPlan } from './spec.ts'
@@ -24,6 +25,8 @@ export type InvocationState = {
   /** Bumped when a completed invocation reopens, so stale judge answers are discarded. */
   generation: number
   completed: boolean
+  /** When its first event arrived, by the engine's clock (absent without one). */
+  firstEventAtMs?: number
   /** In config order, one per metric of the plan. */
   slots: MetricSlot[]
 }
@@ -33,7 +36,14 @@ export type InvocationState = {
  * invocation and the rubrics that apply to it.
  * @example const state = newInvocationState(plan, 'session-1', 0, 'e-1'); state.slots.length === plan.metrics.length
  */
-export function newInvocationState(plan: SessionPlan, sessionId: string, index: number, id: string): InvocationState {
+export function newInvocationState(
+  plan: SessionPlan,
+  sessionId: string,
+  index: number,
+  id: string,
+  previous?: () => readonly Invocation[],
+): InvocationState {
+  const scenario = plan.evalCase?.conversation_scenario
   const expected = plan.expected?.[index]
   const caseRubrics = rubricsForInvocation(plan, index)
   const slots = plan.metrics.map((metric): MetricSlot => {
@@ -47,6 +57,8 @@ export function newInvocationState(plan: SessionPlan, sessionId: string, index: 
             caseRubrics,
             // Judge request ids derive from it: the same on replay, so cached answers are found again.
             key: `${sessionId}/${index}/${metric.metric.metric_name}`,
+            ...(scenario ? { scenario } : {}),
+            ...(previous ? { previous } : {}),
           })
     return { plan: metric, run, progressCount: 0, score: undefined }
   })

@@ -6,7 +6,16 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
-import type { AnyCriterion, InvocationContext, InvocationScore, JudgeAnswer, JudgeRequest, Outcome, Provisional } from '../core/criterion.ts'
+import type {
+  AnyCriterion,
+  InvocationContext,
+  InvocationScore,
+  InvocationTiming,
+  JudgeAnswer,
+  JudgeRequest,
+  Outcome,
+  Provisional,
+} from '../core/criterion.ts'
 
 /** Runs a batch of judge requests; the host wires this to the judge executor. */
 export type JudgeRunner = (requests: JudgeRequest[], signal: AbortSignal) => Promise<JudgeAnswer[]>
@@ -16,13 +25,15 @@ export const NO_JUDGE_REASON =
 
 export class MetricRun {
   #criterion: AnyCriterion
+  #context: InvocationContext<{ threshold: number | null }>
   #state: unknown
   #failed?: string
   #lastProgress?: string
   #progressFinal = false
 
-  constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number }>) {
+  constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number | null }>) {
     this.#criterion = criterion
+    this.#context = context
     try {
       this.#state = criterion.init(context)
     } catch (error) {
@@ -50,10 +61,29 @@ export class MetricRun {
   }
 
   /** The first outcome for the completed invocation (a score, or judge requests to run). */
-  finish(actual: Invocation): Outcome {
+  finish(actual: Invocation, timing?: InvocationTiming): Outcome {
     if (this.#failed !== undefined) return notEvaluated(this.#failed)
     try {
-      return this.#criterion.finish(this.#state, actual)
+      return this.#criterion.finish(this.#state, actual, timing)
+    } catch (error) {
+      return notEvaluated(describe(error))
+    }
+  }
+
+  /** Whether the criterion judges the whole conversation once the session ends. */
+  get hasClosing(): boolean {
+    return this.#criterion.closing !== undefined
+  }
+
+  /**
+   * The criterion's closing step for the last invocation (its settled score `last`), or null when
+   * the criterion has none.
+   */
+  closing(invocations: readonly Invocation[], last: InvocationScore): Outcome | null {
+    if (!this.#criterion.closing) return null
+    const { config, scenario, key } = this.#context
+    try {
+      return this.#criterion.closing({ config, scenario, key, invocations, last })
     } catch (error) {
       return notEvaluated(describe(error))
     }

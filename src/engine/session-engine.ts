@@ -13,7 +13,7 @@
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import { statusFor } from '../adk/status.ts'
-import type { InvocationScore } from '../core/criterion.ts'
+import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
 import { newInvocationState, type InvocationState, type MetricSlot } from './invocation-state.ts'
@@ -91,6 +91,8 @@ class LiveSession implements SessionEngine {
     this.completeInvocation()
     await waitForJudges(this.#pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
     if (this.#ended) return this.#ended // a concurrent end() finished first
+    await this.#close()
+    if (this.#ended) return this.#ended
     const result = buildCaseResult({
       sessionId: this.#options.spec.session_id,
       plan: this.#plan,
@@ -121,8 +123,34 @@ class LiveSession implements SessionEngine {
     this.#abort.abort(reason)
   }
 
+  /**
+   * Criteria with a closing step (a judgement over the whole conversation) may revise the last
+   * invocation's result once the session ends; a changed result is emitted as a new revision.
+   */
+  async #close(): Promise<void> {
+    const last = this.#order.at(-1)
+    if (!last?.completed || !last.slots.some((slot) => slot.run?.hasClosing)) return
+    const invocations = this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? [])
+    const closings = last.slots.flatMap((slot) => {
+      const before = slot.score
+      const outcome = before && slot.run?.closing(invocations, before)
+      return outcome ? [{ slot, before, outcome }] : []
+    })
+    if (closings.length === 0) return
+    const settled = closings.map(async (c) => ({ ...c, after: await settle(c.outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason) }))
+    const pending = new Set(settled.map((p) => p.then(() => {})))
+    await waitForJudges(pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
+    const changed = (await Promise.all(settled)).filter((c) => c.after !== c.before)
+    if (changed.length === 0) return
+    last.generation += 1
+    for (const c of changed) this.#record(last, c.slot, last.generation, c.after)
+  }
+
   #start(id: string): InvocationState {
-    const invocation = newInvocationState(this.#plan, this.#options.spec.session_id, this.#order.length, id)
+    const index = this.#order.length
+    const previous = () => this.#order.slice(0, index).flatMap((s) => this.#builder.invocation(s.id) ?? [])
+    const invocation = newInvocationState(this.#plan, this.#options.spec.session_id, index, id, previous)
+    invocation.firstEventAtMs = this.#options.clock?.()
     this.#byId.set(id, invocation)
     this.#order.push(invocation)
     this.#options.emit({
@@ -167,13 +195,14 @@ class LiveSession implements SessionEngine {
     if (!built) return
     const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
     const generation = invocation.generation
+    const timing = this.#timing(invocation)
     for (const slot of invocation.slots) {
       const { run, plan } = slot
       if (!run) {
         this.#record(invocation, slot, generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
         continue
       }
-      const outcome = run.finish(actual)
+      const outcome = run.finish(actual, timing)
       if (outcome.kind === 'score') {
         this.#record(invocation, slot, generation, outcome.result)
         continue
@@ -184,6 +213,13 @@ class LiveSession implements SessionEngine {
       this.#pending.add(work)
       void work.finally(() => this.#pending.delete(work))
     }
+  }
+
+  /** First event to now, by the clock; none without a clock. */
+  #timing(invocation: InvocationState): InvocationTiming | undefined {
+    const { clock } = this.#options
+    if (!clock || invocation.firstEventAtMs === undefined) return undefined
+    return { durationMs: clock() - invocation.firstEventAtMs }
   }
 
   #record(invocation: InvocationState, slot: MetricSlot, generation: number, result: InvocationScore): void {

@@ -14,12 +14,12 @@ import { EvalCase } from '../adk/eval-set.ts'
 import type { Invocation, Rubric } from '../adk/invocation.ts'
 import { describeZodError, readableIssues, MAX_LISTED_ISSUES } from '../adk/parse-error.ts'
 import type { AnyCriterion } from '../core/criterion.ts'
-import { criterionByName } from '../core/registry.ts'
+import { alwaysReportedCriteria, criterionByName, notImplementedReason } from '../core/registry.ts'
 
 export type MetricPlan = {
   metric: EvalMetric
   /** The criterion and its parsed config, or why this metric cannot be evaluated at all. */
-  runnable: { criterion: AnyCriterion; config: { threshold: number } } | { reason: string }
+  runnable: { criterion: AnyCriterion; config: { threshold: number | null } } | { reason: string }
 }
 
 export type SessionPlan = {
@@ -68,13 +68,20 @@ export function planSession(
       return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: `${configSource}: ${resolved.problem}` } }
     metrics.push({ metric, runnable: resolved })
   }
+  // ADK's efficiency metrics: reported for every case, unconfigured (no threshold, no criterion).
+  for (const criterion of alwaysReportedCriteria())
+    metrics.push({
+      metric: { metric_name: criterion.key, threshold: null, criterion: null },
+      runnable: { criterion, config: { threshold: null } },
+    })
   return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
 }
 
 /** The metric's criterion with its options parsed; a reason if evalstream has no such criterion. */
 function resolve(metric: EvalMetric): MetricPlan['runnable'] | { problem: string } {
   const criterion = criterionByName(metric.metric_name)
-  if (!criterion) return { reason: `metric '${metric.metric_name}' is not implemented by evalstream` }
+  if (!criterion)
+    return { reason: notImplementedReason(metric.metric_name) ?? `metric '${metric.metric_name}' is not implemented by evalstream` }
   const parsed = criterion.config.safeParse({ ...metric.criterion, threshold: metric.threshold })
   if (parsed.success) return { criterion, config: parsed.data as { threshold: number } }
   // Paths from the config document's root: $.criteria.<metric>.<option>.

@@ -41,7 +41,8 @@ export type CriterionResultData = {
   invocation_index: number
   metric_name: string
   score: number | null
-  threshold: number
+  /** Null for the always-reported informational metrics. */
+  threshold: number | null
   eval_status: EvalStatus
   details: Record<string, unknown>
   /** Why the score is null (NOT_EVALUATED), in words. */
@@ -80,7 +81,12 @@ export type SessionSpec = {
   eval_case?: unknown
   /** The tenant that created the session (hosts with auth); the engine ignores it. */
   tenant?: string
+  /** This session's own webhook (docs/webhooks.md); the engine ignores it. Holds a secret: never serve the spec back. */
+  webhook?: SessionWebhook
 }
+
+/** A per-session webhook as the create request gives it: where to POST, the HMAC key, which results. */
+export type SessionWebhook = { url: string; secret: string; filter?: string }
 
 /**
  * A live session's engine. Hosts push events in arrival order and receive result bodies through the
@@ -109,4 +115,11 @@ export interface SessionEngine {
 export type EngineOptions = {
   spec: SessionSpec
   emit(body: EngineEmission): void
+  /**
+   * The host's clock, in milliseconds (any origin; only differences are used). It times each
+   * invocation from its first event arriving to its completion (invocation_duration_v1). Without it,
+   * as for a capture read from a file, durations are not measured. A host replaying a journal gives
+   * the times the entries were first received, so a rebuilt session reports the same durations.
+   */
+  clock?: () => number
 }

@@ -2,8 +2,11 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
+import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { Limits } from '../ingest/limits.ts'
+import type { HostMetrics } from './metrics.ts'
+import type { Observers } from './observers-setup.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from './result-feed.ts'
 import type { ResultsIndex } from './results-index.ts'
@@ -14,6 +17,8 @@ export type AppDeps = {
   store: SessionStore
   /** Builds a session's engine; returns the problem (400/422) when the spec is invalid. */
   createEngine: EngineFactory
+  /** The model behind the user simulator of POST /v1/runs (the judge executor); scenario cases are NOT_EVALUATED without it. */
+  simulator?: Pick<JudgeExecutor, 'answer'>
   /** The deployment default EvalConfig (EVALSTREAM_CONFIG), used when a session brings none. */
   defaultConfig?: unknown
   /** Proxy mode: the ADK api_server to forward /run_sse and the other ADK routes to. */
@@ -24,6 +29,8 @@ export type AppDeps = {
   feed?: ResultFeed
   /** Results across sessions (GET /v1/results, /v1/stats, /v1/sessions); those routes answer 404 without it. */
   resultsIndex?: ResultsIndex
+  /** The feed's exporters (OpenTelemetry, webhooks): a Worker waits on idle(), a server closes them at shutdown. */
+  observers?: Observers
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings
   /** The store's lifecycle limits, named in what a client is told about an evicted session. */
@@ -38,4 +45,6 @@ export type AppDeps = {
   limits?: Limits
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
   publicUrl?: string
+  /** Counters for GET /metrics (Node and Deno); absent: /metrics answers 404 (Workers). */
+  metrics?: HostMetrics
 }

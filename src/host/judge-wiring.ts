@@ -13,6 +13,7 @@ import {
   DEFAULT_JUDGE_CONCURRENCY_PER_SESSION,
   DEFAULT_JUDGE_DEADLINE_MS,
   type JudgeBudget,
+  type JudgeCallRecord,
   type JudgeExecutor,
   shouldJudgeSession,
 } from '../judge/executor.ts'
@@ -38,7 +39,10 @@ export type JudgeWiring =
  * const wiring = judgeWiringFromEnv({ GEMINI_API_KEY: 'k', EVALSTREAM_JUDGE_SAMPLE_RATE: '0.1' })
  * if (wiring.ok) { const { release, ...judging } = wiring.judging(id); createSessionEngine({ spec, emit, ...judging }) }
  */
-export function judgeWiringFromEnv(env: Env, options: { cache?: JudgeCache } = {}): JudgeWiring {
+export function judgeWiringFromEnv(
+  env: Env,
+  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void } = {},
+): JudgeWiring {
   const vars = {
     rate: numberVar(env, 'EVALSTREAM_JUDGE_SAMPLE_RATE', 1, (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
     perSession: numberVar(env, 'EVALSTREAM_JUDGE_BUDGET_PER_SESSION', undefined, isCount, 'a whole number >= 0'),
@@ -70,6 +74,7 @@ export function judgeWiringFromEnv(env: Env, options: { cache?: JudgeCache } = {
     deadlineMs,
     cache: options.cache,
     budget,
+    observe: options.observe,
   })
   const notes = [
     describeJudgeConfig(config),

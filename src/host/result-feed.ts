@@ -9,7 +9,7 @@
  * session that produced the result.
  */
 import { isRecord } from '../adk/json.ts'
-import type { ResultEvent, SessionSpec } from '../engine/types.ts'
+import type { ResultEvent, SessionSpec, SessionWebhook } from '../engine/types.ts'
 
 /** One result as watchers see it: which session (and whose), and the result as its log holds it. */
 export type FedResult = {
@@ -18,6 +18,8 @@ export type FedResult = {
   tenant?: string
   /** The ADK app the session's eval case names (`session_input.app_name`), when it names one. */
   appName?: string
+  /** The session's own webhook (spec.webhook), for the webhook dispatcher. */
+  webhook?: SessionWebhook
   event: ResultEvent
   /** When it was appended (ms since the epoch). */
   atMs: number
@@ -61,7 +63,7 @@ export function createResultFeed(): ResultFeed {
 }
 
 /** What a feed says about a session, taken from its spec once. */
-export function fedSession(spec: SessionSpec): Pick<FedResult, 'sessionId' | 'tenant' | 'appName'> {
+export function fedSession(spec: SessionSpec): Pick<FedResult, 'sessionId' | 'tenant' | 'appName' | 'webhook'> {
   // The case is the client's JSON until the engine parses it: read the one field defensively.
   const input = isRecord(spec.eval_case) ? spec.eval_case.session_input : undefined
   const appName = isRecord(input) && typeof input.app_name === 'string' ? input.app_name : undefined
@@ -69,5 +71,6 @@ export function fedSession(spec: SessionSpec): Pick<FedResult, 'sessionId' | 'te
     sessionId: spec.session_id,
     ...(spec.tenant !== undefined ? { tenant: spec.tenant } : {}),
     ...(appName ? { appName } : {}),
+    ...(spec.webhook ? { webhook: spec.webhook } : {}),
   }
 }

@@ -88,6 +88,8 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
         const n = Number(r.n)
         e.total += n
         e.counts[String(r.status) as keyof typeof e.counts] = n
+        // The overall mean, from the per-status means (INFORMATIONAL metrics are values: tokens, calls, seconds).
+        if (r.mean !== null) (e.sum += Number(r.mean) * n), (e.scored += n)
       }
       for (const r of sql.query(
         `SELECT criterion, CASE WHEN score IS NULL THEN -1 WHEN score < 0 OR score > 1 THEN -2 WHEN score >= 1 THEN ${SCORE_BUCKETS - 1}
@@ -103,7 +105,7 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
       }
       for (const r of sql.query(
         `SELECT criterion, CAST((at_ms - ?) / ? AS INTEGER) AS t, COUNT(*) AS n, SUM(status = 'PASSED') AS passed, SUM(status = 'FAILED') AS failed,
-         AVG(score) AS mean FROM es_index_results WHERE ${filter} GROUP BY criterion, t ORDER BY t`,
+         SUM(status = 'INFORMATIONAL') AS informational, AVG(score) AS mean FROM es_index_results WHERE ${filter} GROUP BY criterion, t ORDER BY t`,
         q.since, q.bucketMs, ...params,
       )) {
         const passed = Number(r.passed)
@@ -113,14 +115,15 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
           total: Number(r.n),
           passed,
           failed,
-          not_evaluated: Number(r.n) - passed - failed,
+          not_evaluated: Number(r.n) - passed - failed - Number(r.informational),
+          informational: Number(r.informational),
           pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
           mean_score: num(r.mean),
         })
       }
-      const criteria = [...byCriterion.values()].map((e) => {
+      const criteria = [...byCriterion.values()].map(({ sum, scored, ...e }) => {
         const { PASSED, FAILED } = e.counts
-        return { ...e, pass_rate: PASSED + FAILED > 0 ? PASSED / (PASSED + FAILED) : null }
+        return { ...e, pass_rate: PASSED + FAILED > 0 ? PASSED / (PASSED + FAILED) : null, mean_score: scored > 0 ? sum / scored : null }
       })
       criteria.sort((a, b) => a.criterion.localeCompare(b.criterion))
       return { criteria }
@@ -141,7 +144,7 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
         last_at: new Date(Number(r.last_ms)).toISOString(),
         invocations: Number(r.invocations),
         status: r.status === null ? 'OPEN' : String(r.status),
-        criteria: {} as Record<string, { passed: number; failed: number; not_evaluated: number }>,
+        criteria: {} as Record<string, { passed: number; failed: number; not_evaluated: number; informational: number }>,
       }))
       if (sessions.length === 0) return { sessions }
       const byId = new Map(sessions.map((s) => [s.session_id, s]))
@@ -152,8 +155,8 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
         ...byId.keys(),
       )) {
         const s = byId.get(String(r.session_id))!
-        const c = (s.criteria[String(r.criterion)] ??= { passed: 0, failed: 0, not_evaluated: 0 })
-        const key = r.status === 'PASSED' ? 'passed' : r.status === 'FAILED' ? 'failed' : 'not_evaluated'
+        const c = (s.criteria[String(r.criterion)] ??= { passed: 0, failed: 0, not_evaluated: 0, informational: 0 })
+        const key = r.status === 'PASSED' ? 'passed' : r.status === 'FAILED' ? 'failed' : r.status === 'INFORMATIONAL' ? 'informational' : 'not_evaluated'
         c[key] += Number(r.n)
       }
       return { sessions }
@@ -167,11 +170,13 @@ function newEntry(criterion: string) {
   return {
     criterion,
     total: 0,
-    counts: { PASSED: 0, FAILED: 0, NOT_EVALUATED: 0 },
+    counts: { PASSED: 0, FAILED: 0, NOT_EVALUATED: 0, INFORMATIONAL: 0 },
     score_buckets: Array.from({ length: SCORE_BUCKETS }, (_, i) => ({ from: i / SCORE_BUCKETS, to: (i + 1) / SCORE_BUCKETS, count: 0 })),
     no_score: 0,
     out_of_range: 0,
     over_time: [] as Record<string, unknown>[],
+    sum: 0,
+    scored: 0,
   }
 }
 

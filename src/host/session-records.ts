@@ -28,6 +28,8 @@ export interface SessionRecords {
   /** Forgets the session with its journal and results. */
   remove(id: string): void
   count(): number
+  /** Sessions not ended yet (for the open-sessions gauge of /metrics). */
+  countOpen(): number
   /** Up to `limit` ids, least recently active first. */
   leastRecent(limit: number): string[]
   /** Sessions whose idle TTL (open) or retention (ended) is over at `nowMs`. */
@@ -90,6 +92,7 @@ export function memorySessionRecords(): SessionRecords {
       open.delete(id) || ended.delete(id)
     },
     count: () => open.size + ended.size,
+    countOpen: () => open.size,
     leastRecent(limit) {
       // Ended sessions only wait out their retention; open ones may still get events: ended go first.
       const out: string[] = []

@@ -55,6 +55,18 @@ export interface SessionStore {
   sweep(): number | undefined
   /** Stops the sweeper and aborts live sessions' judges; persisted sessions stay for the next start. */
   close(): void
+  /** Counts for /metrics: sessions held now, and evictions since this store started. */
+  stats?(): StoreStats
+}
+
+export type StoreStats = {
+  /** Sessions held that have not ended. */
+  open: number
+  /** Ended sessions kept for their results (EVALSTREAM_ENDED_RETENTION_MS). */
+  ended: number
+  /** Sessions whose engine is in memory right now (the rest are rebuilt by replay on first use). */
+  live: number
+  evicted: Record<GoneReason, number>
 }
 
 export const SESSION_EXISTS = (id: string): Extract<EngineCreation, { ok: false }> => ({
@@ -144,7 +156,9 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     touchedAt.delete(id)
     records.remove(id)
   }
+  const evicted: Record<GoneReason, number> = { idle: 0, capacity: 0, retention: 0 }
   const evict = (id: string, reason: GoneReason) => {
+    evicted[reason] += 1
     const notice = { id, reason, atMs: now() }
     forget(id, goneDetail(notice, limits))
     records.bury(notice)
@@ -222,6 +236,10 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
       for (const { id, reason } of records.expired(t, limits)) if (!opening.has(id)) evict(id, reason)
       records.pruneNotices(t, { ...limits, maxNotices: options.maxGoneNotices ?? MAX_GONE_NOTICES })
       return records.nextDue(limits)
+    },
+    stats() {
+      const open = records.countOpen()
+      return { open, ended: records.count() - open, live: live.size, evicted: { ...evicted } }
     },
     close() {
       if (timer !== undefined) clearInterval(timer)

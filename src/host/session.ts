@@ -31,12 +31,18 @@ export type EngineCreation =
 
 export type EngineFactory = (options: EngineOptions) => EngineCreation
 
-/** One input to the engine, as persisted. Events keep their raw JSON; they are re-parsed on replay. */
-export type JournalEntry =
+/**
+ * One input to the engine, as persisted. Events keep their raw JSON; they are re-parsed on replay.
+ * `at` is when the input arrived (host clock, ms): a replay gives the engine these times, so the
+ * invocation durations it measures are those of the live session (entries journaled before `at`
+ * existed replay without a time, and their durations are not available).
+ */
+export type JournalEntry = (
   | { op: 'event'; index: number; raw: unknown }
   | { op: 'reject'; rejected: RejectedEvent }
   | { op: 'complete' }
   | { op: 'end' }
+) & { at?: number }
 
 export interface Journal {
   append(entry: JournalEntry): void
@@ -53,6 +59,8 @@ export type HostedSessionParts = {
   createEngine: EngineFactory
   /** The store's view of the session's life: idle time and end time drive eviction. */
   lifecycle?: SessionLifecycleHooks
+  /** The clock inputs are timed by, in ms (default Date.now): invocation_duration_v1 measures with it. */
+  now?: () => number
 }
 
 /** Called by a session so its store can tell idle sessions and ended ones apart. */
@@ -87,7 +95,11 @@ export class HostedSession {
 
   #engine!: SessionEngine
   #release: (() => void) | undefined
+  #now: () => number
+  /** When the input being fed to the engine arrived: what the engine's clock reads. */
+  #at = Number.NaN
   private constructor(parts: HostedSessionParts) {
+    this.#now = parts.now ?? Date.now
     this.id = parts.spec.session_id
     this.spec = parts.spec
     this.log = parts.log
@@ -105,7 +117,7 @@ export class HostedSession {
     parts: HostedSessionParts,
   ): Promise<{ ok: true; session: HostedSession } | Extract<EngineCreation, { ok: false }>> {
     const session = new HostedSession(parts)
-    const created = parts.createEngine({ spec: parts.spec, emit: (body) => session.#emit(body) })
+    const created = parts.createEngine({ spec: parts.spec, emit: (body) => session.#emit(body), clock: () => session.#at })
     if (!created.ok) return created
     session.#engine = created.engine
     session.#release = created.release
@@ -120,7 +132,8 @@ export class HostedSession {
   push(item: IngestedEvent): void {
     if (this.#ended || this.#closed) return
     this.#lifecycle.active?.()
-    this.#journal.append({ op: 'event', index: item.index, raw: item.raw })
+    this.#at = this.#now()
+    this.#journal.append({ op: 'event', index: item.index, raw: item.raw, at: this.#at })
     this.#count(item)
     this.transcript.add(item)
     this.#engine.push(item)
@@ -129,7 +142,8 @@ export class HostedSession {
   reject(rejected: RejectedEvent): void {
     if (this.#ended || this.#closed) return
     this.#lifecycle.active?.()
-    this.#journal.append({ op: 'reject', rejected })
+    this.#at = this.#now()
+    this.#journal.append({ op: 'reject', rejected, at: this.#at })
     this.#count()
     this.#engine.reject(rejected)
   }
@@ -156,14 +170,16 @@ export class HostedSession {
   completeInvocation(): void {
     if (this.#ended || this.#closed) return
     this.#lifecycle.active?.()
-    this.#journal.append({ op: 'complete' })
+    this.#at = this.#now()
+    this.#journal.append({ op: 'complete', at: this.#at })
     this.#engine.completeInvocation()
   }
 
   /** Idempotent: a second call returns the same case result, in ADK's file shape (statuses 1/2/3). */
   async end(): Promise<Record<string, unknown>> {
     if (!this.#ended && !this.#closed) {
-      this.#journal.append({ op: 'end' })
+      this.#at = this.#now()
+      this.#journal.append({ op: 'end', at: this.#at })
       this.#ended = true
       this.#lifecycle.ended?.()
     }
@@ -229,6 +245,7 @@ export class HostedSession {
 
   async #replay(): Promise<void> {
     for (const entry of this.#journal.entries()) {
+      this.#at = entry.at ?? Number.NaN
       if (entry.op === 'event') {
         const decoded = decodeCheckedValue(entry.raw, entry.index)
         // Only valid events were journaled, within the limits in force then (a lower limit set since

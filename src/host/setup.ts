@@ -7,6 +7,8 @@ import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
 import type { AppDeps } from './deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
+import { hostMetricsFromEnv } from './metrics.ts'
+import { type ObserverHost, observersFromEnv } from './observers-setup.ts'
 import { proxySettingsFromEnv } from './proxy-settings.ts'
 import { createResultFeed, type ResultFeed } from './result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
@@ -28,13 +30,25 @@ export type StoreSource = SessionStore | ((limits: SessionLimits, feed: ResultFe
  */
 export function depsFromEnv(
   env: Env,
-  host: { store: StoreSource; readFile?: (path: string) => string; fetch?: typeof fetch; judgeCache?: JudgeCache },
+  host: {
+    store: StoreSource
+    readFile?: (path: string) => string
+    fetch?: typeof fetch
+    judgeCache?: JudgeCache
+    /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
+    metrics?: boolean
+    /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
+    observers?: ObserverHost
+  },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
   const sessionLimits = sessionLimitsFromEnv(env)
   if (!sessionLimits.ok) return sessionLimits
-  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache })
+  const built = host.metrics ? hostMetricsFromEnv(env) : undefined
+  if (built && !built.ok) return built
+  const metrics = built?.metrics
+  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
   const access = accessFromEnv(env)
@@ -47,6 +61,7 @@ export function depsFromEnv(
   const proxy = proxySettingsFromEnv(env)
   if (!proxy.ok) return proxy
   const notes = [...access.value.notes, ...wiring.notes]
+  if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
     try {
@@ -59,7 +74,15 @@ export function depsFromEnv(
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
   const createEngine = judgedEngines(wiring.judging)
   const feed = createResultFeed()
+  // OpenTelemetry events and webhooks per result (observers-setup.ts), watching the feed.
+  const observers = observersFromEnv(env, feed, host.observers)
+  if (!observers.ok) return observers
+  notes.push(...observers.notes)
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
+  if (metrics) {
+    metrics.watch(feed)
+    metrics.attachStore(store)
+  }
   return {
     ok: true,
     notes,
@@ -67,8 +90,10 @@ export function depsFromEnv(
     deps: {
       store,
       feed,
+      observers: observers.value,
       sessionLimits: sessionLimits.value,
       createEngine,
+      ...(wiring.executor ? { simulator: wiring.executor } : {}),
       defaultConfig: config.value,
       agentUrl,
       fetch: host.fetch,
@@ -77,8 +102,15 @@ export function depsFromEnv(
       auth,
       cors,
       proxy: proxy.settings,
+      ...(metrics ? { metrics } : {}),
     },
   }
+}
+
+function metricsNote(hasToken: boolean, hasTenants: boolean): string {
+  if (hasToken) return 'metrics: GET /metrics with Authorization: Bearer $EVALSTREAM_METRICS_TOKEN'
+  if (hasTenants) return 'metrics: GET /metrics is refused until EVALSTREAM_METRICS_TOKEN is set (tenant tokens do not open it)'
+  return 'metrics: GET /metrics, open (set EVALSTREAM_METRICS_TOKEN to protect it)'
 }
 
 /** EVALSTREAM_PUBLIC_URL: where clients reach this service (`https://evals.example.com`), never taken from a request's Host. */

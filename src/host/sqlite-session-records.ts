@@ -71,6 +71,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       read('DELETE FROM es_sessions WHERE id = ?', id)
     },
     count: () => num(read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
+    countOpen: () => num(read('SELECT COUNT(*) AS n FROM es_sessions WHERE ended_ms IS NULL'), 'n') ?? 0,
     leastRecent: (limit) =>
       read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit).map((r) => String(r.id)),
     expired(nowMs, limits) {

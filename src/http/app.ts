@@ -9,8 +9,11 @@ import { requireToken } from './auth.ts'
 import { conversation } from './conversation-route.ts'
 import { corsFor } from './cors.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
+import { countRequests, metricsRoute } from './metrics-route.ts'
+import { openApiRoute } from './openapi-route.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
+import { RESULTS_DOCS } from './results-docs.ts'
 import { resultsRoutes } from './results-routes.ts'
 import { runsRoutes } from './runs-routes.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
@@ -24,13 +27,17 @@ export type { AppDeps } from '../host/deps.ts'
  */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono()
-  // CORS first: preflights carry no token, and 401s need the allow headers to be readable.
+  // Counting first, so answers of CORS and auth (401) are counted too.
+  app.use('*', countRequests(deps.metrics))
+  // CORS next: preflights carry no token, and 401s need the allow headers to be readable.
   app.use('*', corsFor(deps.cors))
   // The dashboard page is public (a browser sends no token when navigating); its data is not.
   app.route('/', dashboardRoutes())
   app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
+  app.get('/openapi.json', openApiRoute(deps, RESULTS_DOCS))
+  app.get('/metrics', (c) => metricsRoute(c, deps))
   app.route('/v1', resultsRoutes(deps.resultsIndex))
   app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))

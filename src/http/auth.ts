@@ -18,8 +18,11 @@ declare module 'hono' {
   }
 }
 
-/** Routes anyone may call: exact raw paths, GET/HEAD only (a percent-encoded twin still needs a token). */
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/v1/criteria'])
+/**
+ * Routes anyone may call: exact raw paths, GET/HEAD only (a percent-encoded twin still needs a token).
+ * `/metrics` checks its own token (EVALSTREAM_METRICS_TOKEN, metrics-route.ts), not a tenant's.
+ */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/v1/criteria', '/openapi.json', '/metrics'])
 
 const BEARER = /^Bearer +(\S+) *$/i
 

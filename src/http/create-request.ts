@@ -4,9 +4,12 @@
  * The config and case stay raw JSON here: the engine factory validates them and words the problem.
  */
 import { z } from 'zod'
+import type { SessionWebhook } from '../engine/types.ts'
 import { EvalSet } from '../adk/eval-set.ts'
 import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
 import { parseErrorFromZod } from '../adk/parse-error.ts'
+import { WEBHOOK_SECRET_MIN_CHARS } from '../host/webhook-config.ts'
+import { WEBHOOK_MAX_URL_CHARS } from '../host/webhook-target.ts'
 import { formatFromContentType, type Limits, limitMember, limitName } from '../ingest/index.ts'
 import type { ProblemExtensions } from './problem.ts'
 import { readTextLimited } from './read-body.ts'
@@ -27,6 +30,16 @@ export const CreateSessionRequest = z
     eval_case: z.unknown().optional(),
     eval_set: z.unknown().optional(),
     eval_id: z.string().optional(),
+    /** This session's own webhook (docs/webhooks.md); the host checks the target and filter. */
+    webhook: z
+      .object({
+        url: z.string().max(WEBHOOK_MAX_URL_CHARS),
+        secret: z.string().min(WEBHOOK_SECRET_MIN_CHARS, `must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters`).max(1024),
+        filter: z.string().max(4096).optional(),
+      })
+      .strict()
+      .describe("This session's own webhook: each decided result matching `filter` is POSTed to `url`, signed with `secret` (docs/webhooks.md)")
+      .optional(),
   })
   .strict()
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
@@ -42,11 +55,13 @@ export type CreateProblem = { status: 400 | 404 | 413 | 415 | 422; title: string
 export async function parseCreateBody(
   request: Request,
   limits: Limits,
+  /** What the body makes, for the 415 message. */
+  what = 'a session',
 ): Promise<{ ok: true; value: unknown } | { ok: false; problem: CreateProblem }> {
   const type = request.headers.get('content-type')
   if (type !== null && formatFromContentType(type) !== 'json') {
     await request.body?.cancel().catch(() => {})
-    return bad(415, 'Unsupported Media Type', `a session is created from JSON: send Content-Type application/json, not '${type}'`)
+    return bad(415, 'Unsupported Media Type', `${what} is created from JSON: send Content-Type application/json, not '${type}'`)
   }
   const read = await readTextLimited(request, limits.maxRequestBytes)
   if (!read.ok) {
@@ -87,13 +102,15 @@ export async function parseCreateBody(
  */
 export function resolveCreateRequest(
   body: unknown,
-): { ok: true; session_id?: string; eval_config?: unknown; eval_case?: unknown } | { ok: false; problem: CreateProblem } {
+):
+  | { ok: true; session_id?: string; eval_config?: unknown; eval_case?: unknown; webhook?: SessionWebhook }
+  | { ok: false; problem: CreateProblem } {
   const parsed = CreateSessionRequest.safeParse(body ?? {})
   if (!parsed.success)
     return bad(400, 'Invalid session request', parseErrorFromZod(parsed.error, 'session request').message)
   const req = parsed.data
   if (req.eval_set === undefined && req.eval_id === undefined)
-    return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: req.eval_case }
+    return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: req.eval_case, ...webhookField(req) }
   if (req.eval_case !== undefined)
     return bad(400, 'Invalid session request', 'give either eval_case, or eval_set with eval_id, not both')
   if (req.eval_set === undefined || req.eval_id === undefined)
@@ -107,7 +124,11 @@ export function resolveCreateRequest(
   }
   // Hand the engine the case as the user wrote it, so its own validation and messages apply.
   const rawCase = (req.eval_set as { eval_cases: unknown[] }).eval_cases[index]
-  return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: rawCase }
+  return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: rawCase, ...webhookField(req) }
+}
+
+function webhookField(req: CreateSessionRequest): { webhook?: SessionWebhook } {
+  return req.webhook ? { webhook: req.webhook } : {}
 }
 
 function bad(status: CreateProblem['status'], title: string, detail: string, extensions?: ProblemExtensions) {

@@ -20,6 +20,7 @@ import {
   limitMember,
   limitName,
 } from '../ingest/index.ts'
+import type { EventRejectReason, HostMetrics, UploadRefusal } from '../host/metrics.ts'
 import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
@@ -34,28 +35,40 @@ type UploadOutcome = { ok: true } | UploadFailure
 
 /** @example app.post('/:id/events', (c) => eventsRoute(c, session, deps.limits)) */
 export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS): Promise<Response> {
+  const metrics = c.get('evalstreamMetrics')
+  const refuse = (reason: UploadRefusal) => metrics?.events.refused(reason)
   const contentType = c.req.header('content-type')
   const format = formatFromContentType(contentType ?? 'application/json')
-  if (!format)
+  if (!format) {
+    refuse('unsupported_format')
     return problem(
       c,
       415,
       'Unsupported event format',
       `Content-Type '${contentType}' is not one of application/json, application/x-ndjson, text/event-stream`,
     )
-  if (session.ended) return problem(c, 409, 'Session has ended', `session '${session.id}' has ended; it takes no more events`)
+  }
+  if (session.ended) {
+    refuse('session_ended')
+    return problem(c, 409, 'Session has ended', `session '${session.id}' has ended; it takes no more events`)
+  }
   const declared = declaredTooLarge(c.req.raw.headers, limits.maxRequestBytes)
   if (declared !== undefined) {
     const failure = tooLarge(limits, `the body declares ${declared} bytes`)
+    refuse('too_large')
     return problem(c, 413, failure.title, failure.error, { limit: failure.limit })
   }
   if (session.recordedEvents >= limits.maxEventsPerSession) {
     const failure = sessionFull(session, limits)
+    refuse('session_full')
     return problem(c, 422, failure.title, failure.error, { limit: failure.limit })
   }
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
-  const upload = feedBody(c.req.raw.body, format, session, summary, limits)
+  const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics).then((outcome) => {
+    if (!outcome.ok) refuse(REFUSAL_BY_STATUS[outcome.status])
+    return outcome
+  })
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
     return streamResults(c, session, {
       after: session.log.lastSeq(),
@@ -71,6 +84,14 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
   if (outcome.ok) return c.json(summary, 202)
   const extensions = { ...(outcome.limit ? { limit: outcome.limit } : {}), ...summary }
   return problem(c, outcome.status, outcome.title, outcome.error, extensions)
+}
+
+/** The metrics reason of an upload that stopped part-way, by the status it is answered with. */
+const REFUSAL_BY_STATUS: Record<UploadFailure['status'], UploadRefusal> = {
+  400: 'broken_body',
+  413: 'too_large',
+  422: 'session_full',
+  500: 'internal_error',
 }
 
 function tooLarge(limits: Limits, what: string): UploadFailure {
@@ -96,6 +117,7 @@ async function feedBody(
   session: HostedSession,
   summary: UploadSummary,
   limits: Limits,
+  metrics?: HostMetrics,
 ): Promise<UploadOutcome> {
   let stopped: UploadFailure | undefined
   // Each frame takes one of the session's event slots; at the limit, the upload stops.
@@ -113,24 +135,26 @@ async function feedBody(
         if (session.isNewInvocation(item.event.invocation_id) && session.invocationCount >= limits.maxInvocationsPerSession) {
           const name = limitName('maxInvocationsPerSession', limits)
           const message = `event opens invocation '${item.event.invocation_id ?? ''}', past the limit of ${limits.maxInvocationsPerSession} invocations per session (${name})`
-          return reject({ index: item.index, message, path: '$.invocationId' })
+          return reject({ index: item.index, message, path: '$.invocationId' }, 'invocation_limit')
         }
         try {
           session.push(item)
           summary.accepted += 1
+          metrics?.events.ingested('upload', 1)
         } catch (e) {
           // An engine fault on one event must not take the upload (or the server) down.
-          reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` })
+          reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` }, 'scoring_error')
         }
       },
       onIssue: (issue: IngestIssue) => {
-        if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
+        if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
       },
     },
     limits,
   )
-  function reject(rejected: RejectedEvent): void {
+  function reject(rejected: RejectedEvent, reason: EventRejectReason): void {
     summary.rejected.push(rejected)
+    metrics?.events.rejected('upload', reason, 1)
     try {
       session.reject(rejected)
     } catch (e) {

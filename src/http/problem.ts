@@ -22,6 +22,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   415: 'unsupported-media-type',
   410: 'gone',
   422: 'unprocessable',
+  429: 'too-many-requests',
   502: 'bad-gateway',
   503: 'unavailable',
   504: 'gateway-timeout',

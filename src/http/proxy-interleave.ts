@@ -9,6 +9,7 @@
 import type { ResultEvent } from '../engine/types.ts'
 import type { HostedSession } from '../host/session.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
+import type { HostMetrics } from '../host/metrics.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 /** The event name of our frames in a proxied stream. */
@@ -36,6 +37,8 @@ export type InterleaveOptions = {
   newMessage: unknown
   /** Why the agent's stream ended early, once it has ended (undefined: it ended normally). */
   failure(): string | undefined
+  /** Counts the events scored and rejected (source `proxy`), when the host keeps metrics. */
+  metrics?: HostMetrics
 }
 
 /**
@@ -54,6 +57,7 @@ export function interleaveResults(
   let finished = false
   let seen = 0
   let userSent = options.newMessage === undefined
+  const metrics = options.metrics
 
   /** Every queued result as one chunk (one write), unless the stream is already gone. */
   const sendPending = () => {
@@ -80,26 +84,35 @@ export function interleaveResults(
       seen += 1
       if (!userSent && item.event.invocation_id && item.event.author !== 'user') {
         const user = decodeFrameValue({ invocationId: item.event.invocation_id, author: 'user', content: options.newMessage }, item.index)
-        if (!isIngestIssue(user)) session.push(user)
+        if (!isIngestIssue(user)) {
+          session.push(user)
+          metrics?.events.ingested('proxy', 1)
+        }
       }
       userSent = true
       try {
         session.push(item)
+        metrics?.events.ingested('proxy', 1)
       } catch (e) {
         // An engine fault on one event must not cut the agent's stream off from the client.
         session.reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` })
+        metrics?.events.rejected('proxy', 'scoring_error', 1)
       }
     },
     onIssue(issue) {
       seen += 1
       session.reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
+      metrics?.events.rejected('proxy', 'invalid_event', 1)
     },
   })
   /** The agent's stream is over: complete the invocation; an early end is an `error` result first. */
   const finish = (failure: string | undefined) => {
     if (finished) return
     decoder.end()
-    if (failure) session.reject({ index: seen, message: `${failure}; event ${seen} and later never arrived` })
+    if (failure) {
+      session.reject({ index: seen, message: `${failure}; event ${seen} and later never arrived` })
+      metrics?.events.rejected('proxy', 'agent_failure', 1)
+    }
     session.completeInvocation()
     sendPending()
     finished = true

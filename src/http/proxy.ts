@@ -66,7 +66,11 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   if (!response.ok || !isSse || !response.body) return relay(response, { [SESSION_HEADER]: session.id }, link, settings)
 
   const agent = agentBody(response.body, { link, idleTimeoutMs: settings.idleTimeoutMs, onBreak: 'close', onCancel: () => run.abandon() })
-  const run = interleaveResults(session, { newMessage: request?.newMessage ?? request?.new_message, failure: agent.failure })
+  const run = interleaveResults(session, {
+    newMessage: request?.newMessage ?? request?.new_message,
+    failure: agent.failure,
+    metrics: c.get('evalstreamMetrics'),
+  })
   const body = agent.stream
     // TypeScript's DOM types let TextDecoderStream take any BufferSource, which a byte stream is not typed as.
     .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)

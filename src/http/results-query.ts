@@ -10,7 +10,7 @@ export const DEFAULT_STATS_WINDOW_MS = 24 * 60 * 60 * 1000
 /** ... in about this many time buckets when `bucket_ms` is not given. */
 export const DEFAULT_TIME_BUCKETS = 24
 
-const STATUSES = new Set(['PASSED', 'FAILED', 'NOT_EVALUATED'])
+const STATUSES = new Set(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL'])
 const TYPES = new Set(['criterion.result', 'case.result', 'error'])
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; detail: string }

@@ -12,15 +12,17 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { isRecord } from '../adk/json.ts'
 import { parseEvalSet } from '../adk/parse-eval-set.ts'
 import type { AppDeps } from '../host/deps.ts'
+import { DEFAULT_LIMITS } from '../ingest/index.ts'
+import { tenantOf } from './auth.ts'
+import { parseCreateBody, SESSION_ID_PATTERN } from './create-request.ts'
 import { startHostedRun, type HostedRun, type RunEvent } from '../runner/hosted-run.ts'
 import { problem } from './problem.ts'
 import { HEARTBEAT_MS, lastEventId } from './results-stream.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
-/** A run body carries a whole eval set: generous, but bounded (bytes). */
-export const MAX_RUN_BODY_BYTES = 20_000_000
 /** Runs in progress at once per process (or Durable Object); more get 429. */
 export const MAX_ACTIVE_RUNS = 4
 /** Finished runs kept for their results; the oldest finished one goes first. */
@@ -31,36 +33,36 @@ type Body = Record<string, unknown>
 /** @example app.route('/v1/runs', runsRoutes(deps)) */
 export function runsRoutes(deps: AppDeps): Hono {
   const app = new Hono()
-  const runs = new Map<string, HostedRun>()
+  // Each run remembers the tenant that started it: another tenant gets 404, as for sessions.
+  const runs = new Map<string, { run: HostedRun; tenant: string | undefined }>()
+  const limits = deps.limits ?? DEFAULT_LIMITS
 
   app.post('/', async (c) => {
     if (!deps.agentUrl) return problem(c, 400, 'No agent', 'this deployment has no AGENT_URL; eval set runs go only to the configured agent')
-    const text = await c.req.text()
-    if (text.length > MAX_RUN_BODY_BYTES) return problem(c, 413, 'Body too large', `the body is larger than ${MAX_RUN_BODY_BYTES} bytes`)
-    let body: Body
-    try {
-      const value: unknown = JSON.parse(text)
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object')
-      body = value as Body
-    } catch (e) {
-      return problem(c, 400, 'Invalid JSON', `the request body is not a JSON object: ${(e as Error).message}`)
-    }
+    // The same reading as a session create: a JSON type, the request byte limit (streamed), depth
+    // and string bounds, all before the eval set parser walks it.
+    const read = await parseCreateBody(c.req.raw, limits, 'a run')
+    if (!read.ok) return problem(c, read.problem.status, read.problem.title, read.problem.detail, read.problem.extensions)
+    if (!isRecord(read.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
+    const body: Body = read.value
     const fields = readFields(body)
     if ('error' in fields) return problem(c, 400, 'Invalid run request', fields.error)
     if (fields.agentUrl !== undefined && !sameAgent(fields.agentUrl, deps.agentUrl))
       return problem(c, 403, 'Agent not allowed', `agent_url must be this deployment's AGENT_URL (${deps.agentUrl}); runs go nowhere else`)
     const parsed = parseEvalSet(body.eval_set, { source: 'eval_set' })
     if (!parsed.ok) return problem(c, 422, 'Invalid eval_set', parsed.error.message)
-    if ([...runs.values()].filter((r) => !r.finished()).length >= MAX_ACTIVE_RUNS)
+    if ([...runs.values()].filter((r) => !r.run.finished()).length >= MAX_ACTIVE_RUNS)
       return problem(c, 429, 'Too many runs', `${MAX_ACTIVE_RUNS} runs are in progress; try again when one finishes`)
 
-    const id = (deps.newId ?? (() => crypto.randomUUID()))()
+    if (fields.runId !== undefined && runs.has(fields.runId)) return problem(c, 409, 'Run exists', `a run with id '${fields.runId}' exists`)
+    const id = fields.runId ?? (deps.newId ?? (() => crypto.randomUUID()))()
     const started = startHostedRun(
       id,
       [{ evalSet: parsed.evalSet, evalConfig: body.eval_config ?? deps.defaultConfig, caseIds: fields.caseIds, source: 'eval_set' }],
       {
         agent: { url: deps.agentUrl, app: fields.app, fetch: deps.fetch },
         createEngine: deps.createEngine,
+        simulator: deps.simulator,
         parallel: fields.parallel,
         numRuns: fields.numRuns,
         timeouts: { sessionMs: fields.sessionMs, turnMs: fields.turnMs },
@@ -68,15 +70,17 @@ export function runsRoutes(deps: AppDeps): Hono {
     )
     if (!started.ok) return problem(c, 422, 'Invalid run', started.error)
     forgetOldest(runs)
-    runs.set(id, started.run)
-    const self = `${new URL(c.req.url).origin}/v1/runs/${encodeURIComponent(id)}`
+    runs.set(id, { run: started.run, tenant: tenantOf(c) })
+    // Relative (or under EVALSTREAM_PUBLIC_URL): the request's Host is the client's word.
+    const self = `${deps.publicUrl ?? ''}/v1/runs/${encodeURIComponent(id)}`
     return c.json({ run_id: id, urls: { self, results: `${self}/results`, cancel: `${self}/cancel` } }, 202, { location: self })
   })
 
   const withRun = (c: Context, then: (run: HostedRun) => Response | Promise<Response>) => {
     const id = c.req.param('id') ?? ''
-    const run = runs.get(id)
-    return run ? then(run) : problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
+    const entry = runs.get(id)
+    if (!entry || entry.tenant !== tenantOf(c)) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
+    return then(entry.run)
   }
   app.get('/:id', (c) => withRun(c, (run) => c.json(run.snapshot())))
   app.get('/:id/results', (c) => withRun(c, (run) => streamRun(c, run, lastEventId(c))))
@@ -89,13 +93,19 @@ export function runsRoutes(deps: AppDeps): Hono {
   return app
 }
 
-type Fields = { app: string; agentUrl?: string; caseIds?: string[]; parallel?: number; numRuns?: number; sessionMs?: number; turnMs?: number }
+type Fields = { app: string; runId?: string; agentUrl?: string; caseIds?: string[]; parallel?: number; numRuns?: number; sessionMs?: number; turnMs?: number }
 
 function readFields(body: Body): Fields | { error: string } {
   const app = body.app_name
   if (typeof app !== 'string' || app === '') return { error: 'app_name (the agent app to run, a string) is required' }
   if (body.eval_set === undefined) return { error: 'eval_set (an ADK eval set) is required' }
   const out: Fields = { app }
+  // The Worker's router names the run (it picks the Durable Object by it); clients may too.
+  if (body.run_id !== undefined) {
+    if (typeof body.run_id !== 'string' || !SESSION_ID_PATTERN.test(body.run_id))
+      return { error: 'run_id must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -' }
+    out.runId = body.run_id
+  }
   if (body.agent_url !== undefined) {
     if (typeof body.agent_url !== 'string') return { error: 'agent_url must be a string' }
     out.agentUrl = body.agent_url
@@ -129,10 +139,10 @@ function sameAgent(given: string, configured: string): boolean {
   }
 }
 
-function forgetOldest(runs: Map<string, HostedRun>): void {
+function forgetOldest(runs: Map<string, { run: HostedRun }>): void {
   if (runs.size < MAX_KEPT_RUNS) return
   // Map order is insertion order: the first finished run is the oldest.
-  for (const [id, run] of runs)
+  for (const [id, { run }] of runs)
     if (run.finished()) {
       runs.delete(id)
       return

@@ -38,11 +38,14 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     if (!request.ok) return problem(c, request.problem.status, request.problem.title, request.problem.detail)
     const reserved = reservedIdProblem(tenantOf(c), request.session_id)
     if (reserved) return problem(c, 400, 'Invalid session request', reserved)
+    const hook = request.webhook && (deps.observers ? deps.observers.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
+    if (hook) return problem(c, 400, 'Invalid session request', hook)
     const spec: SessionSpec = {
       session_id: request.session_id ?? (deps.newId ?? (() => crypto.randomUUID()))(),
       eval_config: request.eval_config ?? deps.defaultConfig,
       ...(request.eval_case !== undefined ? { eval_case: request.eval_case } : {}),
       ...tenantField(tenantOf(c)),
+      ...(request.webhook ? { webhook: request.webhook } : {}),
     }
     const created = await deps.store.create(spec, deps.createEngine)
     if (!created.ok) return problem(c, created.status, created.title, created.detail)

@@ -38,6 +38,20 @@ export type JudgeExecutorOptions = {
   deadlineMs?: number
   cache?: JudgeCache
   budget?: JudgeBudget
+  /** Told how each request settled (for /metrics); must be quick, and its errors are ignored. */
+  observe?: (record: JudgeCallRecord) => void
+}
+
+/**
+ * How one request settled: `answered` (at least one sample came back), `failed` (every sample is an
+ * error), `deadline` (EVALSTREAM_JUDGE_DEADLINE_MS fired), `refused` (a budget stopped it),
+ * `cached` (the answer cache had it) or `shared` (it joined an identical request in flight).
+ */
+export type JudgeCallRecord = {
+  outcome: 'answered' | 'failed' | 'deadline' | 'refused' | 'cached' | 'shared'
+  /** How long the call held its slots, in ms (attempts and retry waits included); absent for cached and shared. */
+  durationMs?: number
+  usage?: JudgeUsage
 }
 
 export type JudgeStats = JudgeUsage & {
@@ -93,6 +107,13 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
   const inflight = new Map<string, Job>()
   const sessions = new Map<string, SessionState>()
   let deploymentCalls = 0
+  const observe = (record: JudgeCallRecord) => {
+    try {
+      options.observe?.(record)
+    } catch {
+      // Metrics must never cost an answer.
+    }
+  }
   const stats: JudgeStats = { ...emptyUsage(), answers: 0, cacheHits: 0, shared: 0, budgetRefusals: 0, deadlines: 0 }
 
   function sessionState(sessionId: string): SessionState {
@@ -105,14 +126,16 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     return state
   }
 
-  function admitFor(state: SessionState | undefined): () => string | null {
+  function admitFor(state: SessionState | undefined, onRefused: () => void): () => string | null {
     return () => {
       if (budget.perDeployment !== undefined && deploymentCalls >= budget.perDeployment) {
         stats.budgetRefusals++
+        onRefused()
         return `judge budget exceeded: ${budget.perDeployment} model calls per deployment`
       }
       if (budget.perSession !== undefined && state !== undefined && state.calls >= budget.perSession) {
         stats.budgetRefusals++
+        onRefused()
         return `judge budget exceeded: ${budget.perSession} model calls per session`
       }
       deploymentCalls++
@@ -136,10 +159,15 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     try {
       const releaseProcess = await limiter.acquire(signal)
       try {
-        const { reply, timedOut } = await answerWithin(judge, request, { signal, admit: admitFor(state) }, deadlineMs)
+        let refused = false
+        const started = Date.now()
+        const admit = admitFor(state, () => void (refused = true))
+        const { reply, timedOut } = await answerWithin(judge, request, { signal, admit }, deadlineMs)
         if (timedOut) stats.deadlines++
         const { usage, ...answer } = reply
         account(usage)
+        const outcome = timedOut ? 'deadline' : refused ? 'refused' : cacheable(answer) ? 'answered' : 'failed'
+        observe({ outcome, durationMs: Date.now() - started, ...(usage ? { usage } : {}) })
         stats.answers++
         // A cache that fails to store (e.g. storage full) costs a repeat call later, not this answer.
         if (cacheable(answer)) {
@@ -179,12 +207,15 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
       .catch(() => undefined)
     if (cached !== undefined) {
       stats.cacheHits++
+      observe({ outcome: 'cached' })
       return cached
     }
     opts.signal?.throwIfAborted()
     let job = inflight.get(request.id)
-    if (job) stats.shared++
-    else {
+    if (job) {
+      stats.shared++
+      observe({ outcome: 'shared' })
+    } else {
       const controller = new AbortController()
       const promise = run(request, opts.sessionId, controller.signal).finally(() => inflight.delete(request.id))
       // A job every caller abandoned still settles; keep that rejection from going unhandled.

@@ -5,7 +5,7 @@
  * `>=` against the threshold; the case passes only when every metric passes. A run the agent
  * broke makes the case NOT_EVALUATED with that run's reason.
  */
-import { statusFor, type EvalStatus } from '../adk/status.ts'
+import { type CaseStatus, statusFor, type EvalStatus } from '../adk/status.ts'
 import type { CaseRunOutcome } from './run-case.ts'
 
 export type MetricVerdict = { metric_name: string; score: number | null; threshold: number; eval_status: EvalStatus; reason?: string }
@@ -13,7 +13,7 @@ export type MetricVerdict = { metric_name: string; score: number | null; thresho
 export type CaseVerdict = {
   evalSetId: string
   evalId: string
-  status: EvalStatus
+  status: CaseStatus
   reason?: string
   /** Per metric, in config order: the single run's overall, or the mean over runs. */
   overall: MetricVerdict[]
@@ -50,7 +50,8 @@ export function caseVerdict(runs: CaseRunOutcome[]): CaseVerdict {
       }
     const threshold = metric.threshold ?? 0
     const score = scores.length > 0 ? scores.reduce((a, b) => a + b, 0) / scores.length : null
-    const eval_status = statusFor(score, threshold)
+    // Informational metrics (no threshold) report the pooled mean and never decide the case.
+    const eval_status = statusFor(score, metric.eval_status === 'INFORMATIONAL' ? null : threshold)
     return {
       metric_name: metric.metric_name,
       score,
@@ -59,7 +60,8 @@ export function caseVerdict(runs: CaseRunOutcome[]): CaseVerdict {
       ...(score === null ? { reason: reasonFor(first, metric.metric_name) } : {}),
     }
   })
-  const status: EvalStatus = overall.length > 0 && overall.every((m) => m.eval_status === 'PASSED')
+  const gating = overall.filter((m) => m.eval_status !== 'INFORMATIONAL')
+  const status: CaseStatus = gating.length > 0 && gating.every((m) => m.eval_status === 'PASSED')
     ? 'PASSED'
     : overall.some((m) => m.eval_status === 'FAILED')
       ? 'FAILED'

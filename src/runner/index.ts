@@ -27,4 +27,20 @@ export {
   type Totals,
   type UnitRef,
 } from './run-eval-set.ts'
-export { type ConversationSoFar, defaultTurnSources, staticTurns, type TurnSource, type TurnSourceFactory } from './turn-source.ts'
+export {
+  type ConversationSoFar,
+  defaultTurnSources,
+  staticTurns,
+  type TurnSource,
+  type TurnSourceContext,
+  TurnSourceError,
+  type TurnSourceFactory,
+} from './turn-source.ts'
+export {
+  DEFAULT_MAX_ALLOWED_INVOCATIONS,
+  DEFAULT_USER_SIMULATOR_MODEL,
+  readUserSimulatorConfig,
+  USER_SIMULATOR_STOP_SIGNAL,
+  type UserSimulatorConfig,
+} from './user-sim-config.ts'
+export { NO_SIMULATOR_MODEL, type SimulationEnd, simulatedTurns, type SimulatorModel, userSimulationTurnSources } from './user-sim-source.ts'

@@ -9,12 +9,12 @@ import type { AdkEvent } from '../adk/event.ts'
 import type { Content } from '../adk/content.ts'
 import type { EvalCase } from '../adk/eval-set.ts'
 import { evalCaseResult, type EvalCaseResult } from '../adk/results.ts'
-import type { EvalStatus } from '../adk/status.ts'
+import type { CaseStatus } from '../adk/status.ts'
 import type { CriterionResultData, ResultEventBody, SessionEngine } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
 import { AgentError, createAgentSession, runTurn, type AgentTarget } from './agent-client.ts'
-import type { TurnSource } from './turn-source.ts'
+import { type TurnSource, TurnSourceError } from './turn-source.ts'
 
 /** ADK's inference default when an eval case has no session_input (spec §1.5). */
 export const DEFAULT_USER_ID = 'test_user_id'
@@ -41,13 +41,15 @@ export type CaseRunInput = {
   onInvocation?(index: number): void
   /** The raw /run_sse bytes of each turn, in order (to keep a capture of the run). */
   onBytes?(bytes: Uint8Array): void
+  /** Times invocations as their events arrive (invocation_duration_v1), in ms; default Date.now. */
+  clock?: () => number
 }
 
 export type CaseRunOutcome = {
   evalSetId: string
   evalId: string
   run: number
-  status: EvalStatus
+  status: CaseStatus
   /** Why the run is NOT_EVALUATED because of the agent (or why a metric could not score). */
   reason?: string
   /** The agent's session id, once created. */
@@ -96,6 +98,7 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
     sessionId = await createAgentSession(input.target, userId, state, { timeoutMs: input.timeouts.sessionMs, signal: input.signal })
     const created = input.createEngine({
       spec: { session_id: sessionId, eval_config: input.evalConfig, eval_case: input.evalCase },
+      clock: input.clock ?? Date.now,
       emit: (body) => {
         if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
         input.onResult?.(body)
@@ -124,7 +127,7 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
     const status = finished.final_eval_status
     return { ...base, status, sessionId, invocations, caseResult: finished, results, warnings }
   } catch (e) {
-    if (e instanceof AgentError) return notEvaluated(e.message)
+    if (e instanceof AgentError || e instanceof TurnSourceError) return notEvaluated(e.message)
     return notEvaluated(`internal error: ${e instanceof Error ? e.message : String(e)}`)
   } finally {
     release?.()

@@ -7,14 +7,15 @@
  */
 import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
-import type { EvalStatus } from '../adk/status.ts'
+import type { CaseStatus, EvalStatus } from '../adk/status.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
 import type { ResultEventBody } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'
 import { DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type AgentTarget } from './agent-client.ts'
 import { caseVerdict, type CaseVerdict } from './aggregate-runs.ts'
 import { runCase, type CaseRunOutcome, type Timeouts } from './run-case.ts'
-import { defaultTurnSources, type TurnSourceFactory } from './turn-source.ts'
+import type { TurnSourceFactory } from './turn-source.ts'
+import { type SimulatorModel, userSimulationTurnSources } from './user-sim-source.ts'
 
 /** Cases in flight at once when not told otherwise (ADK's inference default). */
 export const DEFAULT_PARALLEL = 4
@@ -52,7 +53,10 @@ export type RunOptions = {
   parallel?: number
   numRuns?: number
   timeouts?: Partial<Timeouts>
+  /** Where user messages come from; default: static conversations, and the user simulator (with `simulator`) for scenarios. */
   turnSources?: TurnSourceFactory
+  /** The model behind the user simulator of conversation_scenario cases (the judge executor); without it they are NOT_EVALUATED. */
+  simulator?: SimulatorModel
   signal?: AbortSignal
   onProgress?(event: RunProgress): void
   /** The raw /run_sse bytes of each unit, turn after turn (a capture `evalstream eval` can read). */
@@ -63,7 +67,7 @@ export type RunOptions = {
 
 export type EvalSetRun = { evalSetId: string; source?: string; evalSetResult: EvalSetResult; cases: CaseVerdict[] }
 
-export type Totals = Record<EvalStatus, number> & { cases: number }
+export type Totals = Record<CaseStatus, number> & { cases: number }
 
 export type RunReport = { ok: true; passed: boolean; totals: Totals; sets: EvalSetRun[] } | { ok: false; error: string }
 
@@ -93,12 +97,11 @@ export function planRun(sets: EvalSetInput[], options: RunOptions): { ok: true; 
 }
 
 async function execute(sets: EvalSetInput[], options: RunOptions, checked: Extract<Checked, { ok: true }>): Promise<RunReport> {
-  const { parallel, numRuns, createEngine, picked } = checked
+  const { parallel, numRuns, createEngine, picked, turnSources } = checked
   const timeouts: Timeouts = {
     sessionMs: options.timeouts?.sessionMs ?? DEFAULT_SESSION_TIMEOUT_MS,
     turnMs: options.timeouts?.turnMs ?? DEFAULT_TURN_TIMEOUT_MS,
   }
-  const turnSources = options.turnSources ?? defaultTurnSources
   const signal = options.signal ?? new AbortController().signal
   const progress = options.onProgress ?? (() => {})
 
@@ -117,8 +120,9 @@ async function execute(sets: EvalSetInput[], options: RunOptions, checked: Extra
     const unit = units[i]!
     const evalCase = unit.input.evalSet.eval_cases[unit.caseIndex]!
     progress({ type: 'case.started', unit: unit.ref })
-    // A case this build cannot drive (no simulator yet) still gets its NOT_EVALUATED entry.
-    const source = turnSources(evalCase)
+    // A case this run cannot drive (no simulator model) still gets its NOT_EVALUATED entry.
+    const chosen = turnSources(evalCase, { evalConfig: unit.input.evalConfig })
+    const source = 'invalid' in chosen ? { unsupported: chosen.invalid } : chosen
     const outcome = await runCase({
       evalSetId: unit.ref.evalSetId,
       evalCase,
@@ -166,7 +170,9 @@ export function runEvalSet(set: EvalSetInput, options: RunOptions): Promise<RunR
   return runEvalSets([set], options)
 }
 
-type Checked = { ok: true; parallel: number; numRuns: number; createEngine: EngineFactory; picked: number[][] } | { ok: false; error: string }
+type Checked =
+  | { ok: true; parallel: number; numRuns: number; createEngine: EngineFactory; turnSources: TurnSourceFactory; picked: number[][] }
+  | { ok: false; error: string }
 
 /** Everything that is bad input fails here, before the agent sees a request. */
 function check(sets: EvalSetInput[], options: RunOptions): Checked {
@@ -189,6 +195,7 @@ function check(sets: EvalSetInput[], options: RunOptions): Checked {
     if (ms !== undefined && !(Number.isFinite(ms) && ms > 0)) return { ok: false, error: `timeout ${key} must be a positive number of milliseconds, not ${ms}` }
   }
   const createEngine: EngineFactory = options.createEngine ?? ((o) => createSessionEngine(o))
+  const turnSources = options.turnSources ?? userSimulationTurnSources({ model: options.simulator })
   const picked: number[][] = []
   for (const input of sets) {
     const where = input.source ?? input.evalSet.eval_set_id
@@ -208,10 +215,12 @@ function check(sets: EvalSetInput[], options: RunOptions): Checked {
       const probe = createEngine({ spec: { session_id: 'check', eval_config: input.evalConfig, eval_case: cases[index] }, emit: () => {} })
       if (!probe.ok) return { ok: false, error: `${where}: eval case '${ids[index]}': ${probe.title}: ${probe.detail}` }
       probe.engine.abort('configuration check only')
+      const source = turnSources(cases[index]!, { evalConfig: input.evalConfig })
+      if ('invalid' in source) return { ok: false, error: `${where}: eval case '${ids[index]}': ${source.invalid}` }
     }
     picked.push(indexes)
   }
-  return { ok: true, parallel, numRuns, createEngine, picked }
+  return { ok: true, parallel, numRuns, createEngine, turnSources, picked }
 }
 
 /** Runs work(0..count-1) with at most `limit` in flight; work must not throw. */

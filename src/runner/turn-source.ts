@@ -31,11 +31,29 @@ export function staticTurns(conversation: ReadonlyArray<{ user_content: Content 
   return { next: async ({ turn }) => conversation[turn]?.user_content }
 }
 
-/** Chooses the source for a case, or says why the case cannot be run yet. */
-export type TurnSourceFactory = (evalCase: EvalCase) => TurnSource | { unsupported: string }
+/**
+ * A source that cannot produce the next message (the user simulator's model failed): the case run
+ * is NOT_EVALUATED with this message as the reason, as ADK's failed inference is.
+ */
+export class TurnSourceError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'TurnSourceError'
+  }
+}
 
-/** The default: static conversations only; scenarios need the user simulator. */
+/** What a factory may read besides the case: the eval set's EvalConfig (its `user_simulator_config`). */
+export type TurnSourceContext = { evalConfig?: unknown }
+
+/**
+ * Chooses the source for a case. `unsupported`: this run cannot drive the case (it is then
+ * NOT_EVALUATED with the reason, no agent call). `invalid`: the case or config is bad input (the run
+ * is refused before it starts, naming the case).
+ */
+export type TurnSourceFactory = (evalCase: EvalCase, context?: TurnSourceContext) => TurnSource | { unsupported: string } | { invalid: string }
+
+/** Static conversations only; a scenario needs the user simulator (./user-sim-source.ts). */
 export const defaultTurnSources: TurnSourceFactory = (evalCase) =>
   evalCase.conversation
     ? staticTurns(evalCase.conversation)
-    : { unsupported: 'conversation_scenario cases need the user simulator, which this build does not have yet' }
+    : { unsupported: 'conversation_scenario cases need the user simulator: use userSimulationTurnSources({ model })' }

@@ -61,7 +61,13 @@ describe('evalstream eval', () => {
     expect(caseResult.overall_eval_metric_results.map((m) => m.metric_name)).toEqual([
       'tool_trajectory_avg_score',
       'response_match_score',
+      'tool_call_count_v1',
+      'inference_call_count_v1',
+      'token_usage_v1',
+      'invocation_duration_v1',
     ])
+    // Read from a file: nothing timed the invocations, so no duration (as ADK for stored sessions).
+    expect(caseResult.overall_eval_metric_results.at(-1)).toMatchObject({ score: null, eval_status: 'INFORMATIONAL', threshold: null })
     expect(readFileSync(out, 'utf8')).toMatch(/"final_eval_status": 1/)
   })
 

@@ -7,8 +7,9 @@
  */
 import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { AdkEvent } from '../../src/adk/event.ts'
-import { fastAdkEvent, parseAdkEvent } from '../../src/adk/event-fast.ts'
+import { FAST_MODEL_FIELDS, fastAdkEvent, parseAdkEvent } from '../../src/adk/event-fast.ts'
+import { Content, FunctionCall, FunctionResponse, Part } from '../../src/adk/content.ts'
+import { AdkEvent, EventActions } from '../../src/adk/event.ts'
 import { readShared, readSharedJson, sharedPath } from '../support/shared-data.ts'
 import { deepDiff, exact, mutate, rng, toSnake } from './event-mutations.ts'
 
@@ -108,5 +109,18 @@ describe('fastAdkEvent edge cases', () => {
     expect(fastAdkEvent(Object.create(null))).toBeUndefined()
     expect(fastAdkEvent([])).toBeUndefined()
     expect(parseAdkEvent(new Event())).toStrictEqual(AdkEvent.safeParse(new Event()))
+  })
+})
+
+describe('one list of ADK event fields', () => {
+  it('the fast path reads exactly the fields of the zod models, in the same order', () => {
+    expect(FAST_MODEL_FIELDS).toEqual({
+      event: AdkEvent.fieldNames,
+      actions: EventActions.fieldNames,
+      content: Content.fieldNames,
+      part: Part.fieldNames,
+      functionCall: FunctionCall.fieldNames,
+      functionResponse: FunctionResponse.fieldNames,
+    })
   })
 })

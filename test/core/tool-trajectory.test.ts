@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { AdkEvent } from '../../src/adk/event.ts'
 import { Invocation } from '../../src/adk/invocation.ts'
-import { toolTrajectoryAvgScore as criterion, type ToolTrajectoryConfig } from '../../src/core/criteria/tool-trajectory.ts'
+import { MAX_LISTED_CALLS, toolTrajectoryAvgScore as criterion, type ToolTrajectoryConfig } from '../../src/core/criteria/tool-trajectory.ts'
 import type { InvocationScore, Provisional } from '../../src/core/criterion.ts'
 import { eventsToInvocations } from '../../src/core/events-to-invocations.ts'
 import { statusFor } from '../../src/adk/status.ts'
@@ -113,6 +113,18 @@ describe('details and edge cases', () => {
         extra: [{ name: 'z', args: {}, actual_index: 0 }],
       },
     })
+  })
+
+  it('lists at most MAX_LISTED_CALLS calls per list, with the full count beside', () => {
+    const many = Array.from({ length: MAX_LISTED_CALLS + 50 }, (_, i) => ({ name: 'noise', args: { i } }))
+    const events = eventsFor('i', [...many, a])
+    const { result } = run(config, expectedInvocation([a, b]), events, eventsToInvocations(events)[0]!)
+    const details = result.details as Record<string, unknown[] | number>
+    expect((details.extra as unknown[]).length).toBe(MAX_LISTED_CALLS)
+    expect(details.extra_count).toBe(MAX_LISTED_CALLS + 50)
+    expect((details.extra as Array<{ actual_index: number }>).at(-1)!.actual_index).toBe(MAX_LISTED_CALLS - 1)
+    expect(details.matched).toEqual([{ name: 'a', args: { x: 1 }, expected_index: 0, actual_index: MAX_LISTED_CALLS + 50 }])
+    expect('matched_count' in details || 'missing_count' in details).toBe(false)
   })
 
   it('without an expected invocation the score is null with a reason', () => {

@@ -56,13 +56,16 @@ async function cliScores(capture: string) {
   return scoresOf(outcome.evalSetResult.eval_case_results[0] as unknown as Json, 'PASSED')
 }
 
+/** Every metric but the wall time, which only a live run measures (a capture read back has none). */
+const replayable = (m: Json) => m.metric_name !== 'invocation_duration_v1'
+
 /** Scores of an EvalCaseResult (file shape: statuses 1/2/3; typed shape: names). */
 function scoresOf(caseResult: Json, passed: unknown = 1) {
   return {
     passed: caseResult.final_eval_status === passed,
-    overall: Object.fromEntries(caseResult.overall_eval_metric_results.map((m: Json) => [m.metric_name, m.score])),
+    overall: Object.fromEntries(caseResult.overall_eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
     perInvocation: caseResult.eval_metric_result_per_invocation.map((p: Json) =>
-      Object.fromEntries(p.eval_metric_results.map((m: Json) => [m.metric_name, m.score])),
+      Object.fromEntries(p.eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
     ),
   }
 }

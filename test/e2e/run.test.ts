@@ -44,13 +44,16 @@ async function cli(args: string[]) {
   return { code, out, err }
 }
 
+/** Every metric but the wall time, which only a live run measures (a capture read back has none). */
+const replayable = (m: Json) => m.metric_name !== 'invocation_duration_v1'
+
 /** Scores by metric, overall and per invocation, of an EvalCaseResult in ADK's file shape. */
 function scoresOf(caseResult: Json) {
   return {
     status: caseResult.final_eval_status,
-    overall: Object.fromEntries(caseResult.overall_eval_metric_results.map((m: Json) => [m.metric_name, m.score])),
+    overall: Object.fromEntries(caseResult.overall_eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
     perInvocation: caseResult.eval_metric_result_per_invocation.map((p: Json) =>
-      Object.fromEntries(p.eval_metric_results.map((m: Json) => [m.metric_name, m.score])),
+      Object.fromEntries(p.eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
     ),
   }
 }

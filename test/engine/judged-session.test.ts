@@ -68,8 +68,13 @@ describe('engine with a Gemini judge', () => {
     stub.requests.length = 0
     stub.enqueue({ candidates: [VALID, VALID, INVALID, VALID, INVALID], delayMs: 50 })
     const { emitted, caseResult } = await run(judgeRunner(createMemoryJudgeCache(), 's1'))
+    // The deterministic results (the configured one, then the informational ones) come at once.
     expect(results(emitted).map((r) => [r.metric_name, r.score, r.eval_status])).toEqual([
       ['tool_trajectory_avg_score', 1, 'PASSED'],
+      ['tool_call_count_v1', 2, 'INFORMATIONAL'],
+      ['inference_call_count_v1', 3, 'INFORMATIONAL'],
+      ['token_usage_v1', 171, 'INFORMATIONAL'],
+      ['invocation_duration_v1', null, 'INFORMATIONAL'],
       ['final_response_match_v2', 1, 'PASSED'],
     ])
     expect(emitted.at(-1)?.type).toBe('case.result')

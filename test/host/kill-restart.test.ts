@@ -72,7 +72,14 @@ function kill9(server: Server): Promise<void> {
   })
 }
 
-const normalise = (messages: Message[], id: string) => JSON.parse(JSON.stringify(messages).replaceAll(id, '<session>')) as Message[]
+/** Wall-clock durations (invocation_duration_v1) differ between two runs; everything else must not. */
+const DURATION = /("metric_name":\s*"invocation_duration_v1"(?:(?!"metric_name")[\s\S])*?"score":\s*)[0-9.e-]+/g
+const unmeasured = (text: string) => text.replace(DURATION, '$1"<measured>"')
+const normalise = (messages: Message[], id: string) =>
+  JSON.parse(unmeasured(JSON.stringify(messages).replaceAll(id, '<session>'))) as Message[]
+/** The duration the first invocation was given while the server ran, read from a result frame. */
+const firstDuration = (messages: Message[]) =>
+  messages.map((m) => m.data as Record<string, any>).find((d) => d?.metric_name === 'invocation_duration_v1')?.score
 
 describe.each(['node', 'deno'] as const)('kill -9 and restart on the same EVALSTREAM_DB: %s', (runtime) => {
   let stub: GeminiStub
@@ -136,7 +143,14 @@ describe.each(['node', 'deno'] as const)('kill -9 and restart on the same EVALST
     expect(all.slice(0, before.length)).toEqual(before)
     expect(all.map((m) => Number(m.id))).toEqual(all.map((_, i) => i + 1))
     expect(normalise(all, id)).toEqual(normalise(refMessages, ref))
-    expect(JSON.stringify(caseResult).replaceAll(id, '<session>')).toBe(JSON.stringify(refResult).replaceAll(ref, '<session>'))
+    expect(unmeasured(JSON.stringify(caseResult).replaceAll(id, '<session>'))).toBe(
+      unmeasured(JSON.stringify(refResult).replaceAll(ref, '<session>')),
+    )
+    // The replay timed the first invocation with the journaled arrival times, not the replay's own.
+    const measured = firstDuration(before)
+    expect(typeof measured).toBe('number')
+    const perInvocation = (caseResult as any).eval_metric_result_per_invocation[0].eval_metric_results
+    expect(perInvocation.find((m: any) => m.metric_name === 'invocation_duration_v1').score).toBe(measured)
     expect((caseResult as any).final_eval_status).toBe(1)
     // One judge call for the second invocation only.
     expect(judgeCalls()).toBe(callsBefore + 1)

@@ -7,7 +7,7 @@ import { BREAK_AFTER, FAKE_OURS, SCENARIO_HEADER, STALL_AFTER } from '../support
 import { rawGet } from '../support/duplex.ts'
 import { readSse } from '../support/sse-client.ts'
 import type { ApiTarget, apiClient } from './api-suite.ts'
-import { CONFIG, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
+import { CONFIG, EFFICIENCY_RESULTS, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
 
 const NEW_MESSAGE = { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] }
 
@@ -54,12 +54,12 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const text = await res.text()
       expect(framesOf(text).filter((f) => !isOurs(f)).join('')).toBe(WEATHER_SSE)
       const results = ours(text)
-      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'criterion.result', 'criterion.result'])
+      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
       // invocation.started right after the first agent frame, the results right after the final answer.
       const frames = framesOf(text)
       expect(isOurs(frames[1]!)).toBe(true)
       expect(frames.slice(-2).every(isOurs)).toBe(true)
-      expect(results.map((r) => r.seq)).toEqual([1, 2, 3])
+      expect(results.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
       // The agent got the request as sent; the session exists under the ADK session id.
       const sent = target().agentRequests().find((r) => r.path === '/run_sse' && r.body.includes(adkSession))
       expect(JSON.parse(sent!.body).newMessage).toEqual(NEW_MESSAGE)
@@ -77,7 +77,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const caseResult = (await (await api.end(json.session_id)).json()) as any
       expect(JSON.stringify(caseResult)).toContain('Weather and time in Paris?')
       const all = await readSse(await api.results(json.session_id))
-      expect(all.map((m) => m.event)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', 'case.result'])
+      expect(all.map((m) => m.event)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
     })
 
     it('answers 404 for an X-Evalstream-Session that does not exist', async () => {
@@ -90,7 +90,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const text = await res.text()
       expect(text).toContain(FAKE_OURS.replace('event: evalstream', 'event: agent-evalstream'))
       expect(ours(text).some((r) => r.data.forged)).toBe(false)
-      expect(ours(text).map((r) => r.seq)).toEqual([1, 2, 3])
+      expect(ours(text).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
     })
 
     it('terminates an unterminated last agent frame before appending ours', async () => {
@@ -99,7 +99,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       // Every agent frame whole, the last one with the blank line it lacked, then our results.
       expect(frames.filter((f) => !isOurs(f)).join('')).toBe(WEATHER_SSE)
       expect(frames.slice(-2).every(isOurs)).toBe(true)
-      expect(ours(frames.join('')).map((r) => r.type)).toEqual(['invocation.started', 'criterion.result', 'criterion.result'])
+      expect(ours(frames.join('')).map((r) => r.type)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
     })
 
     it('still delivers the results when the agent breaks off mid-stream, and records the failure as an error result', async () => {
@@ -108,12 +108,12 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const text = await res.text()
       expect(framesOf(text).filter((f) => !isOurs(f))).toEqual(agentFrames.slice(0, BREAK_AFTER))
       const results = ours(text)
-      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result'])
+      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
       expect(results[1].data.message).toContain('broke off')
-      expect((await snapshotOf(id)).last_seq).toBe(4)
+      expect((await snapshotOf(id)).last_seq).toBe(4 + EFFICIENCY_RESULTS.length)
       await api.end(id)
       const logged = await readSse(await api.results(id))
-      expect(logged.map((m) => m.event)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', 'case.result'])
+      expect(logged.map((m) => m.event)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
     })
 
     it('cuts an agent that stalls mid-stream after the idle timeout, with the results and an error frame', async () => {
@@ -121,7 +121,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const text = await res.text()
       expect(framesOf(text).filter((f) => !isOurs(f))).toEqual(agentFrames.slice(0, STALL_AFTER))
       const results = ours(text)
-      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result'])
+      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
       expect(results[1].data.message).toContain('sent nothing for 2000 ms (EVALSTREAM_AGENT_IDLE_TIMEOUT_MS)')
     })
 
@@ -134,7 +134,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       )
       expect(res.status).toBe(200)
       expect(res.headers['x-agent-hop']).toBeUndefined()
-      expect(ours(res.text)).toHaveLength(3)
+      expect(ours(res.text)).toHaveLength(3 + EFFICIENCY_RESULTS.length)
       const sent = target().agentRequests().find((r) => r.path === '/run_sse' && r.body.includes(id)) as any
       expect(sent.headers[SCENARIO_HEADER]).toBe('hop')
       expect(sent.headers['x-client-hop']).toBeUndefined()

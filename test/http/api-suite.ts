@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { duplexPost } from '../support/duplex.ts'
 import { readSse, subscribe, type Message } from '../support/sse-client.ts'
-import { CONFIG, DIVERGING_CASE, MATCHING_CASE, WEATHER_EVENTS, WEATHER_RESULT_TYPES, WEATHER_SSE } from './fixtures.ts'
+import { CONFIG, DIVERGING_CASE, EFFICIENCY_RESULTS, MATCHING_CASE, WEATHER_EVENTS, WEATHER_RESULT_TYPES, WEATHER_SSE } from './fixtures.ts'
 import { proxySuite } from './api-suite-proxy.ts'
 
 export type ApiTarget = { baseUrl: string; agentUrl: string; agentRequests(): Array<{ path: string; body: string }> }
@@ -85,12 +85,12 @@ export function apiSuite(target: () => ApiTarget): void {
       const caseResult = (await end.json()) as any
       const messages = await live.closed
       expect(types(messages)).toEqual(WEATHER_RESULT_TYPES)
-      expect(seqs(messages)).toEqual([1, 2, 3, 4])
+      expect(seqs(messages)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
       expect(resultOf(messages, 'tool_trajectory_avg_score')).toMatchObject({ score: 1, eval_status: 'PASSED' })
       expect(resultOf(messages, 'response_match_score')).toMatchObject({ score: 1, eval_status: 'PASSED' })
       expect(messages.at(-1)!.data).toEqual(caseResult)
       const snapshot = (await (await fetch(api.url(`/v1/sessions/${id}`))).json()) as any
-      expect(snapshot).toMatchObject({ ended: true, last_seq: 4 })
+      expect(snapshot).toMatchObject({ ended: true, last_seq: 8 })
     })
 
     it('accepts the same run as a JSON array and as NDJSON, with the same scores', async () => {
@@ -119,7 +119,7 @@ export function apiSuite(target: () => ApiTarget): void {
       expect(body.rejected).toEqual([{ index: 2, message: expect.stringContaining('JSON') }])
       await api.end(id)
       const messages = await readSse(await api.results(id))
-      expect(types(messages)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', 'case.result'])
+      expect(types(messages)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
       expect(messages[1]!.data).toMatchObject({ index: 2 })
       expect(resultOf(messages, 'tool_trajectory_avg_score').score).toBe(1)
     })
@@ -152,7 +152,7 @@ export function apiSuite(target: () => ApiTarget): void {
       expect(mc).toEqual(ma)
       for (const after of [0, 1, 2, 3, 4]) {
         const resumed = await readSse(await api.results(id, after))
-        expect(seqs(resumed)).toEqual([1, 2, 3, 4].filter((s) => s > after))
+        expect(seqs(resumed)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].filter((s) => s > after))
       }
     })
 
@@ -171,7 +171,7 @@ export function apiSuite(target: () => ApiTarget): void {
       for (const f of frames.slice(1)) upload.write(f)
       upload.end()
       const messages = await live.closed
-      expect(types(messages)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', 'upload.summary'])
+      expect(types(messages)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'upload.summary'])
       expect(messages.at(-1)!.data).toEqual({ accepted: 5, rejected: [] })
     })
   })
@@ -194,7 +194,7 @@ export function apiSuite(target: () => ApiTarget): void {
       expect(((await (await upload.response).json()) as any).accepted).toBe(5)
       await api.end(id)
       const all = await live.closed
-      expect(types(all)).toEqual(['invocation.started', 'criterion.progress', 'criterion.result', 'criterion.result', 'case.result'])
+      expect(types(all)).toEqual(['invocation.started', 'criterion.progress', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
       expect(resultOf(all, 'tool_trajectory_avg_score')).toMatchObject({ score: 0, eval_status: 'FAILED' })
     })
 

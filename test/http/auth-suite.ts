@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentRequest } from '../support/agent-stub.ts'
 import { readSse } from '../support/sse-client.ts'
-import { CONFIG, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
+import { CONFIG, EFFICIENCY_RESULTS, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
 
 export const ACME_TOKEN = 'acme-token-0123456789abcdef0123456789'
 export const ACME_TOKEN_2 = 'acme-rotated-0123456789abcdef0123456789'
@@ -155,7 +155,7 @@ export function authSuite(target: () => AuthTarget): void {
       const ended = await call(`/v1/sessions/${json.session_id}/end`, { method: 'POST', headers: bearer(ACME_TOKEN) })
       expect(ended.status).toBe(200)
       const all = await readSse(await call(`/v1/sessions/${json.session_id}/results`, { headers: bearer(ACME_TOKEN) }))
-      expect(all.map((m) => m.event)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', 'case.result'])
+      expect(all.map((m) => m.event)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
     })
   })
 }

@@ -39,5 +39,7 @@ export const MATCHING_CASE = weatherCase([
 /** Expects only get_time: EXACT trajectory fails. */
 export const DIVERGING_CASE = weatherCase([{ name: 'get_time', args: { city: 'Paris' } }])
 
+/** ADK's four efficiency metrics, reported for every invocation after the configured ones. */
+export const EFFICIENCY_RESULTS = Array<string>(4).fill('criterion.result')
 /** What every session of the suite sees after the weather run and /end, in order. */
-export const WEATHER_RESULT_TYPES = ['invocation.started', 'criterion.result', 'criterion.result', 'case.result']
+export const WEATHER_RESULT_TYPES = ['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result']

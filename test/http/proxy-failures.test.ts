@@ -11,7 +11,7 @@ import { DEFAULT_PROXY_SETTINGS, proxySettingsFromEnv, type ProxySettings } from
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub, type AgentStub } from '../support/agent-stub.ts'
-import { CONFIG, WEATHER_SSE } from './fixtures.ts'
+import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from './fixtures.ts'
 
 const frames = WEATHER_SSE.split(/(?<=\n\n)/)
 const framesOf = (text: string) => text.split(/(?<=\n\n)/).filter((f) => f !== '')
@@ -85,7 +85,7 @@ describe('proxy timeouts', () => {
     expect(error.data.message).toContain(`the agent at ${agent.url} sent nothing for 200 ms (EVALSTREAM_AGENT_IDLE_TIMEOUT_MS)`)
     expect(error.data.index).toBe(STALL_AFTER)
     // The invocation was completed after the error: its criterion results came too.
-    expect(results.map((r) => r.type).slice(-3)).toEqual(['error', 'criterion.result', 'criterion.result'])
+    expect(results.map((r) => r.type).slice(-7)).toEqual(['error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
     const logged = (await session(id))!.log.readAfter(0)
     expect(logged.map((e) => e.type)).toEqual(results.map((r) => r.type))
   })
@@ -113,7 +113,7 @@ describe('proxy: an agent that breaks off', () => {
     const text = await res.text()
     expect(framesOf(text).filter((f) => !isOurs(f))).toEqual(frames.slice(0, BREAK_AFTER))
     const results = ours(text)
-    expect(results.filter((r) => r.type === 'criterion.result')).toHaveLength(2)
+    expect(results.filter((r) => r.type === 'criterion.result')).toHaveLength(2 + EFFICIENCY_RESULTS.length)
     const error = results.find((r) => r.type === 'error')
     expect(error.data).toMatchObject({ index: BREAK_AFTER, message: expect.stringContaining(`the agent at ${agent.url} broke off its response`) })
     const logged = (await session(id))!.log.readAfter(0)

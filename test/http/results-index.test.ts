@@ -31,14 +31,16 @@ describe('GET /v1/results', () => {
     expect((await host.json('/v1/results?app=weather')).results.every((r: any) => r.session_id === 'good' && r.app === 'weather')).toBe(true)
     expect((await host.json('/v1/results?session=bad&type=case.result')).results).toHaveLength(1)
     expect((await host.json(`/v1/results?since=${Date.now() + 60_000}`)).results).toEqual([])
-    expect((await host.json(`/v1/results?since=${new Date(Date.now() - 60_000).toISOString()}`)).results.length).toBe(6)
+    const everything = (await host.json('/v1/results')).results.length
+    expect(everything).toBeGreaterThan(6)
+    expect((await host.json(`/v1/results?since=${new Date(Date.now() - 60_000).toISOString()}`)).results.length).toBe(everything)
   })
 
   it('pages with next_cursor: every result once, in order', async () => {
     const host = indexedHost()
     for (const id of ['p1', 'p2', 'p3']) await host.run(id)
     const all = (await host.json('/v1/results')).results.map((r: any) => r.id)
-    expect(all).toHaveLength(9)
+    expect(all.length).toBeGreaterThan(8)
     const seen: string[] = []
     let cursor: string | null = ''
     while (cursor !== null) {
@@ -75,18 +77,21 @@ describe('GET /v1/stats and GET /v1/sessions', () => {
     await host.run('s-good-2')
     const stats = await host.json('/v1/stats?bucket_ms=3600000')
     const trajectory = stats.criteria.find((c: any) => c.criterion === TRAJECTORY)
-    expect(trajectory.counts).toEqual({ PASSED: 2, FAILED: 1, NOT_EVALUATED: 0 })
+    expect(trajectory.counts).toEqual({ PASSED: 2, FAILED: 1, NOT_EVALUATED: 0, INFORMATIONAL: 0 })
     expect(trajectory.total).toBe(3)
     expect(trajectory.pass_rate).toBeCloseTo(2 / 3)
     expect(trajectory.score_buckets[0].count).toBe(1)
     expect(trajectory.score_buckets[9].count).toBe(2)
     expect(trajectory.over_time.reduce((n: number, t: any) => n + t.total, 0)).toBe(3)
-    expect(stats.criteria.map((c: any) => c.criterion)).toEqual(['response_match_score', TRAJECTORY])
+    expect(stats.criteria.map((c: any) => c.criterion)).toEqual(expect.arrayContaining(['response_match_score', TRAJECTORY]))
+    // ADK's efficiency metrics are values, always reported: counted as INFORMATIONAL, with a mean, no pass rate.
+    const calls = stats.criteria.find((c: any) => c.criterion === 'tool_call_count_v1')
+    expect(calls).toMatchObject({ total: 3, pass_rate: null, mean_score: 2, counts: { INFORMATIONAL: 3 } })
     const sessions = await host.json('/v1/sessions')
     expect(sessions.sessions.map((s: any) => [s.session_id, s.status, s.criteria[TRAJECTORY]])).toEqual([
-      ['s-good-2', 'PASSED', { passed: 1, failed: 0, not_evaluated: 0 }],
-      ['s-bad', 'FAILED', { passed: 0, failed: 1, not_evaluated: 0 }],
-      ['s-good', 'PASSED', { passed: 1, failed: 0, not_evaluated: 0 }],
+      ['s-good-2', 'PASSED', { passed: 1, failed: 0, not_evaluated: 0, informational: 0 }],
+      ['s-bad', 'FAILED', { passed: 0, failed: 1, not_evaluated: 0, informational: 0 }],
+      ['s-good', 'PASSED', { passed: 1, failed: 0, not_evaluated: 0, informational: 0 }],
     ])
     const filtered = await host.json('/v1/stats?app=nothing-here')
     expect(filtered.criteria).toEqual([])
@@ -111,7 +116,7 @@ describe('tenants', () => {
     expect(acme.tenant).toBe('acme')
     expect(new Set(acme.results.map((r: any) => r.session_id))).toEqual(new Set(['acme-1']))
     const globexStats = await host.json('/v1/stats', GLOBEX)
-    expect(globexStats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({ PASSED: 0, FAILED: 1, NOT_EVALUATED: 0 })
+    expect(globexStats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({ PASSED: 0, FAILED: 1, NOT_EVALUATED: 0, INFORMATIONAL: 0 })
     expect((await host.json('/v1/sessions', ACME)).sessions.map((s: any) => s.session_id)).toEqual(['acme-1'])
     const other = await host.call('GET', '/v1/results?tenant=acme', GLOBEX)
     expect(other.status).toBe(403)
@@ -123,16 +128,19 @@ describe('tenants', () => {
 describe('retention and replay', () => {
   it('keeps at most maxRows results, oldest dropped first, and nothing older than maxAgeMs', async () => {
     let now = Date.now()
-    const host = indexedHost({}, { limits: { maxRows: 4, maxAgeMs: 10_000 }, now: () => now })
+    const host = indexedHost({}, { limits: { maxRows: 20, maxAgeMs: 10_000 }, now: () => now })
     await host.run('r1')
+    const perSession = (await host.json('/v1/results?since=0')).results.length
     await host.run('r2')
-    const kept = (await host.json('/v1/results?since=0')).results
-    expect(kept.map((r: any) => [r.session_id, r.type])).toEqual([
-      ['r2', 'case.result'],
-      ['r2', 'criterion.result'],
-      ['r2', 'criterion.result'],
-      ['r1', 'case.result'],
-    ])
+    await host.run('r3')
+    // Whole sessions r2 and r3 and the newest rows of r1 (its case result among them): oldest dropped first.
+    const kept = (await host.json('/v1/results?since=0&limit=1000')).results
+    expect(kept).toHaveLength(20)
+    const bySession = (id: string) => kept.filter((r: any) => r.session_id === id).length
+    expect([bySession('r3'), bySession('r2'), bySession('r1')]).toEqual([perSession, perSession, 20 - 2 * perSession])
+    expect(20 - 2 * perSession).toBeLessThan(perSession)
+    expect(kept.at(-1).type).toBe('criterion.result')
+    expect(kept.filter((r: any) => r.session_id === 'r1')[0].type).toBe('case.result')
     now = Date.now() + 10_001
     // Reads apply the age limit at once, before any prune ran.
     expect((await host.json('/v1/results?since=0')).results).toEqual([])
@@ -154,7 +162,8 @@ describe('retention and replay', () => {
     await first.run('replayed', { end: false })
     const window = `/v1/stats?since=${Date.now() - 3_600_000}&until=${Date.now() + 3_600_000}`
     const before = await first.json(window)
-    expect(before.criteria.map((c: any) => c.total)).toEqual([1, 1])
+    expect(before.criteria.length).toBeGreaterThanOrEqual(2)
+    expect(before.criteria.every((c: any) => c.total === 1)).toBe(true)
     // A restart: a new host over the same database replays the session's journal on first use.
     const second = indexedHost({}, { db })
     expect((await second.call('GET', '/v1/sessions/replayed')).status).toBe(200)

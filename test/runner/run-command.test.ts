@@ -110,11 +110,19 @@ describe('evalstream run', () => {
   it('--capture keeps the /run_sse bytes, which evalstream eval scores the same', async () => {
     const capture = join(dir, 'capture')
     const r = await cli([good, ...agentArgs(), '--capture', capture, '--json'])
-    const live = JSON.parse(r.out).eval_case_results as Array<{ eval_id: string; overall_eval_metric_results: Array<{ score: number }> }>
+    type Overall = Array<{ metric_name: string; score: number | null }>
+    const live = JSON.parse(r.out).eval_case_results as Array<{ eval_id: string; overall_eval_metric_results: Overall }>
+    // Every score is the same except the wall time, which only a live run measures (ADK: n/a when
+    // the invocations were read back rather than run).
+    const scores = (overall: Overall) => overall.filter((m) => m.metric_name !== 'invocation_duration_v1').map((m) => m.score)
+    const duration = (overall: Overall) => overall.find((m) => m.metric_name === 'invocation_duration_v1')?.score
     for (const c of live) {
       const offline = await runEval({ evalSetPath: good, caseId: c.eval_id, eventsName: 'x.sse', eventsText: readFileSync(join(capture, 'good', `${c.eval_id}.sse`), 'utf8'), env: {} })
       if (!offline.ok) throw new Error(offline.error)
-      expect(offline.evalSetResult.eval_case_results[0]!.overall_eval_metric_results.map((m) => m.score)).toEqual(c.overall_eval_metric_results.map((m) => m.score))
+      const offlineOverall = offline.evalSetResult.eval_case_results[0]!.overall_eval_metric_results
+      expect(scores(offlineOverall)).toEqual(scores(c.overall_eval_metric_results))
+      expect(duration(c.overall_eval_metric_results)).toBeGreaterThanOrEqual(0)
+      expect(duration(offlineOverall)).toBeNull()
     }
   })
 

@@ -75,10 +75,15 @@ describe('runEvalSets', () => {
     expect(first.overall_eval_metric_results.map((m) => [m.metric_name, m.eval_status])).toEqual([
       ['tool_trajectory_avg_score', 'PASSED'],
       ['response_match_score', 'PASSED'],
+      ['tool_call_count_v1', 'INFORMATIONAL'],
+      ['inference_call_count_v1', 'INFORMATIONAL'],
+      ['token_usage_v1', 'INFORMATIONAL'],
+      ['invocation_duration_v1', 'INFORMATIONAL'],
     ])
     expect(events.filter((e) => e.type === 'invocation.done')).toHaveLength(3)
     expect(events[0]).toEqual({ type: 'run.started', cases: 2, units: 2, invocations: 3 })
-    expect(events.filter((e) => e.type === 'result' && e.body.type === 'criterion.result')).toHaveLength(6)
+    // Two configured metrics and ADK's four efficiency metrics on each of the 3 invocations.
+    expect(events.filter((e) => e.type === 'result' && e.body.type === 'criterion.result')).toHaveLength(18)
   })
 
   it('a wrong trajectory fails its case; the report is not passed', async () => {

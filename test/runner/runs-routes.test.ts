@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { createApp } from '../../src/http/app.ts'
+import { DEFAULT_LIMITS } from '../../src/ingest/index.ts'
+import { depsFromEnv, type Env } from '../../src/host/setup.ts'
+import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../http/auth-suite.ts'
 import { CONFIG, FINAL_TEXT } from '../http/fixtures.ts'
+import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { startStubAgent, type StubAgent } from './stub-adk-server.ts'
 
 const TOOLS = [
@@ -26,6 +30,12 @@ const caseOf = (id: string, text: string) => ({
   ],
 })
 const EVAL_SET = { eval_set_id: 'http_set', eval_cases: [caseOf('ok', 'Paris?'), caseOf('broken', 'Paris? [500]')] }
+
+function depsOf(env: Env) {
+  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store: memorySessionStore() })
+  if (!setup.ok) throw new Error(setup.error)
+  return setup.deps
+}
 
 type Frame = { id?: string; event?: string; data: any }
 let stub: StubAgent
@@ -51,7 +61,8 @@ describe('/v1/runs', () => {
     const started = await post('/v1/runs', { eval_set: EVAL_SET, eval_config: CONFIG, app_name: 'weather_agent', parallel: 2 })
     expect(started.status).toBe(202)
     const { run_id, urls } = (await started.json()) as { run_id: string; urls: { results: string } }
-    expect(urls.results).toBe(`http://localhost/v1/runs/${run_id}/results`)
+    // Relative: the request's Host header never goes into a URL we hand out.
+    expect(urls.results).toBe(`/v1/runs/${run_id}/results`)
     const all = await frames(await app.request(`/v1/runs/${run_id}/results`))
     const types = all.map((f) => f.event)
     expect(types[0]).toBe('run.started')
@@ -69,6 +80,10 @@ describe('/v1/runs', () => {
     expect(scored).toEqual([
       ['ok', 'tool_trajectory_avg_score', 'PASSED'],
       ['ok', 'response_match_score', 'PASSED'],
+      ['ok', 'tool_call_count_v1', 'INFORMATIONAL'],
+      ['ok', 'inference_call_count_v1', 'INFORMATIONAL'],
+      ['ok', 'token_usage_v1', 'INFORMATIONAL'],
+      ['ok', 'invocation_duration_v1', 'INFORMATIONAL'],
     ])
     const result = all.at(-1)!.data
     expect(result).toMatchObject({ run_id, passed: false, totals: { cases: 2, PASSED: 1, NOT_EVALUATED: 1 } })
@@ -108,6 +123,32 @@ describe('/v1/runs', () => {
     expect(await detail(post('/v1/runs', { eval_set: EVAL_SET, app_name: 'a', parallel: 0 }))).toEqual([422, 'parallel must be a whole number from 1 to 64, not 0'])
     expect(await detail(app.request('/v1/runs/nope/results'))).toEqual([404, "no run with id 'nope'; start one with POST /v1/runs"])
     expect(stub.sessions.length).toBe(before)
+  })
+
+  it('reads the body as a session create does: JSON type, byte limit, depth bound', async () => {
+    const limited = createApp({
+      store: memorySessionStore(),
+      createEngine: (o) => createSessionEngine(o),
+      agentUrl: stub.url,
+      limits: { ...DEFAULT_LIMITS, maxRequestBytes: 2_000, maxJsonDepth: 20 },
+    })
+    const send = (body: string, type = 'application/json') => limited.request('/v1/runs', { method: 'POST', headers: { 'content-type': type }, body })
+    expect((await send(JSON.stringify({ eval_set: EVAL_SET, app_name: 'a' }), 'text/plain')).status).toBe(415)
+    const big = await send(JSON.stringify({ eval_set: EVAL_SET, app_name: 'a', pad: 'x'.repeat(3_000) }))
+    expect([big.status, ((await big.json()) as any).limit]).toEqual([413, { name: 'EVALSTREAM_MAX_REQUEST_BYTES', value: 2_000 }])
+    const deep = await send(JSON.stringify({ eval_set: EVAL_SET, app_name: 'a', x: JSON.parse('['.repeat(30) + ']'.repeat(30)) }))
+    expect([deep.status, ((await deep.json()) as any).path]).toEqual([422, `$.x${'[0]'.repeat(19)}`])
+  })
+
+  it('a run belongs to the tenant that started it', async () => {
+    const tenants = createApp(depsOf({ AGENT_URL: stub.url, EVALSTREAM_TOKENS: TOKENS_ENV }))
+    const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' })
+    const started = await tenants.request('/v1/runs', { method: 'POST', headers: as(ACME_TOKEN), body: JSON.stringify({ eval_set: EVAL_SET, eval_config: CONFIG, app_name: 'weather_agent', case_ids: ['ok'] }) })
+    const { run_id } = (await started.json()) as { run_id: string }
+    expect((await tenants.request(`/v1/runs/${run_id}`, { headers: as(GLOBEX_TOKEN) })).status).toBe(404)
+    expect((await tenants.request(`/v1/runs/${run_id}/cancel`, { method: 'POST', headers: as(GLOBEX_TOKEN) })).status).toBe(404)
+    const mine = await frames(await tenants.request(`/v1/runs/${run_id}/results`, { headers: as(ACME_TOKEN) }))
+    expect(mine.at(-1)).toMatchObject({ event: 'run.result', data: { passed: true } })
   })
 
   it('without AGENT_URL there is nothing to run against', async () => {

@@ -20,9 +20,12 @@ const FRAMES = WEATHER_STREAMING_SSE.split(/(?<=\n\n)/).filter((f) => f.startsWi
 /** Evict between the second and third partial text chunk (frame 8 of 10). */
 const CUT = 7
 
+/** Wall-clock durations (invocation_duration_v1) differ between two sessions; nothing else may. */
+const DURATION = /("metric_name":\s*"invocation_duration_v1"(?:(?!"metric_name")[\s\S])*?"score":\s*)[0-9.e-]+/g
+const unmeasured = (text: string) => text.replace(DURATION, '$1"<measured>"')
 /** The messages with the session id blanked, so two sessions' results compare equal. */
 const normalise = (messages: Message[], id: string) =>
-  JSON.parse(JSON.stringify(messages).replaceAll(id, '<session>')) as Message[]
+  JSON.parse(unmeasured(JSON.stringify(messages).replaceAll(id, '<session>'))) as Message[]
 
 describe('Durable Object eviction mid-session', () => {
   const persist = mkdtempSync(join(tmpdir(), 'evalstream-evict-'))
@@ -75,7 +78,13 @@ describe('Durable Object eviction mid-session', () => {
     const joined = [...firstPart, ...secondPart]
     expect(joined.map((m) => Number(m.id))).toEqual(ref.messages.map((_, i) => i + 1))
     expect(normalise(joined, id)).toEqual(normalise(ref.messages, ref.id))
-    expect(JSON.stringify(caseResult).replaceAll(id, '<session>')).toBe(JSON.stringify(ref.caseResult).replaceAll(ref.id, '<session>'))
+    expect(unmeasured(JSON.stringify(caseResult).replaceAll(id, '<session>'))).toBe(
+      unmeasured(JSON.stringify(ref.caseResult).replaceAll(ref.id, '<session>')),
+    )
+    // The invocation spans the eviction: timed from its first event, journaled before the eviction.
+    const duration = (caseResult as any).overall_eval_metric_results.find((m: any) => m.metric_name === 'invocation_duration_v1')
+    expect(duration).toMatchObject({ eval_status: 4, threshold: null })
+    expect(duration.score).toBeGreaterThan(0)
 
     // Evicted again after the end: the log is served from SQLite, and /end answers the same result.
     await evict(id)

@@ -81,10 +81,13 @@ describe('Durable Object restart while judges run', () => {
     const finals = messages
       .filter((m) => m.event === 'criterion.result')
       .map((m) => `${(m.data as any).invocation_index}/${(m.data as any).metric_name}`)
+    const efficiency = ['inference_call_count_v1', 'invocation_duration_v1', 'token_usage_v1', 'tool_call_count_v1']
     expect(finals.sort()).toEqual([
       '0/final_response_match_v2',
+      ...efficiency.map((name) => `0/${name}`),
       '0/tool_trajectory_avg_score',
       '1/final_response_match_v2',
+      ...efficiency.map((name) => `1/${name}`),
       '1/tool_trajectory_avg_score',
     ])
     expect(messages.filter((m) => m.event === 'case.result')).toHaveLength(1)

@@ -16,6 +16,8 @@ type DenoApi = {
   env: { toObject(): Record<string, string> }
   readTextFileSync(path: string): string
   exit(code: number): never
+  addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void
+  resolveDns(name: string, type: 'A' | 'AAAA'): Promise<string[]>
   permissions: { querySync(descriptor: { name: 'write'; path: string }): { state: string } }
   serve(
     options: { port: number; hostname: string; onListen?(addr: { port: number; hostname: string }): void },
@@ -28,7 +30,16 @@ const env = Deno.env.toObject()
 const canWriteDefault = Deno.permissions.querySync({ name: 'write', path: '.evalstream' }).state === 'granted'
 const dbPath = env.EVALSTREAM_DB?.trim() || (canWriteDefault ? DEFAULT_DB_PATH : MEMORY_DB)
 const db = openSessionDb(dbPath)
-const setup = depsFromEnv(env, { store: db.store, judgeCache: db.judgeCache, readFile: (p) => Deno.readTextFileSync(p) })
+// Session webhooks whose name resolves to an internal address are refused at send time.
+const resolve = async (host: string) =>
+  (await Promise.all((['A', 'AAAA'] as const).map((t) => Deno.resolveDns(host, t).catch(() => [] as string[])))).flat()
+const setup = depsFromEnv(env, {
+  store: db.store,
+  judgeCache: db.judgeCache,
+  readFile: (p) => Deno.readTextFileSync(p),
+  metrics: true,
+  observers: { resolve },
+})
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   Deno.exit(2)
@@ -58,3 +69,6 @@ Deno.serve(
   },
   app.fetch,
 )
+// Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out before exit.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  Deno.addSignalListener(signal, () => void setup.deps.observers?.close().finally(() => Deno.exit(0)))

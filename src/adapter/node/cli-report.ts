@@ -46,17 +46,32 @@ export function renderReport(results: CriterionResultData[], summary: CaseSummar
     out.push('', `invocation ${index + 1} (${rows[0]!.invocation_id})`)
     out.push('  ' + row(['criterion', 'score', 'threshold', 'status'], widths))
     for (const r of rows) {
-      out.push('  ' + row([r.metric_name, formatScore(r.score), String(r.threshold), r.eval_status], widths))
+      out.push('  ' + row([r.metric_name, formatScore(r.score), thresholdText(r), r.eval_status], widths))
       for (const line of trajectoryLines(r.details)) out.push('      ' + line)
+      const tokens = tokenLine(r.details)
+      if (tokens) out.push('      ' + tokens)
       if (r.reason) out.push('      reason: ' + r.reason)
     }
   }
   out.push('', 'overall')
   out.push('  ' + row(['criterion', 'score', 'threshold', 'status'], widths))
   for (const o of summary.overall) {
-    out.push('  ' + row([o.metric_name, formatScore(o.score), String(o.threshold), o.eval_status], widths))
+    out.push('  ' + row([o.metric_name, formatScore(o.score), thresholdText(o), o.eval_status], widths))
     if (o.reason) out.push('      reason: ' + o.reason)
   }
   out.push('', `case ${summary.evalId}: ${summary.status}`)
   return out.join('\n')
+}
+
+/** Informational metrics (ADK's efficiency metrics) have no threshold: shown as '-'. */
+function thresholdText(m: { threshold: number | null; eval_status: string }): string {
+  return m.eval_status === 'INFORMATIONAL' || m.threshold === null ? '-' : String(m.threshold)
+}
+
+/** token_usage_v1's breakdown on one line; n/a where the model backend did not report a count. */
+function tokenLine(details: Record<string, unknown>): string | undefined {
+  const t = details.token_usage_details as Record<string, number | null> | undefined
+  if (!t) return undefined
+  const n = (key: string) => (typeof t[key] === 'number' ? String(t[key]) : 'n/a')
+  return `input ${n('input_tokens')} (prompt ${n('prompt_tokens')}, cached ${n('cached_tokens')}, tool use ${n('tool_use_tokens')}), output ${n('output_tokens')} (candidates ${n('candidates_tokens')}, reasoning ${n('reasoning_tokens')})`
 }

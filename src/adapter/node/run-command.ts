@@ -102,6 +102,7 @@ async function run(args: string[], io: RunIo): Promise<number> {
   const report = await runEvalSets(sets.inputs, {
     agent: { url: values.agent, app: values.app, fetch: io.fetch },
     createEngine,
+    simulator: wiring.executor,
     parallel: count(values.parallel, '--parallel'),
     numRuns: count(values['num-runs'], '--num-runs'),
     timeouts: { sessionMs: seconds(values['session-timeout'], '--session-timeout'), turnMs: seconds(values['turn-timeout'], '--turn-timeout') },
@@ -238,7 +239,7 @@ function renderRun(sets: EvalSetRun[]): string {
         blocks.push(renderReport(run.results, { evalId: title, status: run.status, overall }))
       }
       if (multi) {
-        const lines = verdict.overall.map((m) => `  ${m.metric_name.padEnd(34)}  ${m.score === null ? '—' : m.score.toFixed(4)}  ${m.threshold}  ${m.eval_status}`)
+        const lines = verdict.overall.map((m) => `  ${m.metric_name.padEnd(34)}  ${m.score === null ? '—' : m.score.toFixed(4)}  ${m.eval_status === 'INFORMATIONAL' ? '-' : m.threshold}  ${m.eval_status}`)
         blocks.push([`case ${verdict.evalId} over ${verdict.runs.length} runs (mean of per-invocation scores): ${verdict.status}`, ...lines, ...(verdict.reason ? [`  reason: ${verdict.reason}`] : [])].join('\n'))
       }
     }

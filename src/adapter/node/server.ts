@@ -4,6 +4,7 @@
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
  * session limits read in src/host/setup.ts.
  */
+import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
@@ -21,6 +22,9 @@ const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
   readFile: (p) => readFileSync(p, 'utf8'),
+  metrics: true,
+  // Session webhooks whose name resolves to an internal address are refused at send time.
+  observers: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
@@ -39,8 +43,11 @@ const server = serve({ fetch: createApp({ ...setup.deps, resultsIndex: index.ind
 })
 const stop = () =>
   server.close(() => {
-    db.close()
-    process.exit(0)
+    // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out.
+    void setup.deps.observers?.close().finally(() => {
+      db.close()
+      process.exit(0)
+    })
   })
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)

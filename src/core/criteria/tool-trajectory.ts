@@ -10,9 +10,9 @@ import { type AdkEvent, isFinalResponse } from '../../adk/event.ts'
 import { type Invocation, toolCallsOf } from '../../adk/invocation.ts'
 import { meanAggregate } from '../aggregate.ts'
 import type { Criterion, InvocationContext, Outcome, Provisional } from '../criterion.ts'
+import { createTrajectoryExplainer, explainGrowing, type TrajectoryExplainer } from '../trajectory-explainer.ts'
 import {
   createTrajectoryMatcher,
-  explainTrajectory,
   type MatchType,
   parseMatchType,
   pushCall,
@@ -58,7 +58,7 @@ export type ToolTrajectoryConfig = z.infer<typeof ToolTrajectoryConfig>
 export type ToolTrajectoryState = {
   config: ToolTrajectoryConfig
   /** Undefined when there is no expected invocation: the score will be null. */
-  expected: ToolCall[] | undefined
+  expected: readonly ToolCall[] | undefined
   matcher: TrajectoryMatcher | undefined
   /**
    * Calls of the current final-response event, if it has any, and of every event after it. ADK
@@ -68,6 +68,23 @@ export type ToolTrajectoryState = {
    * built (ADK's or evalstream's, which keeps such calls): they come from a common prefix.
    */
   held: ToolCall[]
+  /** The pairing behind the verdict, kept as the invocation's calls grow (one per invocation). */
+  explainer: TrajectoryExplainer | undefined
+}
+
+/**
+ * Calls listed per details list (matched, missing, extra). An invocation is scored again each time
+ * a final response completes it; listing every extra call of a long one each time would make its
+ * results, and the time to write them, grow with every call. Past this the list stops and
+ * `<list>_count` gives the full number.
+ */
+export const MAX_LISTED_CALLS = 100
+
+/** The first MAX_LISTED_CALLS entries, and the full count when some were left out. */
+function listed<T, U>(name: string, items: readonly T[], show: (item: T) => U): Record<string, U[] | number> {
+  const out: Record<string, U[] | number> = { [name]: items.slice(0, MAX_LISTED_CALLS).map((item) => show(item)) }
+  if (items.length > MAX_LISTED_CALLS) out[`${name}_count`] = items.length
+  return out
 }
 
 /** A call as results show it: name and args (null when absent, which is not `{}`), no id. */
@@ -81,7 +98,8 @@ function init(context: InvocationContext<ToolTrajectoryConfig>): ToolTrajectoryS
   const matcher = expected
     ? createTrajectoryMatcher(expected, config.match_type, { ignoreArgs: config.ignore_args })
     : undefined
-  return { config, expected, matcher, held: [] }
+  const explainer = expected ? createTrajectoryExplainer(expected, config.match_type, { ignoreArgs: config.ignore_args }) : undefined
+  return { config, expected, matcher, held: [], explainer }
 }
 
 /** Mutates and returns `state`: the engine keeps one state per invocation and metric. */
@@ -114,18 +132,22 @@ function progress(state: ToolTrajectoryState): Provisional | null {
 }
 
 function finish(state: ToolTrajectoryState, actual: Invocation): Outcome {
-  const { config, expected } = state
-  if (!expected) {
+  const { config, expected, explainer } = state
+  if (!expected || !explainer) {
     const reason = 'tool_trajectory_avg_score needs the expected invocation (a reference); this eval case has none'
     return { kind: 'score', result: { score: null, status: 'NOT_EVALUATED', reason } }
   }
   const calls = toolCallsOf(actual)
-  const why = explainTrajectory(calls, expected, config.match_type, { ignoreArgs: config.ignore_args })
+  // Incremental: this invocation is finished again at every completion, with more calls each time.
+  const why = explainGrowing(explainer, calls)
+  const matched: Array<{ expected: number; actual: number }> = []
+  const missing: number[] = []
+  why.pairOf.forEach((a, e) => (a >= 0 ? matched.push({ expected: e, actual: a }) : missing.push(e)))
   const details = {
     match_type: config.match_type,
-    matched: why.matched.map((m) => ({ ...shown(expected[m.expected]!), expected_index: m.expected, actual_index: m.actual })),
-    missing: why.missing.map((e) => ({ ...shown(expected[e]!), expected_index: e })),
-    extra: why.extra.map((a) => ({ ...shown(calls[a]!), actual_index: a })),
+    ...listed('matched', matched, (m) => ({ ...shown(expected[m.expected]!), expected_index: m.expected, actual_index: m.actual })),
+    ...listed('missing', missing, (e) => ({ ...shown(expected[e]!), expected_index: e })),
+    ...listed('extra', why.extra, (a) => ({ ...shown(calls[a]!), actual_index: a })),
   }
   return { kind: 'score', result: { score: why.match ? 1 : 0, details } }
 }

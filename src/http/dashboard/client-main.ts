@@ -35,7 +35,8 @@ function notice(error) {
 }
 
 function sessionItem(s) {
-  const criteria = Object.entries(s.criteria).map(([name, c]) =>
+  // ADK's efficiency metrics (INFORMATIONAL values) have no pass/fail: left out of the chips.
+  const criteria = Object.entries(s.criteria).filter(([, c]) => c.passed + c.failed + c.not_evaluated > 0).map(([name, c]) =>
     badge(c.failed > 0 ? 'FAILED' : c.passed > 0 ? 'PASSED' : 'NOT_EVALUATED', name + (c.failed > 0 ? ' ✗' : c.passed > 0 ? ' ✓' : ' –')))
   return h('li', { class: s.session_id === selected ? 'selected' : undefined, 'data-session-id': s.session_id, 'data-status': s.status },
     h('a', { href: '#/session/' + encodeURIComponent(s.session_id) },

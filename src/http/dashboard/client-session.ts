@@ -54,7 +54,7 @@ export function openSession(sessionId, els, onChange) {
         [...inv.criteria.entries()].map(([name, c]) => h('div', { class: 'criterion', 'data-criterion': name, 'data-status': c.status },
           h('span', { class: 'name' }, name),
           badge(c.status, c.status === 'PENDING' && c.provisional !== undefined ? 'pending (' + formatScore(c.provisional) + ' so far)' : undefined),
-          h('span', { class: 'muted' }, c.status === 'PENDING' ? (inv.completed ? 'judging: waiting for the votes' : 'decided when the invocation ends') :
+          h('span', { class: 'muted' }, c.status === 'INFORMATIONAL' ? 'value ' + formatScore(c.score) : c.status === 'PENDING' ? (inv.completed ? 'judging: waiting for the votes' : 'decided when the invocation ends') :
             'score ' + formatScore(c.score) + (c.threshold !== undefined ? ' / threshold ' + c.threshold : '') + (c.early ? ' · decided mid-invocation' : '')),
           h('span', {}),
           (c.reasons || []).map((r) => h('div', { class: 'why' }, r))))))

@@ -5,7 +5,7 @@
  */
 export const STATS_JS = String.raw`
 import { getJson } from './api.js'
-import { h, replace } from './dom.js'
+import { formatScore, h, replace } from './dom.js'
 
 function percent(rate) { return rate === null || rate === undefined ? '–' : Math.round(rate * 100) + '%' }
 
@@ -28,6 +28,18 @@ function timeline(c, stats) {
 
 function card(c, stats) {
   const time = timeline(c, stats)
+  // ADK's efficiency metrics (tokens, calls, seconds) are values without a threshold: their mean, not a pass rate.
+  const informational = c.counts.INFORMATIONAL === c.total
+  const axis = h('div', { class: 'axis' }, h('span', {}, time.length ? new Date(time[0].start_ms).toLocaleString() : ''), h('span', {}, 'now'))
+  const when = (t) => new Date(t.start_ms).toLocaleString() + ': '
+  if (informational)
+    return h('div', { class: 'card', 'data-criterion': c.criterion },
+      h('h3', {}, c.criterion),
+      h('div', { class: 'rate' }, formatScore(c.mean_score), h('span', { class: 'muted' }, ' mean value')),
+      h('div', {}, c.total + ' values (informational: no threshold)'),
+      h('div', { class: 'muted' }, 'mean over time'),
+      bars('values', time.map((t) => t.mean_score || 0), time.map((t) => when(t) + formatScore(t.mean_score) + ' over ' + t.total)),
+      axis)
   return h('div', { class: 'card', 'data-criterion': c.criterion },
     h('h3', {}, c.criterion),
     h('div', { class: 'rate' }, percent(c.pass_rate), h('span', { class: 'muted' }, ' pass rate')),
@@ -37,15 +49,17 @@ function card(c, stats) {
     h('div', { class: 'axis' }, h('span', {}, '0'), h('span', {}, '1')),
     h('div', { class: 'muted' }, 'pass rate over time'),
     bars('time', time.map((t) => (t.pass_rate === null ? 0 : t.pass_rate * 100 + 1)),
-      time.map((t) => new Date(t.start_ms).toLocaleString() + ': ' + percent(t.pass_rate) + ' of ' + t.total),
+      time.map((t) => when(t) + percent(t.pass_rate) + ' of ' + t.total),
       time.map((t) => t.pass_rate !== null && t.pass_rate < 0.5)),
-    h('div', { class: 'axis' }, h('span', {}, time.length ? new Date(time[0].start_ms).toLocaleString() : ''), h('span', {}, 'now')))
+    axis)
 }
 
 export async function loadStats(el, filters) {
   const since = Date.now() - filters.windowMs
   const stats = await getJson('/v1/stats', { app: filters.app, since })
-  replace(el, stats.criteria.length ? stats.criteria.map((c) => card(c, stats)) : h('p', { class: 'muted' }, 'no results in this window'))
+  const decided = stats.criteria.filter((c) => c.counts.INFORMATIONAL < c.total)
+  const values = stats.criteria.filter((c) => c.counts.INFORMATIONAL === c.total)
+  replace(el, stats.criteria.length ? [...decided, ...values].map((c) => card(c, stats)) : h('p', { class: 'muted' }, 'no results in this window'))
   return stats
 }
 `

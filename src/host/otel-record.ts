@@ -1,0 +1,129 @@
+/**
+ * A decided result as the OpenTelemetry GenAI semantic conventions' `gen_ai.evaluation.result`
+ * event: an OTLP log record (events are log records with an event name) in OTLP/JSON encoding.
+ *
+ * Attributes: `gen_ai.evaluation.name` (the criterion, `evalstream.case` for the case result),
+ * `gen_ai.evaluation.score.value` (when there is a score), `gen_ai.evaluation.score.label`
+ * (`passed`, `failed` or `not_evaluated`: ADK's status, low cardinality as the convention asks),
+ * `gen_ai.evaluation.explanation` (the judge's reasoning, the reason there is no score, or how the
+ * score compares with its threshold), `gen_ai.response.id` when the result names the response it
+ * scored, and evalstream's own `evalstream.*` attributes to find the session, invocation, tenant and app.
+ */
+import { isRecord } from '../adk/json.ts'
+import type { FedResult } from './result-feed.ts'
+
+export const GEN_AI_EVALUATION_RESULT = 'gen_ai.evaluation.result'
+/** gen_ai.evaluation.name of the case result (the verdict over every criterion). */
+export const CASE_EVALUATION_NAME = 'evalstream.case'
+
+/** OTLP/JSON AnyValue: 64-bit integers travel as strings. */
+export type OtlpValue = { stringValue: string } | { doubleValue: number } | { intValue: string } | { boolValue: boolean }
+export type OtlpAttribute = { key: string; value: OtlpValue }
+export type OtlpLogRecord = {
+  timeUnixNano: string
+  observedTimeUnixNano: string
+  severityNumber: number
+  severityText: string
+  eventName: string
+  attributes: OtlpAttribute[]
+}
+
+/** Only final verdicts are events: progress, invocation starts and ingest errors are not evaluations. */
+export function isDecided(result: FedResult): boolean {
+  return result.event.type === 'criterion.result' || result.event.type === 'case.result'
+}
+
+const LABEL: Record<string, string> = { PASSED: 'passed', FAILED: 'failed', NOT_EVALUATED: 'not_evaluated' }
+// A file-shaped case result stores statuses as numbers (1 passed, 2 failed, 3 not evaluated).
+const CODE: Record<number, string> = { 1: 'PASSED', 2: 'FAILED', 3: 'NOT_EVALUATED' }
+const SEVERITY = { INFO: 9, WARN: 13 }
+
+/** PASSED, FAILED or NOT_EVALUATED from a status name or ADK's number. */
+export function statusName(value: unknown): string {
+  if (typeof value === 'number') return CODE[value] ?? 'NOT_EVALUATED'
+  return typeof value === 'string' && value in LABEL ? value : 'NOT_EVALUATED'
+}
+
+/**
+ * @example
+ * const record = evaluationRecord(fed, { maxAttributeChars: 4096 })
+ * record.eventName // 'gen_ai.evaluation.result'
+ */
+export function evaluationRecord(result: FedResult, options: { maxAttributeChars: number }): OtlpLogRecord {
+  const data = result.event.data
+  const attrs: OtlpAttribute[] = []
+  const str = (key: string, value: unknown) => {
+    if (typeof value === 'string' && value !== '') attrs.push({ key, value: { stringValue: value.slice(0, options.maxAttributeChars) } })
+  }
+  const int = (key: string, value: unknown) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) attrs.push({ key, value: { intValue: String(value) } })
+  }
+  const dbl = (key: string, value: unknown) => {
+    if (typeof value === 'number' && Number.isFinite(value)) attrs.push({ key, value: { doubleValue: value } })
+  }
+  const isCase = result.event.type === 'case.result'
+  const status = statusName(isCase ? data.final_eval_status : data.eval_status)
+  str('gen_ai.evaluation.name', isCase ? CASE_EVALUATION_NAME : data.metric_name)
+  if (!isCase) dbl('gen_ai.evaluation.score.value', data.score)
+  str('gen_ai.evaluation.score.label', LABEL[status])
+  str('gen_ai.evaluation.explanation', isCase ? caseExplanation(data) : criterionExplanation(data))
+  str('gen_ai.response.id', data.response_id)
+  str('evalstream.session.id', result.sessionId)
+  str('evalstream.tenant', result.tenant)
+  str('evalstream.app.name', result.appName)
+  str('evalstream.invocation.id', data.invocation_id)
+  int('evalstream.invocation.index', data.invocation_index)
+  dbl('evalstream.evaluation.threshold', data.threshold)
+  int('evalstream.evaluation.revision', data.revision)
+  str('evalstream.eval.id', isCase ? data.eval_id : undefined)
+  str('evalstream.result.key', result.event.key)
+  int('evalstream.result.seq', result.event.seq)
+  const nanos = `${BigInt(Math.round(result.atMs)) * 1_000_000n}`
+  const severity = status === 'FAILED' ? 'WARN' : 'INFO'
+  return {
+    timeUnixNano: nanos,
+    observedTimeUnixNano: nanos,
+    severityNumber: SEVERITY[severity],
+    severityText: severity,
+    eventName: GEN_AI_EVALUATION_RESULT,
+    attributes: attrs,
+  }
+}
+
+/** The judge's own words when it gave some, else why there is no score, else score vs threshold. */
+export function criterionExplanation(data: Record<string, unknown>): string | undefined {
+  const details = isRecord(data.details) ? data.details : {}
+  for (const said of [details.reasoning, details.rationale, data.reason])
+    if (typeof said === 'string' && said.trim() !== '') return said
+  if (typeof data.score === 'number' && typeof data.threshold === 'number')
+    return `score ${data.score} ${data.score >= data.threshold ? '>=' : '<'} threshold ${data.threshold}`
+  return undefined
+}
+
+/** Each metric's verdict, in config order: `tool_trajectory_avg_score: FAILED (0 < 1); …`. */
+function caseExplanation(data: Record<string, unknown>): string | undefined {
+  const metrics = Array.isArray(data.overall_eval_metric_results) ? data.overall_eval_metric_results : []
+  const parts = metrics.filter(isRecord).map((m) => {
+    const status = statusName(m.eval_status)
+    const score =
+      typeof m.score === 'number' && typeof m.threshold === 'number' ? ` (${m.score} ${m.score >= m.threshold ? '>=' : '<'} ${m.threshold})` : ''
+    return `${String(m.metric_name)}: ${status}${score}`
+  })
+  return parts.length > 0 ? parts.join('; ') : undefined
+}
+
+/**
+ * The ExportLogsServiceRequest body for a batch, in OTLP/JSON.
+ * @example JSON.stringify(exportRequest([record], { 'service.name': 'evalstream' }))
+ */
+export function exportRequest(records: OtlpLogRecord[], resource: Record<string, string>) {
+  const resourceAttributes: Record<string, string> = { 'telemetry.sdk.name': 'evalstream', 'telemetry.sdk.language': 'webjs', ...resource }
+  return {
+    resourceLogs: [
+      {
+        resource: { attributes: Object.entries(resourceAttributes).map(([key, v]) => ({ key, value: { stringValue: v } })) },
+        scopeLogs: [{ scope: { name: 'evalstream' }, logRecords: records }],
+      },
+    ],
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Webhook settings from the environment, and the result filter both the deployment webhook
+ * (EVALSTREAM_WEBHOOK_FILTER) and a session's own webhook (`webhook.filter`) use.
+ *
+ * Filter: comma-separated `field:value` terms. Terms on the same field are alternatives, terms on
+ * different fields must all hold: `status:FAILED,status:NOT_EVALUATED,criterion:safety_v1` is a
+ * safety_v1 result that FAILED or was NOT_EVALUATED. Fields: `status` (PASSED, FAILED,
+ * NOT_EVALUATED), `criterion` (a metric name, or `case` for the case result), `type`
+ * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
+ */
+import type { FedResult } from './result-feed.ts'
+import { flag, type Read, wholeNumber } from './observers-env.ts'
+import { statusName } from './otel-record.ts'
+import type { Env } from './setup.ts'
+import { webhookUrlProblem } from './webhook-target.ts'
+
+/** Deliveries waiting at most (EVALSTREAM_WEBHOOK_MAX_QUEUE); one more is dropped and counted. */
+export const WEBHOOK_MAX_QUEUE = 1000
+/** One POST may take this long (ms) before it is aborted and retried (EVALSTREAM_WEBHOOK_TIMEOUT_MS). */
+export const WEBHOOK_TIMEOUT_MS = 10_000
+/** POSTs per delivery, the first included (EVALSTREAM_WEBHOOK_MAX_ATTEMPTS). */
+export const WEBHOOK_MAX_ATTEMPTS = 6
+/** The first retry's wait (ms); each later one doubles, up to WEBHOOK_MAX_BACKOFF_MS (1+2+4+8+16 s for six attempts). */
+export const WEBHOOK_BACKOFF_MS = 1000
+export const WEBHOOK_MAX_BACKOFF_MS = 60_000
+/** Deliveries in flight at once, so one slow receiver does not hold up the others. */
+export const WEBHOOK_CONCURRENCY = 4
+/** A signing secret's length at least (characters). */
+export const WEBHOOK_SECRET_MIN_CHARS = 16
+/** Terms in one filter at most. */
+export const WEBHOOK_MAX_FILTER_TERMS = 32
+
+const FIELDS = ['status', 'criterion', 'type', 'app', 'tenant'] as const
+type Field = (typeof FIELDS)[number]
+export type WebhookFilter = Partial<Record<Field, Set<string>>>
+
+export type WebhookSettings = {
+  /** EVALSTREAM_WEBHOOK_URL, its secret and filter; absent when unset. */
+  deployment?: { url: string; secret: string; filter: WebhookFilter }
+  /** Whether create requests may name their own webhook (EVALSTREAM_WEBHOOK_SESSIONS, default on). */
+  sessionWebhooks: boolean
+  /** EVALSTREAM_WEBHOOK_ALLOW_PRIVATE=1: session webhooks may target loopback and private addresses. */
+  allowPrivate: boolean
+  maxQueue: number
+  timeoutMs: number
+  maxAttempts: number
+}
+
+/**
+ * @example parseWebhookFilter('status:FAILED,criterion:safety_v1', 'EVALSTREAM_WEBHOOK_FILTER')
+ */
+export function parseWebhookFilter(text: string | undefined, where: string): Read<WebhookFilter> {
+  const filter: WebhookFilter = {}
+  const terms = (text ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '')
+  if (terms.length > WEBHOOK_MAX_FILTER_TERMS) return { ok: false, error: `${where} has ${terms.length} terms; at most ${WEBHOOK_MAX_FILTER_TERMS} (WEBHOOK_MAX_FILTER_TERMS)` }
+  for (const term of terms) {
+    const colon = term.indexOf(':')
+    const field = term.slice(0, colon).trim() as Field
+    const value = term.slice(colon + 1).trim()
+    if (colon < 0 || !FIELDS.includes(field) || value === '')
+      return { ok: false, error: `${where}: '${term}' is not field:value with field one of ${FIELDS.join(', ')}` }
+    if (field === 'status' && !['PASSED', 'FAILED', 'NOT_EVALUATED'].includes(value.toUpperCase()))
+      return { ok: false, error: `${where}: status must be PASSED, FAILED or NOT_EVALUATED, not '${value}'` }
+    if (field === 'type' && value !== 'criterion' && value !== 'case')
+      return { ok: false, error: `${where}: type must be criterion or case, not '${value}'` }
+    ;(filter[field] ??= new Set()).add(field === 'status' ? value.toUpperCase() : value)
+  }
+  return { ok: true, value: filter }
+}
+
+/**
+ * @example matchesFilter(parsed, fed) // true when every field the filter names holds
+ */
+export function matchesFilter(filter: WebhookFilter, result: FedResult): boolean {
+  const isCase = result.event.type === 'case.result'
+  const data = result.event.data
+  const values: Record<Field, string | undefined> = {
+    status: statusName(isCase ? data.final_eval_status : data.eval_status),
+    criterion: isCase ? 'case' : typeof data.metric_name === 'string' ? data.metric_name : undefined,
+    type: isCase ? 'case' : 'criterion',
+    app: result.appName,
+    tenant: result.tenant,
+  }
+  return FIELDS.every((f) => !filter[f] || (values[f] !== undefined && filter[f].has(values[f])))
+}
+
+/**
+ * @example webhookSettingsFromEnv({ EVALSTREAM_WEBHOOK_URL: 'https://hooks.example.com/e', EVALSTREAM_WEBHOOK_SECRET: '…' })
+ */
+export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> & { notes?: string[] } {
+  const numbers = {
+    maxQueue: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_QUEUE', WEBHOOK_MAX_QUEUE),
+    timeoutMs: wholeNumber(env, 'EVALSTREAM_WEBHOOK_TIMEOUT_MS', WEBHOOK_TIMEOUT_MS),
+    maxAttempts: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_ATTEMPTS', WEBHOOK_MAX_ATTEMPTS),
+  }
+  for (const read of Object.values(numbers)) if (!read.ok) return read
+  const sessionsRaw = env.EVALSTREAM_WEBHOOK_SESSIONS?.trim().toLowerCase()
+  const settings: WebhookSettings = {
+    sessionWebhooks: !sessionsRaw || !/^(0|false|no|off)$/.test(sessionsRaw),
+    allowPrivate: flag(env, 'EVALSTREAM_WEBHOOK_ALLOW_PRIVATE'),
+    maxQueue: (numbers.maxQueue as { value: number }).value,
+    timeoutMs: (numbers.timeoutMs as { value: number }).value,
+    maxAttempts: (numbers.maxAttempts as { value: number }).value,
+  }
+  const notes: string[] = []
+  const url = env.EVALSTREAM_WEBHOOK_URL?.trim()
+  if (url) {
+    // The operator's own URL: any http(s) target, internal ones included.
+    const problem = webhookUrlProblem(url, { allowPrivate: true })
+    if (problem) return { ok: false, error: `EVALSTREAM_WEBHOOK_URL: ${problem}` }
+    const secret = env.EVALSTREAM_WEBHOOK_SECRET ?? ''
+    if (secret.length < WEBHOOK_SECRET_MIN_CHARS)
+      return { ok: false, error: `EVALSTREAM_WEBHOOK_URL is set, so EVALSTREAM_WEBHOOK_SECRET must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters (it signs every POST)` }
+    const filter = parseWebhookFilter(env.EVALSTREAM_WEBHOOK_FILTER, 'EVALSTREAM_WEBHOOK_FILTER')
+    if (!filter.ok) return filter
+    settings.deployment = { url, secret, filter: filter.value }
+    notes.push(`webhooks: decided results${env.EVALSTREAM_WEBHOOK_FILTER?.trim() ? ` matching ${env.EVALSTREAM_WEBHOOK_FILTER.trim()}` : ''} to ${new URL(url).origin}`)
+  }
+  if (settings.allowPrivate && settings.sessionWebhooks) notes.push('webhooks: EVALSTREAM_WEBHOOK_ALLOW_PRIVATE=1: session webhooks may target internal addresses')
+  return { ok: true, value: settings, notes }
+}

@@ -1,0 +1,190 @@
+/**
+ * The zod schemas /openapi.json is generated from. Request bodies reuse the schemas the routes
+ * validate with (CreateSessionRequest, and the ADK models the engine parses: EvalConfig, EvalCase,
+ * EvalSet, AdkEvent); answers the routes build as plain objects get a schema here, which
+ * test/http/openapi-contract.test.ts checks against real answers, so the two cannot drift apart.
+ */
+import { z } from 'zod'
+import { AdkEvent } from '../adk/event.ts'
+import { EvalConfig } from '../adk/eval-config.ts'
+import { EvalCase, EvalSet } from '../adk/eval-set.ts'
+import { EvalCaseResult } from '../adk/results.ts'
+import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
+
+import { EVAL_STATUS_CODE } from '../adk/status.ts'
+
+/** Every status a result can have (INFORMATIONAL: the efficiency metrics, which have no threshold). */
+const EvalStatusName = z.enum(Object.keys(EVAL_STATUS_CODE) as [keyof typeof EVAL_STATUS_CODE, ...(keyof typeof EVAL_STATUS_CODE)[]])
+/** What a whole case can end as. */
+const CaseStatusName = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])
+
+/** RFC 9457 problem details, with the extension members evalstream uses. */
+export const Problem = z.looseObject({
+  type: z.string().describe('https://evalstream.dev/problems/<kind>'),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string().describe('what was wrong and where (event index, JSON path, limit name)'),
+  instance: z.string().optional().describe('the request path'),
+  limit: z.object({ name: z.string(), value: z.number() }).optional().describe('the limit that was hit'),
+  path: z.string().optional().describe('JSON path of the offending value'),
+})
+
+export const Health = z.object({ ok: z.literal(true) })
+
+export const CriteriaCatalogue = z.object({
+  criteria: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string(),
+      reference_based: z.boolean(),
+      judged: z.boolean(),
+      config_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the criterion entry in EvalConfig.criteria'),
+    }),
+  ),
+})
+
+/** The create body as documented: the validated request with its raw parts typed as the models the engine parses them with. */
+export const CreateSession = CreateSessionRequest.extend({
+  eval_config: EvalConfig.optional().describe('ADK EvalConfig; the deployment default (EVALSTREAM_CONFIG) when absent'),
+  eval_case: EvalCase.optional().describe('ADK EvalCase to follow; without it only reference-free criteria score'),
+  eval_set: EvalSet.optional().describe('an ADK eval set; eval_id picks its case'),
+})
+
+export const SessionCreated = z.object({
+  session_id: z.string(),
+  urls: z.object({ self: z.string(), events: z.string(), results: z.string(), end: z.string() }),
+})
+
+const InvocationScore = z.looseObject({
+  score: z.number().nullable(),
+  status: EvalStatusName.optional(),
+  reason: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+})
+
+export const SessionSnapshot = z.object({
+  session_id: z.string(),
+  ended: z.boolean(),
+  metrics: z.array(z.string()),
+  invocations: z.array(
+    z.object({
+      invocation_id: z.string(),
+      invocation_index: z.number().int(),
+      completed: z.boolean(),
+      results: z.record(z.string(), InvocationScore.nullable()).describe('latest result of each metric; null until decided'),
+    }),
+  ),
+  case_result: EvalCaseResult.nullable(),
+})
+
+export const RejectedEvent = z.object({ index: z.number().int(), message: z.string(), path: z.string().optional() })
+export const UploadSummary = z.object({ accepted: z.number().int(), rejected: z.array(RejectedEvent) })
+
+/** `upload.summary`, the last frame of a full-duplex upload; `error` and `limit` when it stopped early. */
+export const UploadSummaryEvent = UploadSummary.extend({
+  error: z.string().optional(),
+  limit: z.object({ name: z.string(), value: z.number() }).optional(),
+})
+
+export const InvocationStarted = z.object({ invocation_id: z.string(), invocation_index: z.number().int() })
+
+export const CriterionResult = z.looseObject({
+  invocation_id: z.string(),
+  invocation_index: z.number().int(),
+  metric_name: z.string(),
+  score: z.number().nullable(),
+  threshold: z.number().nullable(),
+  eval_status: EvalStatusName,
+  details: z.record(z.string(), z.unknown()),
+  reason: z.string().optional(),
+  revision: z.number().int().optional(),
+})
+
+export const CriterionProgress = CriterionResult.extend({ final: z.boolean().describe('true: this score can no longer change') })
+
+export const ResultError = z.looseObject({ kind: z.string(), message: z.string().optional(), index: z.number().int().optional() })
+
+/** The events body: one ADK event, or a JSON array of them (NDJSON and SSE carry the same events as text). */
+export const EventsBody = z.union([AdkEvent, z.array(AdkEvent)])
+
+export const RunRequest = z.object({
+  run_id: z.string().regex(SESSION_ID_PATTERN).optional().describe('the run id to use (else a UUID); URL-safe like a session id'),
+  eval_set: EvalSet,
+  app_name: z.string().min(1).describe('the agent app to run (ADK app name)'),
+  eval_config: EvalConfig.optional(),
+  case_ids: z.array(z.string()).optional(),
+  parallel: z.number().optional(),
+  num_runs: z.number().optional(),
+  session_timeout_ms: z.number().optional(),
+  turn_timeout_ms: z.number().optional(),
+  agent_url: z.string().optional().describe("must equal this deployment's AGENT_URL"),
+})
+
+export const RunStarted = z.object({ run_id: z.string(), urls: z.object({ self: z.string(), results: z.string(), cancel: z.string() }) })
+
+export const RunSnapshot = z.object({
+  run_id: z.string(),
+  finished: z.boolean(),
+  cases_done: z.number().int(),
+  invocations_done: z.number().int(),
+  failed: z.number().int(),
+  not_evaluated: z.number().int(),
+  last_seq: z.number().int(),
+})
+
+const RunUnit = { eval_set_id: z.string(), eval_id: z.string(), run: z.number().int() }
+export const RunEvents = {
+  'run.started': z.object({ run_id: z.string(), cases: z.number().int(), units: z.number().int(), invocations: z.number().int() }),
+  'case.started': z.object(RunUnit),
+  'invocation.done': z.object({ ...RunUnit, invocation_index: z.number().int() }),
+  'criterion.result': CriterionResult.extend(RunUnit),
+  'case.done': z.object({ ...RunUnit, status: CaseStatusName, reason: z.string().optional(), session_id: z.string().optional() }),
+  'run.result': z.looseObject({ run_id: z.string(), passed: z.boolean().optional(), error: z.string().optional() }),
+}
+
+/** ADK api_server's /run_sse body (camelCase as ADK web sends it; snake_case is accepted too). */
+export const RunAgentRequest = z.looseObject({
+  appName: z.string(),
+  userId: z.string(),
+  sessionId: z.string(),
+  newMessage: z.record(z.string(), z.unknown()),
+  streaming: z.boolean().optional(),
+})
+
+/** `event: evalstream` frames of a proxied stream. */
+export const ProxiedResult = z.object({ seq: z.number().int(), type: z.string(), data: z.record(z.string(), z.unknown()) })
+
+/**
+ * Component names: every schema a route doc names must be here, so it becomes one
+ * `#/components/schemas/<name>` and is shared by reference.
+ */
+export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
+  Problem,
+  Health,
+  CriteriaCatalogue,
+  CreateSession,
+  SessionCreated,
+  SessionSnapshot,
+  RejectedEvent,
+  UploadSummary,
+  UploadSummaryEvent,
+  InvocationStarted,
+  CriterionResult,
+  CriterionProgress,
+  ResultError,
+  EventsBody,
+  AdkEvent,
+  EvalConfig,
+  EvalCase,
+  EvalSet,
+  EvalCaseResult,
+  RunRequest,
+  RunStarted,
+  RunSnapshot,
+  RunAgentRequest,
+  ProxiedResult,
+  ...Object.fromEntries(Object.entries(RunEvents).map(([type, schema]) => [`RunEvent_${type.replace('.', '_')}`, schema])),
+}
+
+/** ADK's own models: they accept each field's camelCase alias too, which the document adds. */
+export const ADK_MODELS = new Set(['AdkEvent', 'EvalConfig', 'EvalCase', 'EvalSet', 'EvalCaseResult'])

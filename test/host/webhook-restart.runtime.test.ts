@@ -1,0 +1,154 @@
+/**
+ * Exporters across a restart, and on Deno. The Node server (`src/adapter/node/server.ts`, a child
+ * process) keeps sessions in EVALSTREAM_DB; after a restart the session is rebuilt by replay, and
+ * neither the webhook receiver nor the OTLP receiver gets any result a second time. The Deno
+ * adapter exports the same events and webhooks.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { verifyWebhook } from '../../src/host/webhook-signature.ts'
+import { CONFIG, FINAL_TEXT, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
+import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
+import { freePort, NO_JUDGE_ENV, startDeno, type Running } from '../support/runtimes.ts'
+
+const SECRET = 'restart-webhook-secret-01'
+const TOOLS = [
+  { name: 'get_weather', args: { city: 'Paris' } },
+  { name: 'get_time', args: { city: 'Paris' } },
+]
+const expected = (n: number) => ({
+  invocation_id: `expected-${n}`,
+  user_content: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
+  final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
+  intermediate_data: { tool_uses: TOOLS },
+})
+const CASE = { eval_id: 'two-turns', conversation: [expected(1), expected(2)] }
+const turn = (invocationId: string) => JSON.stringify(WEATHER_EVENTS.map((e) => ({ ...e, invocationId })))
+
+type Server = { baseUrl: string; child: ChildProcess }
+
+async function startNodeServer(env: Record<string, string>): Promise<Server> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['src/adapter/node/server.ts'], {
+    env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes('evalstream listening')) resolve()
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
+  })
+  return { baseUrl: `http://127.0.0.1:${port}`, child }
+}
+
+/** SIGTERM: the server flushes its exporters and exits. */
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve()
+    server.child.once('exit', () => resolve())
+    server.child.kill('SIGTERM')
+  })
+}
+
+const post = (base: string, path: string, body: string, type = 'application/json') =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': type }, body })
+
+describe('exporters after a restart on the same EVALSTREAM_DB (Node)', () => {
+  let hook: Receiver
+  let otlp: Receiver
+  let server: Server | undefined
+  beforeAll(async () => {
+    hook = await startReceiver()
+    otlp = await startReceiver()
+  })
+  afterAll(async () => {
+    if (server) await stop(server)
+    await hook?.close()
+    await otlp?.close()
+  })
+
+  it('sends each result once: nothing again when the session is replayed', async () => {
+    const env = {
+      EVALSTREAM_DB: join(mkdtempSync(join(tmpdir(), 'evalstream-hooks-')), 'evalstream.db'),
+      EVALSTREAM_WEBHOOK_URL: hook.url,
+      EVALSTREAM_WEBHOOK_SECRET: SECRET,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    }
+    server = await startNodeServer(env)
+    expect((await post(server.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'restarted', eval_config: CONFIG, eval_case: CASE }))).status).toBe(201)
+    expect((await post(server.baseUrl, '/v1/sessions/restarted/events', turn('e-first'))).ok).toBe(true)
+    await hook.waitFor((rs) => rs.length >= 2)
+    await otlp.waitFor((rs) => logRecords(rs).length >= 2)
+    await stop(server)
+
+    server = await startNodeServer(env)
+    // The first read rebuilds the session by replaying its journal.
+    const snapshot = (await (await fetch(`${server.baseUrl}/v1/sessions/restarted`)).json()) as { invocations: unknown[] }
+    expect(snapshot.invocations).toHaveLength(1)
+    expect((await post(server.baseUrl, '/v1/sessions/restarted/events', turn('e-second'))).ok).toBe(true)
+    expect((await post(server.baseUrl, '/v1/sessions/restarted/end', '')).status).toBe(200)
+    await hook.waitFor((rs) => rs.some((r) => r.headers['x-evalstream-delivery'] === 'restarted/case'))
+    await otlp.waitFor((rs) => logRecords(rs).some((r) => r.attributes['gen_ai.evaluation.name'] === 'evalstream.case'))
+    // SIGTERM flushes whatever is still queued, so the receivers now hold everything ever sent.
+    await stop(server)
+    server = undefined
+
+    const ids = hook.requests.map((r) => r.headers['x-evalstream-delivery'])
+    expect(ids.sort()).toEqual([
+      'restarted/case',
+      'restarted/result/0/response_match_score/0',
+      'restarted/result/0/tool_trajectory_avg_score/0',
+      'restarted/result/1/response_match_score/0',
+      'restarted/result/1/tool_trajectory_avg_score/0',
+    ])
+    const keys = logRecords(otlp.requests).map((r) => r.attributes['evalstream.result.key'])
+    expect(keys.sort()).toEqual(ids.map((id) => id!.slice('restarted/'.length)))
+  })
+})
+
+describe('exporters on Deno', () => {
+  let hook: Receiver
+  let otlp: Receiver
+  let deno: Running
+  beforeAll(async () => {
+    hook = await startReceiver((_, n) => (n === 0 ? 503 : 200))
+    otlp = await startReceiver()
+    deno = await startDeno({
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `${otlp.url}/v1/logs`,
+      OTEL_SERVICE_NAME: 'evals-on-deno',
+      EVALSTREAM_WEBHOOK_URL: hook.url,
+      EVALSTREAM_WEBHOOK_SECRET: SECRET,
+      EVALSTREAM_WEBHOOK_FILTER: 'type:case',
+    })
+  })
+  afterAll(async () => {
+    await deno?.stop()
+    await hook?.close()
+    await otlp?.close()
+  })
+
+  it('exports gen_ai.evaluation.result events and a signed webhook, retried after a 503', async () => {
+    const one = { eval_id: 'one', conversation: [expected(1)], session_input: { app_name: 'weather', user_id: 'u' } }
+    expect((await post(deno.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'on-deno', eval_config: CONFIG, eval_case: one }))).status).toBe(201)
+    expect((await post(deno.baseUrl, '/v1/sessions/on-deno/events', WEATHER_SSE, 'text/event-stream')).ok).toBe(true)
+    expect((await post(deno.baseUrl, '/v1/sessions/on-deno/end', '')).status).toBe(200)
+    const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 3))
+    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(['evalstream.case', 'response_match_score', 'tool_trajectory_avg_score'])
+    for (const r of records) {
+      expect(r.record.eventName).toBe('gen_ai.evaluation.result')
+      expect(r.resource['service.name']).toBe('evals-on-deno')
+      expect(r.attributes).toMatchObject({ 'evalstream.session.id': 'on-deno', 'evalstream.app.name': 'weather', 'gen_ai.evaluation.score.label': 'passed' })
+    }
+    const [, delivered] = await hook.waitFor((rs) => rs.length >= 2)
+    expect(delivered!.headers['x-evalstream-delivery']).toBe('on-deno/case')
+    expect((await verifyWebhook(SECRET, delivered!.headers['x-evalstream-timestamp']!, delivered!.headers['x-evalstream-signature']!, delivered!.body)).ok).toBe(true)
+  })
+})
