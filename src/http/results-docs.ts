@@ -25,7 +25,7 @@ const IndexedResult = z.object({
   data: z.record(z.string(), z.unknown()).describe('the result as streamed, or a summary with truncated: true'),
 })
 
-const ResultsPage = z.object({ tenant: z.string().optional(), results: z.array(IndexedResult), next_cursor: z.string().nullable() })
+export const ResultsPage = z.object({ tenant: z.string().optional(), results: z.array(IndexedResult), next_cursor: z.string().nullable() })
 
 const CriterionStats = z.object({
   criterion: z.string(),
@@ -50,7 +50,7 @@ const CriterionStats = z.object({
   ),
 })
 
-const Stats = z.object({
+export const Stats = z.object({
   tenant: z.string().optional(),
   since: z.string(),
   until: z.string(),
@@ -70,9 +70,9 @@ const SessionSummary = z.object({
   criteria: z.record(z.string(), z.object({ passed: z.number().int(), failed: z.number().int(), not_evaluated: z.number().int(), informational: z.number().int() })),
 })
 
-const SessionList = z.object({ tenant: z.string().optional(), sessions: z.array(SessionSummary) })
+export const SessionList = z.object({ tenant: z.string().optional(), sessions: z.array(SessionSummary) })
 
-const Conversation = z.object({
+export const Conversation = z.object({
   session_id: z.string(),
   ended: z.boolean(),
   dropped: z.number().int(),

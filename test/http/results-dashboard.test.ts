@@ -10,6 +10,7 @@ import { DASHBOARD_ASSETS } from '../../src/http/dashboard/routes.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import { MAX_TRANSCRIPT_ENTRIES, MAX_TRANSCRIPT_TEXT_CHARS, Transcript } from '../../src/host/transcript.ts'
+import { Conversation, ResultsPage, SessionList, Stats } from '../../src/http/results-docs.ts'
 import { indexedHost } from './results-support.ts'
 
 const ACME = 'acme-dashboard-token-0123456789abcdef'
@@ -72,6 +73,26 @@ describe('GET /v1/sessions/{id}/conversation', () => {
     await (await host.call('POST', '/v1/sessions/long/events', undefined, JSON.stringify([event]))).text()
     const body: any = await (await host.call('GET', '/v1/sessions/long/conversation')).json()
     expect(body.entries[0].parts[0].text).toHaveLength(MAX_TRANSCRIPT_TEXT_CHARS + 1)
+  })
+})
+
+describe('/openapi.json', () => {
+  it("describes the monitoring answers with schemas the real answers parse with", async () => {
+    const host = indexedHost()
+    await host.run('doc-1')
+    await host.run('doc-2', { tools: ['get_time'], end: false })
+    for (const [path, schema] of [
+      ['/v1/results', ResultsPage],
+      ['/v1/stats', Stats],
+      ['/v1/sessions', SessionList],
+      ['/v1/sessions/doc-2/conversation', Conversation],
+    ] as const) {
+      const parsed = schema.strict().safeParse(await host.json(path))
+      expect(parsed.success, `${path}: ${JSON.stringify(parsed.error?.issues.slice(0, 3))}`).toBe(true)
+    }
+    const doc: any = await host.json('/openapi.json')
+    expect(doc.paths['/v1/stats'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Stats')
+    expect(doc.paths['/'].get.security).toEqual([])
   })
 })
 
