@@ -85,6 +85,11 @@ describe('results index on Workers (workerd via Miniflare)', () => {
     expect((await call('/v1/sessions/acme:good/conversation', { headers: globex })).status).toBe(404)
     expect((await call('/v1/results?tenant=acme', { headers: globex })).status).toBe(403)
     expect((await call('/v1/stats')).status).toBe(401)
+    // Only session objects write to an index: the router never forwards its record path.
+    const forged = JSON.stringify([{ sessionId: 'acme:forged', tenant: 'acme', atMs: Date.now(), event: { seq: 1, type: 'case.result', key: 'case', data: {} } }])
+    const write = await call('/__index/record', { method: 'POST', headers: { ...acme, 'content-type': 'application/json' }, body: forged })
+    expect(write.status).toBe(404)
+    expect((await json('/v1/results?session=acme:forged', acme)).results).toEqual([])
   })
 
   it('a session object rebuilt by replay after an eviction indexes nothing twice', async () => {

@@ -10,7 +10,8 @@ import { formatScore, h, replace } from './dom.js'
 function percent(rate) { return rate === null || rate === undefined ? '–' : Math.round(rate * 100) + '%' }
 
 function bars(kind, values, titles, bad) {
-  const max = Math.max(1, ...values)
+  // Scaled to the tallest bar: counts, percentages and values (seconds can be well below 1) alike.
+  const max = Math.max(...values) || 1
   return h('div', { class: 'bars ' + kind }, values.map((v, i) => {
     const bar = h('span', { title: titles[i], 'data-bad': bad ? String(bad[i]) : undefined })
     bar.style.height = Math.round((v / max) * 100) + '%'
