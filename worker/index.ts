@@ -23,11 +23,14 @@ import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index
 import { Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession } from './session-object.ts'
 import { evalSetsObjectName } from './eval-sets-route.ts'
+import { EvalIndex } from './index-object.ts'
+import { indexStub } from './index-feed.ts'
+import { isDashboardPath } from '../src/http/dashboard/routes.ts'
 import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
 import { isRecord } from '../src/adk/json.ts'
 
-export { EvalSession }
+export { EvalSession, EvalIndex }
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 const RUN_PATH = /^\/v1\/runs\/([^/]+)(?:\/.*)?$/
@@ -63,7 +66,17 @@ router.use('*', async (c, next) => {
   c.set('configured', setup)
   return setup.cors(c, next)
 })
-router.use('*', (c, next) => c.var.configured.auth(c, next))
+// The dashboard page and its assets are public, as on Node and Deno; the data it shows is not.
+router.use('*', async (c, next) => {
+  const method = c.req.method
+  if ((method === 'GET' || method === 'HEAD') && isDashboardPath(new URL(c.req.url).pathname)) return c.var.configured.app.fetch(c.req.raw)
+  return c.var.configured.auth(c, next)
+})
+
+// Monitoring across sessions: the caller's tenant's index object answers (the session-less app
+// answers 404 when the deployment has no INDEX binding).
+for (const path of ['/v1/results', '/v1/stats', '/v1/sessions'])
+  router.get(path, (c) => (c.env.INDEX ? indexStub(c.env.INDEX, tenantOf(c)).fetch(c.req.raw) : c.var.configured.app.fetch(c.req.raw)))
 
 router.post('/v1/sessions', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits)

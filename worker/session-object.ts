@@ -9,6 +9,7 @@ import { depsFromEnv } from '../src/host/setup.ts'
 import { sqliteEvalSetStore } from '../src/host/eval-set-store-sqlite.ts'
 import { sqlFromDurable } from '../src/host/sql.ts'
 import { durableSessions, type DurableSessions } from './durable-store.ts'
+import { forwardResults } from './index-feed.ts'
 import { durableJudgeCache } from './judge-cache.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
 
@@ -21,6 +22,7 @@ export class EvalSession {
   sessions: DurableSessions | undefined
   hooks: boolean
   observers: Observers | undefined
+  indexing: { idle(): Promise<void> } | undefined
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state
@@ -33,6 +35,8 @@ export class EvalSession {
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })
     this.observers = setup.ok ? setup.deps.observers : undefined
+    // New results go on to the tenant's index object (GET /v1/results, /v1/stats, /v1/sessions).
+    if (setup.ok && setup.deps.feed && env.INDEX) this.indexing = forwardResults(setup.deps.feed, env.INDEX)
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
     this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
@@ -46,6 +50,7 @@ export class EvalSession {
     await this.sessions?.settle()
     // OpenTelemetry exports and webhooks this request queued finish after the response is sent.
     if (this.observers) this.state.waitUntil?.(this.observers.idle())
+    if (this.indexing) this.state.waitUntil?.(this.indexing.idle())
     return response
   }
 

@@ -29,6 +29,8 @@ export type DurableObjectNamespace = { idFromName(name: string): unknown; get(id
 
 export type WorkerEnv = {
   SESSIONS: DurableObjectNamespace
+  /** One results index object per tenant (index-object.ts); without it the monitoring routes answer 404. */
+  INDEX?: DurableObjectNamespace
   EVALSTREAM_CONFIG?: string
   AGENT_URL?: string
   /** Secret `tenant:token,tenant:token` (docs/auth.md); unset means open. */

@@ -12,14 +12,17 @@ import type { StoreSource } from '../host/setup.ts'
 import { sqliteJudgeCache } from '../host/sqlite-judge-cache.ts'
 import type { EvalSetStore } from '../host/eval-set-store.ts'
 import { sqliteEvalSetStore } from '../host/eval-set-store-sqlite.ts'
-import { sqlFromDatabaseSync } from '../host/sql.ts'
+import { sqlFromDatabaseSync, type Sql } from '../host/sql.ts'
 
 /** Where `npm start` keeps sessions when EVALSTREAM_DB is not set (relative to the working directory). */
 export const DEFAULT_DB_PATH = '.evalstream/evalstream.db'
 export const MEMORY_DB = ':memory:'
 
-/** `evalSets`: the ADK web UI's eval sets and results beside the sessions (absent: in memory). */
-export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?: EvalSetStore; note: string; close(): void }
+/**
+ * `evalSets`: the ADK web UI's eval sets and results beside the sessions (absent: in memory).
+ * `indexSql`: where the results index lives (the same file, or a database in memory).
+ */
+export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?: EvalSetStore; indexSql: Sql; note: string; close(): void }
 
 /**
  * @example
@@ -27,8 +30,15 @@ export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?
  * depsFromEnv(process.env, { store: db.store, judgeCache: db.judgeCache })
  */
 export function openSessionDb(path: string): SessionDb {
-  if (path === MEMORY_DB)
-    return { store: (limits, feed) => memorySessionStore({ limits, feed }), note: 'sessions in memory (EVALSTREAM_DB=:memory:)', close() {} }
+  if (path === MEMORY_DB) {
+    const memory = new DatabaseSync(MEMORY_DB)
+    return {
+      store: (limits, feed) => memorySessionStore({ limits, feed }),
+      indexSql: sqlFromDatabaseSync(memory),
+      note: 'sessions in memory (EVALSTREAM_DB=:memory:)',
+      close: () => memory.close(),
+    }
+  }
   mkdirSync(dirname(path), { recursive: true })
   const db = new DatabaseSync(path)
   // WAL: a write is durable once its statement returns, even if the process is killed right after;
@@ -44,6 +54,7 @@ export function openSessionDb(path: string): SessionDb {
     },
     judgeCache: sqliteJudgeCache(sql),
     evalSets: sqliteEvalSetStore(sql),
+    indexSql: sql,
     note: `sessions in SQLite at ${path} (EVALSTREAM_DB); a restart resumes them`,
     close() {
       closeStore()

@@ -10,6 +10,7 @@ import type { HostMetrics } from './metrics.ts'
 import type { Observers } from './observers-setup.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from './result-feed.ts'
+import type { ResultsIndex } from './results-index.ts'
 import type { SessionLimits, SessionStore } from './session-store.ts'
 import type { EngineFactory } from './session.ts'
 
@@ -27,6 +28,8 @@ export type AppDeps = {
   fetch?: typeof fetch
   /** Every new result of every session of `store` (when the store was built with this feed). */
   feed?: ResultFeed
+  /** Results across sessions (GET /v1/results, /v1/stats, /v1/sessions); those routes answer 404 without it. */
+  resultsIndex?: ResultsIndex
   /** The feed's exporters (OpenTelemetry, webhooks): a Worker waits on idle(), a server closes them at shutdown. */
   observers?: Observers
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */

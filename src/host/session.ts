@@ -19,6 +19,7 @@ import type {
   SessionSpec,
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
+import { Transcript } from './transcript.ts'
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -76,6 +77,8 @@ export class HostedSession {
   readonly id: string
   readonly spec: SessionSpec
   readonly log: ResultLog
+  /** The conversation so far, for the dashboard (bounded, rebuilt by replay). */
+  readonly transcript = new Transcript()
   #journal: Journal
   #lifecycle: SessionLifecycleHooks
   #ended = false
@@ -132,6 +135,7 @@ export class HostedSession {
     this.#at = this.#now()
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw, at: this.#at })
     this.#count(item)
+    this.transcript.add(item)
     this.#engine.push(item)
   }
 
@@ -248,6 +252,7 @@ export class HostedSession {
         // must not drop them), so the bounds are not checked again; an issue means the schema changed.
         if (!isIngestIssue(decoded)) {
           this.#count(decoded)
+          this.transcript.add(decoded)
           this.#engine.push(decoded)
         }
       } else if (entry.op === 'reject') {

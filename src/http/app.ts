@@ -6,13 +6,17 @@ import { Hono } from 'hono'
 import { criteriaCatalogue } from '../core/registry.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { requireToken } from './auth.ts'
+import { conversation } from './conversation-route.ts'
 import { corsFor } from './cors.ts'
 import { devEvalDocs } from './dev-eval/openapi.ts'
 import { devEvalRoutes } from './dev-eval/routes.ts'
+import { dashboardRoutes } from './dashboard/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { problem } from './problem.ts'
+import { RESULTS_DOCS } from './results-docs.ts'
+import { resultsRoutes } from './results-routes.ts'
 import { runsRoutes } from './runs-routes.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
 
@@ -29,11 +33,15 @@ export function createApp(deps: AppDeps): Hono {
   app.use('*', countRequests(deps.metrics))
   // CORS next: preflights carry no token, and 401s need the allow headers to be readable.
   app.use('*', corsFor(deps.cors))
+  // The dashboard page is public (a browser sends no token when navigating); its data is not.
+  app.route('/', dashboardRoutes())
   app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
-  app.get('/openapi.json', openApiRoute(deps, devEvalDocs))
+  app.get('/openapi.json', openApiRoute(deps, [...devEvalDocs, ...RESULTS_DOCS]))
   app.get('/metrics', (c) => metricsRoute(c, deps))
+  app.route('/v1', resultsRoutes(deps.resultsIndex))
+  app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))
   app.route('/v1/runs', runsRoutes(deps))
   app.post('/run_sse', (c) => proxyRunSse(c, deps))

@@ -52,6 +52,35 @@ function ensureChromium() {
 }
 
 const warnOnly = process.argv.includes('--warn-only')
+
+/** Where test/e2e/dashboard-cdp.ts looks for Debian's Chromium (EVALSTREAM_CHROMIUM overrides). */
+const CHROMIUM_PATH = process.env.EVALSTREAM_CHROMIUM || '/usr/bin/chromium'
+/** apt-get waits this long (s) for a dpkg lock another installer holds, then gives up. */
+const APT_LOCK_TIMEOUT_S = 300
+
+/**
+ * Headless Chromium for the dashboard e2e test: Debian's `chromium`, installed with apt-get when
+ * missing and when running as root. Never fails the setup: without it that test skips, saying why.
+ */
+function ensureChromium() {
+  if (existsSync(CHROMIUM_PATH)) return
+  const why = `no Chromium at ${CHROMIUM_PATH}; the dashboard e2e test will be skipped`
+  if (process.platform !== 'linux' || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    console.error(`setup:e2e: ${why} (as root on Debian/Ubuntu: apt-get install -y chromium)`)
+    return
+  }
+  const apt = (...args) =>
+    spawnSync('apt-get', ['-o', `DPkg::Lock::Timeout=${APT_LOCK_TIMEOUT_S}`, ...args], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status === 0
+  console.error('setup:e2e: apt-get install -y chromium')
+  // A fresh image may have no package lists yet: update once, only when the first try fails.
+  if (apt('install', '-y', '--no-install-recommends', 'chromium') || (apt('update') && apt('install', '-y', '--no-install-recommends', 'chromium'))) return
+  console.error(`setup:e2e: apt-get could not install chromium; ${why}`)
+}
+
+ensureChromium()
 const fresh = !existsSync(join(AGENT_DIR, 'node_modules'))
 const args = [fresh ? 'ci' : 'install', '--prefix', AGENT_DIR, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
 console.error(`setup:e2e: npm ${args.join(' ')}`)

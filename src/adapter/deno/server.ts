@@ -5,6 +5,7 @@
  */
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
+import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 
@@ -44,13 +45,19 @@ if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   Deno.exit(2)
 }
+const index = resultsIndexFromEnv(env, db.indexSql, setup.deps.feed)
+if (!index.ok) {
+  console.error(`evalstream: ${index.error}`)
+  Deno.exit(2)
+}
 const notes = [
+  index.note,
   env.EVALSTREAM_DB?.trim() || canWriteDefault
     ? db.note
     : `sessions in memory: no write permission for .evalstream (run with --allow-write=.evalstream, or set EVALSTREAM_DB)`,
   ...setup.notes,
 ]
-const app = createApp(setup.deps)
+const app = createApp({ ...setup.deps, resultsIndex: index.index })
 const hostname = env.HOST ?? '127.0.0.1'
 Deno.serve(
   {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
+import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
 import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 
@@ -30,11 +31,16 @@ if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   process.exit(2)
 }
+const index = resultsIndexFromEnv(process.env, db.indexSql, setup.deps.feed)
+if (!index.ok) {
+  console.error(`evalstream: ${index.error}`)
+  process.exit(2)
+}
 const port = Number(process.env.PORT ?? DEFAULT_PORT)
 const hostname = process.env.HOST ?? '127.0.0.1'
-const server = serve({ fetch: createApp(setup.deps).fetch, port, hostname }, (info) => {
+const server = serve({ fetch: createApp({ ...setup.deps, resultsIndex: index.index }).fetch, port, hostname }, (info) => {
   console.log(`evalstream listening on http://${hostname}:${info.port}`)
-  for (const note of [db.note, ...setup.notes]) console.log(note)
+  for (const note of [db.note, index.note, ...setup.notes]) console.log(note)
 })
 const stop = () =>
   server.close(() => {

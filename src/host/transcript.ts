@@ -1,0 +1,56 @@
+/**
+ * What a session's conversation looked like, for the dashboard (GET /v1/sessions/{id}/conversation):
+ * per accepted event its author, invocation and the readable parts (text, tool calls, tool
+ * responses), clipped. Kept in memory beside the session and rebuilt by replay like everything
+ * else; bounded so a long session cannot grow it without end (the oldest entries go first).
+ */
+import type { IngestedEvent } from '../engine/types.ts'
+
+/** Entries kept per session; older ones are dropped (the count of dropped ones is reported). */
+export const MAX_TRANSCRIPT_ENTRIES = 500
+/** Characters kept per text part or per tool call's JSON arguments. */
+export const MAX_TRANSCRIPT_TEXT_CHARS = 4_000
+
+export type TranscriptPart =
+  | { kind: 'text'; text: string }
+  | { kind: 'call'; name: string; args: string }
+  | { kind: 'response'; name: string }
+
+export type TranscriptEntry = {
+  index: number
+  invocation_id: string
+  author: string
+  partial: boolean
+  parts: TranscriptPart[]
+}
+
+export class Transcript {
+  #entries: TranscriptEntry[] = []
+  #dropped = 0
+
+  /** @example transcript.add(ingested) */
+  add(item: IngestedEvent): void {
+    const e = item.event
+    const parts: TranscriptPart[] = []
+    for (const part of e.content?.parts ?? []) {
+      if (part.text) parts.push({ kind: 'text', text: clip(part.text) })
+      if (part.function_call) parts.push({ kind: 'call', name: part.function_call.name, args: clip(JSON.stringify(part.function_call.args ?? {})) })
+      if (part.function_response) parts.push({ kind: 'response', name: part.function_response.name ?? '' })
+    }
+    if (parts.length === 0) return
+    this.#entries.push({ index: item.index, invocation_id: e.invocation_id ?? '', author: e.author ?? '', partial: e.partial === true, parts })
+    if (this.#entries.length > MAX_TRANSCRIPT_ENTRIES) {
+      this.#entries.shift()
+      this.#dropped += 1
+    }
+  }
+
+  /** @example c.json(session.transcript.toJSON()) */
+  toJSON(): { entries: TranscriptEntry[]; dropped: number } {
+    return { entries: this.#entries, dropped: this.#dropped }
+  }
+}
+
+function clip(text: string): string {
+  return text.length > MAX_TRANSCRIPT_TEXT_CHARS ? `${text.slice(0, MAX_TRANSCRIPT_TEXT_CHARS)}…` : text
+}

@@ -1,0 +1,24 @@
+/**
+ * `GET /v1/sessions/{id}/conversation`: what the agent and user said and which tools ran, per
+ * event (src/host/transcript.ts), so the dashboard can show a session's conversation beside its
+ * scores. Same visibility as the other session routes: another tenant's session is a 404.
+ */
+import type { Context } from 'hono'
+import type { AppDeps } from '../host/deps.ts'
+import { goneDetail } from '../host/session-store.ts'
+import { tenantOf, visibleTo } from './auth.ts'
+import { problem } from './problem.ts'
+
+/**
+ * @example app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))
+ */
+export async function conversation(c: Context, deps: AppDeps): Promise<Response> {
+  const id = c.req.param('id') ?? ''
+  const session = await deps.store.get(id, deps.createEngine)
+  if (!session || !visibleTo(session, tenantOf(c))) {
+    const gone = session ? undefined : await deps.store.gone(id)
+    if (gone) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
+    return problem(c, 404, 'Session not found', `no session with id '${id}'`)
+  }
+  return c.json({ session_id: session.id, ended: session.ended, ...session.transcript.toJSON() })
+}

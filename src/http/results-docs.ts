@@ -1,0 +1,176 @@
+/**
+ * /openapi.json entries for the dashboard and the monitoring routes (results-routes.ts,
+ * conversation-route.ts, dashboard/routes.ts), with zod schemas of what they answer.
+ */
+import { z } from 'zod'
+import { describeRoute, type RouteDoc } from './openapi-describe.ts'
+
+const Status = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL'])
+
+const IndexedResult = z.object({
+  id: z.string(),
+  session_id: z.string(),
+  seq: z.number().int(),
+  type: z.enum(['criterion.result', 'case.result', 'error']),
+  at: z.string(),
+  at_ms: z.number().int(),
+  tenant: z.string().optional(),
+  app: z.string().optional(),
+  criterion: z.string().optional(),
+  invocation_index: z.number().int().optional(),
+  status: Status.optional(),
+  score: z.number().nullable(),
+  threshold: z.number().optional(),
+  current: z.boolean().describe('false once a later revision of the same criterion on the same invocation replaced it'),
+  data: z.record(z.string(), z.unknown()).describe('the result as streamed, or a summary with truncated: true'),
+})
+
+export const ResultsPage = z.object({ tenant: z.string().optional(), results: z.array(IndexedResult), next_cursor: z.string().nullable() })
+
+const CriterionStats = z.object({
+  criterion: z.string(),
+  total: z.number().int(),
+  counts: z.object({ PASSED: z.number().int(), FAILED: z.number().int(), NOT_EVALUATED: z.number().int(), INFORMATIONAL: z.number().int() }),
+  pass_rate: z.number().nullable().describe('passed / (passed + failed); null when neither'),
+  mean_score: z.number().nullable().describe('mean of the scores (for INFORMATIONAL metrics: the mean value)'),
+  score_buckets: z.array(z.object({ from: z.number(), to: z.number(), count: z.number().int() })),
+  no_score: z.number().int(),
+  out_of_range: z.number().int(),
+  over_time: z.array(
+    z.object({
+      start_ms: z.number().int(),
+      total: z.number().int(),
+      passed: z.number().int(),
+      failed: z.number().int(),
+      not_evaluated: z.number().int(),
+      informational: z.number().int(),
+      pass_rate: z.number().nullable(),
+      mean_score: z.number().nullable(),
+    }),
+  ),
+})
+
+export const Stats = z.object({
+  tenant: z.string().optional(),
+  since: z.string(),
+  until: z.string(),
+  bucket_ms: z.number().int(),
+  limits: z.object({ maxRows: z.number().int(), maxAgeMs: z.number().int() }),
+  criteria: z.array(CriterionStats),
+})
+
+const SessionSummary = z.object({
+  session_id: z.string(),
+  tenant: z.string().optional(),
+  app: z.string().optional(),
+  first_at: z.string(),
+  last_at: z.string(),
+  invocations: z.number().int(),
+  status: z.enum(['OPEN', 'PASSED', 'FAILED', 'NOT_EVALUATED']),
+  criteria: z.record(z.string(), z.object({ passed: z.number().int(), failed: z.number().int(), not_evaluated: z.number().int(), informational: z.number().int() })),
+})
+
+export const SessionList = z.object({ tenant: z.string().optional(), sessions: z.array(SessionSummary) })
+
+export const Conversation = z.object({
+  session_id: z.string(),
+  ended: z.boolean(),
+  dropped: z.number().int(),
+  entries: z.array(
+    z.object({
+      index: z.number().int(),
+      invocation_id: z.string(),
+      author: z.string(),
+      partial: z.boolean(),
+      parts: z.array(
+        z.union([
+          z.object({ kind: z.literal('text'), text: z.string() }),
+          z.object({ kind: z.literal('call'), name: z.string(), args: z.string() }),
+          z.object({ kind: z.literal('response'), name: z.string() }),
+        ]),
+      ),
+    }),
+  ),
+})
+
+const SCOPE = 'the caller\u2019s tenant only (tenant-less results in open mode)'
+const TENANT = "must be the caller's own tenant if given (another is a 403)"
+const errors = { 400: 'a query parameter is invalid (the detail names it)', 403: 'tenant names another tenant', 404: 'this host keeps no results index' }
+
+export const RESULTS_DOCS: readonly RouteDoc[] = [
+  describeRoute({
+    method: 'get',
+    path: '/',
+    tag: 'dashboard',
+    public: true,
+    summary: 'The dashboard page',
+    description: 'Public; the data it shows comes from the API with the token typed into the page.',
+    responses: { 200: { description: 'the page', text: { mediaType: 'text/html', description: 'HTML' } } },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/dashboard/:file',
+    tag: 'dashboard',
+    public: true,
+    summary: "The dashboard's assets",
+    params: { file: 'style.css, main.js, api.js, dom.js, session.js or stats.js' },
+    responses: { 200: { description: 'the asset', text: { mediaType: 'text/javascript', description: 'a JavaScript module or the stylesheet' } }, 404: 'no such asset' },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/v1/results',
+    tag: 'monitoring',
+    summary: 'Decided results across sessions, newest first',
+    description: `From the results index, ${SCOPE}.`,
+    query: {
+      criterion: 'metric name',
+      status: 'PASSED, FAILED, NOT_EVALUATED or INFORMATIONAL',
+      type: 'criterion.result, case.result or error',
+      app: "the eval case's session_input.app_name",
+      session: 'one session id',
+      since: 'ms since the epoch or ISO 8601 (inclusive)',
+      until: 'ms since the epoch or ISO 8601',
+      limit: '1 to 1000, default 100',
+      cursor: "the previous page's next_cursor",
+      tenant: TENANT,
+    },
+    responses: { 200: { description: 'a page of results', json: { name: 'ResultsPage', schema: ResultsPage } }, ...errors },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/v1/stats',
+    tag: 'monitoring',
+    summary: 'Per-criterion aggregates: pass rate, counts, score and time buckets',
+    description: `Current results only (a later revision replaces an earlier one), ${SCOPE}.`,
+    query: {
+      since: 'window start (default 24 h before until)',
+      until: 'window end (default now)',
+      bucket_ms: 'time bucket width (default window / 24; at most 500 buckets)',
+      criterion: 'metric name',
+      app: "the eval case's session_input.app_name",
+      tenant: TENANT,
+    },
+    responses: { 200: { description: 'aggregates per criterion', json: { name: 'Stats', schema: Stats } }, ...errors },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/v1/sessions',
+    tag: 'monitoring',
+    summary: 'Open and recent sessions with their criteria\u2019s pass/fail',
+    description: `Sessions with results, most recently active first, ${SCOPE}.`,
+    query: { app: "the eval case's session_input.app_name", open: 'true or false', limit: '1 to 500, default 100', tenant: TENANT },
+    responses: { 200: { description: 'sessions', json: { name: 'SessionList', schema: SessionList } }, ...errors },
+  }),
+  describeRoute({
+    method: 'get',
+    path: '/v1/sessions/:id/conversation',
+    tag: 'sessions',
+    summary: "A session's turns: text, tool calls and responses (bounded)",
+    params: { id: 'session id' },
+    responses: {
+      200: { description: 'the conversation so far', json: { name: 'Conversation', schema: Conversation } },
+      404: 'no such session (or another tenant\u2019s)',
+      410: 'the session was evicted',
+    },
+  }),
+]

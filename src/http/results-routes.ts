@@ -1,0 +1,54 @@
+/**
+ * Monitoring across sessions, from the results index (src/host/results-index.ts):
+ *
+ *   GET /v1/results   decided results, newest first, filtered and paged (`next_cursor`)
+ *   GET /v1/stats     per criterion: pass rate, counts by status, score buckets, time buckets
+ *   GET /v1/sessions  open and recent sessions with their criteria's pass/fail counts
+ *
+ * A caller sees its own tenant's results only (tenant-less ones in open mode); `?tenant=` naming
+ * another tenant is refused, never silently widened. Without an index (a host built without one)
+ * the routes answer 404 saying so.
+ */
+import type { Context } from 'hono'
+import { Hono } from 'hono'
+import type { ResultsIndex } from '../host/results-index.ts'
+import { tenantOf } from './auth.ts'
+import { problem } from './problem.ts'
+import { resultsQuery, sessionsQuery, statsQuery, type Parsed } from './results-query.ts'
+
+/**
+ * Mounted at `/v1`.
+ * @example app.route('/v1', resultsRoutes(deps.resultsIndex))
+ */
+export function resultsRoutes(index: ResultsIndex | undefined, now: () => number = Date.now): Hono {
+  const app = new Hono()
+  const serve = <T>(c: Context, parse: (c: Context, tenant: string) => Parsed<T>, read: (index: ResultsIndex, q: T) => unknown) => {
+    // 404, not 5xx: nothing is broken, this host was built without an index.
+    if (!index) return problem(c, 404, 'No results index', 'this host keeps no results index, so there is nothing to list (monitoring across sessions is off)')
+    const own = tenantOf(c)
+    const asked = c.req.query('tenant')
+    if (asked !== undefined && asked !== '' && asked !== own) {
+      const who = own === undefined ? 'this host has no tenants (no EVALSTREAM_TOKENS)' : `your token is tenant '${own}'`
+      return problem(c, 403, 'Other tenant', `a tenant sees only its own results: ${who}, not '${asked}'`)
+    }
+    const q = parse(c, own ?? '')
+    if (!q.ok) return problem(c, 400, 'Invalid query', q.detail)
+    return c.json({ ...(own !== undefined ? { tenant: own } : {}), ...(read(index, q.value) as object) })
+  }
+  app.get('/results', (c) => serve(c, resultsQuery, (i, q) => i.results(q)))
+  app.get('/stats', (c) =>
+    serve(
+      c,
+      (c, tenant) => statsQuery(c, tenant, now()),
+      (i, q) => ({
+        since: new Date(q.since).toISOString(),
+        until: new Date(q.until).toISOString(),
+        bucket_ms: q.bucketMs,
+        limits: i.limits,
+        ...i.stats(q),
+      }),
+    ),
+  )
+  app.get('/sessions', (c) => serve(c, sessionsQuery, (i, q) => i.sessions(q)))
+  return app
+}

@@ -1,0 +1,131 @@
+/**
+ * The dashboard in a real headless Chromium (Debian's package) against the Node app on a real
+ * socket with bearer-token auth: the page asks for the token, lists sessions, follows one live
+ * (its trajectory turns red the moment a wrong tool call decides it, while the other criteria stay
+ * pending; a judged criterion stays pending until the Gemini stub's vote, then shows its
+ * rationale), shows agent-written markup as text, and shows the stats across sessions.
+ * Screenshots go to docs/screenshots/dashboard-*.png.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DIVERGING_CASE, CONFIG, WEATHER_SSE } from '../http/fixtures.ts'
+import { indexedHost, type Host } from '../http/results-support.ts'
+import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
+import { chromiumMissing, launchPage, type Page } from './dashboard-cdp.ts'
+
+const TOKEN = 'dashboard-e2e-token-0123456789abcdef'
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url)
+const FRAMES = WEATHER_SSE.split('\n\n').filter((f) => f.startsWith('data: '))
+const INVOCATION = JSON.parse(FRAMES[0]!.slice('data: '.length)).invocationId as string
+/** Agent-written text that would run script if the page ever treated it as markup. */
+const HOSTILE = '<img src=x onerror="window.__xss = 1">What is the weather in Paris?'
+const LIVE = 'acme:live'
+const JUDGED = 'final_response_match_v2'
+/** The live session adds a judged criterion, answered by the Gemini stub when the test says so. */
+const LIVE_CONFIG = { criteria: { ...CONFIG.criteria, [JUDGED]: { threshold: 0.5, judge_model_options: { num_samples: 1 } } } }
+const VERDICT = JSON.stringify({ reasoning: 'Same weather and time facts as the reference.', is_the_agent_response_valid: 'valid' })
+const missing = chromiumMissing()
+
+const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
+const criterion = (name: string) => q(`#scores [data-invocation="0"] [data-criterion="${name}"]`)
+
+describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  let host: Host
+  let gemini: GeminiStub
+  let releaseJudge: () => void = () => {}
+  const judgeHeld = new Promise<void>((resolve) => (releaseJudge = resolve))
+  let server: ReturnType<typeof serve>
+  let page: Page
+  let base: string
+  const push = async (body: string) => {
+    const res = await host.call('POST', `/v1/sessions/${encodeURIComponent(LIVE)}/events`, TOKEN, body, 'text/event-stream')
+    expect(res.status, await res.text()).toBeLessThan(300)
+  }
+  const shot = async (name: string) => {
+    mkdirSync(SHOTS, { recursive: true })
+    writeFileSync(new URL(`dashboard-${name}.png`, SHOTS), await page.screenshot())
+  }
+
+  beforeAll(async () => {
+    gemini = await startGeminiStub()
+    gemini.handle(() => ({ candidates: [VERDICT], after: judgeHeld }))
+    host = indexedHost({ EVALSTREAM_TOKENS: `acme:${TOKEN}`, GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url })
+    await host.run('acme:earlier-pass', { token: TOKEN })
+    await host.run('acme:earlier-fail', { token: TOKEN, tools: ['get_time'] })
+    await host.run('acme:other-app', { token: TOKEN, app: 'travel' })
+    server = serve({ fetch: host.app.fetch, port: 0, hostname: '127.0.0.1' })
+    await new Promise((r) => server.once('listening', r))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const created = await host.call('POST', '/v1/sessions', TOKEN, JSON.stringify({ session_id: LIVE, eval_config: LIVE_CONFIG, eval_case: DIVERGING_CASE }))
+    expect(created.status).toBe(201)
+    page = await launchPage({ width: 1400, height: 1000 })
+  })
+  afterAll(async () => {
+    await page?.close()
+    releaseJudge()
+    await new Promise((r) => server?.close(r))
+    await gemini?.close()
+  })
+
+  it('asks for the token, then lists the sessions with their pass/fail', async () => {
+    await page.navigate(`${base}/`)
+    await page.waitFor(`!${q('#notice')}.hidden && ${q('#notice')}.textContent.includes('needs a bearer token')`, 'the token notice')
+    await page.evaluate(`${q('#token')}.value = ${JSON.stringify(TOKEN)}; ${q('#token-form')}.requestSubmit()`)
+    await page.waitFor(q('[data-session-id="acme:earlier-fail"][data-status="FAILED"]'), 'the failed session in the list')
+    expect(await page.evaluate(`sessionStorage.getItem('evalstream.token')`)).toBe(TOKEN)
+    expect(await page.evaluate(`${q('[data-session-id="acme:earlier-pass"]')}.dataset.status`)).toBe('PASSED')
+    await page.waitFor(q('#stats [data-criterion="tool_trajectory_avg_score"]'), 'the stats card')
+    expect(await page.evaluate<string>(`${q('#stats [data-criterion="tool_trajectory_avg_score"] .rate')}.textContent`)).toContain('67%')
+    await page.waitFor(`${q('#tenant')}.textContent.includes('acme')`, 'the tenant')
+    await shot('overview')
+  })
+
+  it('follows a session live: red the moment the trajectory fails, judged criterion pending until its vote, then its rationale', async () => {
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/session/${LIVE}`)}`)
+    await page.waitFor(`${q('#scores')}.textContent.includes('no invocation yet') && ${q('#session-status')}.textContent.includes('live')`, 'the empty live session')
+    const user = { invocationId: INVOCATION, author: 'user', content: { role: 'user', parts: [{ text: HOSTILE }] } }
+    // The live push: the user's turn and the agent's first (wrong) tool call.
+    await push(`data: ${JSON.stringify(user)}\n\n${FRAMES[0]}\n\n`)
+    await page.waitFor(`${criterion('tool_trajectory_avg_score')}?.dataset.status === 'FAILED'`, 'the trajectory to turn red')
+    expect(await page.evaluate(`${criterion('response_match_score')}.dataset.status`)).toBe('PENDING')
+    expect(await page.evaluate<string>(`${criterion('tool_trajectory_avg_score')}.textContent`)).toContain('decided mid-invocation')
+    await page.waitFor(`${q('#conversation')}.textContent.includes('get_weather')`, 'the tool call in the conversation')
+    // The hostile text is shown as text: no element was made of it and nothing ran.
+    expect(await page.evaluate<string>(`${q('#conversation')}.textContent`)).toContain(HOSTILE)
+    expect(await page.evaluate(`document.querySelectorAll('#conversation img, #scores img').length`)).toBe(0)
+    expect(await page.evaluate('window.__xss')).toBeUndefined()
+    await shot('live')
+    // A broken event is reported beside the session and changes no score.
+    await push('data: {"author": 7\n\n')
+    await page.waitFor(`${q('#session-status')}.textContent.includes('rejected event')`, 'the rejected event')
+
+    expect(await page.evaluate(`${criterion(JUDGED)}.dataset.status`)).toBe('PENDING')
+
+    // The rest of the turn completes the invocation: the response match is decided at once, the
+    // judged criterion stays pending while its vote is held back.
+    await push(`${FRAMES.slice(1).join('\n\n')}\n\n`)
+    await page.waitFor(`${criterion('response_match_score')}?.dataset.status === 'PASSED'`, 'the response result')
+    await gemini.waitForRequests(1)
+    expect(await page.evaluate(`${criterion(JUDGED)}.dataset.status`)).toBe('PENDING')
+    expect(await page.evaluate<string>(`${criterion(JUDGED)}.textContent`)).toContain('judging: waiting for the votes')
+    await page.waitFor(`${q('#conversation')}.textContent.includes('the time is 10:30')`, 'the final answer in the conversation')
+    await shot('judging')
+    releaseJudge()
+    await page.waitFor(`${criterion(JUDGED)}?.dataset.status === 'PASSED'`, 'the judged result')
+    expect(await page.evaluate<string>(`${criterion(JUDGED)}.textContent`)).toContain('Same weather and time facts as the reference.')
+    expect((await host.call('POST', `/v1/sessions/${encodeURIComponent(LIVE)}/end`, TOKEN)).status).toBe(200)
+    await page.waitFor(`${q('#session-status [data-status="FAILED"]')}`, 'the case result')
+    await page.waitFor(q(`[data-session-id="${LIVE}"][data-status="FAILED"]`), 'the live session in the list')
+    await shot('session')
+  })
+
+  it('filters the stats by app', async () => {
+    await page.evaluate(`location.hash = ''; ${q('#filter-app')}.value = 'travel'; ${q('#filters')}.dispatchEvent(new Event('change'))`)
+    await page.waitFor(
+      `${q('#sessions')}.querySelectorAll('li[data-session-id]').length === 1 && ${q('[data-session-id="acme:other-app"]')} && ${q('#stats [data-criterion="tool_trajectory_avg_score"] .rate')}?.textContent.startsWith('100%')`,
+      'the app filter',
+    )
+  })
+})

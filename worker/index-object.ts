@@ -1,0 +1,58 @@
+/**
+ * The results index on Workers: one Durable Object per tenant (`INDEX.idFromName('index:<tenant>')`,
+ * `index:` alone in open mode) holding that tenant's results index in its SQLite storage, the same
+ * code as Node and Deno (src/host/results-index.ts). Session objects send it their new results
+ * (index-feed.ts) at POST /__index/record, a path the router never forwards, so only objects of
+ * this Worker can write. Reads (GET /v1/results, /v1/stats, /v1/sessions) come through the router,
+ * which picked this object from the caller's token; the object checks the token again itself.
+ */
+import { Hono } from 'hono'
+import { requireToken } from '../src/http/auth.ts'
+import { problem } from '../src/http/problem.ts'
+import { resultsRoutes } from '../src/http/results-routes.ts'
+import { accessFromEnv } from '../src/host/auth-config.ts'
+import type { FedResult } from '../src/host/result-feed.ts'
+import { sqliteResultsIndex, type ResultsIndex } from '../src/host/results-index.ts'
+import { indexLimitsFromEnv } from '../src/host/results-index-limits.ts'
+import { sqlFromDurable } from '../src/host/sql.ts'
+import { isRecord } from '../src/adk/json.ts'
+import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
+
+export const RECORD_PATH = '/__index/record'
+/** A record batch holds at most this many results (the sender splits larger ones). */
+export const MAX_RECORD_BATCH = 500
+
+export class EvalIndex {
+  app: Hono
+  index: ResultsIndex | undefined
+
+  constructor(state: DurableObjectState, env: WorkerEnv) {
+    const vars = stringEnv(env)
+    const access = accessFromEnv(vars)
+    const limits = indexLimitsFromEnv(vars)
+    this.app = new Hono()
+    if (!access.ok || !limits.ok) {
+      const error = !access.ok ? access.error : !limits.ok ? limits.error : ''
+      this.app.all('*', (c) => problem(c, 500, 'Misconfigured deployment', error))
+      return
+    }
+    const index = (this.index = sqliteResultsIndex(sqlFromDurable(state.storage.sql), { limits: limits.value }))
+    this.app.post(RECORD_PATH, async (c) => {
+      const batch: unknown = await c.req.json().catch(() => undefined)
+      if (!Array.isArray(batch) || batch.length > MAX_RECORD_BATCH) return problem(c, 400, 'Bad batch', `expected an array of at most ${MAX_RECORD_BATCH} results`)
+      return c.json({ recorded: index.recordAll(batch.filter(isFedResult)) })
+    })
+    this.app.use('*', requireToken(access.value.auth))
+    this.app.route('/v1', resultsRoutes(index))
+  }
+
+  fetch(request: Request): Response | Promise<Response> {
+    return this.app.fetch(request)
+  }
+}
+
+function isFedResult(v: unknown): v is FedResult {
+  if (!isRecord(v) || typeof v.sessionId !== 'string' || typeof v.atMs !== 'number' || !isRecord(v.event)) return false
+  const e = v.event
+  return typeof e.seq === 'number' && typeof e.type === 'string' && isRecord(e.data)
+}
