@@ -6,7 +6,8 @@
  * run that takes longer than the budget is stopped and reported as such. Where both sides ran,
  * their results must agree (every emitted result and the case result, compared by hash; result
  * keys are left out, they now name metrics instead of numbering them, and so are a result's
- * details: the trajectory's now list at most MAX_LISTED_CALLS calls each).
+ * details: the trajectory's now list at most MAX_LISTED_CALLS calls each; ADK's efficiency metrics,
+ * which only this tree reports, are left out of the comparison and the result counts).
  *
  *   npx node bench/long-invocation.bench.ts [budget seconds per baseline run = 60] [max events = 100000]
  *
@@ -62,6 +63,16 @@ const EVAL_CASE = {
   ],
 }
 
+/** ADK's always-reported efficiency metrics: new since the baseline, so left out of the comparison. */
+const EFFICIENCY = new Set(['tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1'])
+
+/** The case result with the efficiency metrics' entries taken out (and the count of results). */
+function withoutEfficiency(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (key, v) =>
+    Array.isArray(v) ? v.filter((m) => !(m && typeof m === 'object' && EFFICIENCY.has((m as { metric_name?: string }).metric_name ?? ''))) : v,
+  )
+}
+
 type Measurement = { pushMs: number; endMs: number; results: number; resultsHash: string; caseHash: string }
 
 /** Child mode: one engine, one scenario, one size; prints one JSON line. */
@@ -75,9 +86,13 @@ async function measure(root: string, scenario: Scenario, events: number): Promis
   const created = createSessionEngine({
     spec: { session_id: 'bench', eval_case: EVAL_CASE },
     emit: (body: { type: string; data: unknown }) => {
-      results++
-      // Scores and statuses, not details: the trajectory's details now list at most 100 calls each.
-      if (body.type !== 'case.result') hash.update(`${body.type}\n${JSON.stringify({ ...(body.data as object), details: undefined })}\n`)
+      if (!EFFICIENCY.has((body.data as { metric_name?: string }).metric_name ?? '')) results++
+      // Scores and statuses of the configured criteria only: details are left out (the trajectory's
+      // now list at most 100 calls each), and so are ADK's efficiency metrics, which the baseline
+      // does not report.
+      const data = body.data as { metric_name?: string }
+      if (body.type !== 'case.result' && !EFFICIENCY.has(data.metric_name ?? ''))
+        hash.update(`${body.type}\n${JSON.stringify({ ...data, details: undefined })}\n`)
     },
   })
   const make = SCENARIOS[scenario]
@@ -91,7 +106,7 @@ async function measure(root: string, scenario: Scenario, events: number): Promis
   // Before the fix end() returned ADK's file shape; now the host writes it: time it here too.
   const value = typeof ended.final_eval_status === 'number' ? ended : evalCaseResultValue(ended)
   const t2 = performance.now()
-  const caseHash = createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12)
+  const caseHash = createHash('sha256').update(JSON.stringify(withoutEfficiency(value))).digest('hex').slice(0, 12)
   return { pushMs: t1 - t0, endMs: t2 - t1, results, resultsHash: hash.digest('hex').slice(0, 12), caseHash }
 }
 
