@@ -44,7 +44,8 @@ export function openSessionDb(path: string): SessionDb {
   // WAL: a write is durable once its statement returns, even if the process is killed right after;
   // NORMAL skips the fsync per write that only a power loss would need.
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
-  const sql = sqlFromDatabaseSync(db)
+  // Grouped commits: one commit per turn of the event loop, not per statement (sql.ts).
+  const sql = sqlFromDatabaseSync(db, { groupCommit: true })
   let closeStore = () => {}
   return {
     store: (limits, feed) => {
@@ -58,6 +59,7 @@ export function openSessionDb(path: string): SessionDb {
     note: `sessions in SQLite at ${path} (EVALSTREAM_DB); a restart resumes them`,
     close() {
       closeStore()
+      sql.flush()
       db.close()
     },
   }
