@@ -6,7 +6,7 @@
  */
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
-import { serve } from '@hono/node-server'
+import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
 import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
@@ -16,6 +16,8 @@ import { installProcessGuard } from './process-guard.ts'
 installProcessGuard()
 
 export const DEFAULT_PORT = 8787
+/** Connections waiting to be accepted; the kernel caps it (Linux: net.core.somaxconn, 4096 by default). */
+export const LISTEN_BACKLOG = 4096
 
 const db = openSessionDb(process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH)
 const setup = depsFromEnv(process.env, {
@@ -38,8 +40,12 @@ if (!index.ok) {
 }
 const port = Number(process.env.PORT ?? DEFAULT_PORT)
 const hostname = process.env.HOST ?? '127.0.0.1'
-const server = serve({ fetch: createApp({ ...setup.deps, resultsIndex: index.index }).fetch, port, hostname }, (info) => {
-  console.log(`evalstream listening on http://${hostname}:${info.port}`)
+const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.index }).fetch, hostname })
+// A burst of clients (a thousand sessions opening their streams at once) overflows Node's default
+// backlog of 511 while the loop is busy, and their SYNs are dropped until a connect timeout.
+server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
+  const address = server.address()
+  console.log(`evalstream listening on http://${hostname}:${typeof address === 'object' && address ? address.port : port}`)
   for (const note of [db.note, index.note, ...setup.notes]) console.log(note)
 })
 const stop = () =>
