@@ -3,6 +3,7 @@
  * EVALSTREAM_MAX_REQUEST_BYTES like every other body, src/ingest/limits.ts). Read from the environment, with defaults that fail an agent that
  * hangs within a minute or two instead of undici's 300 s.
  */
+import { wholeNumbersFromEnv } from './env-numbers.ts'
 
 /** The agent must answer (response headers) within this many ms; then 504. */
 export const DEFAULT_AGENT_CONNECT_TIMEOUT_MS = 60_000
@@ -26,19 +27,12 @@ const VARIABLES = {
 } as const satisfies Record<keyof ProxySettings, string>
 
 /**
- * Each variable is a positive whole number; unset or empty keeps the default.
+ * Each variable is a whole number >= 1; unset or empty keeps the default.
  * @example proxySettingsFromEnv({ EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '5000' }) // { ok: true, settings: { ..., idleTimeoutMs: 5000 } }
  */
 export function proxySettingsFromEnv(
   env: Record<string, string | undefined>,
 ): { ok: true; settings: ProxySettings } | { ok: false; error: string } {
-  const settings = { ...DEFAULT_PROXY_SETTINGS }
-  for (const [key, name] of Object.entries(VARIABLES) as Array<[keyof ProxySettings, string]>) {
-    const raw = env[name]?.trim()
-    if (!raw) continue
-    if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-      return { ok: false, error: `${name} must be a positive whole number, got '${raw}'` }
-    settings[key] = Number(raw)
-  }
-  return { ok: true, settings }
+  const read = wholeNumbersFromEnv(env, VARIABLES, DEFAULT_PROXY_SETTINGS)
+  return read.ok ? { ok: true, settings: read.value } : read
 }

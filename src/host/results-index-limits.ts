@@ -3,6 +3,7 @@
  * `maxRows` results and none older than `maxAgeMs`, oldest dropped first. Both limits hold at
  * once; on Workers they apply per tenant (one index Durable Object each).
  */
+import { wholeNumbersFromEnv } from './env-numbers.ts'
 
 /** Results kept at most (EVALSTREAM_INDEX_MAX_ROWS); a row is about 0.3-8 KB. */
 export const DEFAULT_INDEX_MAX_ROWS = 200_000
@@ -31,13 +32,5 @@ export const INDEX_LIMIT_VARS: Record<keyof IndexLimits, string> = {
 export function indexLimitsFromEnv(
   env: Record<string, string | undefined>,
 ): { ok: true; value: IndexLimits } | { ok: false; error: string } {
-  const value: IndexLimits = { ...DEFAULT_INDEX_LIMITS }
-  for (const [key, name] of Object.entries(INDEX_LIMIT_VARS) as [keyof IndexLimits, string][]) {
-    const raw = env[name]?.trim()
-    if (!raw) continue
-    const n = Number(raw)
-    if (!Number.isSafeInteger(n) || n < 1) return { ok: false, error: `${name} must be a whole number >= 1, not '${raw}'` }
-    value[key] = n
-  }
-  return { ok: true, value }
+  return wholeNumbersFromEnv(env, INDEX_LIMIT_VARS, DEFAULT_INDEX_LIMITS)
 }

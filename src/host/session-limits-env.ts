@@ -2,6 +2,7 @@
  * The session lifecycle's limits from the environment: idle TTL, session cap, ended retention and
  * how long a gone session is remembered (for its 410).
  */
+import { wholeNumbersFromEnv } from './env-numbers.ts'
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-store.ts'
 
 /** The variable behind each session limit; each is a whole number (ms, or a count). */
@@ -20,13 +21,5 @@ export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {
 export function sessionLimitsFromEnv(
   env: Record<string, string | undefined>,
 ): { ok: true; value: SessionLimits } | { ok: false; error: string } {
-  const value: SessionLimits = { ...DEFAULT_SESSION_LIMITS }
-  for (const [key, name] of Object.entries(SESSION_LIMIT_VARS) as [keyof SessionLimits, string][]) {
-    const raw = env[name]?.trim()
-    if (!raw) continue
-    const n = Number(raw)
-    if (!Number.isSafeInteger(n) || n < 1) return { ok: false, error: `${name} must be a whole number >= 1, not '${raw}'` }
-    value[key] = n
-  }
-  return { ok: true, value }
+  return wholeNumbersFromEnv(env, SESSION_LIMIT_VARS, DEFAULT_SESSION_LIMITS)
 }
