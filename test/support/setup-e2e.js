@@ -11,9 +11,9 @@
  * output; test/support/adk-agent.ts turns that into a clear e2e failure. `--warn-only` (used by
  * `npm test`) reports the failure and exits 0 so the test run goes on.
  *
- * It also makes sure headless Chromium is there for the Eval tab test (test/e2e/eval-tab.test.ts):
- * when CHROMIUM_PATH is missing and we are root, `apt-get install -y chromium` (Debian's package).
- * Never fatal: without it that one test skips and says why.
+ * It also makes sure headless Chromium is there for the browser tests (dashboard, Eval tab): when
+ * CHROMIUM_PATH is missing and we are root, `apt-get install -y chromium` (Debian's package).
+ * Never fatal: without it those tests skip and say why.
  *
  * @example
  * // node test/support/setup-e2e.js --warn-only
@@ -29,42 +29,20 @@ export const FAILURE_FILE = join(AGENT_DIR, 'node_modules', '.evalstream-setup-f
 /** How much of npm's output the failure file keeps. */
 const MAX_LOG_CHARS = 4_000
 
-/** Where the Eval tab e2e test looks for Chromium (test/e2e/eval-tab-browser.ts reads the same variable). */
-const CHROMIUM_PATH = process.env.EVALSTREAM_CHROMIUM ?? '/usr/bin/chromium'
-
-/** Installs Debian's `chromium` when it is missing and we may (root); reports and goes on otherwise. */
-function ensureChromium() {
-  if (existsSync(CHROMIUM_PATH)) return
-  if (process.platform !== 'linux' || typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    console.error(`setup:e2e: no Chromium at ${CHROMIUM_PATH} and not root: the Eval tab browser test will skip (install chromium, or set EVALSTREAM_CHROMIUM)`)
-    return
-  }
-  console.error('setup:e2e: apt-get install -y chromium (for the Eval tab browser test)')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
-    const step = spawnSync('apt-get', args, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env })
-    if (step.status !== 0) {
-      const why = step.error ? String(step.error) : `exited with ${step.status ?? step.signal}`
-      console.error(`setup:e2e: apt-get ${args[0]} failed (${why}); the Eval tab browser test will skip.\n${(step.stderr ?? '').slice(-MAX_LOG_CHARS)}`)
-      return
-    }
-  }
-}
-
 const warnOnly = process.argv.includes('--warn-only')
 
-/** Where test/e2e/dashboard-cdp.ts looks for Debian's Chromium (EVALSTREAM_CHROMIUM overrides). */
+/** Where the browser tests (test/e2e/dashboard-cdp.ts, eval-tab-browser.ts) look for Debian's Chromium (EVALSTREAM_CHROMIUM overrides). */
 const CHROMIUM_PATH = process.env.EVALSTREAM_CHROMIUM || '/usr/bin/chromium'
 /** apt-get waits this long (s) for a dpkg lock another installer holds, then gives up. */
 const APT_LOCK_TIMEOUT_S = 300
 
 /**
- * Headless Chromium for the dashboard e2e test: Debian's `chromium`, installed with apt-get when
+ * Headless Chromium for the browser e2e tests (dashboard, Eval tab): Debian's `chromium`, installed with apt-get when
  * missing and when running as root. Never fails the setup: without it that test skips, saying why.
  */
 function ensureChromium() {
   if (existsSync(CHROMIUM_PATH)) return
-  const why = `no Chromium at ${CHROMIUM_PATH}; the dashboard e2e test will be skipped`
+  const why = `no Chromium at ${CHROMIUM_PATH}; the browser e2e tests (dashboard, Eval tab) will be skipped`
   if (process.platform !== 'linux' || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
     console.error(`setup:e2e: ${why} (as root on Debian/Ubuntu: apt-get install -y chromium)`)
     return
@@ -87,7 +65,6 @@ console.error(`setup:e2e: npm ${args.join(' ')}`)
 const run = spawnSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'], shell: process.platform === 'win32' })
 process.stderr.write(run.stderr ?? '')
 
-ensureChromium()
 if (run.status === 0) {
   rmSync(FAILURE_FILE, { force: true })
   process.exit(0)
