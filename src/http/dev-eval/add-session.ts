@@ -13,6 +13,7 @@ import type { EvalCase } from '../../adk/eval-set.ts'
 import { isRecord } from '../../adk/json.ts'
 import { eventsToInvocations } from '../../core/events-to-invocations.ts'
 import { agentTarget } from '../forward.ts'
+import { boundsIssue, DEFAULT_LIMITS, type Limits } from '../../ingest/index.ts'
 import { readTextLimited } from '../read-body.ts'
 
 /** The agent must answer a session fetch within this long, in milliseconds. */
@@ -31,6 +32,8 @@ export type AddSessionInput = {
   evalId: string
   /** Seconds since the epoch: the case's creation_timestamp. */
   nowSeconds: number
+  /** The limits on what is read from the agent (tests lower them); the constants above otherwise. */
+  limits?: { maxSessionBytes?: number; fetchTimeoutMs?: number; events?: Limits }
 }
 
 /**
@@ -45,11 +48,13 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
   let response: Response
   // Called unbound: workerd's fetch refuses any other `this` ("Illegal invocation").
   const fetcher = input.fetch
+  const timeoutMs = input.limits?.fetchTimeoutMs ?? SESSION_FETCH_TIMEOUT_MS
+  const maxBytes = input.limits?.maxSessionBytes ?? MAX_SESSION_BYTES
   try {
-    response = await fetcher(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(SESSION_FETCH_TIMEOUT_MS) })
+    response = await fetcher(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
   } catch (e) {
     const timedOut = e instanceof Error && e.name === 'TimeoutError'
-    const why = timedOut ? `no answer within ${SESSION_FETCH_TIMEOUT_MS} ms (SESSION_FETCH_TIMEOUT_MS)` : `cannot reach ${url.origin} (${(e as Error).message})`
+    const why = timedOut ? `no answer within ${timeoutMs} ms (SESSION_FETCH_TIMEOUT_MS)` : `cannot reach ${url.origin} (${(e as Error).message})`
     return { ok: false, status: timedOut ? 504 : 502, title: 'Agent unreachable', detail: `${what}: ${why}` }
   }
   if (response.status === 404) {
@@ -57,9 +62,9 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
     return { ok: false, status: 404, title: 'Session not found', detail: `the agent has no session '${input.sessionId}' of user '${input.userId}' in app '${input.app}'` }
   }
   // readTextLimited reads only the headers and the body, which a Response has too.
-  const read = await readTextLimited(response as unknown as Request, MAX_SESSION_BYTES)
+  const read = await readTextLimited(response as unknown as Request, maxBytes)
   if (!read.ok) {
-    const why = read.reason === 'too_large' ? `the session is larger than ${MAX_SESSION_BYTES} bytes (MAX_SESSION_BYTES)` : read.error
+    const why = read.reason === 'too_large' ? `the session is larger than ${maxBytes} bytes (MAX_SESSION_BYTES)` : read.error
     return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: ${why}` }
   }
   if (!response.ok) return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: the agent answered ${response.status}: ${read.text.slice(0, 300)}` }
@@ -74,6 +79,9 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
     return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: "events" is not an array` }
   const events: AdkEvent[] = []
   for (const [index, raw] of (rawEvents ?? []).entries()) {
+    // The agent's JSON is as untrusted as a client's: bounded before zod walks it.
+    const bounds = boundsIssue(raw, index, input.limits?.events ?? DEFAULT_LIMITS)
+    if (bounds) return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: events[${index}]: ${bounds.message}` }
     const parsed = AdkEvent.safeParse(raw)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
