@@ -24,6 +24,7 @@ import type { AppDeps } from '../../host/deps.ts'
 import { memoryEvalSetStore, type EvalScope, type EvalSetStore } from '../../host/eval-set-store.ts'
 import { tenantOf } from '../auth.ts'
 import { problem } from '../problem.ts'
+import { boundsIssue, DEFAULT_LIMITS, type Limits } from '../../ingest/index.ts'
 import { readTextLimited } from '../read-body.ts'
 import { evalCaseFromSession } from './add-session.ts'
 import { camelJson, forTheTab } from './camel.ts'
@@ -74,7 +75,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
   app.post(
     '/:app/eval-sets',
     route(async (c, scope) => {
-      const body = await readJson(c)
+      const body = await readJson(c, deps.limits)
       if (body instanceof Response) return body
       const given = (body as { eval_set?: unknown; evalSet?: unknown }).eval_set ?? (body as { evalSet?: unknown }).evalSet
       const parsed = EvalSet.safeParse(given)
@@ -120,7 +121,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
     app.put(
       `/:app/${cases}`,
       route(async (c, scope) => {
-        const body = await readJson(c)
+        const body = await readJson(c, deps.limits)
         if (body instanceof Response) return body
         const parsed = EvalCase.safeParse(body)
         if (!parsed.success) {
@@ -143,7 +144,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
     app.post(
       `/:app/${path}`,
       route(async (c, scope) => {
-        const body = await readJson(c)
+        const body = await readJson(c, deps.limits)
         if (body instanceof Response) return body
         const b = body as Record<string, unknown>
         const [evalId, sessionId, userId] = [b.eval_id ?? b.evalId, b.session_id ?? b.sessionId, b.user_id ?? b.userId]
@@ -173,7 +174,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
     app.post(
       `/:app/${path}`,
       route(async (c, scope) => {
-        const body = await readJson(c)
+        const body = await readJson(c, deps.limits)
         if (body instanceof Response) return body
         const request = readRunRequest(body, deps.defaultConfig)
         if (!request.ok) return problem(c, 400, 'Invalid run request', request.error)
@@ -214,13 +215,16 @@ function orAnswer<T, R>(value: T | Response, then: (value: T) => R): R | Respons
   return value instanceof Response ? value : then(value)
 }
 
-async function readJson(c: Context): Promise<unknown | Response> {
+async function readJson(c: Context, limits: Limits = DEFAULT_LIMITS): Promise<unknown | Response> {
   const read = await readTextLimited(c.req.raw, MAX_DEV_EVAL_BODY_BYTES)
   if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
   if (!read.ok) return problem(c, 413, 'Request body too large', `the body is more than ${MAX_DEV_EVAL_BODY_BYTES} bytes (MAX_DEV_EVAL_BODY_BYTES)`)
   try {
     const value: unknown = JSON.parse(read.text === '' ? '{}' : read.text)
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object')
+    // Bounded before zod walks it, as every body is (src/ingest/limits.ts).
+    const bounds = boundsIssue(value, 0, limits)
+    if (bounds) return problem(c, 422, 'JSON out of bounds', `${bounds.path ?? '$'}: ${bounds.message}`)
     return value
   } catch (e) {
     return problem(c, 400, 'Invalid JSON', `the request body is not a JSON object: ${(e as Error).message}`)

@@ -177,6 +177,14 @@ describe('limits', () => {
     expect(((await res.json()) as Json).detail).toContain('MAX_DEV_EVAL_BODY_BYTES')
   })
 
+  it('a body nested past EVALSTREAM_MAX_JSON_DEPTH is 422 naming the path and limit, before the eval case parser walks it', async () => {
+    await call('POST', `${BASE}/eval_sets/deep`)
+    const body = `{"evalId":"x","conversation":${'['.repeat(100_000)}${']'.repeat(100_000)}}`
+    const res = await app.request(`${BASE}/eval_sets/deep/evals/x`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body })
+    expect(res.status).toBe(422)
+    expect(((await res.json()) as Json).detail).toMatch(/^\$\.conversation(\[0\])+: .*EVALSTREAM_MAX_JSON_DEPTH=100/)
+  })
+
   it(`at most MAX_ACTIVE_DEV_RUNS (${MAX_ACTIVE_DEV_RUNS}) runs at once; one more is 429 until one ends`, async () => {
     const held = []
     for (let i = 0; i < MAX_ACTIVE_DEV_RUNS; i++) {
