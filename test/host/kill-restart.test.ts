@@ -6,7 +6,6 @@
  * by replay: every event and result is there exactly once, the answered judge call is not sent
  * again, and the session ends with the same case result as one that was never interrupted.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../http/api-suite.ts'
 import { FINAL_TEXT, WEATHER_EVENTS } from '../http/fixtures.ts'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
-import { freePort, NO_JUDGE_ENV } from '../support/runtimes.ts'
+import { spawnServer, type ServerProcess } from '../support/server-process.ts'
 import { readSse, type Message } from '../support/sse-client.ts'
 
 const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_valid: 'valid' })
@@ -34,43 +33,14 @@ const CONFIG = {
 }
 const turn = (invocationId: string) => WEATHER_EVENTS.map((e) => ({ ...e, invocationId }))
 
-type Server = { baseUrl: string; child: ChildProcess }
-
 type Runtime = 'node' | 'deno'
 
-async function startServer(runtime: Runtime, env: Record<string, string>): Promise<Server> {
-  const port = await freePort()
-  const [command, args] =
-    runtime === 'node'
-      ? [process.execPath, ['src/adapter/node/server.ts']]
-      : [
-          // The deno binary itself, so SIGKILL reaches the server and not a wrapper.
-          'node_modules/.bin/deno',
-          ['run', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${dirname(env.EVALSTREAM_DB!)}`, 'src/adapter/deno/server.ts'],
-        ]
-  const child = spawn(command, args, {
-    env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('evalstream listening')) resolve()
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
-  })
-  return { baseUrl: `http://127.0.0.1:${port}`, child }
+function startServer(runtime: Runtime, env: Record<string, string>): Promise<ServerProcess> {
+  // Deno may write only the database's folder.
+  return spawnServer(runtime, { env, denoWrite: runtime === 'deno' ? dirname(env.EVALSTREAM_DB!) : undefined })
 }
 
-function kill9(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.child.once('exit', () => resolve())
-    server.child.kill('SIGKILL')
-  })
-}
+const kill9 = (server: ServerProcess) => server.stop('SIGKILL')
 
 /** Wall-clock durations (invocation_duration_v1) differ between two runs; everything else must not. */
 const DURATION = /("metric_name":\s*"invocation_duration_v1"(?:(?!"metric_name")[\s\S])*?"score":\s*)[0-9.e-]+/g
@@ -83,7 +53,7 @@ const firstDuration = (messages: Message[]) =>
 
 describe.each(['node', 'deno'] as const)('kill -9 and restart on the same EVALSTREAM_DB: %s', (runtime) => {
   let stub: GeminiStub
-  let server: Server
+  let server: ServerProcess
   let env: Record<string, string>
   const api = apiClient(() => ({ baseUrl: server.baseUrl, agentUrl: '', agentRequests: () => [] }))
   const judgeCalls = () => stub.requests.filter((r) => r.kind === 'generateContent').length

@@ -4,7 +4,6 @@
  * neither the webhook receiver nor the OTLP receiver gets any result a second time. The Deno
  * adapter exports the same events and webhooks.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/host/webhook-signature.ts'
 import { CONFIG, FINAL_TEXT, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
 import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
-import { freePort, NO_JUDGE_ENV, startDeno, type Running } from '../support/runtimes.ts'
+import { startDeno, type Running } from '../support/runtimes.ts'
+import { spawnServer, type ServerProcess } from '../support/server-process.ts'
 
 const SECRET = 'restart-webhook-secret-01'
 const TOOLS = [
@@ -28,35 +28,9 @@ const expected = (n: number) => ({
 const CASE = { eval_id: 'two-turns', conversation: [expected(1), expected(2)] }
 const turn = (invocationId: string) => JSON.stringify(WEATHER_EVENTS.map((e) => ({ ...e, invocationId })))
 
-type Server = { baseUrl: string; child: ChildProcess }
-
-async function startNodeServer(env: Record<string, string>): Promise<Server> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['src/adapter/node/server.ts'], {
-    env: { ...process.env, ...NO_JUDGE_ENV, ...env, PORT: String(port), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('evalstream listening')) resolve()
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
-  })
-  return { baseUrl: `http://127.0.0.1:${port}`, child }
-}
-
+const startNodeServer = (env: Record<string, string>) => spawnServer('node', { env })
 /** SIGTERM: the server flushes its exporters and exits. */
-function stop(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (server.child.exitCode !== null) return resolve()
-    server.child.once('exit', () => resolve())
-    server.child.kill('SIGTERM')
-  })
-}
+const stop = (server: ServerProcess) => server.stop()
 
 const post = (base: string, path: string, body: string, type = 'application/json') =>
   fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': type }, body })
@@ -64,7 +38,7 @@ const post = (base: string, path: string, body: string, type = 'application/json
 describe('exporters after a restart on the same EVALSTREAM_DB (Node)', () => {
   let hook: Receiver
   let otlp: Receiver
-  let server: Server | undefined
+  let server: ServerProcess | undefined
   beforeAll(async () => {
     hook = await startReceiver()
     otlp = await startReceiver()

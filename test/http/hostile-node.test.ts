@@ -3,37 +3,21 @@
  * crash body with `Accept: text/event-stream` and a 100,000-deep event, and must answer both,
  * stay alive, and log no stray error (the process guard would hide a crash, so its log is checked).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSse } from '../support/sse-client.ts'
-import { freePort, SPAWNED_SERVER_ENV } from '../support/runtimes.ts'
+import { spawnServer, type ServerProcess } from '../support/server-process.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
 import { crashBody, deepArgsEvent } from './hostile-bodies.ts'
 
 describe('Node server process under hostile bodies', () => {
-  let child: ChildProcess
+  let server: ServerProcess
   let base: string
-  let output = ''
+  const output = () => server.output()
   beforeAll(async () => {
-    const port = await freePort()
-    base = `http://127.0.0.1:${port}`
-    child = spawn(process.execPath, ['src/adapter/node/server.ts'], {
-      env: { ...process.env, ...SPAWNED_SERVER_ENV, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString()
-        if (output.includes('evalstream listening')) resolve()
-      }
-      child.stdout!.on('data', onData)
-      child.stderr!.on('data', onData)
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
-    })
+    server = await spawnServer('node')
+    base = server.baseUrl
   })
-  afterAll(() => {
-    child?.kill('SIGTERM')
-  })
+  afterAll(() => server?.stop())
 
   const post = (path: string, body: string, headers: Record<string, string>) =>
     fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
@@ -47,7 +31,7 @@ describe('Node server process under hostile bodies', () => {
     expect(summary).toMatchObject({ accepted: 2, rejected: [{ index: 1, message: expect.stringContaining('EVALSTREAM_MAX_JSON_DEPTH') }] })
     expect((await fetch(`${base}/v1/sessions/crash`)).status).toBe(200)
     expect((await post('/v1/sessions/crash/end', '', {})).status).toBe(200)
-    expect(child.exitCode).toBeNull()
+    expect(server.child.exitCode).toBeNull()
   })
 
   it('a 100,000-deep event does not poison the session: results stream closes with case.result', async () => {
@@ -62,7 +46,7 @@ describe('Node server process under hostile bodies', () => {
     const messages = await readSse(await results)
     expect(messages.at(-1)?.event).toBe('case.result')
     expect((await fetch(`${base}/v1/sessions/deep`)).status).toBe(200)
-    expect(child.exitCode).toBeNull()
-    expect(output).not.toMatch(/unhandled rejection|uncaught exception/)
+    expect(server.child.exitCode).toBeNull()
+    expect(output()).not.toMatch(/unhandled rejection|uncaught exception/)
   })
 })

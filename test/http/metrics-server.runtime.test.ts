@@ -4,10 +4,9 @@
  * EVALSTREAM_METRICS_TOKEN set. A session is scored over HTTP, then the scrape is parsed and its
  * counts checked; /openapi.json is served by the same process.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
-import { freePort, SPAWNED_SERVER_ENV } from '../support/runtimes.ts'
+import { spawnServer, type ServerProcess } from '../support/server-process.ts'
 import { DIVERGING_CASE, WEATHER_EVENTS } from './fixtures.ts'
 import { parseExposition } from './metrics-exposition.ts'
 
@@ -15,49 +14,16 @@ const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_va
 const CONFIG = { criteria: { tool_trajectory_avg_score: 1, final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } } }
 const TOKEN = 'x'.repeat(40)
 
-type Server = { baseUrl: string; child: ChildProcess }
-
-async function startServer(runtime: 'node' | 'deno', env: Record<string, string>): Promise<Server> {
-  const port = await freePort()
-  const [command, args] =
-    runtime === 'node'
-      ? [process.execPath, ['src/adapter/node/server.ts']]
-      : ['node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts']]
-  const child = spawn(command, args, {
-    env: { ...process.env, ...SPAWNED_SERVER_ENV, ...env, PORT: String(port), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('evalstream listening')) resolve()
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
-  })
-  return { baseUrl: `http://127.0.0.1:${port}`, child }
-}
-
-function stop(server: Server | undefined): Promise<void> {
-  if (!server || server.child.exitCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    server.child.once('exit', () => resolve())
-    server.child.kill('SIGTERM')
-  })
-}
-
 describe.each(['node', 'deno'] as const)('GET /metrics from the %s server process', (runtime) => {
   let stub: GeminiStub
-  let server: Server
+  let server: ServerProcess
   beforeAll(async () => {
     stub = await startGeminiStub()
     stub.handle(() => ({ candidates: [VALID], usage: { prompt: 50, output: 7 } }))
-    server = await startServer(runtime, { GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: stub.url, EVALSTREAM_METRICS_TOKEN: TOKEN })
+    server = await spawnServer(runtime, { env: { GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: stub.url, EVALSTREAM_METRICS_TOKEN: TOKEN } })
   })
   afterAll(async () => {
-    await stop(server)
+    await server?.stop()
     await stub?.close()
   })
 

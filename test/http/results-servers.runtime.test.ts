@@ -2,35 +2,19 @@
  * The real Node and Deno servers (spawned, EVALSTREAM_DB=:memory:) serve the dashboard and keep a
  * results index within EVALSTREAM_INDEX_MAX_ROWS; a bad limit stops the start with its name.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
-import { freePort, SPAWNED_SERVER_ENV, startDeno, type Running } from '../support/runtimes.ts'
+import { SPAWNED_SERVER_ENV, startDeno, type Running } from '../support/runtimes.ts'
+import { spawnServer } from '../support/server-process.ts'
 
 const LIMIT_ENV = { EVALSTREAM_INDEX_MAX_ROWS: '8' }
 
 async function startNodeServer(env: Record<string, string>): Promise<Running> {
-  const port = await freePort()
-  const child = spawn('node_modules/.bin/node', ['src/adapter/node/server.ts'], {
-    env: { ...process.env, ...SPAWNED_SERVER_ENV, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      // The start-up notes follow the listening line; the index's note names its limit.
-      if (output.includes('results index: at most')) resolve()
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`node exited with ${code}:\n${output}`)))
-  })
-  expect(output).toMatch(/results index: at most 8 results/)
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM')))),
-  }
+  // The start-up notes follow the listening line; the index's note names its limit.
+  const server = await spawnServer('node', { env, waitFor: ['results index: at most'] })
+  expect(server.output()).toMatch(/results index: at most 8 results/)
+  return { baseUrl: server.baseUrl, stop: () => server.stop() }
 }
 
 for (const [name, start] of [

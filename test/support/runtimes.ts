@@ -2,7 +2,6 @@
  * Starting the evalstream app on each runtime for the API suite: Node in-process on a real socket,
  * Deno as a child process of the Deno adapter, workerd through Miniflare (test/worker).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -13,6 +12,7 @@ import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv, type Env } from '../../src/host/setup.ts'
 import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from './worker-build.ts'
+import { spawnServer } from './server-process.ts'
 
 export type Running = { baseUrl: string; stop(): Promise<void> }
 
@@ -53,36 +53,8 @@ export async function startNode(env: Env): Promise<Running> {
 
 /** Spawns `deno run` of the Deno adapter on a free port and waits for its "listening" line. */
 export async function startDeno(env: Env): Promise<Running> {
-  const port = await freePort()
-  // The deno binary itself (npm ships it in node_modules), so stopping the child stops Deno.
-  const child: ChildProcess = spawn(
-    'node_modules/.bin/deno',
-    ['run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts'],
-    { cwd: process.cwd(), env: { ...process.env, ...SPAWNED_SERVER_ENV, ...env, PORT: String(port), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`deno did not start within 90 s:\n${output}`)), 90_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('evalstream listening')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.on('exit', (code) => reject(new Error(`deno exited with ${code}:\n${output}`)))
-  })
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
-  }
+  const server = await spawnServer('deno', { env })
+  return { baseUrl: server.baseUrl, stop: () => server.stop() }
 }
 
 /**
