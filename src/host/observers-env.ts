@@ -1,22 +1,9 @@
 /**
- * Reading the exporters' variables: whole numbers with a floor, and `key=value,key=value` lists
+ * Reading the exporters' variables: whole numbers (env-numbers.ts), and `key=value,key=value` lists
  * (the format OpenTelemetry uses for OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES).
  */
+import type { Read } from './env-numbers.ts'
 import type { Env } from './setup.ts'
-
-export type Read<T> = { ok: true; value: T } | { ok: false; error: string }
-
-/**
- * Unset or empty keeps the default; anything but a whole number >= min is an error naming the variable.
- * @example wholeNumber({ N: '5' }, 'N', 10) // { ok: true, value: 5 }
- */
-export function wholeNumber(env: Env, name: string, fallback: number, min = 1): Read<number> {
-  const raw = env[name]?.trim()
-  if (!raw) return { ok: true, value: fallback }
-  const n = Number(raw)
-  if (!Number.isSafeInteger(n) || n < min) return { ok: false, error: `${name} must be a whole number >= ${min}, not '${raw}'` }
-  return { ok: true, value: n }
-}
 
 /** Pairs at most in one list variable: a header or resource list is short, a longer one is a mistake. */
 export const MAX_ENV_LIST_PAIRS = 64

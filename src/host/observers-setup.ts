@@ -5,7 +5,7 @@
  * again when a session is replayed after a restart.
  */
 import type { SessionWebhook } from '../engine/types.ts'
-import type { Read } from './observers-env.ts'
+import type { Read } from './env-numbers.ts'
 import { otelConfigFromEnv } from './otel-config.ts'
 import { createOtelExporter } from './otel-exporter.ts'
 import type { ResultFeed } from './result-feed.ts'

@@ -3,7 +3,8 @@
  * SDK reads, so a deployment's existing settings apply unchanged). Only the logs signal is used:
  * evaluation results are events, and OpenTelemetry events are log records.
  */
-import { flag, keyValueList, type Read, wholeNumber } from './observers-env.ts'
+import { type Read, wholeNumber } from './env-numbers.ts'
+import { flag, keyValueList } from './observers-env.ts'
 import type { Env } from './setup.ts'
 
 /** Log records waiting at most (OTEL_BLRP_MAX_QUEUE_SIZE; the SDKs' default). */

@@ -9,7 +9,8 @@
  * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
  */
 import type { FedResult } from './result-feed.ts'
-import { flag, type Read, wholeNumber } from './observers-env.ts'
+import { type Read, wholeNumber } from './env-numbers.ts'
+import { flag } from './observers-env.ts'
 import { statusName } from './otel-record.ts'
 import type { Env } from './setup.ts'
 import { webhookUrlProblem } from './webhook-target.ts'
