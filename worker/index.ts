@@ -20,7 +20,7 @@ import { readTextLimited } from '../src/http/read-body.ts'
 import { memorySessionStore } from '../src/host/session-store.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
-import { Hono, type MiddlewareHandler } from 'hono'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession } from './session-object.ts'
 import { evalSetsObjectName } from './eval-sets-route.ts'
 import { EvalIndex } from './index-object.ts'
@@ -104,18 +104,24 @@ router.post('/v1/sessions', async (c) => {
   return toObject(c.env, id, withBody(c.req.raw, JSON.stringify(forwarded)))
 })
 
-router.all('/v1/sessions/*', (c) => {
+/**
+ * Hands a request under `/v1/<kind>/{id}/...` to the object named by the decoded id (with `prefix`),
+ * after the path pattern and the id's percent-encoding were checked.
+ */
+function toObjectByPath(c: Context<{ Bindings: WorkerEnv; Variables: { configured: Configured } }>, pattern: RegExp, what: 'session' | 'run', prefix = ''): Response | Promise<Response> {
   const path = new URL(c.req.url).pathname
-  const match = SESSION_PATH.exec(path)
+  const match = pattern.exec(path)
   if (!match) return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
   let id: string
   try {
     id = decodeURIComponent(match[1]!)
   } catch {
-    return problem(c, 400, 'Invalid session path', `'${match[1]}' is not a valid percent-encoded session id`)
+    return problem(c, 400, `Invalid ${what} path`, `'${match[1]}' is not a valid percent-encoded ${what} id`)
   }
-  return toObject(c.env, id, c.req.raw)
-})
+  return toObject(c.env, `${prefix}${id}`, c.req.raw)
+}
+
+router.all('/v1/sessions/*', (c) => toObjectByPath(c, SESSION_PATH, 'session'))
 
 // An eval set run lives in a Durable Object of its own (`run:<id>`), so its results outlive the
 // request that started it and every later request for it reaches the same object.
@@ -128,18 +134,7 @@ router.post('/v1/runs', async (c) => {
   return toObject(c.env, `run:${id}`, withBody(c.req.raw, JSON.stringify(forwarded)))
 })
 
-router.all('/v1/runs/*', (c) => {
-  const path = new URL(c.req.url).pathname
-  const match = RUN_PATH.exec(path)
-  if (!match) return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
-  let id: string
-  try {
-    id = decodeURIComponent(match[1]!)
-  } catch {
-    return problem(c, 400, 'Invalid run path', `'${match[1]}' is not a valid percent-encoded run id`)
-  }
-  return toObject(c.env, `run:${id}`, c.req.raw)
-})
+router.all('/v1/runs/*', (c) => toObjectByPath(c, RUN_PATH, 'run', 'run:'))
 
 router.post('/run_sse', async (c) => {
   const limits = c.var.configured.limits
