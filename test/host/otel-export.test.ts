@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/host/session-store.ts'
 import { depsFromEnv, type Env } from '../../src/host/setup.ts'
-import { DIVERGING_CASE, MATCHING_CASE } from '../http/fixtures.ts'
+import { DIVERGING_CASE, EXPORTED_NAMES, MATCHING_CASE } from '../http/fixtures.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { runSession } from './otel-session.ts'
 import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
@@ -85,15 +85,7 @@ describe('OpenTelemetry export (Node, in process)', () => {
     await deps.observers!.idle()
     expect(otlp.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/custom/logs']))
     const delivered = logRecords(otlp.requests.slice(2))
-    expect(delivered.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual([
-      'evalstream.case',
-      'inference_call_count_v1',
-      'invocation_duration_v1',
-      'response_match_score',
-      'token_usage_v1',
-      'tool_call_count_v1',
-      'tool_trajectory_avg_score',
-    ])
+    expect(delivered.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(EXPORTED_NAMES)
     // The failed attempts carried the same records as the ones that got through.
     expect(logRecords(otlp.requests.slice(0, 2)).length).toBeGreaterThan(0)
     expect(deps.observers!.stats().otel).toMatchObject({ sent: RECORDS_PER_SESSION, failed: 0, dropped: 0 })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/host/webhook-signature.ts'
-import { CONFIG, FINAL_TEXT, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
+import { CONFIG, EFFICIENCY_METRICS, EXPORTED_NAMES, FINAL_TEXT, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
 import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
 import { startDeno, type Running } from '../support/runtimes.ts'
 import { spawnServer, type ServerProcess } from '../support/server-process.ts'
@@ -77,7 +77,7 @@ describe('exporters after a restart on the same EVALSTREAM_DB (Node)', () => {
 
     const ids = hook.requests.map((r) => r.headers['x-evalstream-delivery'])
     // Every result once: two criteria and four efficiency metrics per invocation, and the case.
-    const metrics = ['inference_call_count_v1', 'invocation_duration_v1', 'response_match_score', 'token_usage_v1', 'tool_call_count_v1', 'tool_trajectory_avg_score']
+    const metrics = [...Object.keys(CONFIG.criteria), ...EFFICIENCY_METRICS]
     const expected = ['restarted/case', ...[0, 1].flatMap((i) => metrics.map((m) => `restarted/result/${i}/${m}/0`))]
     expect(ids.sort()).toEqual(expected.sort())
     const keys = logRecords(otlp.requests).map((r) => r.attributes['evalstream.result.key'])
@@ -112,15 +112,7 @@ describe('exporters on Deno', () => {
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/events', WEATHER_SSE, 'text/event-stream')).ok).toBe(true)
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/end', '')).status).toBe(200)
     const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 7))
-    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual([
-      'evalstream.case',
-      'inference_call_count_v1',
-      'invocation_duration_v1',
-      'response_match_score',
-      'token_usage_v1',
-      'tool_call_count_v1',
-      'tool_trajectory_avg_score',
-    ])
+    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(EXPORTED_NAMES)
     for (const r of records) {
       expect(r.record.eventName).toBe('gen_ai.evaluation.result')
       expect(r.resource['service.name']).toBe('evals-on-deno')

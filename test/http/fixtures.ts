@@ -40,6 +40,9 @@ export const MATCHING_CASE = weatherCase([
 export const DIVERGING_CASE = weatherCase([{ name: 'get_time', args: { city: 'Paris' } }])
 
 /** ADK's four efficiency metrics, reported for every invocation after the configured ones. */
+export const EFFICIENCY_METRICS = ['tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1']
+/** What an exporter hears of one CONFIG session, sorted: each criterion, each efficiency metric, the case. */
+export const EXPORTED_NAMES = ['evalstream.case', ...Object.keys(CONFIG.criteria), ...EFFICIENCY_METRICS].sort()
 export const EFFICIENCY_RESULTS = Array<string>(4).fill('criterion.result')
 /** What every session of the suite sees after the weather run and /end, in order. */
 export const WEATHER_RESULT_TYPES = ['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result']

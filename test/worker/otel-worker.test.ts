@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/host/webhook-signature.ts'
-import { CONFIG, DIVERGING_CASE, WEATHER_SSE } from '../http/fixtures.ts'
+import { CONFIG, DIVERGING_CASE, EXPORTED_NAMES, WEATHER_SSE } from '../http/fixtures.ts'
 import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
 import { startWorker, type Running } from '../support/runtimes.ts'
 
@@ -49,15 +49,7 @@ describe('OpenTelemetry and webhooks on Workers', () => {
     // Two configured criteria, ADK's four always-reported efficiency metrics, and the case result.
     const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 7))
     expect(records).toHaveLength(7)
-    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual([
-      'evalstream.case',
-      'inference_call_count_v1',
-      'invocation_duration_v1',
-      'response_match_score',
-      'token_usage_v1',
-      'tool_call_count_v1',
-      'tool_trajectory_avg_score',
-    ])
+    expect(records.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(EXPORTED_NAMES)
     for (const r of records) {
       expect(r.record.eventName).toBe('gen_ai.evaluation.result')
       expect(r.resource).toMatchObject({ 'service.name': 'evals-on-workers', 'cloud.provider': 'cloudflare' })
