@@ -9,23 +9,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/host/webhook-signature.ts'
-import { CONFIG, EFFICIENCY_METRICS, EXPORTED_NAMES, FINAL_TEXT, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
+import { CONFIG, EFFICIENCY_METRICS, EXPORTED_NAMES, TWO_TURN_CASE, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
 import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
 import { startDeno, type Running } from '../support/runtimes.ts'
 import { spawnServer, type ServerProcess } from '../support/server-process.ts'
 
 const SECRET = 'restart-webhook-secret-01'
-const TOOLS = [
-  { name: 'get_weather', args: { city: 'Paris' } },
-  { name: 'get_time', args: { city: 'Paris' } },
-]
-const expected = (n: number) => ({
-  invocation_id: `expected-${n}`,
-  user_content: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
-  final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
-  intermediate_data: { tool_uses: TOOLS },
-})
-const CASE = { eval_id: 'two-turns', conversation: [expected(1), expected(2)] }
+const CASE = TWO_TURN_CASE
 const turn = (invocationId: string) => JSON.stringify(WEATHER_EVENTS.map((e) => ({ ...e, invocationId })))
 
 const startNodeServer = (env: Record<string, string>) => spawnServer('node', { env })
@@ -107,7 +97,7 @@ describe('exporters on Deno', () => {
   })
 
   it('exports gen_ai.evaluation.result events and a signed webhook, retried after a 503', async () => {
-    const one = { eval_id: 'one', conversation: [expected(1)], session_input: { app_name: 'weather', user_id: 'u' } }
+    const one = { eval_id: 'one', conversation: [TWO_TURN_CASE.conversation[0]!], session_input: { app_name: 'weather', user_id: 'u' } }
     expect((await post(deno.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'on-deno', eval_config: CONFIG, eval_case: one }))).status).toBe(201)
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/events', WEATHER_SSE, 'text/event-stream')).ok).toBe(true)
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/end', '')).status).toBe(200)

@@ -36,6 +36,16 @@ export const MATCHING_CASE = weatherCase([
   { name: 'get_weather', args: { city: 'Paris' } },
   { name: 'get_time', args: { city: 'Paris' } },
 ])
+/** Two expected invocations, each calling get_weather then get_time: for sessions that outlive a restart. */
+export const TWO_TURN_CASE = {
+  eval_id: 'two-turns',
+  conversation: [1, 2].map((n) => ({
+    invocation_id: `expected-${n}`,
+    user_content: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
+    final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
+    intermediate_data: { tool_uses: MATCHING_CASE.conversation[0]!.intermediate_data.tool_uses },
+  })),
+}
 /** Expects only get_time: EXACT trajectory fails. */
 export const DIVERGING_CASE = weatherCase([{ name: 'get_time', args: { city: 'Paris' } }])
 

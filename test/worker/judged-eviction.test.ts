@@ -7,23 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../http/api-suite.ts'
-import { FINAL_TEXT, WEATHER_EVENTS } from '../http/fixtures.ts'
+import { TWO_TURN_CASE, WEATHER_EVENTS } from '../http/fixtures.ts'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
 import { startWorker } from '../support/runtimes.ts'
 import { readSse } from '../support/sse-client.ts'
 
 const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_valid: 'valid' })
-const TOOLS = [
-  { name: 'get_weather', args: { city: 'Paris' } },
-  { name: 'get_time', args: { city: 'Paris' } },
-]
-const expected = (n: number) => ({
-  invocation_id: `expected-${n}`,
-  user_content: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
-  final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
-  intermediate_data: { tool_uses: TOOLS },
-})
-const CASE = { eval_id: 'two-turns', conversation: [expected(1), expected(2)] }
+const CASE = TWO_TURN_CASE
 const CONFIG = {
   criteria: {
     tool_trajectory_avg_score: 1,
