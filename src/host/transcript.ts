@@ -25,30 +25,45 @@ export type TranscriptEntry = {
 }
 
 export class Transcript {
-  #entries: TranscriptEntry[] = []
+  // The events themselves (the engine holds them anyway): entries are built when someone reads
+  // them, not on the per-event path, where stringifying every call's arguments would cost each push.
+  #events: Kept[] = []
   #dropped = 0
 
   /** @example transcript.add(ingested) */
   add(item: IngestedEvent): void {
-    const e = item.event
-    const parts: TranscriptPart[] = []
-    for (const part of e.content?.parts ?? []) {
-      if (part.text) parts.push({ kind: 'text', text: clip(part.text) })
-      if (part.function_call) parts.push({ kind: 'call', name: part.function_call.name, args: clip(JSON.stringify(part.function_call.args ?? {})) })
-      if (part.function_response) parts.push({ kind: 'response', name: part.function_response.name ?? '' })
-    }
-    if (parts.length === 0) return
-    this.#entries.push({ index: item.index, invocation_id: e.invocation_id ?? '', author: e.author ?? '', partial: e.partial === true, parts })
-    if (this.#entries.length > MAX_TRANSCRIPT_ENTRIES) {
-      this.#entries.shift()
+    if (!(item.event.content?.parts ?? []).some(isReadable)) return
+    this.#events.push({ index: item.index, event: item.event })
+    if (this.#events.length > MAX_TRANSCRIPT_ENTRIES) {
+      this.#events.shift()
       this.#dropped += 1
     }
   }
 
   /** @example c.json(session.transcript.toJSON()) */
   toJSON(): { entries: TranscriptEntry[]; dropped: number } {
-    return { entries: this.#entries, dropped: this.#dropped }
+    return { entries: this.#events.map(entryOf), dropped: this.#dropped }
   }
+}
+
+/** The parsed event and its index, not the raw JSON beside it. */
+type Kept = Pick<IngestedEvent, 'index' | 'event'>
+
+type Part = NonNullable<NonNullable<IngestedEvent['event']['content']>['parts']>[number]
+
+function isReadable(part: Part): boolean {
+  return Boolean(part.text || part.function_call || part.function_response)
+}
+
+function entryOf(item: Kept): TranscriptEntry {
+  const e = item.event
+  const parts: TranscriptPart[] = []
+  for (const part of e.content?.parts ?? []) {
+    if (part.text) parts.push({ kind: 'text', text: clip(part.text) })
+    if (part.function_call) parts.push({ kind: 'call', name: part.function_call.name, args: clip(JSON.stringify(part.function_call.args ?? {})) })
+    if (part.function_response) parts.push({ kind: 'response', name: part.function_response.name ?? '' })
+  }
+  return { index: item.index, invocation_id: e.invocation_id ?? '', author: e.author ?? '', partial: e.partial === true, parts }
 }
 
 function clip(text: string): string {
