@@ -98,8 +98,21 @@ export function createRegistry(): Registry {
 /** Values by label set (keyed by their rendered `{a="x"}` text), at most MAX_SERIES_PER_METRIC of them. */
 function boundedSeries<V>(labelNames: readonly string[]) {
   const values = new Map<string, V>()
+  // Counters are bumped per event and per result: the rendered key of a label set is built once
+  // and found again by its plain values, so a bump costs a join and two lookups.
+  const rendered = new Map<string, string>()
+  const renderedKey = (labels: Labels): string => {
+    const id = labelNames.map((n) => labels[n] ?? '').join('\u0000')
+    let key = rendered.get(id)
+    if (key === undefined) {
+      key = labelText(pick(labelNames, labels))
+      // Bounded like the series themselves: label sets past the cap all map to `other`.
+      if (rendered.size < MAX_SERIES_PER_METRIC) rendered.set(id, key)
+    }
+    return key
+  }
   const keyOf = (labels: Labels): string => {
-    const key = labelText(pick(labelNames, labels))
+    const key = renderedKey(labels)
     if (values.has(key) || values.size < MAX_SERIES_PER_METRIC) return key
     return labelText(Object.fromEntries(labelNames.map((n) => [n, 'other'])))
   }
@@ -108,7 +121,7 @@ function boundedSeries<V>(labelNames: readonly string[]) {
       const key = keyOf(labels)
       values.set(key, next(values.get(key)))
     },
-    peek: (labels: Labels) => values.get(labelText(pick(labelNames, labels))),
+    peek: (labels: Labels) => values.get(renderedKey(labels)),
     entries: () => values.entries(),
   }
 }
