@@ -11,7 +11,7 @@
  */
 import type { ResultEvent } from '../engine/types.ts'
 import type { HostedSession } from '../host/session.ts'
-import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
+import { createEventDecoder, decodeFrameValue, type FrameLimits, isIngestIssue } from '../ingest/index.ts'
 import type { HostMetrics } from '../host/metrics.ts'
 import { formatSseMessage, type OversizedFrame, oversizedNote } from './sse-frames.ts'
 
@@ -42,8 +42,8 @@ export type InterleaveOptions = {
   failure(): string | undefined
   /** Counts the events scored and rejected (source `proxy`), when the host keeps metrics. */
   metrics?: HostMetrics
-  /** EVALSTREAM_MAX_EVENT_BYTES: named in the note that replaces an agent frame over it. */
-  maxEventBytes: number
+  /** The per-event limits frames are decoded under (EVALSTREAM_MAX_EVENT_BYTES names the note for a frame over it). */
+  limits: FrameLimits
   /** How long the stream stays open after the agent's end for pending verdicts, in ms (0: not at all). */
   verdictWaitMs: number
   /** Resolves after `ms` or once `signal` aborts (default: a timer); tests pass a manual clock. */
@@ -125,7 +125,7 @@ export function interleaveResults(
       session.reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
       metrics?.events.rejected('proxy', 'invalid_event', 1)
     },
-  })
+  }, options.limits)
   /** The agent's stream is over: complete the invocation; an early end is an `error` result first. */
   const complete = (failure: string | undefined) => {
     if (completed) return
@@ -175,7 +175,7 @@ export function interleaveResults(
           decoder.push(passed)
         } else {
           // Never kept, so never relayed or scored: the client gets a note, the session a too_large error.
-          controller.enqueue(oversizedNote(frame, options.maxEventBytes))
+          controller.enqueue(oversizedNote(frame, options.limits.maxEventBytes))
           decoder.oversized()
         }
       } finally {

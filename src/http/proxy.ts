@@ -75,7 +75,7 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
     newMessage: request?.newMessage ?? request?.new_message,
     failure: agent.failure,
     metrics: c.get('evalstreamMetrics'),
-    maxEventBytes: limits.maxEventBytes,
+    limits,
     verdictWaitMs: settings.verdictWaitMs,
     ...(deps.proxySleep ? { sleep: deps.proxySleep } : {}),
   })
