@@ -4,7 +4,7 @@
  * that renames agent frames named `evalstream` (so a client can trust every such frame is ours)
  * within the per-event byte limit.
  */
-import { type OversizedFrame, oversizedNote, sseFrameStream, SSE_FRAME_SLACK } from './sse-frames.ts'
+import { type OversizedFrame, oversizedNote, SSE_FRAME_SLACK, sseFrameStream } from './sse-frames.ts'
 import { renameAgentEvalstream } from './proxy-interleave.ts'
 
 /** The one path evalstream scores: what every spelling below is forwarded to the agent as. */

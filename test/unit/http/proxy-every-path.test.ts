@@ -56,7 +56,9 @@ const ourFrames = (text: string) => text.split(/(?<=\n\n)/).filter((f) => f.star
 
 describe('agent frames named evalstream are renamed on every answer to /run_sse', () => {
   it('scored, with any spelling of the event-stream Content-Type', async () => {
-    for (const contentType of ['text/event-stream', 'Text/Event-Stream', 'text/event-stream; charset=utf-8', 'TEXT/EVENT-STREAM;charset=UTF-8']) {
+    for (
+      const contentType of ['text/event-stream', 'Text/Event-Stream', 'text/event-stream; charset=utf-8', 'TEXT/EVENT-STREAM;charset=UTF-8']
+    ) {
       const { post } = setup({ contentType })
       const text = await (await post('/run_sse', `ct-${contentType.length}-${contentType.charCodeAt(0)}`)).text()
       expect(text, contentType).not.toMatch(FORGED_LINE)
@@ -117,9 +119,18 @@ describe('every spelling of /run_sse is scored as /run_sse', () => {
   })
 
   it('isRunSsePath and isEventStream', () => {
-    expect(['/run_sse', '/run_sse/', '//run_sse//', '/RUN_SSE', '/run_sse;a=b', '/run%5fsse', '/run_sse;x/'].map(isRunSsePath)).toEqual(Array(7).fill(true))
-    expect(['/', '/run', '/run_sse/x', '/a/run_sse', '/run%ZZsse', `/run_sse${'/'.repeat(300)}`].map(isRunSsePath)).toEqual(Array(6).fill(false))
-    expect([isEventStream('text/event-stream'), isEventStream(' TEXT/event-stream ; x=1'), isEventStream('text/event-streams'), isEventStream(null)]).toEqual([true, true, false, false])
+    expect(['/run_sse', '/run_sse/', '//run_sse//', '/RUN_SSE', '/run_sse;a=b', '/run%5fsse', '/run_sse;x/'].map(isRunSsePath)).toEqual(
+      Array(7).fill(true),
+    )
+    expect(['/', '/run', '/run_sse/x', '/a/run_sse', '/run%ZZsse', `/run_sse${'/'.repeat(300)}`].map(isRunSsePath)).toEqual(
+      Array(6).fill(false),
+    )
+    expect([
+      isEventStream('text/event-stream'),
+      isEventStream(' TEXT/event-stream ; x=1'),
+      isEventStream('text/event-streams'),
+      isEventStream(null),
+    ]).toEqual([true, true, false, false])
   })
 })
 
@@ -129,9 +140,13 @@ describe('an agent frame over EVALSTREAM_MAX_EVENT_BYTES', () => {
     const { post, session } = setup({ body: [frames[0], huge, ...frames.slice(1)].join('') }, 2000)
     const text = await (await post('/run_sse', 'huge-frame')).text()
     expect(text).not.toContain('x'.repeat(100))
-    expect(text).toMatch(/\n: evalstream dropped an agent frame of \d+ characters, over the limit of 2000 bytes per event \(EVALSTREAM_MAX_EVENT_BYTES\)\n\n/)
+    expect(text).toMatch(
+      /\n: evalstream dropped an agent frame of \d+ characters, over the limit of 2000 bytes per event \(EVALSTREAM_MAX_EVENT_BYTES\)\n\n/,
+    )
     const errors = ourFrames(text).map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6))).filter((r) => r.type === 'error')
-    expect(errors).toEqual([expect.objectContaining({ data: expect.objectContaining({ index: 1, message: expect.stringContaining('2000 bytes') }) })])
+    expect(errors).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ index: 1, message: expect.stringContaining('2000 bytes') }) }),
+    ])
     // Every other frame was relayed and scored.
     for (const frame of frames) expect(text).toContain(frame)
     expect((await session('huge-frame'))?.snapshot().invocations).toHaveLength(1)

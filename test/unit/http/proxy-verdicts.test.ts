@@ -46,7 +46,8 @@ async function setup(id: string) {
   const store = memorySessionStore()
   const deps: AppDeps = {
     store,
-    createEngine: (o) => createSessionEngine({ ...o, judge: (requests, signal) => executor.answerAll(requests, { sessionId: o.spec.session_id, signal }) }),
+    createEngine: (o) =>
+      createSessionEngine({ ...o, judge: (requests, signal) => executor.answerAll(requests, { sessionId: o.spec.session_id, signal }) }),
     defaultConfig: JUDGED,
     agentUrl: 'http://agent.test',
     fetch: (async () => new Response(WEATHER_SSE, { headers: { 'content-type': 'text/event-stream' } })) as typeof fetch,
@@ -109,7 +110,7 @@ describe('proxied /run_sse and judged verdicts', () => {
     const late = new Promise<unknown>((resolve) =>
       session.log.subscribe((e) => {
         if (e.type === 'criterion.result' && (e.data as { metric_name?: string }).metric_name === 'final_response_match_v2') resolve(e.data)
-      }),
+      })
     )
     answer()
     expect(await late).toMatchObject({ eval_status: 'PASSED' })

@@ -4,7 +4,7 @@
  * once (a frame in many chunks costs time linear in its size, not in size times chunks).
  */
 import { describe, expect, it } from 'vitest'
-import { oversizedNote, type OversizedFrame, sseFrameSplitter, sseFrameStream } from '../../../src/http/sse-frames.ts'
+import { type OversizedFrame, oversizedNote, sseFrameSplitter, sseFrameStream } from '../../../src/http/sse-frames.ts'
 import { seededRandom } from '../../support/prng.ts'
 
 /** The definition: the first two line ends in a row (CRLF, LF, or a CR not followed by LF) end a frame. */
@@ -35,7 +35,7 @@ describe('sseFrameSplitter', () => {
     for (let round = 0; round < 500; round++) {
       const text = Array.from({ length: 1 + Math.floor(random() * 40) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
       const chunks: string[] = []
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         const size = 1 + Math.floor(random() * 6)
         chunks.push(text.slice(at, at + size))
         at += size

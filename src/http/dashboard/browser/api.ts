@@ -39,7 +39,9 @@ async function failure(response: Response): Promise<ApiError> {
   let detail = `${response.status} ${response.statusText}`
   try {
     const body: unknown = await response.json()
-    if (body && typeof body === 'object' && typeof (body as { detail?: unknown }).detail === 'string') detail = (body as { detail: string }).detail
+    if (body && typeof body === 'object' && typeof (body as { detail?: unknown }).detail === 'string') {
+      detail = (body as { detail: string }).detail
+    }
   } catch {
     // Not JSON: the status line says it.
   }

@@ -29,7 +29,7 @@ let closeSession = () => {}
 let selected = ''
 
 function filters(): StatsFilters {
-  return { app: input('filter-app').value.trim(), windowMs: Number((($('filter-window') as HTMLSelectElement).value)) }
+  return { app: input('filter-app').value.trim(), windowMs: Number(($('filter-window') as HTMLSelectElement).value) }
 }
 
 function notice(error?: unknown): void {
@@ -39,10 +39,9 @@ function notice(error?: unknown): void {
     return
   }
   el.hidden = false
-  el.textContent =
-    error instanceof ApiError && error.status === 401
-      ? `This server needs a bearer token: enter it above. (${error.message})`
-      : String((error as Error).message || error)
+  el.textContent = error instanceof ApiError && error.status === 401
+    ? `This server needs a bearer token: enter it above. (${error.message})`
+    : String((error as Error).message || error)
 }
 
 function sessionItem(s: SessionSummary): HTMLElement {
@@ -50,7 +49,7 @@ function sessionItem(s: SessionSummary): HTMLElement {
   const criteria = Object.entries(s.criteria)
     .filter(([, c]) => c.passed + c.failed + c.not_evaluated > 0)
     .map(([name, c]) =>
-      badge(c.failed > 0 ? 'FAILED' : c.passed > 0 ? 'PASSED' : 'NOT_EVALUATED', name + (c.failed > 0 ? ' ✗' : c.passed > 0 ? ' ✓' : ' –')),
+      badge(c.failed > 0 ? 'FAILED' : c.passed > 0 ? 'PASSED' : 'NOT_EVALUATED', name + (c.failed > 0 ? ' ✗' : c.passed > 0 ? ' ✓' : ' –'))
     )
   return h(
     'li',
@@ -59,7 +58,11 @@ function sessionItem(s: SessionSummary): HTMLElement {
       'a',
       { href: `#/session/${encodeURIComponent(s.session_id)}` },
       h('div', null, badge(s.status), ' ', h('span', { class: 'id' }, s.session_id)),
-      h('div', { class: 'muted' }, `${s.app ? `${s.app} · ` : ''}${s.invocations} invocation(s) · ${new Date(s.last_at).toLocaleTimeString()}`),
+      h(
+        'div',
+        { class: 'muted' },
+        `${s.app ? `${s.app} · ` : ''}${s.invocations} invocation(s) · ${new Date(s.last_at).toLocaleTimeString()}`,
+      ),
       h('div', { class: 'chips' }, criteria),
     ),
   )
@@ -68,7 +71,10 @@ function sessionItem(s: SessionSummary): HTMLElement {
 async function refreshSessions(): Promise<void> {
   const f = filters()
   const list = await getJson<SessionList>('/v1/sessions', { app: f.app, limit: SESSIONS_SHOWN })
-  replace($('sessions'), list.sessions.length ? list.sessions.map(sessionItem) : h('li', { class: 'muted' }, 'no sessions with results yet'))
+  replace(
+    $('sessions'),
+    list.sessions.length ? list.sessions.map(sessionItem) : h('li', { class: 'muted' }, 'no sessions with results yet'),
+  )
   $('tenant').textContent = list.tenant ? `tenant: ${list.tenant} (from your token)` : ''
 }
 

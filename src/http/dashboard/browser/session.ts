@@ -55,7 +55,9 @@ function rationales(details: unknown): string[] {
 function criterionNote(c: CriterionView, inv: InvocationView): string {
   if (c.status === 'INFORMATIONAL') return `value ${formatScore(c.score)}`
   if (c.status === 'PENDING') return inv.completed ? 'judging: waiting for the votes' : 'decided when the invocation ends'
-  return `score ${formatScore(c.score)}${c.threshold !== undefined ? ` / threshold ${c.threshold}` : ''}${c.early ? ' · decided mid-invocation' : ''}`
+  return `score ${formatScore(c.score)}${c.threshold !== undefined ? ` / threshold ${c.threshold}` : ''}${
+    c.early ? ' · decided mid-invocation' : ''
+  }`
 }
 
 /** Shows one session and follows its results; returns the function that stops following. */
@@ -79,19 +81,19 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       els.conversation,
       entries.length
         ? entries.map((e) =>
-            h(
-              'div',
-              { class: 'turn', 'data-author': e.author === 'user' ? 'user' : 'agent' },
-              h('div', { class: 'author' }, e.author || 'unknown'),
-              e.parts.map((p) =>
-                p.kind === 'text'
-                  ? h('div', { class: 'text' }, p.text)
-                  : p.kind === 'call'
-                    ? h('div', { class: 'call' }, `→ ${p.name}(${p.args})`)
-                    : h('div', { class: 'response' }, `← ${p.name}`),
-              ),
+          h(
+            'div',
+            { class: 'turn', 'data-author': e.author === 'user' ? 'user' : 'agent' },
+            h('div', { class: 'author' }, e.author || 'unknown'),
+            e.parts.map((p) =>
+              p.kind === 'text'
+                ? h('div', { class: 'text' }, p.text)
+                : p.kind === 'call'
+                ? h('div', { class: 'call' }, `→ ${p.name}(${p.args})`)
+                : h('div', { class: 'response' }, `← ${p.name}`)
             ),
           )
+        )
         : h('p', { class: 'muted' }, 'nothing said yet'),
       conversation.dropped ? h('p', { class: 'muted' }, `${conversation.dropped} earlier events not kept`) : null,
     )
@@ -117,13 +119,16 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
               'div',
               { class: 'criterion', 'data-criterion': name, 'data-status': c.status },
               h('span', { class: 'name' }, name),
-              badge(c.status, c.status === 'PENDING' && c.provisional !== undefined ? `pending (${formatScore(c.provisional)} so far)` : undefined),
+              badge(
+                c.status,
+                c.status === 'PENDING' && c.provisional !== undefined ? `pending (${formatScore(c.provisional)} so far)` : undefined,
+              ),
               h('span', { class: 'muted' }, criterionNote(c, inv)),
               h('span', null),
               (c.reasons || []).map((r) => h('div', { class: 'why' }, r)),
-            ),
+            )
           ),
-        ),
+        )
       )
     replace(els.scores, blocks.length ? blocks : h('p', { class: 'muted' }, 'no invocation yet'))
     renderConversation()
@@ -145,8 +150,9 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
     else if (type === 'criterion.progress') {
       const c: Partial<CriterionView> = invocation(data.invocation_index, data.invocation_id).criteria.get(data.metric_name) || {}
       if (c.status !== 'PENDING' && c.status !== undefined) return
-      if (data.final && data.eval_status === 'FAILED') Object.assign(c, { status: 'FAILED', score: data.score, threshold: data.threshold, early: true })
-      else c.provisional = data.score
+      if (data.final && data.eval_status === 'FAILED') {
+        Object.assign(c, { status: 'FAILED', score: data.score, threshold: data.threshold, early: true })
+      } else c.provisional = data.score
       invocation(data.invocation_index).criteria.set(data.metric_name, Object.assign({ status: 'PENDING' }, c))
     } else if (type === 'criterion.result') {
       const reasons = rationales(data.details)
@@ -156,7 +162,13 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       inv.completed = true
       const criteria = inv.criteria
       const early = criteria.get(data.metric_name)?.early && data.eval_status === 'FAILED'
-      criteria.set(data.metric_name, { status: data.eval_status ?? 'NOT_EVALUATED', score: data.score, threshold: data.threshold, reasons, early })
+      criteria.set(data.metric_name, {
+        status: data.eval_status ?? 'NOT_EVALUATED',
+        score: data.score,
+        threshold: data.threshold,
+        reasons,
+        early,
+      })
     } else if (type === 'case.result') state.status = STATUS_NAMES[data.final_eval_status ?? 0] || 'NOT_EVALUATED'
     else if (type === 'error') {
       // A rejected event (the session goes on), or the server closing the stream (evicted).

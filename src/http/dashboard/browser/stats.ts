@@ -42,9 +42,14 @@ function card(c: CriterionStats, stats: Stats): HTMLElement {
   const time = timeline(c, stats)
   // ADK's efficiency metrics (tokens, calls, seconds) are values without a threshold: their mean, not a pass rate.
   const informational = c.counts.INFORMATIONAL === c.total
-  const axis = h('div', { class: 'axis' }, h('span', null, time[0] ? new Date(time[0].start_ms).toLocaleString() : ''), h('span', null, 'now'))
+  const axis = h(
+    'div',
+    { class: 'axis' },
+    h('span', null, time[0] ? new Date(time[0].start_ms).toLocaleString() : ''),
+    h('span', null, 'now'),
+  )
   const when = (t: TimeBucket) => `${new Date(t.start_ms).toLocaleString()}: `
-  if (informational)
+  if (informational) {
     return h(
       'div',
       { class: 'card', 'data-criterion': c.criterion },
@@ -59,6 +64,7 @@ function card(c: CriterionStats, stats: Stats): HTMLElement {
       ),
       axis,
     )
+  }
   return h(
     'div',
     { class: 'card', 'data-criterion': c.criterion },
@@ -89,6 +95,9 @@ export async function loadStats(el: HTMLElement, filters: StatsFilters): Promise
   const stats = await getJson<Stats>('/v1/stats', { app: filters.app, since })
   const decided = stats.criteria.filter((c) => c.counts.INFORMATIONAL < c.total)
   const values = stats.criteria.filter((c) => c.counts.INFORMATIONAL === c.total)
-  replace(el, stats.criteria.length ? [...decided, ...values].map((c) => card(c, stats)) : h('p', { class: 'muted' }, 'no results in this window'))
+  replace(
+    el,
+    stats.criteria.length ? [...decided, ...values].map((c) => card(c, stats)) : h('p', { class: 'muted' }, 'no results in this window'),
+  )
   return stats
 }

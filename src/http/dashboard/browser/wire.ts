@@ -26,7 +26,10 @@ export type SessionSnapshot = {
   case_result?: unknown
 }
 
-export type ConversationPart = { kind: 'text'; text: string } | { kind: 'call'; name: string; args: string } | { kind: 'response'; name: string }
+export type ConversationPart = { kind: 'text'; text: string } | { kind: 'call'; name: string; args: string } | {
+  kind: 'response'
+  name: string
+}
 
 export type Conversation = {
   entries: Array<{ author?: string; partial?: boolean; parts: ConversationPart[] }>
