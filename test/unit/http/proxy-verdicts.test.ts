@@ -58,14 +58,16 @@ async function setup(id: string) {
   const created = await store.create({ session_id: id, eval_config: JUDGED, eval_case: MATCHING_CASE }, deps.createEngine)
   if (!created.ok) throw new Error(created.detail)
   const app = createApp(deps)
+  const client = new AbortController()
   const res = await app.request('/run_sse', {
     method: 'POST',
+    signal: client.signal,
     headers: { 'content-type': 'application/json', [SESSION_HEADER]: id },
     body: JSON.stringify({ appName: 'weather', userId: 'u1', sessionId: 'adk-1', newMessage: MATCHING_CASE.conversation[0]!.user_content }),
   })
   let closed = false
   const text = res.text().then((t) => ((closed = true), t))
-  return { text, isClosed: () => closed, clock, session: created.session }
+  return { text, isClosed: () => closed, clock, session: created.session, leave: () => client.abort() }
 }
 
 const judgedResults = (text: string) =>
@@ -114,5 +116,20 @@ describe('proxied /run_sse and judged verdicts', () => {
     )
     answer()
     expect(await late).toMatchObject({ eval_status: 'PASSED' })
+  })
+
+  it('a client that leaves during the wait ends it at once: the clock never fires', async () => {
+    let answer!: () => void
+    stub.enqueue({ candidates: [VALID], after: new Promise<void>((r) => (answer = r)) })
+    const before = stub.requests.length
+    const { text, clock, leave, isClosed } = await setup('verdict-client-left')
+    await stub.waitForRequests(before + 1)
+    await new Promise((r) => setImmediate(r))
+    expect([clock.waits.length, isClosed()]).toEqual([1, false])
+    leave()
+    const body = await text
+    expect(clock.waits[0]!.signal.aborted).toBe(true)
+    expect(judgedResults(body)).toEqual([])
+    answer()
   })
 })
