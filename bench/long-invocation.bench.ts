@@ -68,7 +68,7 @@ const EFFICIENCY = new Set(['tool_call_count_v1', 'inference_call_count_v1', 'to
 
 /** The case result with the efficiency metrics' entries taken out (and the count of results). */
 function withoutEfficiency(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value), (key, v) =>
+  return JSON.parse(JSON.stringify(value), (_key, v) =>
     Array.isArray(v) ? v.filter((m) => !(m && typeof m === 'object' && EFFICIENCY.has((m as { metric_name?: string }).metric_name ?? ''))) : v,
   )
 }

@@ -16,6 +16,7 @@ import { corsFor } from '../src/http/cors.ts'
 import { parseCreateBody, resolveCreateRequest } from '../src/http/create-request.ts'
 import { problem } from '../src/http/problem.ts'
 import { SESSION_HEADER } from '../src/http/proxy.ts'
+import { isRunSsePath, RUN_SSE_PATH } from '../src/http/agent-sse.ts'
 import { readTextLimited } from '../src/http/read-body.ts'
 import { memorySessionStore } from '../src/host/session-store.ts'
 import { depsFromEnv } from '../src/host/setup.ts'
@@ -49,11 +50,11 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** The same request with a new body (its Content-Length no longer applies). */
-function withBody(request: Request, body: string): Request {
+/** The same request with a new body (its Content-Length no longer applies), at `url` when given. */
+function withBody(request: Request, body: string, url = request.url): Request {
   const headers = new Headers(request.headers)
   headers.delete('content-length')
-  return new Request(request.url, { method: request.method, headers, body })
+  return new Request(url, { method: request.method, headers, body })
 }
 
 const router = new Hono<{ Bindings: WorkerEnv; Variables: { configured: Configured } }>()
@@ -136,7 +137,11 @@ router.post('/v1/runs', async (c) => {
 
 router.all('/v1/runs/*', (c) => toObjectByPath(c, RUN_PATH, 'run', 'run:'))
 
-router.post('/run_sse', async (c) => {
+// Every spelling of /run_sse an ADK server routes there (agent-sse.ts) reaches the session as /run_sse.
+router.post('*', async (c, next) => {
+  const url = new URL(c.req.url)
+  if (!isRunSsePath(url.pathname)) return next()
+  url.pathname = RUN_SSE_PATH
   const limits = c.var.configured.limits
   // The session id may be in the body, so the body is read here, as a stream under the byte limit.
   const read = await readTextLimited(c.req.raw, limits.maxRequestBytes)
@@ -151,7 +156,7 @@ router.post('/run_sse', async (c) => {
   const adkId = body ? (body.sessionId ?? body.session_id) : undefined
   const adkScoped = typeof adkId === 'string' && adkId !== '' ? proxySessionId(tenantOf(c), adkId) : undefined
   const id = c.req.header(SESSION_HEADER) ?? adkScoped
-  const request = withBody(c.req.raw, read.text)
+  const request = withBody(c.req.raw, read.text, url.href)
   return id ? toObject(c.env, id, request) : c.var.configured.app.fetch(request)
 })
 

@@ -187,6 +187,10 @@ class LiveSession implements SessionEngine {
     invocation.generation += 1
   }
 
+  judgesSettled(): Promise<void> {
+    return Promise.allSettled([...this.#pending]).then(() => undefined)
+  }
+
   #complete(id: string): void {
     const invocation = this.#byId.get(id)
     if (!invocation || invocation.completed) return

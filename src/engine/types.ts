@@ -110,6 +110,8 @@ export interface SessionEngine {
   snapshot(): SessionSnapshot
   /** Stop judge work started for this session (client gone, session deleted). */
   abort(reason?: string): void
+  /** Resolves once the judge work running now has answered and its results were emitted. */
+  judgesSettled?(): Promise<void>
 }
 
 export type EngineOptions = {

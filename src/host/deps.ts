@@ -26,6 +26,8 @@ export type AppDeps = {
   agentUrl?: string
   /** The fetch used for proxying (a test double, or a Worker's service binding). */
   fetch?: typeof fetch
+  /** How the proxy waits for pending verdicts (default: a timer); a test passes a manual clock. */
+  proxySleep?: (ms: number, signal: AbortSignal) => Promise<void>
   /** Every new result of every session of `store` (when the store was built with this feed). */
   feed?: ResultFeed
   /** Results across sessions (GET /v1/results, /v1/stats, /v1/sessions); those routes answer 404 without it. */

@@ -11,19 +11,29 @@ export const DEFAULT_AGENT_CONNECT_TIMEOUT_MS = 60_000
 /** The agent's response body must move at least this often (ms between chunks); then it is cut. */
 export const DEFAULT_AGENT_IDLE_TIMEOUT_MS = 120_000
 
+/**
+ * After the agent's /run_sse stream ends, the client's stream stays open this long (ms) at most
+ * for the verdicts judges still owe that invocation; then it closes (the verdicts still reach the
+ * session's results).
+ */
+export const DEFAULT_PROXY_VERDICT_WAIT_MS = 60_000
+
 export type ProxySettings = {
   connectTimeoutMs: number
   idleTimeoutMs: number
+  verdictWaitMs: number
 }
 
 export const DEFAULT_PROXY_SETTINGS: ProxySettings = {
   connectTimeoutMs: DEFAULT_AGENT_CONNECT_TIMEOUT_MS,
   idleTimeoutMs: DEFAULT_AGENT_IDLE_TIMEOUT_MS,
+  verdictWaitMs: DEFAULT_PROXY_VERDICT_WAIT_MS,
 }
 
 const VARIABLES = {
   connectTimeoutMs: 'EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS',
   idleTimeoutMs: 'EVALSTREAM_AGENT_IDLE_TIMEOUT_MS',
+  verdictWaitMs: 'EVALSTREAM_PROXY_VERDICT_WAIT_MS',
 } as const satisfies Record<keyof ProxySettings, string>
 
 /**

@@ -200,6 +200,11 @@ export class HostedSession {
     }
   }
 
+  /** Resolves once the judges working for this session now have answered (their results are in the log). */
+  judgesSettled(): Promise<void> {
+    return this.#engine.judgesSettled?.() ?? Promise.resolve()
+  }
+
   abort(reason?: string): void {
     this.#engine.abort(reason)
     this.#release?.()

@@ -14,6 +14,7 @@ import { dashboardRoutes } from './dashboard/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
+import { isRunSsePath } from './agent-sse.ts'
 import { problem } from './problem.ts'
 import { RESULTS_DOCS } from './results-docs.ts'
 import { resultsRoutes } from './results-routes.ts'
@@ -49,6 +50,8 @@ export function createApp(deps: AppDeps): Hono {
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname
+    // Another spelling of /run_sse (trailing slash, case, `;x`, `//`, %5F) is scored like it, never relayed unscored.
+    if (c.req.method === 'POST' && isRunSsePath(path)) return proxyRunSse(c, deps)
     // Our own namespace never goes to the agent; everything else is an ADK route in proxy mode.
     if (deps.agentUrl && !path.startsWith('/v1/') && path !== '/healthz') return forwardAll(c, deps)
     return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)

@@ -8,6 +8,10 @@ import { consumedHeaders } from './auth.ts'
 import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../host/proxy-settings.ts'
 import { agentBody, causeOf, type AgentLink } from './agent-body.ts'
 import { problem } from './problem.ts'
+import { isEventStream, renamedAgentBody } from './agent-sse.ts'
+
+/** How relayed bodies are filtered: event streams always; with `always`, whatever the Content-Type says. */
+export type FrameFilter = { maxEventBytes: number; always?: boolean }
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1); never forwarded either way. */
 const HOP_BY_HOP = new Set([
@@ -62,7 +66,13 @@ export function forwardHeaders(headers: Headers, drop: readonly string[] = []): 
 
 export type Upstream = { ok: true; response: Response; link: AgentLink } | { ok: false; response: Response }
 
-export type AgentCall = { agentUrl: string; fetch: typeof fetch; settings?: ProxySettings }
+export type AgentCall = {
+  agentUrl: string
+  fetch: typeof fetch
+  settings?: ProxySettings
+  /** The agent path to call instead of the request's (a /run_sse spelling goes to RUN_SSE_PATH). */
+  path?: string
+}
 
 /**
  * Sends the request to the agent: `body` in place of the original when given (the proxy had to
@@ -74,7 +84,7 @@ export async function callAgent(c: Context, call: AgentCall, body?: string): Pro
   const settings = call.settings ?? DEFAULT_PROXY_SETTINGS
   const req = c.req.raw
   const incoming = new URL(req.url)
-  const target = agentTarget(call.agentUrl, incoming.pathname, incoming.search)
+  const target = agentTarget(call.agentUrl, call.path ?? incoming.pathname, incoming.search)
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
   // One controller for this call: the connect timeout, the idle timeout and the client leaving all end it.
   const ours = new AbortController()
@@ -118,12 +128,22 @@ export async function callAgent(c: Context, call: AgentCall, body?: string): Pro
 /**
  * The agent's response as ours: same status and body, hop headers dropped. With `link`, the body
  * is cut (an error to the client, as the agent failing would be) once it idles past the timeout.
+ * With `frames`, an event-stream body (any status, any Content-Type spelling) has its agent
+ * `evalstream` frames renamed (agent-sse.ts); with `frames.always`, any body does.
  * @example return relay(upstream.response, {}, upstream.link)
  */
-export function relay(response: Response, extra: Record<string, string> = {}, link?: AgentLink, settings?: ProxySettings): Response {
+export function relay(
+  response: Response,
+  extra: Record<string, string> = {},
+  link?: AgentLink,
+  settings?: ProxySettings,
+  frames?: FrameFilter,
+): Response {
   const headers = forwardHeaders(response.headers)
   for (const [k, v] of Object.entries(extra)) headers.set(k, v)
   const idleTimeoutMs = (settings ?? DEFAULT_PROXY_SETTINGS).idleTimeoutMs
-  const body = link && response.body ? agentBody(response.body, { link, idleTimeoutMs, onBreak: 'error' }).stream : response.body
+  let body = link && response.body ? agentBody(response.body, { link, idleTimeoutMs, onBreak: 'error' }).stream : response.body
+  if (body && frames && (frames.always || isEventStream(response.headers.get('content-type'))))
+    body = renamedAgentBody(body, frames.maxEventBytes)
   return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }

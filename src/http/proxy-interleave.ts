@@ -4,13 +4,16 @@
  * results it caused follow it as `event: evalstream` frames. Results that come later (judges)
  * go out as soon as they exist, always between whole frames. At the end, the invocation is
  * completed and its last results sent; if the agent failed, the failure is first recorded in the
- * session as an `error` result, which the client gets as a frame too.
+ * session as an `error` result, which the client gets as a frame too. The client's stream then
+ * stays open until the judges working for the session have answered (their verdicts go out as
+ * they land), at most `verdictWaitMs` (EVALSTREAM_PROXY_VERDICT_WAIT_MS); past that it closes with
+ * a comment saying so, and the verdicts still reach the session's result log.
  */
 import type { ResultEvent } from '../engine/types.ts'
 import type { HostedSession } from '../host/session.ts'
-import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
+import { createEventDecoder, decodeFrameValue, type FrameLimits, isIngestIssue } from '../ingest/index.ts'
 import type { HostMetrics } from '../host/metrics.ts'
-import { formatSseMessage } from './sse-frames.ts'
+import { formatSseMessage, type OversizedFrame, oversizedNote } from './sse-frames.ts'
 
 /** The event name of our frames in a proxied stream. */
 export const OUR_EVENT = 'evalstream'
@@ -39,6 +42,22 @@ export type InterleaveOptions = {
   failure(): string | undefined
   /** Counts the events scored and rejected (source `proxy`), when the host keeps metrics. */
   metrics?: HostMetrics
+  /** The per-event limits frames are decoded under (EVALSTREAM_MAX_EVENT_BYTES names the note for a frame over it). */
+  limits: FrameLimits
+  /** How long the stream stays open after the agent's end for pending verdicts, in ms (0: not at all). */
+  verdictWaitMs: number
+  /** Resolves after `ms` or once `signal` aborts (default: a timer); tests pass a manual clock. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+}
+
+/** setTimeout takes at most 2^31-1 ms; a longer wait would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.min(ms, MAX_TIMER_MS))
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+  })
 }
 
 /**
@@ -49,12 +68,14 @@ export type InterleaveOptions = {
 export function interleaveResults(
   session: HostedSession,
   options: InterleaveOptions,
-): { transform: TransformStream<string, string>; abandon(): void } {
+): { transform: TransformStream<string | OversizedFrame, string>; abandon(): void } {
   let pending: ResultEvent[] = []
   let out: TransformStreamDefaultController<string> | undefined
   let inFrame = false
   let scheduled = false
+  let completed = false
   let finished = false
+  const stopWaiting = new AbortController()
   let seen = 0
   let userSent = options.newMessage === undefined
   const metrics = options.metrics
@@ -104,10 +125,11 @@ export function interleaveResults(
       session.reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
       metrics?.events.rejected('proxy', 'invalid_event', 1)
     },
-  })
+  }, options.limits)
   /** The agent's stream is over: complete the invocation; an early end is an `error` result first. */
-  const finish = (failure: string | undefined) => {
-    if (finished) return
+  const complete = (failure: string | undefined) => {
+    if (completed) return
+    completed = true
     decoder.end()
     if (failure) {
       session.reject({ index: seen, message: `${failure}; event ${seen} and later never arrived` })
@@ -115,32 +137,64 @@ export function interleaveResults(
     }
     session.completeInvocation()
     sendPending()
+  }
+  /** Pending verdicts out, or the wait over: the last results go out and nothing more is sent. */
+  const close = () => {
+    if (finished) return
+    sendPending()
     finished = true
     unsubscribe()
+    stopWaiting.abort()
+  }
+  const awaitVerdicts = async () => {
+    if (options.verdictWaitMs <= 0 || finished) return
+    let settled = false
+    const judged = session.judgesSettled().then(() => void (settled = true))
+    await Promise.race([judged, (options.sleep ?? timerSleep)(options.verdictWaitMs, stopWaiting.signal)])
+    sendPending()
+    if (!settled && !finished && out) {
+      const note = `: evalstream stopped waiting for judged verdicts after ${options.verdictWaitMs} ms (EVALSTREAM_PROXY_VERDICT_WAIT_MS); they go to the session's results\n\n`
+      try {
+        out.enqueue(note)
+      } catch {
+        // The client is gone.
+      }
+    }
   }
 
-  const transform = new TransformStream<string, string>({
+  const transform = new TransformStream<string | OversizedFrame, string>({
     start(controller) {
       out = controller
     },
     transform(frame, controller) {
-      const passed = renameAgentEvalstream(frame)
-      controller.enqueue(passed)
       inFrame = true
       try {
-        decoder.push(passed)
+        if (typeof frame === 'string') {
+          const passed = renameAgentEvalstream(frame)
+          controller.enqueue(passed)
+          decoder.push(passed)
+        } else {
+          // Never kept, so never relayed or scored: the client gets a note, the session a too_large error.
+          controller.enqueue(oversizedNote(frame, options.limits.maxEventBytes))
+          decoder.oversized()
+        }
       } finally {
         inFrame = false
       }
       sendPending()
     },
-    flush() {
-      finish(options.failure())
+    async flush() {
+      complete(options.failure())
+      await awaitVerdicts()
+      close()
     },
   })
   return {
     transform,
     // The client left: score what the invocation got so far; nobody is there to read the results.
-    abandon: () => finish(undefined),
+    abandon: () => {
+      complete(undefined)
+      close()
+    },
   }
 }

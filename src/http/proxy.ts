@@ -1,8 +1,11 @@
 /**
  * Proxy mode: evalstream sits between an ADK client (e.g. the dev UI) and the agent's api_server.
- * `/run_sse` is forwarded to AGENT_URL; every agent frame passes through (an agent frame named
- * `evalstream` renamed `agent-evalstream`) and, after each, the results it caused follow as
- * `event: evalstream` frames, which ADK clients ignore. Each ADK session is an evalstream session
+ * `/run_sse` (and every spelling an ADK server routes there: agent-sse.ts `isRunSsePath`) is
+ * forwarded to AGENT_URL's `/run_sse`; every agent frame passes through (an agent frame named
+ * `evalstream` renamed `agent-evalstream`, on every answer to /run_sse, scored or not) and, after
+ * each, the results it caused follow as `event: evalstream` frames, which ADK clients ignore.
+ * After the agent's last frame the stream stays open for the invocation's judged verdicts, at
+ * most EVALSTREAM_PROXY_VERDICT_WAIT_MS. Each ADK session is an evalstream session
  * of the same id (deployment default config), or, with header `X-Evalstream-Session`, the named
  * existing session with its case and config. Any other route is forwarded as is, body streamed.
  *
@@ -22,7 +25,8 @@ import { callAgent, forwardHeaders, relay } from './forward.ts'
 import { problem } from './problem.ts'
 import { interleaveResults } from './proxy-interleave.ts'
 import { readTextLimited } from './read-body.ts'
-import { sseFrameStream } from './sse-frames.ts'
+import { sseFrameStream, SSE_FRAME_SLACK } from './sse-frames.ts'
+import { isEventStream, RUN_SSE_PATH } from './agent-sse.ts'
 
 export const SESSION_HEADER = 'x-evalstream-session'
 export const NOTE_HEADER = 'x-evalstream-note'
@@ -46,36 +50,42 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   // With tenants, an ADK session scores into `<tenant>:<adk id>` (auth.ts proxySessionId).
   const sessionId = named ?? (adkSessionId === undefined ? undefined : proxySessionId(tenantOf(c), adkSessionId))
   // Without a session id there is nothing to score against: the agent will answer the error itself.
-  if (sessionId === undefined) return forwardAll(c, deps, text)
+  if (sessionId === undefined) return forwardRunSse(c, deps, text)
   if (!SESSION_ID_PATTERN.test(sessionId)) {
     // Asked for by name: say what is wrong. An ADK id we cannot host: the agent still answers, unscored.
     if (named !== undefined)
       return problem(c, 400, 'Invalid session id', `${SESSION_HEADER} must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -`)
-    return forwardAll(c, deps, text, { [NOTE_HEADER]: 'the ADK session id is not a valid evalstream session id; not scored' })
+    return forwardRunSse(c, deps, text, { [NOTE_HEADER]: 'the ADK session id is not a valid evalstream session id; not scored' })
   }
 
   const found = await findOrCreate(deps, { id: sessionId, mustExist: named !== undefined, tenant: tenantOf(c) })
   if (!found.ok) return problem(c, found.status, found.title, found.detail)
   const session = found.session
-  if (session.ended) return forwardAll(c, deps, text, { [SESSION_HEADER]: session.id, [NOTE_HEADER]: 'session ended; not scored' })
+  if (session.ended) return forwardRunSse(c, deps, text, { [SESSION_HEADER]: session.id, [NOTE_HEADER]: 'session ended; not scored' })
 
-  const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings }, text)
+  const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings, path: RUN_SSE_PATH }, text)
   if (!upstream.ok) return upstream.response
   const { response, link } = upstream
-  const isSse = (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
-  if (!response.ok || !isSse || !response.body) return relay(response, { [SESSION_HEADER]: session.id }, link, settings)
+  const frames = { maxEventBytes: limits.maxEventBytes, always: true }
+  if (!response.ok || !isEventStream(response.headers.get('content-type')) || !response.body)
+    return relay(response, { [SESSION_HEADER]: session.id }, link, settings, frames)
 
   const agent = agentBody(response.body, { link, idleTimeoutMs: settings.idleTimeoutMs, onBreak: 'close', onCancel: () => run.abandon() })
   const run = interleaveResults(session, {
     newMessage: request?.newMessage ?? request?.new_message,
     failure: agent.failure,
     metrics: c.get('evalstreamMetrics'),
+    limits,
+    verdictWaitMs: settings.verdictWaitMs,
+    ...(deps.proxySleep ? { sleep: deps.proxySleep } : {}),
   })
+  // A client that leaves while the stream waits for verdicts ends the wait (the agent's body is over by then).
+  c.req.raw.signal.addEventListener('abort', () => run.abandon(), { once: true })
   const body = agent.stream
     // TypeScript's DOM types let TextDecoderStream take any BufferSource, which a byte stream is not typed as.
     .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
     // A torn last frame after a failure is not a frame: drop it; a clean end just lacked the blank line.
-    .pipeThrough(sseFrameStream({ keepRest: () => agent.failure() === undefined }))
+    .pipeThrough(sseFrameStream({ keepRest: () => agent.failure() === undefined, maxFrameChars: limits.maxEventBytes + SSE_FRAME_SLACK }))
     .pipeThrough(run.transform)
     .pipeThrough(new TextEncoderStream())
   const headers = forwardHeaders(response.headers)
@@ -83,12 +93,25 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }
 
-/** Every other ADK api_server route, forwarded unchanged (body streamed both ways). */
+/**
+ * Every other ADK api_server route, forwarded unchanged (body streamed both ways), except that an
+ * event-stream answer has its agent `evalstream` frames renamed.
+ */
 export async function forwardAll(c: Context, deps: AppDeps, body?: string, extra?: Record<string, string>) {
   if (!deps.agentUrl) return proxyOff(c)
   const settings = deps.proxy ?? DEFAULT_PROXY_SETTINGS
   const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings }, body)
-  return upstream.ok ? relay(upstream.response, extra, upstream.link, settings) : upstream.response
+  const frames = { maxEventBytes: (deps.limits ?? DEFAULT_LIMITS).maxEventBytes }
+  return upstream.ok ? relay(upstream.response, extra, upstream.link, settings, frames) : upstream.response
+}
+
+/** A /run_sse that is not scored: to the agent's /run_sse, every answer's frames renamed whatever its type. */
+async function forwardRunSse(c: Context, deps: AppDeps, body: string, extra?: Record<string, string>) {
+  if (!deps.agentUrl) return proxyOff(c)
+  const settings = deps.proxy ?? DEFAULT_PROXY_SETTINGS
+  const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings, path: RUN_SSE_PATH }, body)
+  const frames = { maxEventBytes: (deps.limits ?? DEFAULT_LIMITS).maxEventBytes, always: true }
+  return upstream.ok ? relay(upstream.response, extra, upstream.link, settings, frames) : upstream.response
 }
 
 function proxyOff(c: Context): Response {

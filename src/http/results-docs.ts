@@ -113,7 +113,7 @@ export const RESULTS_DOCS: readonly RouteDoc[] = [
     tag: 'dashboard',
     public: true,
     summary: "The dashboard's assets",
-    params: { file: 'style.css, main.js, api.js, dom.js, session.js or stats.js' },
+    params: { file: 'style.css or main.js (the page script, one module)' },
     responses: { 200: { description: 'the asset', text: { mediaType: 'text/javascript', description: 'a JavaScript module or the stylesheet' } }, 404: 'no such asset' },
   }),
   describeRoute({

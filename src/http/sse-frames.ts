@@ -3,38 +3,109 @@
  * included), so a proxy can pass the agent's frames through unchanged and slip its own frames in
  * between. It only finds boundaries; parsing is the ingest decoder's job.
  */
+import { MAX_EVENT_BYTES } from '../ingest/index.ts'
 
-// A line ends with CRLF, LF or CR; a frame ends with an empty line, i.e. two line ends in a row.
-const FRAME_END = /(?:\r\n|\n|\r(?!\n))(?:\r\n|\n|\r(?!\n))/
+/** Room for field names and line ends around an event of exactly the byte limit (as the ingest splitter). */
+export const SSE_FRAME_SLACK = 1024
+
+/** Where an agent frame longer than the limit was: its text is gone, only its size remains. */
+export type OversizedFrame = { oversized: true; chars: number }
+
+export type SplitterOptions = {
+  /**
+   * UTF-16 code units one frame may hold while buffered (default: EVALSTREAM_MAX_EVENT_BYTES' default
+   * plus SSE_FRAME_SLACK, the ingest splitter's bound). A longer frame is skipped to its end without
+   * being kept and comes out as an OversizedFrame in its place.
+   */
+  maxFrameChars?: number
+}
 
 /**
+ * Scans each code unit once: the text of the frame under way is kept as a list of pieces (joined
+ * once, when the frame ends), and the scan state (line ends in a row, a CR that may be half of a
+ * CRLF) carries over between pushes, so a frame sent in many chunks costs time linear in its size.
+ * A line ends with CRLF, LF or CR; a frame ends with an empty line, i.e. two line ends in a row.
  * @example
  * const split = sseFrameSplitter()
  * split.push('data: 1\n\nda') // ['data: 1\n\n']
  * split.end() // ['da']
  */
-export function sseFrameSplitter(): { push(text: string): string[]; end(): string[] } {
-  let buffer = ''
+export function sseFrameSplitter(options: SplitterOptions = {}): {
+  push(text: string): Array<string | OversizedFrame>
+  end(): Array<string | OversizedFrame>
+  /** Code units examined so far: equal to the text pushed, whatever the chunking. */
+  scanned(): number
+} {
+  const max = options.maxFrameChars ?? MAX_EVENT_BYTES + SSE_FRAME_SLACK
+  let pieces: string[] = []
+  /** Code units of the frame under way (kept or, once over the limit, skipped). */
+  let frameChars = 0
+  let oversized = false
+  let lineEnds = 0
+  /** The last code unit seen was a CR: an LF right after it belongs to the same line end. */
+  let afterCr = false
+  /** The frame's second line end was a CR: the frame ends after it, or after an LF that follows. */
+  let closingCr = false
+  let scanned = 0
+
+  const keep = (text: string) => {
+    frameChars += text.length
+    if (oversized) return
+    if (frameChars > max) {
+      oversized = true
+      pieces = []
+      return
+    }
+    if (text !== '') pieces.push(text)
+  }
+  const take = (): string | OversizedFrame => {
+    const frame: string | OversizedFrame = oversized ? { oversized: true, chars: frameChars } : pieces.join('')
+    pieces = []
+    frameChars = 0
+    oversized = false
+    lineEnds = 0
+    afterCr = false
+    closingCr = false
+    return frame
+  }
   return {
     push(text) {
-      buffer += text
-      const frames: string[] = []
-      for (;;) {
-        // A trailing CR may be the first half of a CRLF still on its way: do not decide on it yet.
-        const searchable = buffer.endsWith('\r') ? buffer.slice(0, -1) : buffer
-        const match = FRAME_END.exec(searchable)
-        if (!match) break
-        const end = match.index + match[0].length
-        frames.push(buffer.slice(0, end))
-        buffer = buffer.slice(end)
+      const frames: Array<string | OversizedFrame> = []
+      let start = 0
+      for (let i = 0; i < text.length; i++) {
+        scanned += 1
+        const code = text.charCodeAt(i)
+        if (closingCr) {
+          // The frame ended with CR; an LF right after it is that line end's second half.
+          const end = code === 10 ? i + 1 : i
+          keep(text.slice(start, end))
+          frames.push(take())
+          start = end
+          if (code === 10) continue
+        }
+        if (code === 10) {
+          if (afterCr) afterCr = false
+          else if (++lineEnds === 2) {
+            keep(text.slice(start, i + 1))
+            frames.push(take())
+            start = i + 1
+          }
+        } else if (code === 13) {
+          afterCr = true
+          if (++lineEnds === 2) closingCr = true
+        } else {
+          afterCr = false
+          lineEnds = 0
+        }
       }
+      keep(text.slice(start))
       return frames
     },
     end() {
-      const rest = buffer
-      buffer = ''
-      return rest === '' ? [] : [rest]
+      if (frameChars === 0) return []
+      return [take()]
     },
+    scanned: () => scanned,
   }
 }
 
@@ -76,28 +147,43 @@ export function frameTerminator(rest: string): string {
   return '\n\n'
 }
 
-export type FrameStreamOptions = {
+export type FrameStreamOptions = SplitterOptions & {
   /**
    * Asked when the input ends with an unfinished frame: true (default) passes it on terminated,
    * false drops it (the input broke off, so the rest is a torn frame, not a frame).
    */
   keepRest?(rest: string): boolean
+  /** false: an unfinished last frame passes on exactly as received (a body that may not be SSE at all). */
+  terminateRest?: boolean
 }
 
 /**
  * SSE text in, whole frames out (one chunk per frame, exactly as received); an unterminated last
- * frame is terminated, so whatever is written after it starts a frame of its own.
+ * frame is terminated, so whatever is written after it starts a frame of its own. A frame over the
+ * limit comes out as an OversizedFrame (its text was never kept).
  * @example
  * body.pipeThrough(new TextDecoderStream()).pipeThrough(sseFrameStream())
  */
-export function sseFrameStream(options: FrameStreamOptions = {}): TransformStream<string, string> {
-  const split = sseFrameSplitter()
-  return new TransformStream<string, string>({
+export function sseFrameStream(options: FrameStreamOptions = {}): TransformStream<string, string | OversizedFrame> {
+  const split = sseFrameSplitter(options)
+  return new TransformStream<string, string | OversizedFrame>({
     transform(text, controller) {
       for (const frame of split.push(text)) controller.enqueue(frame)
     },
     flush(controller) {
-      for (const rest of split.end()) if (options.keepRest?.(rest) ?? true) controller.enqueue(rest + frameTerminator(rest))
+      for (const rest of split.end()) {
+        if (typeof rest !== 'string') controller.enqueue(rest)
+        else if (options.keepRest?.(rest) ?? true) controller.enqueue(options.terminateRest === false ? rest : rest + frameTerminator(rest))
+      }
     },
   })
+}
+
+/**
+ * What a client gets in place of an agent frame over the limit: an SSE comment (clients skip it)
+ * saying what was dropped and which setting bounds it.
+ * @example oversizedNote({ oversized: true, chars: 5 }, 4) // ': evalstream dropped an agent frame of 5 characters ...\n\n'
+ */
+export function oversizedNote(frame: OversizedFrame, maxEventBytes: number): string {
+  return `: evalstream dropped an agent frame of ${frame.chars} characters, over the limit of ${maxEventBytes} bytes per event (EVALSTREAM_MAX_EVENT_BYTES)\n\n`
 }

@@ -29,6 +29,11 @@ export type EventDecoder = {
   push(chunk: string | Uint8Array): void
   /** The body is complete: flush what is buffered. */
   end(): void
+  /**
+   * A frame the caller skipped for its size without passing it on (the proxy's frame splitter):
+   * numbered in order and reported as a `too_large` issue, as one found here would be.
+   */
+  oversized(): void
 }
 
 /**
@@ -119,6 +124,10 @@ export function createEventDecoder(
     push(chunk) {
       if (ended) throw new Error('EventDecoder: push() after end()')
       feed(typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true }))
+    },
+    oversized() {
+      if (ended) throw new Error('EventDecoder: oversized() after end()')
+      sink.oversize()
     },
     end() {
       if (ended) return

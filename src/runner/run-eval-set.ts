@@ -7,7 +7,7 @@
  */
 import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
-import type { CaseStatus, EvalStatus } from '../adk/status.ts'
+import type { CaseStatus } from '../adk/status.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
 import type { ResultEventBody } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'

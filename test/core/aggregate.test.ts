@@ -16,7 +16,7 @@ import { readShared } from '../support/shared-data.ts'
 function vectorFile(name: string): string {
   return readShared('vectors', name)
 }
-// biome-ignore lint: vectors of several shapes, told apart by their keys
+// Vectors of several shapes, told apart by their keys (tests may use `any`: deno.json, npm run lint).
 type Vector = Record<string, any> & { id: string }
 const VECTORS = (JSON.parse(vectorFile('aggregation.json')) as { vectors: Vector[] }).vectors
 

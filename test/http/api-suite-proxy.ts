@@ -93,6 +93,22 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       expect(ours(text).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
     })
 
+    it('scores every spelling of /run_sse an ADK server routes there (trailing slash, case, //, ;x)', async () => {
+      for (const path of ['/run_sse/', '/RUN_SSE', '//run_sse', '/run_sse;x']) {
+        // Joined as text: new URL('//run_sse', base) would read it as another host.
+        const res = await fetch(`${target().baseUrl.replace(/\/+$/, '')}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(runBody(`adk-spelling-${++n}`)),
+        })
+        const text = await res.text()
+        expect(res.status, path).toBe(200)
+        // The agent stub only answers /run_sse itself: its frames mean the call went there.
+        expect(framesOf(text).filter((f) => !isOurs(f)).join(''), path).toBe(WEATHER_SSE)
+        expect(ours(text).map((r) => r.type)[0], path).toBe('invocation.started')
+      }
+    })
+
     it('terminates an unterminated last agent frame before appending ours', async () => {
       const res = await runSse(`adk-unterminated-${++n}`, { [SCENARIO_HEADER]: 'unterminated' })
       const frames = framesOf(await res.text())

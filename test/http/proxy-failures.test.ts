@@ -96,7 +96,7 @@ describe('proxy timeouts', () => {
       EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS: '1000',
       EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '2000',
     })
-    expect(set).toEqual({ ok: true, settings: { connectTimeoutMs: 1000, idleTimeoutMs: 2000 } })
+    expect(set).toEqual({ ok: true, settings: { connectTimeoutMs: 1000, idleTimeoutMs: 2000, verdictWaitMs: DEFAULT_PROXY_SETTINGS.verdictWaitMs } })
     for (const bad of ['0', '-5', '1.5', 'soon', '1e3'])
       expect(proxySettingsFromEnv({ EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: bad })).toEqual({
         ok: false,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from './fixtures.ts'
 import { SPAWNED_SERVER_ENV, startDeno, type Running } from '../support/runtimes.ts'
 import { spawnServer } from '../support/server-process.ts'
+import { DASHBOARD_JS } from '../../src/http/dashboard/bundle.generated.ts'
 
 const LIMIT_ENV = { EVALSTREAM_INDEX_MAX_ROWS: '8' }
 
@@ -33,6 +34,8 @@ for (const [name, start] of [
       const page = await call('/')
       expect(page.status).toBe(200)
       expect(await page.text()).toContain('/dashboard/main.js')
+      // The page script is the committed bundle of src/http/dashboard/browser, byte for byte.
+      expect(await (await call('/dashboard/main.js')).text()).toBe(DASHBOARD_JS)
       for (const id of ['one', 'two']) {
         const body = JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE })
         expect((await call('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(201)

@@ -52,7 +52,7 @@ async function throughFrameStream(chunks: string[], keepRest?: (rest: string) =>
       controller.close()
     },
   })
-  await source.pipeThrough(sseFrameStream(keepRest ? { keepRest } : {})).pipeTo(new WritableStream({ write: (f) => void out.push(f) }))
+  await source.pipeThrough(sseFrameStream(keepRest ? { keepRest } : {})).pipeTo(new WritableStream({ write: (f) => void out.push(typeof f === 'string' ? f : `<oversized ${f.chars}>`) }))
   return out
 }
 

@@ -82,7 +82,7 @@ describe('evalstream run', () => {
     expect(r.code).toBe(1)
     expect(r.out).toContain('case passes: PASSED')
     expect(r.out).toContain('case fails: FAILED')
-    expect(r.out).toMatch(/case broken: NOT_EVALUATED\n  reason: a turn \(POST \/run_sse\): the agent answered 500/)
+    expect(r.out).toMatch(/case broken: NOT_EVALUATED\n {2}reason: a turn \(POST \/run_sse\): the agent answered 500/)
     expect(r.out).toContain('eval set mixed: Tests passed: 1, Tests failed: 2')
     expect(r.err).toMatch(/NOT_EVALUATED mixed\/broken .*answered 500/)
   })
@@ -129,6 +129,8 @@ describe('evalstream run', () => {
   it('on a terminal the status line is redrawn in place and only failures get their own line', async () => {
     const r = await cli([mixed, ...agentArgs(), '--parallel', '1'], true)
     expect(r.err).toContain('\r\x1b[2Kevalstream run: 0/3 cases, 0/3 invocations, 0 failed, 0 not evaluated, 0 running')
+    // The progress line is redrawn with ESC[2K (erase line): the control character is the point.
+    // deno-lint-ignore no-control-regex
     expect(r.err).toMatch(/\r\x1b\[2K\[\d\/3\] FAILED mixed\/fails/)
     expect(r.err).not.toMatch(/\] PASSED/)
     expect(r.err.endsWith('evalstream run: 3/3 cases, 2/3 invocations, 1 failed, 1 not evaluated, 0 running\n')).toBe(true)

@@ -13,6 +13,7 @@ import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../http/auth-suite.ts'
 import { CONFIG, DIVERGING_CASE, MATCHING_CASE, WEATHER_SSE } from '../http/fixtures.ts'
 import { freePort, NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../support/worker-build.ts'
+import { DASHBOARD_JS } from '../../src/http/dashboard/bundle.generated.ts'
 
 const acme = { authorization: `Bearer ${ACME_TOKEN}` }
 const globex = { authorization: `Bearer ${GLOBEX_TOKEN}` }
@@ -109,7 +110,10 @@ describe('results index on Workers (workerd via Miniflare)', () => {
     expect(page.status).toBe(200)
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
     expect(await page.text()).toContain('<script type="module" src="/dashboard/main.js">')
-    expect((await call('/dashboard/main.js')).headers.get('content-type')).toContain('text/javascript')
+    const script = await call('/dashboard/main.js')
+    expect(script.headers.get('content-type')).toContain('text/javascript')
+    // The committed bundle of src/http/dashboard/browser, byte for byte, as on Node and Deno.
+    expect(await script.text()).toBe(DASHBOARD_JS)
     expect((await call('/dashboard/nope.js')).status).toBe(401)
   })
 })

@@ -42,6 +42,8 @@ function tokenizeAdk(text: string): string[] {
 
 /** Characters that separate tokens inside a word-like segment ("don't", "3.14", "e-mail"). */
 const NOT_WORD_CHAR = /[^\p{L}\p{M}\p{N}]+/u
+// Every ASCII code point, control characters included (deliberately).
+// deno-lint-ignore no-control-regex
 const ASCII_ONLY = /^[\x00-\x7f]*$/
 
 let segmenter: Intl.Segmenter | undefined

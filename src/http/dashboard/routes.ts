@@ -1,6 +1,8 @@
 /**
- * The dashboard: `GET /` and its assets under `/dashboard/`, plain HTML, CSS and JavaScript modules
- * shipped as strings (no build step, the same bytes on Node, Deno and Workers). The page itself is
+ * The dashboard: `GET /` and its assets under `/dashboard/`: the HTML shell, the CSS, and the page
+ * script, bundled from the TypeScript modules in `browser/` into a committed generated module
+ * (`npm run build:dashboard`), so every runtime serves the same bytes without a build step at
+ * start. The page itself is
  * public (a browser navigating to it sends no token); everything it shows comes from the API with
  * the token the user typed in (kept in sessionStorage), so without a token it shows nothing.
  *
@@ -9,22 +11,14 @@
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import { API_JS } from './client-api.ts'
-import { DOM_JS } from './client-dom.ts'
-import { MAIN_JS } from './client-main.ts'
-import { SESSION_JS } from './client-session.ts'
-import { STATS_JS } from './client-stats.ts'
+import { DASHBOARD_JS } from './bundle.generated.ts'
 import { PAGE_HTML } from './page.ts'
 import { STYLE_CSS } from './style.ts'
 
 /** The dashboard's assets by file name, served at /dashboard/{name}. */
 export const DASHBOARD_ASSETS: Readonly<Record<string, { type: string; body: string }>> = {
   'style.css': { type: 'text/css; charset=utf-8', body: STYLE_CSS },
-  'api.js': { type: 'text/javascript; charset=utf-8', body: API_JS },
-  'dom.js': { type: 'text/javascript; charset=utf-8', body: DOM_JS },
-  'main.js': { type: 'text/javascript; charset=utf-8', body: MAIN_JS },
-  'session.js': { type: 'text/javascript; charset=utf-8', body: SESSION_JS },
-  'stats.js': { type: 'text/javascript; charset=utf-8', body: STATS_JS },
+  'main.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
 }
 
 export const DASHBOARD_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"

@@ -1,56 +1,74 @@
 /**
- * api.js: calls to the evalstream API with the user's bearer token (sessionStorage, so it goes
- * with the tab), and the results SSE stream read through fetch: EventSource cannot send an
- * Authorization header. The stream resumes with Last-Event-ID after a drop.
+ * Calls to the evalstream API with the user's bearer token (sessionStorage, so it goes with the
+ * tab), and the results SSE stream read through fetch: EventSource cannot send an Authorization
+ * header. The stream resumes with Last-Event-ID after a drop.
  */
-export const API_JS = String.raw`
+import type { ResultData, ResultMessage } from './wire.ts'
+
 const TOKEN_KEY = 'evalstream.token'
 /** A frame longer than this (characters) is a broken stream, not something to buffer forever. */
 const MAX_FRAME_CHARS = 4 * 1024 * 1024
 /** Wait before reconnecting a dropped result stream. */
 const RECONNECT_MS = 1000
 
-export function getToken() { return sessionStorage.getItem(TOKEN_KEY) || '' }
-export function setToken(token) {
+export function getToken(): string {
+  return sessionStorage.getItem(TOKEN_KEY) || ''
+}
+
+export function setToken(token: string): void {
   if (token) sessionStorage.setItem(TOKEN_KEY, token)
   else sessionStorage.removeItem(TOKEN_KEY)
 }
 
 export class ApiError extends Error {
-  constructor(status, detail) { super(detail); this.status = status }
+  readonly status: number
+  constructor(status: number, detail: string) {
+    super(detail)
+    this.status = status
+  }
 }
 
-function headers(extra) {
+function headers(extra?: Record<string, string>): Headers {
   const out = new Headers(extra || {})
   const token = getToken()
-  if (token) out.set('authorization', 'Bearer ' + token)
+  if (token) out.set('authorization', `Bearer ${token}`)
   return out
 }
 
-async function failure(response) {
-  let detail = response.status + ' ' + response.statusText
-  try { const body = await response.json(); if (body && typeof body.detail === 'string') detail = body.detail } catch {}
+async function failure(response: Response): Promise<ApiError> {
+  let detail = `${response.status} ${response.statusText}`
+  try {
+    const body: unknown = await response.json()
+    if (body && typeof body === 'object' && typeof (body as { detail?: unknown }).detail === 'string') {
+      detail = (body as { detail: string }).detail
+    }
+  } catch {
+    // Not JSON: the status line says it.
+  }
   return new ApiError(response.status, detail)
 }
 
-export async function getJson(path, params) {
+/** GET a JSON document; empty and undefined parameters are left out. */
+export async function getJson<T>(path: string, params?: Record<string, string | number | undefined>): Promise<T> {
   const url = new URL(path, location.origin)
   for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v))
   const response = await fetch(url, { headers: headers() })
   if (!response.ok) throw await failure(response)
-  return response.json()
+  return (await response.json()) as T
 }
 
+type Frame = { id: string | undefined; event: string; data: string }
+
 /** Parses SSE text frames; calls onFrame({ id, event, data }) per complete frame. */
-function frames(onFrame) {
+function frames(onFrame: (frame: Frame) => void): (chunk: string) => void {
   let buffer = ''
   return (chunk) => {
     buffer += chunk.replace(/\r\n?/g, '\n')
-    let end
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
+    let end = buffer.indexOf('\n\n')
+    while (end >= 0) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
-      const frame = { id: undefined, event: 'message', data: [] }
+      const frame: { id: string | undefined; event: string; data: string[] } = { id: undefined, event: 'message', data: [] }
       for (const line of block.split('\n')) {
         if (line === '' || line.startsWith(':')) continue
         const colon = line.indexOf(':')
@@ -61,6 +79,7 @@ function frames(onFrame) {
         else if (field === 'data') frame.data.push(value)
       }
       if (frame.data.length > 0) onFrame({ id: frame.id, event: frame.event, data: frame.data.join('\n') })
+      end = buffer.indexOf('\n\n')
     }
     if (buffer.length > MAX_FRAME_CHARS) throw new Error('result stream frame too large')
   }
@@ -70,7 +89,7 @@ function frames(onFrame) {
  * Follows a session's results until case.result or stop(); onResult({ seq, type, data }).
  * Returns stop(). onState('live' | 'reconnecting' | 'done' | error message).
  */
-export function followResults(sessionId, onResult, onState) {
+export function followResults(sessionId: string, onResult: (result: ResultMessage) => void, onState: (state: string) => void): () => void {
   const controller = new AbortController()
   let lastId = 0
   let done = false
@@ -79,14 +98,19 @@ export function followResults(sessionId, onResult, onState) {
       try {
         const h = headers({ accept: 'text/event-stream' })
         if (lastId > 0) h.set('last-event-id', String(lastId))
-        const response = await fetch('/v1/sessions/' + encodeURIComponent(sessionId) + '/results', { headers: h, signal: controller.signal })
+        const response = await fetch(`/v1/sessions/${encodeURIComponent(sessionId)}/results`, { headers: h, signal: controller.signal })
         if (!response.ok) throw await failure(response)
+        if (!response.body) throw new Error('the results response has no body')
         onState('live')
         const feed = frames((frame) => {
           const seq = Number(frame.id)
           if (Number.isFinite(seq) && seq > 0) lastId = seq
-          let data
-          try { data = JSON.parse(frame.data) } catch { return }
+          let data: ResultData
+          try {
+            data = JSON.parse(frame.data) as ResultData
+          } catch {
+            return
+          }
           onResult({ seq, type: frame.event, data })
           if (frame.event === 'case.result') done = true
         })
@@ -98,7 +122,11 @@ export function followResults(sessionId, onResult, onState) {
         }
       } catch (error) {
         if (controller.signal.aborted) return
-        if (error instanceof ApiError && error.status < 500) { done = true; onState(error.message); return }
+        if (error instanceof ApiError && error.status < 500) {
+          done = true
+          onState(error.message)
+          return
+        }
       }
       if (!done && !controller.signal.aborted) {
         onState('reconnecting')
@@ -107,7 +135,6 @@ export function followResults(sessionId, onResult, onState) {
     }
     if (done) onState('done')
   }
-  run()
+  void run()
   return () => controller.abort()
 }
-`

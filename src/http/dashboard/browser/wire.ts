@@ -1,0 +1,75 @@
+/**
+ * What the dashboard reads from the API, as far as it uses it. The server's own schemas
+ * (src/engine, src/http/openapi-schemas.ts) are the reference; these are the browser's view of
+ * them, kept loose where the page only passes values through.
+ */
+
+export type CriterionCounts = { passed: number; failed: number; not_evaluated: number }
+
+/** One row of GET /v1/sessions. */
+export type SessionSummary = {
+  session_id: string
+  status: string
+  app?: string | null
+  invocations: number
+  last_at: number
+  criteria: Record<string, CriterionCounts>
+}
+
+export type SessionList = { sessions: SessionSummary[]; tenant?: string | null }
+
+/** GET /v1/sessions/{id}: the parts the page reads. */
+export type SessionSnapshot = {
+  metrics?: string[]
+  invocations?: Array<{ invocation_index: number; invocation_id?: string }>
+  ended?: boolean
+  case_result?: unknown
+}
+
+export type ConversationPart = { kind: 'text'; text: string } | { kind: 'call'; name: string; args: string } | {
+  kind: 'response'
+  name: string
+}
+
+export type Conversation = {
+  entries: Array<{ author?: string; partial?: boolean; parts: ConversationPart[] }>
+  dropped?: number
+}
+
+export type StatusCounts = { PASSED: number; FAILED: number; NOT_EVALUATED: number; INFORMATIONAL: number }
+
+export type TimeBucket = { start_ms: number; total: number; pass_rate: number | null; mean_score?: number | null }
+
+export type CriterionStats = {
+  criterion: string
+  total: number
+  counts: StatusCounts
+  pass_rate: number | null
+  mean_score: number | null
+  score_buckets: Array<{ from: number; to: number; count: number }>
+  over_time: TimeBucket[]
+}
+
+/** GET /v1/stats. */
+export type Stats = { since: string; until: string; bucket_ms: number; criteria: CriterionStats[] }
+
+/** One result from the results stream: its SSE id, event name and JSON data. */
+export type ResultMessage = { seq: number; type: string; data: ResultData }
+
+/** The fields of a result's data the page reads (each result type has some of them). */
+export type ResultData = {
+  invocation_index: number
+  invocation_id?: string
+  metric_name: string
+  score?: number | null
+  threshold?: number | null
+  eval_status?: string
+  final?: boolean
+  details?: unknown
+  reason?: string
+  final_eval_status?: number
+  kind?: string
+  index?: number
+  path?: string
+  message?: string
+}
