@@ -4,13 +4,13 @@
  */
 import { z } from 'zod'
 import type { AnyCriterion } from './criterion.ts'
-import { finalResponseMatchV2 } from './criteria/final-response-match-v2.ts'
-import { hallucinationsV1 } from './criteria/hallucinations.ts'
-import { perTurnUserSimulatorQualityV1 } from './criteria/per-turn-user-simulator-quality.ts'
+import { finalResponseMatchV2 } from './criteria/final-response-match-v2/criterion.ts'
+import { hallucinationsV1 } from './criteria/hallucinations/criterion.ts'
+import { perTurnUserSimulatorQualityV1 } from './criteria/per-turn-user-simulator-quality/criterion.ts'
 import { responseMatchScore } from './criteria/response-match.ts'
-import { rubricBasedFinalResponseQualityV1 } from './criteria/rubric-final-response-quality.ts'
-import { rubricBasedToolUseQualityV1 } from './criteria/rubric-tool-use-quality.ts'
-import { safetyV1 } from './criteria/safety.ts'
+import { rubricBasedFinalResponseQualityV1 } from './criteria/rubric-final-response-quality/criterion.ts'
+import { rubricBasedToolUseQualityV1 } from './criteria/rubric-tool-use-quality/criterion.ts'
+import { safetyV1 } from './criteria/safety/criterion.ts'
 import { toolTrajectoryAvgScore } from './criteria/tool-trajectory.ts'
 
 /** ADK's seven evaluation criteria, in the order ADK's docs list them. */
