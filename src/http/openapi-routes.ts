@@ -3,13 +3,18 @@
  * without a description here (or in another list passed to openApiRoute) fails
  * test/http/openapi.test.ts. See docs/openapi.md.
  */
+import type { ResultEventType } from '../engine/types.ts'
 import { describeRoute, type RouteDoc, type SseEventDoc } from './openapi-describe.ts'
 
 const SESSION_ID = { id: 'the session id (1-200 characters of A-Z a-z 0-9 . _ ~ : -)' }
 const LAST_EVENT_ID = { 'Last-Event-ID': 'resume after this seq (also ?last_event_id=)' }
 
-/** The event types of a session's results stream (src/engine/types.ts ResultEventType). */
-export const RESULT_EVENTS: Record<string, SseEventDoc> = {
+/**
+ * The event types of a session's results stream, each with the schema of its data: the keys are the
+ * engine's result types (src/engine/result-events.ts), so a type added there is a compile error here
+ * until it is documented. `case.result` is documented with ADK's EvalCaseResult model.
+ */
+export const RESULT_EVENTS: Record<ResultEventType, SseEventDoc> = {
   'invocation.started': { data: 'InvocationStarted', description: 'a new invocation opened' },
   'criterion.progress': { data: 'CriterionProgress', description: 'an early verdict before the invocation completes (e.g. a trajectory already diverged)' },
   'criterion.result': { data: 'CriterionResult', description: 'a decided score of one criterion for one invocation' },

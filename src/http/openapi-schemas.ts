@@ -1,20 +1,25 @@
 /**
  * The zod schemas /openapi.json is generated from. Request bodies reuse the schemas the routes
  * validate with (CreateSessionRequest, and the ADK models the engine parses: EvalConfig, EvalCase,
- * EvalSet, AdkEvent); answers the routes build as plain objects get a schema here, which
- * test/http/openapi-contract.test.ts checks against real answers, so the two cannot drift apart.
+ * EvalSet, AdkEvent), and the result stream's records are the engine's own wire schemas
+ * (src/engine/result-events.ts); other answers the routes build as plain objects get a schema here,
+ * which test/http/openapi-contract.test.ts checks against real answers.
  */
 import { z } from 'zod'
 import { AdkEvent } from '../adk/event.ts'
 import { EvalConfig } from '../adk/eval-config.ts'
 import { EvalCase, EvalSet } from '../adk/eval-set.ts'
 import { EvalCaseResult } from '../adk/results.ts'
+import {
+  CriterionProgress,
+  CriterionResult,
+  EvalStatusName,
+  InvocationStarted,
+  RejectedEvent,
+  ResultError,
+} from '../engine/result-events.ts'
 import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
 
-import { EVAL_STATUS_CODE } from '../adk/status.ts'
-
-/** Every status a result can have (INFORMATIONAL: the efficiency metrics, which have no threshold). */
-const EvalStatusName = z.enum(Object.keys(EVAL_STATUS_CODE) as [keyof typeof EVAL_STATUS_CODE, ...(keyof typeof EVAL_STATUS_CODE)[]])
 /** What a whole case can end as. */
 const CaseStatusName = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])
 
@@ -77,7 +82,6 @@ export const SessionSnapshot = z.object({
   case_result: EvalCaseResult.nullable(),
 })
 
-export const RejectedEvent = z.object({ index: z.number().int(), message: z.string(), path: z.string().optional() })
 export const UploadSummary = z.object({ accepted: z.number().int(), rejected: z.array(RejectedEvent) })
 
 /** `upload.summary`, the last frame of a full-duplex upload; `error` and `limit` when it stopped early. */
@@ -85,24 +89,6 @@ export const UploadSummaryEvent = UploadSummary.extend({
   error: z.string().optional(),
   limit: z.object({ name: z.string(), value: z.number() }).optional(),
 })
-
-export const InvocationStarted = z.object({ invocation_id: z.string(), invocation_index: z.number().int() })
-
-export const CriterionResult = z.looseObject({
-  invocation_id: z.string(),
-  invocation_index: z.number().int(),
-  metric_name: z.string(),
-  score: z.number().nullable(),
-  threshold: z.number().nullable(),
-  eval_status: EvalStatusName,
-  details: z.record(z.string(), z.unknown()),
-  reason: z.string().optional(),
-  revision: z.number().int().optional(),
-})
-
-export const CriterionProgress = CriterionResult.extend({ final: z.boolean().describe('true: this score can no longer change') })
-
-export const ResultError = z.looseObject({ kind: z.string(), message: z.string().optional(), index: z.number().int().optional() })
 
 /** The events body: one ADK event, or a JSON array of them (NDJSON and SSE carry the same events as text). */
 export const EventsBody = z.union([AdkEvent, z.array(AdkEvent)])

@@ -100,7 +100,7 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
       spec: { session_id: sessionId, eval_config: input.evalConfig, eval_case: input.evalCase },
       clock: input.clock ?? Date.now,
       emit: (body) => {
-        if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
+        if (body.type === 'criterion.result') results.push(body.data)
         input.onResult?.(body)
       },
     })
