@@ -4,6 +4,7 @@
  * test/http/openapi.test.ts. See docs/openapi.md.
  */
 import type { ResultEventType } from '../engine/types.ts'
+import { RUN_EVENT_DATA } from '../runner/run-events.ts'
 import { describeRoute, type RouteDoc, type SseEventDoc } from './openapi-describe.ts'
 
 const SESSION_ID = { id: 'the session id (1-200 characters of A-Z a-z 0-9 . _ ~ : -)' }
@@ -164,7 +165,7 @@ export const API_ROUTES: RouteDoc[] = [
       200: {
         description: 'the run log after Last-Event-ID, then live; closes after run.result',
         sse: Object.fromEntries(
-          ['run.started', 'case.started', 'invocation.done', 'criterion.result', 'case.done', 'run.result'].map((t) => [
+          Object.keys(RUN_EVENT_DATA).map((t) => [
             t,
             { data: `RunEvent_${t.replace('.', '_')}`, description: t === 'run.result' ? 'verdicts and EvalSetResults; the last event' : t },
           ]),

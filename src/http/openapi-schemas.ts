@@ -18,10 +18,8 @@ import {
   RejectedEvent,
   ResultError,
 } from '../engine/result-events.ts'
+import { RUN_EVENT_DATA } from '../runner/run-events.ts'
 import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
-
-/** What a whole case can end as. */
-const CaseStatusName = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])
 
 /** RFC 9457 problem details, with the extension members evalstream uses. */
 export const Problem = z.looseObject({
@@ -118,16 +116,6 @@ export const RunSnapshot = z.object({
   last_seq: z.number().int(),
 })
 
-const RunUnit = { eval_set_id: z.string(), eval_id: z.string(), run: z.number().int() }
-export const RunEvents = {
-  'run.started': z.object({ run_id: z.string(), cases: z.number().int(), units: z.number().int(), invocations: z.number().int() }),
-  'case.started': z.object(RunUnit),
-  'invocation.done': z.object({ ...RunUnit, invocation_index: z.number().int() }),
-  'criterion.result': CriterionResult.extend(RunUnit),
-  'case.done': z.object({ ...RunUnit, status: CaseStatusName, reason: z.string().optional(), session_id: z.string().optional() }),
-  'run.result': z.looseObject({ run_id: z.string(), passed: z.boolean().optional(), error: z.string().optional() }),
-}
-
 /** ADK api_server's /run_sse body (camelCase as ADK web sends it; snake_case is accepted too). */
 export const RunAgentRequest = z.looseObject({
   appName: z.string(),
@@ -169,7 +157,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   RunSnapshot,
   RunAgentRequest,
   ProxiedResult,
-  ...Object.fromEntries(Object.entries(RunEvents).map(([type, schema]) => [`RunEvent_${type.replace('.', '_')}`, schema])),
+  ...Object.fromEntries(Object.entries(RUN_EVENT_DATA).map(([type, schema]) => [`RunEvent_${type.replace('.', '_')}`, schema])),
 }
 
 /** ADK's own models: they accept each field's camelCase alias too, which the document adds. */
