@@ -63,6 +63,8 @@ export const RESULT_DATA = {
   error: ResultError,
 } as const
 export type ResultEventType = keyof typeof RESULT_DATA
+/** The result types, as a schema (e.g. for frames that carry a result's type beside its data). */
+export const ResultEventTypeName = z.enum(Object.keys(RESULT_DATA) as [ResultEventType, ...ResultEventType[]])
 
 const body = <T extends ResultEventType>(type: T) => z.object({ type: z.literal(type), key: z.string(), data: RESULT_DATA[type] })
 const logged = <T extends ResultEventType>(type: T) => body(type).extend({ seq: z.number().int() })

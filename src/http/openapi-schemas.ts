@@ -17,6 +17,7 @@ import {
   InvocationStarted,
   RejectedEvent,
   ResultError,
+  ResultEventTypeName,
 } from '../engine/result-events.ts'
 import { RUN_EVENT_DATA } from '../runner/run-events.ts'
 import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
@@ -126,7 +127,7 @@ export const RunAgentRequest = z.looseObject({
 })
 
 /** `event: evalstream` frames of a proxied stream. */
-export const ProxiedResult = z.object({ seq: z.number().int(), type: z.string(), data: z.record(z.string(), z.unknown()) })
+export const ProxiedResult = z.object({ seq: z.number().int(), type: ResultEventTypeName, data: z.record(z.string(), z.unknown()) })
 
 /**
  * Component names: every schema a route doc names must be here, so it becomes one
