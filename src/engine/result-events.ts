@@ -48,6 +48,13 @@ export const ResultError = z.looseObject({ kind: z.string(), message: z.string()
 export type ResultErrorData = z.infer<typeof ResultError>
 
 /**
+ * `data` of the `error` frame that ends a results stream whose session was evicted or deleted:
+ * why, in words. It is not a logged result (no seq, no key), so it is not in the union below.
+ */
+export const StreamClosed = z.object({ message: z.string() })
+export type StreamClosed = z.infer<typeof StreamClosed>
+
+/**
  * `data` of `case.result`: the EvalCaseResult in ADK's file shape (statuses 1-4), as the host writes
  * it (`evalCaseResultValue`); /openapi.json documents it with ADK's EvalCaseResult model.
  */

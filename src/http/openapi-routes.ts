@@ -20,7 +20,7 @@ export const RESULT_EVENTS: Record<ResultEventType, SseEventDoc> = {
   'criterion.progress': { data: 'CriterionProgress', description: 'an early verdict before the invocation completes (e.g. a trajectory already diverged)' },
   'criterion.result': { data: 'CriterionResult', description: 'a decided score of one criterion for one invocation' },
   'case.result': { data: 'EvalCaseResult', description: "the case result in ADK's file shape, after /end; the stream closes after it" },
-  error: { data: 'ResultError', description: 'a rejected event, or the session was evicted or deleted (the stream ends)' },
+  error: { data: 'ResultStreamError', description: 'a rejected event, or the session was evicted or deleted (the stream ends)' },
 }
 
 const NOT_FOUND = 'no such session (or it belongs to another tenant)'

@@ -18,6 +18,7 @@ import {
   RejectedEvent,
   ResultError,
   ResultEventTypeName,
+  StreamClosed,
 } from '../engine/result-events.ts'
 import { RUN_EVENT_DATA } from '../runner/run-events.ts'
 import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
@@ -126,6 +127,9 @@ export const RunAgentRequest = z.looseObject({
   streaming: z.boolean().optional(),
 })
 
+/** An `error` frame of a results stream: a rejected event, or why the stream ends (session evicted or deleted). */
+export const ResultStreamError = z.union([ResultError, StreamClosed])
+
 /** `event: evalstream` frames of a proxied stream. */
 export const ProxiedResult = z.object({ seq: z.number().int(), type: ResultEventTypeName, data: z.record(z.string(), z.unknown()) })
 
@@ -147,6 +151,8 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   CriterionResult,
   CriterionProgress,
   ResultError,
+  StreamClosed,
+  ResultStreamError,
   EventsBody,
   AdkEvent,
   EvalConfig,
