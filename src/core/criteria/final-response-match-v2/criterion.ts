@@ -4,22 +4,31 @@
  * over the invocations that got a verdict. Reference-based: without an expected invocation the
  * invocation is NOT_EVALUATED (ADK raises and loses the whole metric).
  */
+import type { z } from 'zod'
+import { adkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { evaluatedOnlyMeanAggregate } from '../../aggregate.ts'
 import type { Criterion, InvocationContext, JudgeAnswer, Outcome } from '../../criterion.ts'
 import { nullReason, samplesFor } from '../../judging/answers.ts'
 import { responseText } from '../../judging/context.ts'
-import { readVerdictSample, readVerdictText } from './verdict-sample.ts'
-import { LlmAsAJudgeCriterion } from '../../judging/options.ts'
+import { judgedCriterionFields } from '../../judging/options.ts'
 import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
 import { verdictDecided, verdictVoteIndex } from '../../judging/vote.ts'
+import { readVerdictSample, readVerdictText } from './verdict-sample.ts'
 import {
   FINAL_RESPONSE_MATCH_SCHEMA,
   finalResponseMatchPrompt,
 } from './prompt.ts'
 
 const KEY = 'final_response_match_v2'
+
+/**
+ * ADK's LlmAsAJudgeCriterion (final_response_match_v2).
+ * @example LlmAsAJudgeCriterion.parse({ threshold: 0.8 }).judge_model_options.num_samples // 5
+ */
+export const LlmAsAJudgeCriterion = adkObject(judgedCriterionFields, 'allow')
+export type LlmAsAJudgeCriterion = z.infer<typeof LlmAsAJudgeCriterion>
 
 type State = InvocationContext<LlmAsAJudgeCriterion>
 

@@ -7,10 +7,10 @@
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import type { JudgeSample } from '../../criterion.ts'
-import { SegmenterAnswer } from './segmenter-prompt.ts'
-import { ValidatorAnswer } from './validator-prompt.ts'
 import { parseJsonAnswer } from '../../judging/answers.ts'
 import { hallucinationContext, invocationEventsOf } from '../../judging/context.ts'
+import { SegmenterAnswer } from './segmenter-prompt.ts'
+import { ValidatorAnswer } from './validator-prompt.ts'
 import { parseSentences, parseValidatorBlocks, type SentenceVerdict } from './adk-text.ts'
 
 export type HallucinationStep = { source: 'intermediate' | 'final'; text: string; context: string }

@@ -20,11 +20,11 @@ import { statusFor } from '../../../adk/status.ts'
 import { invocationStatus } from '../../aggregate.ts'
 import type { ClosingContext, Criterion, InvocationContext, InvocationScore, JudgeAnswer, Outcome, OverallScore } from '../../criterion.ts'
 import { nullReason, samplesFor } from '../../judging/answers.ts'
-import { isValidScore } from './is-valid-label.ts'
-import { JudgeModelOptions } from '../../judging/options.ts'
+import { judgedCriterionFields } from '../../judging/options.ts'
 import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
 import { verdictDecided, verdictVoteIndex } from '../../judging/vote.ts'
 import { resolvePersona } from '../../personas.ts'
+import { isValidScore } from './is-valid-label.ts'
 import { USER_SIMULATOR_QUALITY_SCHEMA, userSimulatorQualityPrompt } from './prompt.ts'
 
 const KEY = 'per_turn_user_simulator_quality_v1'
@@ -33,12 +33,7 @@ export const DEFAULT_STOP_SIGNAL = '</finished>'
 
 /** ADK's LlmBackedUserSimulatorCriterion: the LLM-as-judge fields plus `stop_signal`. */
 export const LlmBackedUserSimulatorCriterion = adkObject(
-  {
-    threshold: z.number(),
-    include_intermediate_responses_in_final: z.boolean().nullish().transform((v) => v ?? false),
-    judge_model_options: z.preprocess((v) => v ?? {}, JudgeModelOptions),
-    stop_signal: z.string().nullish().transform((v) => v ?? DEFAULT_STOP_SIGNAL),
-  },
+  { ...judgedCriterionFields, stop_signal: z.string().nullish().transform((v) => v ?? DEFAULT_STOP_SIGNAL) },
   'allow',
 )
 export type LlmBackedUserSimulatorCriterion = z.infer<typeof LlmBackedUserSimulatorCriterion>
