@@ -54,7 +54,7 @@ async function drain(response: Response, until?: (text: string) => boolean): Pro
 
 async function evalstreamRound(url: string, text: string, n: number): Promise<{ ms: number; results: number }> {
   const id = `bench-${n}`
-  await fetch(`${url}/v1/sessions`, { method: 'POST', body: JSON.stringify({ session_id: id, eval_config: CONFIG }) })
+  await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id, eval_config: CONFIG }) })
   const subscriber = await fetch(`${url}/v1/sessions/${id}/results`)
   const t0 = performance.now()
   const received = drain(subscriber, (event) => event === 'case.result')

@@ -4,7 +4,8 @@
  *   adk <- core, ingest <- engine, judge <- host <- runner <- http <- adapter, worker
  *
  * Folders on the same level do not import each other either (core/ingest, engine/judge,
- * adapter/worker). Besides: src/core imports neither hono, @google/genai nor node:*; only src/judge
+ * adapter/worker). Besides: src/core imports neither hono, @google/genai nor node:*; src/engine
+ * imports no package but zod (its result schemas are the wire protocol); only src/judge
  * imports @google/genai; only src/adapter imports node:* and only src/adapter and worker/ touch
  * runtime globals (process, Deno, Bun, Buffer, require, __dirname), so the app runs unchanged on
  * Node, Deno and workerd.
@@ -116,6 +117,14 @@ describe('packages and runtime specifics stay where they belong', () => {
 
   it('src/core imports no hono, @google/genai or node:*', () => {
     const bad = packageImports((s) => /^(hono|@hono\/|@google\/genai|node:)/.test(s)).filter((l) => l.startsWith('src/core/'))
+    expect(bad).toEqual([])
+  })
+
+  // The engine declares the result stream's wire protocol as zod schemas (src/engine/result-events.ts),
+  // which every host and client reads: zod is its only package, so no transport or judge SDK
+  // creeps into the protocol or the scoring.
+  it('src/engine imports no package but zod', () => {
+    const bad = packageImports((s) => s !== 'zod').filter((l) => l.startsWith('src/engine/'))
     expect(bad).toEqual([])
   })
 

@@ -16,6 +16,7 @@ import { sqliteResultsIndex, type ResultsIndex } from '../src/host/results-index
 import { indexLimitsFromEnv } from '../src/host/results-index-limits.ts'
 import { sqlFromDurable } from '../src/host/sql.ts'
 import { isRecord } from '../src/adk/json.ts'
+import { ResultEvent } from '../src/engine/result-events.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
 
 export const RECORD_PATH = '/__index/record'
@@ -51,8 +52,8 @@ export class EvalIndex {
   }
 }
 
+/** A result sent over the wire by a session object: checked against the result protocol before the index trusts it. */
 function isFedResult(v: unknown): v is FedResult {
-  if (!isRecord(v) || typeof v.sessionId !== 'string' || typeof v.atMs !== 'number' || !isRecord(v.event)) return false
-  const e = v.event
-  return typeof e.seq === 'number' && typeof e.type === 'string' && isRecord(e.data)
+  if (!isRecord(v) || typeof v.sessionId !== 'string' || typeof v.atMs !== 'number') return false
+  return ResultEvent.safeParse(v.event).success
 }

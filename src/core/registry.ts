@@ -1,31 +1,58 @@
 /**
- * Every criterion evalstream implements, by ADK metric name. The engine, the CLI and
- * `GET /v1/criteria` read this one table; nothing else branches on a criterion's name.
+ * Every criterion evalstream implements, by ADK metric name, in one table. The engine, the CLI and
+ * `GET /v1/criteria` read it; nothing else branches on a criterion's name.
+ *
+ * Where a criterion lives: a judged criterion is a folder under `criteria/<name>/` holding its
+ * criterion, its prompt(s) and the parsers of its judge's answers, because those change together; a
+ * criterion without a judge is one file under `criteria/` (the four efficiency metrics share
+ * `criteria/efficiency.ts`). What several judged criteria share (options, requests, answers, votes,
+ * the rubric machinery) is in `judging/`.
  */
 import { z } from 'zod'
 import type { AnyCriterion } from './criterion.ts'
-import { finalResponseMatchV2 } from './criteria/final-response-match-v2.ts'
-import { hallucinationsV1 } from './criteria/hallucinations.ts'
-import { perTurnUserSimulatorQualityV1 } from './criteria/per-turn-user-simulator-quality.ts'
+import { notImplementedReason } from './criteria/adk-other-metrics.ts'
+import { finalResponseMatchV2 } from './criteria/final-response-match-v2/criterion.ts'
+import { hallucinationsV1 } from './criteria/hallucinations/criterion.ts'
+import { inferenceCallCountV1 } from './criteria/inference-call-count.ts'
+import { invocationDurationV1 } from './criteria/invocation-duration.ts'
+import { perTurnUserSimulatorQualityV1 } from './criteria/per-turn-user-simulator-quality/criterion.ts'
 import { responseMatchScore } from './criteria/response-match.ts'
-import { rubricBasedFinalResponseQualityV1 } from './criteria/rubric-final-response-quality.ts'
-import { rubricBasedToolUseQualityV1 } from './criteria/rubric-tool-use-quality.ts'
-import { safetyV1 } from './criteria/safety.ts'
+import { rubricBasedFinalResponseQualityV1 } from './criteria/rubric-final-response-quality/criterion.ts'
+import { rubricBasedToolUseQualityV1 } from './criteria/rubric-tool-use-quality/criterion.ts'
+import { safetyV1 } from './criteria/safety/criterion.ts'
+import { tokenUsageV1 } from './criteria/token-usage.ts'
+import { toolCallCountV1 } from './criteria/tool-call-count.ts'
 import { toolTrajectoryAvgScore } from './criteria/tool-trajectory.ts'
 
-/** ADK's seven evaluation criteria, in the order ADK's docs list them. */
-const CRITERIA: readonly AnyCriterion[] = [
-  toolTrajectoryAvgScore,
-  responseMatchScore,
-  finalResponseMatchV2,
-  rubricBasedFinalResponseQualityV1,
-  rubricBasedToolUseQualityV1,
-  hallucinationsV1,
-  safetyV1,
-  perTurnUserSimulatorQualityV1,
+export { notImplementedReason }
+
+/**
+ * When a session reports a criterion: when its EvalConfig lists it, or always (ADK's informational
+ * efficiency metrics, reported after the configured ones and never listed in a config).
+ */
+type Reported = 'when configured' | 'always'
+
+/**
+ * ADK's eight evaluation criteria in the order ADK's docs list them, then ADK's four efficiency
+ * metrics in the order they are reported.
+ */
+const CRITERIA: readonly { criterion: AnyCriterion; reported: Reported }[] = [
+  { criterion: toolTrajectoryAvgScore, reported: 'when configured' },
+  { criterion: responseMatchScore, reported: 'when configured' },
+  { criterion: finalResponseMatchV2, reported: 'when configured' },
+  { criterion: rubricBasedFinalResponseQualityV1, reported: 'when configured' },
+  { criterion: rubricBasedToolUseQualityV1, reported: 'when configured' },
+  { criterion: hallucinationsV1, reported: 'when configured' },
+  { criterion: safetyV1, reported: 'when configured' },
+  { criterion: perTurnUserSimulatorQualityV1, reported: 'when configured' },
+  { criterion: toolCallCountV1, reported: 'always' },
+  { criterion: inferenceCallCountV1, reported: 'always' },
+  { criterion: tokenUsageV1, reported: 'always' },
+  { criterion: invocationDurationV1, reported: 'always' },
 ]
 
-const BY_NAME = new Map(CRITERIA.map((c) => [c.key, c]))
+const BY_NAME = new Map(CRITERIA.map(({ criterion }) => [criterion.key, criterion]))
+const ALWAYS_REPORTED = CRITERIA.filter((e) => e.reported === 'always').map((e) => e.criterion)
 
 export function criterionByName(name: string): AnyCriterion | undefined {
   return BY_NAME.get(name)
@@ -42,7 +69,7 @@ export type CatalogueEntry = {
 
 /** The catalogue served at GET /v1/criteria. */
 export function criteriaCatalogue(): CatalogueEntry[] {
-  return CRITERIA.map((c) => ({
+  return CRITERIA.map(({ criterion: c }) => ({
     name: c.key,
     description: c.description,
     reference_based: c.needsExpected,
@@ -57,22 +84,6 @@ function safeJsonSchema(schema: z.ZodType): unknown {
   } catch {
     return {}
   }
-}
-
-// Issue 8: ADK's informational efficiency metrics, always reported after the configured ones, and
-// the ADK metric names accepted without being implemented. Appended apart from the table above so
-// criteria added there concurrently merge cleanly.
-import { inferenceCallCountV1 } from './criteria/inference-call-count.ts'
-import { invocationDurationV1 } from './criteria/invocation-duration.ts'
-import { tokenUsageV1 } from './criteria/token-usage.ts'
-import { toolCallCountV1 } from './criteria/tool-call-count.ts'
-export { notImplementedReason } from './criteria/adk-other-metrics.ts'
-
-/** ADK's efficiency metrics, in the order they are reported. */
-const ALWAYS_REPORTED: readonly AnyCriterion[] = [toolCallCountV1, inferenceCallCountV1, tokenUsageV1, invocationDurationV1]
-for (const criterion of ALWAYS_REPORTED) {
-  ;(CRITERIA as AnyCriterion[]).push(criterion)
-  BY_NAME.set(criterion.key, criterion)
 }
 
 /**

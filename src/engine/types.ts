@@ -5,54 +5,29 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
-import type { EvalStatus } from '../adk/status.ts'
 import type { InvocationScore } from '../core/criterion.ts'
+import type { ResultEventBody, RejectedEvent } from './result-events.ts'
 
-export type ResultEventType =
-  | 'invocation.started'
-  | 'criterion.progress'
-  | 'criterion.result'
-  | 'case.result'
-  | 'error'
-
-/**
- * A result as the host logs and streams it; the host's result log gives it a sequence number. `key`
- * names the result logically (e.g. `result/0/tool_trajectory_avg_score/0`, see result-keys.ts):
- * replaying the same inputs gives the same keys even when judged results come back in another
- * order, so a host rebuilding a session after an eviction skips exactly the results its log
- * already holds. A `case.result`'s data is the EvalCaseResult in ADK's file shape (statuses 1/2/3).
- */
-export type ResultEventBody = { type: ResultEventType; data: Record<string, unknown>; key: string }
+// The wire protocol (results, their data, rejected events) is declared once, as zod schemas.
+export type {
+  CaseResultFile,
+  CriterionProgressData,
+  CriterionResultData,
+  InvocationStarted,
+  RejectedEvent,
+  ResultErrorData,
+  ResultEvent,
+  ResultEventBody,
+  ResultEventType,
+} from './result-events.ts'
 
 /**
  * What the engine emits: a result body, except that the case result is the typed EvalCaseResult.
  * The host writes it in ADK's file shape (`evalCaseResultValue`) before logging it.
  */
 export type EngineEmission =
-  | { type: Exclude<ResultEventType, 'case.result'>; data: Record<string, unknown>; key: string }
+  | Exclude<ResultEventBody, { type: 'case.result' }>
   | { type: 'case.result'; data: EvalCaseResult; key: string }
-
-/** A result as stored and streamed: `seq` is monotonic per session and is the SSE `id:`. */
-export type ResultEvent = ResultEventBody & { seq: number }
-
-/** `data` of a `criterion.result` (and, with `provisional: true`, of a `criterion.progress`). */
-export type CriterionResultData = {
-  invocation_id: string
-  invocation_index: number
-  metric_name: string
-  score: number | null
-  /** Null for the always-reported informational metrics. */
-  threshold: number | null
-  eval_status: EvalStatus
-  details: Record<string, unknown>
-  /** Why the score is null (NOT_EVALUATED), in words. */
-  reason?: string
-  /** How many times the invocation reopened before this result (absent for 0); the last one counts. */
-  revision?: number
-}
-
-/** A bad event, reported without ending the session. */
-export type RejectedEvent = { index: number; message: string; path?: string }
 
 /** One decoded event, as src/ingest produces it: `raw` is the JSON exactly as received. */
 export type IngestedEvent = { index: number; event: AdkEvent; raw: unknown }

@@ -62,7 +62,7 @@ export type HostMetrics = {
 export function createHostMetrics(options: { token?: string } = {}): HostMetrics {
   const r: Registry = createRegistry()
   const known = new Set(criteriaCatalogue().map((c) => c.name))
-  const criterion = (name: unknown) => (typeof name === 'string' && known.has(name) ? name : 'other')
+  const criterion = (name: string) => (known.has(name) ? name : 'other')
 
   const ingested = r.counter('evalstream_events_ingested_total', 'ADK events accepted into a session.', ['source'])
   const rejected = r.counter('evalstream_events_rejected_total', 'Events rejected one by one (their neighbours kept), by reason.', [
@@ -114,10 +114,10 @@ export function createHostMetrics(options: { token?: string } = {}): HostMetrics
     const { type, data } = fed.event
     if (type === 'criterion.result') {
       const name = criterion(data.metric_name)
-      results.inc({ criterion: name, status: String(data.eval_status ?? 'NOT_EVALUATED') })
-      if (typeof data.score === 'number' && Number.isFinite(data.score)) scores.observe(data.score, { criterion: name })
+      results.inc({ criterion: name, status: data.eval_status })
+      if (data.score !== null && Number.isFinite(data.score)) scores.observe(data.score, { criterion: name })
     } else if (type === 'case.result') {
-      const code = data.final_eval_status
+      const code = data.final_eval_status // ADK's file shape: the status as its number
       cases.inc({ status: typeof code === 'number' ? statusFromCode(code) : 'NOT_EVALUATED' })
     }
   }

@@ -10,6 +10,7 @@
  * scored, and evalstream's own `evalstream.*` attributes to find the session, invocation, tenant and app.
  */
 import { isRecord } from '../adk/json.ts'
+import type { CriterionResultData, ResultEvent } from '../engine/types.ts'
 import type { FedResult } from './result-feed.ts'
 
 export const GEN_AI_EVALUATION_RESULT = 'gen_ai.evaluation.result'
@@ -28,8 +29,11 @@ export type OtlpLogRecord = {
   attributes: OtlpAttribute[]
 }
 
+/** A result that is an evaluation: a criterion's verdict or the case's. */
+export type DecidedResult = FedResult & { event: Extract<ResultEvent, { type: 'criterion.result' | 'case.result' }> }
+
 /** Only final verdicts are events: progress, invocation starts and ingest errors are not evaluations. */
-export function isDecided(result: FedResult): boolean {
+export function isDecided(result: FedResult): result is DecidedResult {
   return result.event.type === 'criterion.result' || result.event.type === 'case.result'
 }
 
@@ -49,33 +53,35 @@ export function statusName(value: unknown): string {
  * const record = evaluationRecord(fed, { maxAttributeChars: 4096 })
  * record.eventName // 'gen_ai.evaluation.result'
  */
-export function evaluationRecord(result: FedResult, options: { maxAttributeChars: number }): OtlpLogRecord {
-  const data = result.event.data
+export function evaluationRecord(result: DecidedResult, options: { maxAttributeChars: number }): OtlpLogRecord {
+  const { event } = result
+  const metric = event.type === 'criterion.result' ? event.data : undefined
+  const caseFile = event.type === 'case.result' ? event.data : undefined
   const attrs: OtlpAttribute[] = []
+  // Absent values (no score, no threshold, no revision) are left out, never written as empty.
   const str = (key: string, value: unknown) => {
     if (typeof value === 'string' && value !== '') attrs.push({ key, value: { stringValue: value.slice(0, options.maxAttributeChars) } })
   }
-  const int = (key: string, value: unknown) => {
-    if (typeof value === 'number' && Number.isSafeInteger(value)) attrs.push({ key, value: { intValue: String(value) } })
+  const int = (key: string, value: number | undefined) => {
+    if (value !== undefined && Number.isSafeInteger(value)) attrs.push({ key, value: { intValue: String(value) } })
   }
-  const dbl = (key: string, value: unknown) => {
+  const dbl = (key: string, value: number | null | undefined) => {
     if (typeof value === 'number' && Number.isFinite(value)) attrs.push({ key, value: { doubleValue: value } })
   }
-  const isCase = result.event.type === 'case.result'
-  const status = statusName(isCase ? data.final_eval_status : data.eval_status)
-  str('gen_ai.evaluation.name', isCase ? CASE_EVALUATION_NAME : data.metric_name)
-  if (!isCase) dbl('gen_ai.evaluation.score.value', data.score)
+  const status = caseFile ? statusName(caseFile.final_eval_status) : statusName(metric?.eval_status)
+  str('gen_ai.evaluation.name', metric ? metric.metric_name : CASE_EVALUATION_NAME)
+  if (metric) dbl('gen_ai.evaluation.score.value', metric.score)
   str('gen_ai.evaluation.score.label', LABEL[status])
-  str('gen_ai.evaluation.explanation', isCase ? caseExplanation(data) : criterionExplanation(data))
-  str('gen_ai.response.id', data.response_id)
+  str('gen_ai.evaluation.explanation', caseFile ? caseExplanation(caseFile) : metric && criterionExplanation(metric))
+  str('gen_ai.response.id', event.data.response_id)
   str('evalstream.session.id', result.sessionId)
   str('evalstream.tenant', result.tenant)
   str('evalstream.app.name', result.appName)
-  str('evalstream.invocation.id', data.invocation_id)
-  int('evalstream.invocation.index', data.invocation_index)
-  dbl('evalstream.evaluation.threshold', data.threshold)
-  int('evalstream.evaluation.revision', data.revision)
-  str('evalstream.eval.id', isCase ? data.eval_id : undefined)
+  str('evalstream.invocation.id', metric?.invocation_id)
+  int('evalstream.invocation.index', metric?.invocation_index)
+  dbl('evalstream.evaluation.threshold', metric?.threshold)
+  int('evalstream.evaluation.revision', metric?.revision)
+  str('evalstream.eval.id', caseFile?.eval_id)
   str('evalstream.result.key', result.event.key)
   int('evalstream.result.seq', result.event.seq)
   const nanos = `${BigInt(Math.round(result.atMs)) * 1_000_000n}`
@@ -91,8 +97,9 @@ export function evaluationRecord(result: FedResult, options: { maxAttributeChars
 }
 
 /** The judge's own words when it gave some, else why there is no score, else score vs threshold. */
-export function criterionExplanation(data: Record<string, unknown>): string | undefined {
-  const details = isRecord(data.details) ? data.details : {}
+export function criterionExplanation(data: Partial<CriterionResultData>): string | undefined {
+  // The details are the criterion's own (a judge's free text among them): read with care.
+  const details = data.details ?? {}
   for (const said of [details.reasoning, details.rationale, data.reason])
     if (typeof said === 'string' && said.trim() !== '') return said
   if (typeof data.score === 'number' && typeof data.threshold === 'number')

@@ -49,9 +49,9 @@ export function createResultLog(storage: ResultStorage): ResultLog {
   return {
     append(body) {
       // A closed log's storage may already be deleted: the result goes nowhere.
-      if (closed) return { seq: last, type: body.type, key: body.key, data: body.data }
+      if (closed) return { seq: last, ...body }
       last += 1
-      const event: ResultEvent = { seq: last, type: body.type, key: body.key, data: body.data }
+      const event: ResultEvent = { seq: last, ...body }
       storage.insert(event)
       // Copy first: a listener may unsubscribe itself (stream closing on case.result).
       for (const listener of [...listeners]) {

@@ -94,8 +94,7 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   const record = (r: FedResult): boolean => {
     const { type, data, seq } = r.event
     if (type === 'invocation.started' || type === 'criterion.progress') {
-      const index = typeof data.invocation_index === 'number' ? data.invocation_index + 1 : 0
-      touchSession(r, index, null)
+      touchSession(r, data.invocation_index + 1, null)
       return true
     }
     const row = rowOf(r)
@@ -107,7 +106,7 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     const id = inserted[0]?.id
     if (id === undefined) return false
     rows += 1
-    if (type === 'criterion.result' && typeof data.revision === 'number' && data.revision > 0) {
+    if (type === 'criterion.result' && data.revision !== undefined && data.revision > 0) {
       // The latest revision of a criterion on an invocation is the one that counts (revision 0,
       // the common case, has nothing before it: no statement for it).
       sql.query(
@@ -137,17 +136,19 @@ type Row = { criterion: string | null; invocation: number | null; status: string
 
 function rowOf(r: FedResult): Row {
   const { type, data } = r.event
-  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
   if (type === 'case.result') {
-    const code = num(data.final_eval_status)
-    return { criterion: null, invocation: null, status: code === null ? null : statusFromCode(code), score: null, threshold: null, data: boundedData(data) }
+    // ADK's file shape: the case status is its number.
+    const code = data.final_eval_status
+    const status = typeof code === 'number' && Number.isFinite(code) ? statusFromCode(code) : null
+    return { criterion: null, invocation: null, status, score: null, threshold: null, data: boundedData(data) }
   }
+  if (type !== 'criterion.result') return { criterion: null, invocation: null, status: null, score: null, threshold: null, data: boundedData(data) }
   return {
-    criterion: typeof data.metric_name === 'string' ? data.metric_name : null,
-    invocation: num(data.invocation_index),
-    status: typeof data.eval_status === 'string' ? data.eval_status : null,
-    score: num(data.score),
-    threshold: num(data.threshold),
+    criterion: data.metric_name,
+    invocation: data.invocation_index,
+    status: data.eval_status,
+    score: data.score,
+    threshold: data.threshold,
     data: boundedData(data),
   }
 }

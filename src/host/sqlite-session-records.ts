@@ -115,12 +115,9 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
 type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[]
 
 function sqliteResults(id: string, read: Run, write: Run): ResultStorage {
-  const toEvent = (row: SqlRow): ResultEvent => ({
-    seq: Number(row.seq),
-    type: row.type as ResultEvent['type'],
-    key: String(row.key),
-    data: JSON.parse(String(row.data)) as Record<string, unknown>,
-  })
+  // Rows this store wrote itself from logged results: read back as they were written.
+  const toEvent = (row: SqlRow): ResultEvent =>
+    ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(String(row.data)) }) as ResultEvent
   return {
     lastSeq: () => Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0),
     insert: (e) =>

@@ -8,10 +8,9 @@
  * NOT_EVALUATED), `criterion` (a metric name, or `case` for the case result), `type`
  * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
  */
-import type { FedResult } from './result-feed.ts'
 import { type Read, wholeNumber } from './env-numbers.ts'
 import { flag } from './observers-env.ts'
-import { statusName } from './otel-record.ts'
+import { statusName, type DecidedResult } from './otel-record.ts'
 import type { Env } from './setup.ts'
 import { webhookUrlProblem } from './webhook-target.ts'
 
@@ -72,12 +71,12 @@ export function parseWebhookFilter(text: string | undefined, where: string): Rea
 /**
  * @example matchesFilter(parsed, fed) // true when every field the filter names holds
  */
-export function matchesFilter(filter: WebhookFilter, result: FedResult): boolean {
-  const isCase = result.event.type === 'case.result'
-  const data = result.event.data
+export function matchesFilter(filter: WebhookFilter, result: DecidedResult): boolean {
+  const { event } = result
+  const isCase = event.type === 'case.result'
   const values: Record<Field, string | undefined> = {
-    status: statusName(isCase ? data.final_eval_status : data.eval_status),
-    criterion: isCase ? 'case' : typeof data.metric_name === 'string' ? data.metric_name : undefined,
+    status: statusName(event.type === 'case.result' ? event.data.final_eval_status : event.data.eval_status),
+    criterion: event.type === 'case.result' ? 'case' : event.data.metric_name,
     type: isCase ? 'case' : 'criterion',
     app: result.appName,
     tenant: result.tenant,

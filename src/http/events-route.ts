@@ -7,6 +7,7 @@
  * session at its event limit takes no more (422); one event past a per-event limit is rejected
  * with its index while its neighbours are kept.
  */
+import type { z } from 'zod'
 import type { Context } from 'hono'
 import type { RejectedEvent } from '../engine/types.ts'
 import {
@@ -21,12 +22,15 @@ import {
   limitName,
 } from '../ingest/index.ts'
 import type { EventRejectReason, HostMetrics, UploadRefusal } from '../host/metrics.ts'
+import type { UploadSummary as UploadSummarySchema, UploadSummaryEvent } from './openapi-schemas.ts'
 import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
 import type { HostedSession } from '../host/session.ts'
 
-export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
+/** The upload's answer (202) and, with `error` and `limit` when it stopped early, its `upload.summary` frame. */
+export type UploadSummary = z.infer<typeof UploadSummarySchema>
+type UploadSummaryFrame = z.infer<typeof UploadSummaryEvent>
 
 /** Why an upload stopped early, with the status a non-streaming answer gets. */
 type UploadFailure = { ok: false; status: 400 | 413 | 422 | 500; title: string; error: string; limit?: { name: string; value: number } }
@@ -75,7 +79,7 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
       until: upload,
       finish: async (stream) => {
         const outcome = await upload
-        const data = outcome.ok ? summary : { ...summary, error: outcome.error, ...(outcome.limit ? { limit: outcome.limit } : {}) }
+        const data: UploadSummaryFrame = outcome.ok ? summary : { ...summary, error: outcome.error, ...(outcome.limit ? { limit: outcome.limit } : {}) }
         await stream.writeSSE({ event: 'upload.summary', data: JSON.stringify(data) })
       },
     })

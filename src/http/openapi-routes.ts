@@ -3,18 +3,24 @@
  * without a description here (or in another list passed to openApiRoute) fails
  * test/http/openapi.test.ts. See docs/openapi.md.
  */
+import type { ResultEventType } from '../engine/types.ts'
+import { RUN_EVENT_DATA } from '../runner/run-events.ts'
 import { describeRoute, type RouteDoc, type SseEventDoc } from './openapi-describe.ts'
 
 const SESSION_ID = { id: 'the session id (1-200 characters of A-Z a-z 0-9 . _ ~ : -)' }
 const LAST_EVENT_ID = { 'Last-Event-ID': 'resume after this seq (also ?last_event_id=)' }
 
-/** The event types of a session's results stream (src/engine/types.ts ResultEventType). */
-export const RESULT_EVENTS: Record<string, SseEventDoc> = {
+/**
+ * The event types of a session's results stream, each with the schema of its data: the keys are the
+ * engine's result types (src/engine/result-events.ts), so a type added there is a compile error here
+ * until it is documented. `case.result` is documented with ADK's EvalCaseResult model.
+ */
+export const RESULT_EVENTS: Record<ResultEventType, SseEventDoc> = {
   'invocation.started': { data: 'InvocationStarted', description: 'a new invocation opened' },
   'criterion.progress': { data: 'CriterionProgress', description: 'an early verdict before the invocation completes (e.g. a trajectory already diverged)' },
   'criterion.result': { data: 'CriterionResult', description: 'a decided score of one criterion for one invocation' },
   'case.result': { data: 'EvalCaseResult', description: "the case result in ADK's file shape, after /end; the stream closes after it" },
-  error: { data: 'ResultError', description: 'a rejected event, or the session was evicted or deleted (the stream ends)' },
+  error: { data: 'ResultStreamError', description: 'a rejected event, or the session was evicted or deleted (the stream ends)' },
 }
 
 const NOT_FOUND = 'no such session (or it belongs to another tenant)'
@@ -159,7 +165,7 @@ export const API_ROUTES: RouteDoc[] = [
       200: {
         description: 'the run log after Last-Event-ID, then live; closes after run.result',
         sse: Object.fromEntries(
-          ['run.started', 'case.started', 'invocation.done', 'criterion.result', 'case.done', 'run.result'].map((t) => [
+          Object.keys(RUN_EVENT_DATA).map((t) => [
             t,
             { data: `RunEvent_${t.replace('.', '_')}`, description: t === 'run.result' ? 'verdicts and EvalSetResults; the last event' : t },
           ]),

@@ -1,22 +1,27 @@
 /**
  * The zod schemas /openapi.json is generated from. Request bodies reuse the schemas the routes
  * validate with (CreateSessionRequest, and the ADK models the engine parses: EvalConfig, EvalCase,
- * EvalSet, AdkEvent); answers the routes build as plain objects get a schema here, which
- * test/http/openapi-contract.test.ts checks against real answers, so the two cannot drift apart.
+ * EvalSet, AdkEvent), and the result stream's records are the engine's own wire schemas
+ * (src/engine/result-events.ts); other answers the routes build as plain objects get a schema here,
+ * which test/http/openapi-contract.test.ts checks against real answers.
  */
 import { z } from 'zod'
 import { AdkEvent } from '../adk/event.ts'
 import { EvalConfig } from '../adk/eval-config.ts'
 import { EvalCase, EvalSet } from '../adk/eval-set.ts'
 import { EvalCaseResult } from '../adk/results.ts'
+import {
+  CriterionProgress,
+  CriterionResult,
+  EvalStatusName,
+  InvocationStarted,
+  RejectedEvent,
+  ResultError,
+  ResultEventTypeName,
+  StreamClosed,
+} from '../engine/result-events.ts'
+import { RUN_EVENT_DATA } from '../runner/run-events.ts'
 import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
-
-import { EVAL_STATUS_CODE } from '../adk/status.ts'
-
-/** Every status a result can have (INFORMATIONAL: the efficiency metrics, which have no threshold). */
-const EvalStatusName = z.enum(Object.keys(EVAL_STATUS_CODE) as [keyof typeof EVAL_STATUS_CODE, ...(keyof typeof EVAL_STATUS_CODE)[]])
-/** What a whole case can end as. */
-const CaseStatusName = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED'])
 
 /** RFC 9457 problem details, with the extension members evalstream uses. */
 export const Problem = z.looseObject({
@@ -77,7 +82,6 @@ export const SessionSnapshot = z.object({
   case_result: EvalCaseResult.nullable(),
 })
 
-export const RejectedEvent = z.object({ index: z.number().int(), message: z.string(), path: z.string().optional() })
 export const UploadSummary = z.object({ accepted: z.number().int(), rejected: z.array(RejectedEvent) })
 
 /** `upload.summary`, the last frame of a full-duplex upload; `error` and `limit` when it stopped early. */
@@ -85,24 +89,6 @@ export const UploadSummaryEvent = UploadSummary.extend({
   error: z.string().optional(),
   limit: z.object({ name: z.string(), value: z.number() }).optional(),
 })
-
-export const InvocationStarted = z.object({ invocation_id: z.string(), invocation_index: z.number().int() })
-
-export const CriterionResult = z.looseObject({
-  invocation_id: z.string(),
-  invocation_index: z.number().int(),
-  metric_name: z.string(),
-  score: z.number().nullable(),
-  threshold: z.number().nullable(),
-  eval_status: EvalStatusName,
-  details: z.record(z.string(), z.unknown()),
-  reason: z.string().optional(),
-  revision: z.number().int().optional(),
-})
-
-export const CriterionProgress = CriterionResult.extend({ final: z.boolean().describe('true: this score can no longer change') })
-
-export const ResultError = z.looseObject({ kind: z.string(), message: z.string().optional(), index: z.number().int().optional() })
 
 /** The events body: one ADK event, or a JSON array of them (NDJSON and SSE carry the same events as text). */
 export const EventsBody = z.union([AdkEvent, z.array(AdkEvent)])
@@ -132,16 +118,6 @@ export const RunSnapshot = z.object({
   last_seq: z.number().int(),
 })
 
-const RunUnit = { eval_set_id: z.string(), eval_id: z.string(), run: z.number().int() }
-export const RunEvents = {
-  'run.started': z.object({ run_id: z.string(), cases: z.number().int(), units: z.number().int(), invocations: z.number().int() }),
-  'case.started': z.object(RunUnit),
-  'invocation.done': z.object({ ...RunUnit, invocation_index: z.number().int() }),
-  'criterion.result': CriterionResult.extend(RunUnit),
-  'case.done': z.object({ ...RunUnit, status: CaseStatusName, reason: z.string().optional(), session_id: z.string().optional() }),
-  'run.result': z.looseObject({ run_id: z.string(), passed: z.boolean().optional(), error: z.string().optional() }),
-}
-
 /** ADK api_server's /run_sse body (camelCase as ADK web sends it; snake_case is accepted too). */
 export const RunAgentRequest = z.looseObject({
   appName: z.string(),
@@ -151,8 +127,11 @@ export const RunAgentRequest = z.looseObject({
   streaming: z.boolean().optional(),
 })
 
+/** An `error` frame of a results stream: a rejected event, or why the stream ends (session evicted or deleted). */
+export const ResultStreamError = z.union([ResultError, StreamClosed])
+
 /** `event: evalstream` frames of a proxied stream. */
-export const ProxiedResult = z.object({ seq: z.number().int(), type: z.string(), data: z.record(z.string(), z.unknown()) })
+export const ProxiedResult = z.object({ seq: z.number().int(), type: ResultEventTypeName, data: z.record(z.string(), z.unknown()) })
 
 /**
  * Component names: every schema a route doc names must be here, so it becomes one
@@ -172,6 +151,8 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   CriterionResult,
   CriterionProgress,
   ResultError,
+  StreamClosed,
+  ResultStreamError,
   EventsBody,
   AdkEvent,
   EvalConfig,
@@ -183,7 +164,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   RunSnapshot,
   RunAgentRequest,
   ProxiedResult,
-  ...Object.fromEntries(Object.entries(RunEvents).map(([type, schema]) => [`RunEvent_${type.replace('.', '_')}`, schema])),
+  ...Object.fromEntries(Object.entries(RUN_EVENT_DATA).map(([type, schema]) => [`RunEvent_${type.replace('.', '_')}`, schema])),
 }
 
 /** ADK's own models: they accept each field's camelCase alias too, which the document adds. */

@@ -12,6 +12,7 @@
  * A session the store lets go (evicted, expired, deleted) closes its log: the reader gets what was
  * queued, then an `error` frame saying why, then the end of the stream.
  */
+import type { StreamClosed } from '../engine/result-events.ts'
 import type { ResultEvent } from '../engine/types.ts'
 import type { LogClosing } from '../host/result-log.ts'
 import type { HostedSession } from '../host/session.ts'
@@ -134,7 +135,8 @@ export function resultSource(
           const { results, done } = take()
           if (results.length > 0) controller.enqueue({ results })
           if (closing) {
-            controller.enqueue({ text: formatSseMessage({ event: 'error', data: JSON.stringify({ message: closing.message }) }) })
+            const closed: StreamClosed = { message: closing.message }
+            controller.enqueue({ text: formatSseMessage({ event: 'error', data: JSON.stringify(closed) }) })
             release()
             return controller.close()
           }

@@ -10,9 +10,9 @@
  */
 import { evalSetResultJson } from '../adk/results-json.ts'
 import { planRun, type EvalSetInput, type RunOptions, type RunProgress, type RunReport } from './run-eval-set.ts'
+import type { RunEvent, RunEventData, RunEventType } from './run-events.ts'
 
-export type RunEventType = 'run.started' | 'case.started' | 'invocation.done' | 'criterion.result' | 'case.done' | 'run.result'
-export type RunEvent = { seq: number; type: RunEventType; data: Record<string, unknown> }
+export type { RunEvent, RunEventType } from './run-events.ts'
 
 export type HostedRun = {
   id: string
@@ -43,8 +43,8 @@ export function startHostedRun(
   const abort = new AbortController()
   const counts = { cases_done: 0, invocations_done: 0, failed: 0, not_evaluated: 0 }
   let finished = false
-  const append = (type: RunEventType, data: Record<string, unknown>) => {
-    const event = { seq: events.length + 1, type, data }
+  const append = <T extends RunEventType>(type: T, data: RunEventData<T>) => {
+    const event = { seq: events.length + 1, type, data } as RunEvent
     events.push(event)
     for (const listener of [...listeners]) {
       try {
@@ -97,7 +97,7 @@ function unitOf(unit: { evalSetId: string; evalId: string; run: number }) {
   return { eval_set_id: unit.evalSetId, eval_id: unit.evalId, run: unit.run }
 }
 
-function resultData(id: string, report: Extract<RunReport, { ok: true }>): Record<string, unknown> {
+function resultData(id: string, report: Extract<RunReport, { ok: true }>): RunEventData<'run.result'> {
   return {
     run_id: id,
     passed: report.passed,

@@ -10,7 +10,7 @@ import type { Content } from '../adk/content.ts'
 import type { EvalCase } from '../adk/eval-set.ts'
 import { evalCaseResult, type EvalCaseResult } from '../adk/results.ts'
 import type { CaseStatus } from '../adk/status.ts'
-import type { CriterionResultData, ResultEventBody, SessionEngine } from '../engine/types.ts'
+import type { CriterionResultData, EngineEmission, SessionEngine } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
 import { AgentError, createAgentSession, runTurn, type AgentTarget } from './agent-client.ts'
@@ -36,7 +36,7 @@ export type CaseRunInput = {
   timeouts: Timeouts
   signal: AbortSignal
   /** Every engine result as it is emitted (live display, HTTP stream). */
-  onResult?(body: ResultEventBody): void
+  onResult?(body: EngineEmission): void
   /** An invocation's /run_sse response ended and the invocation was completed. */
   onInvocation?(index: number): void
   /** The raw /run_sse bytes of each turn, in order (to keep a capture of the run). */
@@ -100,7 +100,7 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
       spec: { session_id: sessionId, eval_config: input.evalConfig, eval_case: input.evalCase },
       clock: input.clock ?? Date.now,
       emit: (body) => {
-        if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
+        if (body.type === 'criterion.result') results.push(body.data)
         input.onResult?.(body)
       },
     })

@@ -9,7 +9,7 @@ import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
 import type { CaseStatus } from '../adk/status.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
-import type { ResultEventBody } from '../engine/types.ts'
+import type { EngineEmission } from '../engine/types.ts'
 import type { EngineFactory } from '../host/session.ts'
 import { DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type AgentTarget } from './agent-client.ts'
 import { caseVerdict, type CaseVerdict } from './aggregate-runs.ts'
@@ -43,7 +43,7 @@ export type RunProgress =
   | { type: 'run.started'; cases: number; units: number; invocations: number }
   | { type: 'case.started'; unit: UnitRef }
   | { type: 'invocation.done'; unit: UnitRef; index: number }
-  | { type: 'result'; unit: UnitRef; body: ResultEventBody }
+  | { type: 'result'; unit: UnitRef; body: EngineEmission }
   | { type: 'case.done'; outcome: CaseRunOutcome }
 
 export type RunOptions = {

@@ -3,8 +3,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS, otelConfigFromEnv } from '../../src/host/otel-config.ts'
-import { criterionExplanation, evaluationRecord } from '../../src/host/otel-record.ts'
-import type { FedResult } from '../../src/host/result-feed.ts'
+import type { CriterionResultData } from '../../src/engine/types.ts'
+import { criterionExplanation, evaluationRecord, type DecidedResult } from '../../src/host/otel-record.ts'
 
 /** The config, or the test fails with the error. */
 const configOf = (env: Record<string, string>) => {
@@ -50,10 +50,11 @@ describe('otelConfigFromEnv', () => {
   })
 })
 
-const fed = (data: Record<string, unknown>, extra: Partial<FedResult> = {}): FedResult => ({
+// Partial criterion data on purpose: the record leaves out what a result does not carry.
+const fed = (data: Record<string, unknown>, extra: Partial<DecidedResult> = {}): DecidedResult => ({
   sessionId: 's1',
   tenant: 'acme',
-  event: { seq: 4, type: 'criterion.result', key: 'result/0/final_response_match_v2/0', data },
+  event: { seq: 4, type: 'criterion.result', key: 'result/0/final_response_match_v2/0', data: data as CriterionResultData },
   atMs: 1_767_225_600_123,
   ...extra,
 })

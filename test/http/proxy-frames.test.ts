@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { causeOf } from '../../src/http/agent-body.ts'
 import { forwardHeaders } from '../../src/http/forward.ts'
+import type { ResultEvent } from '../../src/engine/types.ts'
 import { ourFrame, RENAMED_AGENT_EVENT, renameAgentEvalstream } from '../../src/http/proxy-interleave.ts'
 
 describe('renameAgentEvalstream', () => {
@@ -31,7 +32,8 @@ describe('renameAgentEvalstream', () => {
   })
 
   it('our frame is event evalstream with {seq, type, data} and no id', () => {
-    expect(ourFrame({ seq: 3, type: 'criterion.result', key: 'k', data: { score: 1 } })).toBe(
+    // Only the framing is under test: a criterion result cut down to one field.
+    expect(ourFrame({ seq: 3, type: 'criterion.result', key: 'k', data: { score: 1 } } as ResultEvent)).toBe(
       'event: evalstream\ndata: {"seq":3,"type":"criterion.result","data":{"score":1}}\n\n',
     )
   })

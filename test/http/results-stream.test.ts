@@ -92,7 +92,7 @@ describe('heartbeats and frames', () => {
     const log = createResultLog(memoryResultStorage())
     const reader = resultSource({ log, caseResultSeq: undefined }, { after: 0, heartbeatMs: 10 }).getReader()
     expect((await reader.read()).value).toEqual({ text: ': ping\n\n' })
-    log.append({ type: 'invocation.started', key: 'started/0', data: {} })
+    log.append({ type: 'invocation.started', key: 'started/0', data: { invocation_id: 'e-0', invocation_index: 0 } })
     let chunk = (await reader.read()).value!
     while ('text' in chunk) chunk = (await reader.read()).value!
     expect(chunk.results.map((e) => e.seq)).toEqual([1])
@@ -104,7 +104,7 @@ describe('heartbeats and frames', () => {
   it('frames a batch exactly as one formatSseMessage per result, split past MAX_BATCH_CHARS', async () => {
     const events: ResultEvent[] = Array.from({ length: 100 }, (_, i) => ({
       seq: i + 1,
-      type: 'criterion.result',
+      type: 'case.result',
       key: `k/${i}`,
       data: { text: `line\n${'y'.repeat(1_500)}`, i },
     }))

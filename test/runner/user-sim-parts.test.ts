@@ -3,7 +3,7 @@
  * subset, persona resolution and the simulator's config reader.
  */
 import { describe, expect, it } from 'vitest'
-import { isValidScore } from '../../src/core/judging/is-valid-label.ts'
+import { isValidScore } from '../../src/core/criteria/per-turn-user-simulator-quality/is-valid-label.ts'
 import { resolvePersona } from '../../src/core/personas.ts'
 import { MAX_TEMPLATE_CHARS, renderTemplate, templateNames } from '../../src/core/prompt-template.ts'
 import { readUserSimulatorConfig } from '../../src/runner/user-sim-config.ts'

@@ -71,7 +71,7 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     // A criterion the config file gets wrong is reported against the file, with its JSON path.
     configSource: configPath,
     emit: (body) => {
-      if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
+      if (body.type === 'criterion.result') results.push(body.data)
     },
     ...wiring.judging(sessionId),
   })

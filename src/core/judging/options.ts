@@ -1,6 +1,7 @@
 /**
- * The judge options every LLM-judged ADK criterion carries (`judge_model_options`, spec §1.4) and
- * the config shapes of the judged criteria. Criteria are loose objects: ADK keeps unknown keys of a
+ * The judge options every LLM-judged ADK criterion carries (`judge_model_options`, spec §1.4), the
+ * fields every judged criterion's config has, and the config both rubric criteria share; a config
+ * only one criterion has lives with that criterion. Criteria are loose objects: ADK keeps unknown keys of a
  * criterion (`extra="allow"`), and so do we.
  */
 import { z } from 'zod'
@@ -31,24 +32,18 @@ export type JudgeModelOptions = z.infer<typeof JudgeModelOptions>
 /** Absent or null options mean "all defaults", as in ADK. */
 const judgeOptionsField = z.preprocess((v) => v ?? {}, JudgeModelOptions)
 
-const flag = z
+/** An optional boolean that reads absent or null as false, as ADK's defaults do. */
+export const flag = z
   .boolean()
   .nullish()
   .transform((v) => v ?? false)
 
 /** BaseCriterion's fields plus the judge model options: what every judged criterion has. */
-const judgedCriterionFields = {
+export const judgedCriterionFields = {
   threshold: z.number(),
   include_intermediate_responses_in_final: flag,
   judge_model_options: judgeOptionsField,
 }
-
-/**
- * ADK's LlmAsAJudgeCriterion (final_response_match_v2).
- * @example LlmAsAJudgeCriterion.parse({ threshold: 0.8 }).judge_model_options.num_samples // 5
- */
-export const LlmAsAJudgeCriterion = adkObject(judgedCriterionFields, 'allow')
-export type LlmAsAJudgeCriterion = z.infer<typeof LlmAsAJudgeCriterion>
 
 /**
  * ADK's RubricsBasedCriterion. `rubrics` may be empty here (ADK v2.0 asserts non-empty, #4926):
@@ -66,21 +61,3 @@ export const RubricsBasedCriterion = adkObject(
   'allow',
 )
 export type RubricsBasedCriterion = z.infer<typeof RubricsBasedCriterion>
-
-/**
- * ADK's HallucinationsCriterion.
- * @example HallucinationsCriterion.parse({ threshold: 0.5 }).evaluate_intermediate_nl_responses // false
- */
-export const HallucinationsCriterion = adkObject(
-  { ...judgedCriterionFields, evaluate_intermediate_nl_responses: flag },
-  'allow',
-)
-export type HallucinationsCriterion = z.infer<typeof HallucinationsCriterion>
-
-/**
- * safety_v1 is a plain BaseCriterion in ADK. `judge_model_options` is evalstream's addition: it
- * picks the judge model that answers the safety rubric when the judge port has no safety service.
- * @example SafetyCriterion.parse({ threshold: 0.8 }).judge_model_options.judge_model // 'gemini-2.5-flash'
- */
-export const SafetyCriterion = adkObject(judgedCriterionFields, 'allow')
-export type SafetyCriterion = z.infer<typeof SafetyCriterion>

@@ -6,7 +6,7 @@
 import type { Invocation, Rubric } from '../../adk/invocation.ts'
 import { exactMean, rubricFlattenedAggregate } from '../aggregate.ts'
 import type { Criterion, InvocationContext, JudgeAnswer, Outcome } from '../criterion.ts'
-import { RUBRIC_ANSWER_SCHEMA } from '../prompts/rubric-answer.ts'
+import { RUBRIC_ANSWER_SCHEMA } from './rubric-answer.ts'
 import { nullReason, samplesFor } from './answers.ts'
 import { RubricsBasedCriterion } from './options.ts'
 import { judgeRequest, scoreOutcome } from './request.ts'

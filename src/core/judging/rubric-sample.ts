@@ -5,7 +5,7 @@
  */
 import type { Rubric } from '../../adk/invocation.ts'
 import type { JudgeSample } from '../criterion.ts'
-import { RubricAnswer } from '../prompts/rubric-answer.ts'
+import { RubricAnswer } from './rubric-answer.ts'
 import { parseJsonAnswer } from './answers.ts'
 import {
   normaliseProperty,

@@ -9,11 +9,12 @@ import type { RubricScore } from './rubric-text.ts'
 export type Side = 'positive' | 'negative' | 'none'
 
 /**
- * final_response_match_v2: only exactly 1 and exactly 0 vote; more positives -> the first
- * positive, otherwise (ties included) the first negative, no votes -> the first sample.
- * @example frm2VoteIndex([1, null, 0, 0]) // 2
+ * A yes/no verdict (final_response_match_v2, per_turn_user_simulator_quality_v1): only exactly 1
+ * and exactly 0 vote; more positives -> the first positive, otherwise (ties included) the first
+ * negative, no votes -> the first sample.
+ * @example verdictVoteIndex([1, null, 0, 0]) // 2
  */
-export function frm2VoteIndex(scores: readonly (number | null | undefined)[]): number {
+export function verdictVoteIndex(scores: readonly (number | null | undefined)[]): number {
   return voteIndex(scores, (s) => (s === 1 ? 'positive' : s === 0 ? 'negative' : 'none'))
 }
 
@@ -49,10 +50,10 @@ export function sideDecided(positives: number, negatives: number, remaining: num
 }
 
 /**
- * Early stop for final_response_match_v2 samples, given how samples score.
- * @example frm2Decided([1, 1, 1], 5) // true
+ * Early stop for yes/no verdict samples, given how samples score.
+ * @example verdictDecided([1, 1, 1], 5) // true
  */
-export function frm2Decided(scores: readonly (number | null)[], total: number): boolean {
+export function verdictDecided(scores: readonly (number | null)[], total: number): boolean {
   const positives = scores.filter((s) => s === 1).length
   const negatives = scores.filter((s) => s === 0).length
   return sideDecided(positives, negatives, total - scores.length)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { finalResponseMatchV2 as C } from '../../../src/core/criteria/final-response-match-v2.ts'
+import { finalResponseMatchV2 as C } from '../../../src/core/criteria/final-response-match-v2/criterion.ts'
 import type { InvocationScore } from '../../../src/core/criterion.ts'
 import { loadVectors } from '../judging/load-vectors.ts'
 import { answerAll, judgeOutcome, scoreResult, texts, turn } from './judged-helpers.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hallucinationsV1 as C } from '../../../src/core/criteria/hallucinations.ts'
+import { hallucinationsV1 as C } from '../../../src/core/criteria/hallucinations/criterion.ts'
 import type { InvocationScore, JudgeAnswer } from '../../../src/core/criterion.ts'
 import { loadVectors } from '../judging/load-vectors.ts'
 import { answerAll, judgeOutcome, scoreResult, texts, turn } from './judged-helpers.ts'

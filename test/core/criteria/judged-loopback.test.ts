@@ -3,8 +3,8 @@
  * Gemini-protocol stub: requests as the criteria describe them, answers as the SDK returns them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { finalResponseMatchV2 } from '../../../src/core/criteria/final-response-match-v2.ts'
-import { hallucinationsV1 } from '../../../src/core/criteria/hallucinations.ts'
+import { finalResponseMatchV2 } from '../../../src/core/criteria/final-response-match-v2/criterion.ts'
+import { hallucinationsV1 } from '../../../src/core/criteria/hallucinations/criterion.ts'
 import type { InvocationScore, JudgeAnswer, JudgeRequest, Outcome } from '../../../src/core/criterion.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
 import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { safetyV1 as C } from '../../../src/core/criteria/safety.ts'
+import { safetyV1 as C } from '../../../src/core/criteria/safety/criterion.ts'
 import type { JudgeSample } from '../../../src/core/criterion.ts'
 import { answerAll, judgeOutcome, scoreResult, turn } from './judged-helpers.ts'
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { Rubric } from '../../../src/adk/invocation.ts'
 import { exactMean } from '../../../src/core/aggregate.ts'
-import { frm2LabelScore, parseFrm2Label } from '../../../src/core/judging/frm2-label.ts'
+import { verdictLabelScore, parseVerdictLabel } from '../../../src/core/criteria/final-response-match-v2/verdict-label.ts'
 import {
   hallucinationLabelScore,
   parseSentences,
   parseValidatorBlocks,
-} from '../../../src/core/judging/hallucination-text.ts'
-import { readFrm2Text } from '../../../src/core/judging/frm2-sample.ts'
+} from '../../../src/core/criteria/hallucinations/adk-text.ts'
+import { readVerdictText } from '../../../src/core/criteria/final-response-match-v2/verdict-sample.ts'
 import { parseRubricText, propertiesToRubricScores, verdictScore } from '../../../src/core/judging/rubric-text.ts'
 import { loadVectors } from './load-vectors.ts'
 
@@ -28,12 +28,12 @@ const V = loadVectors<Parsing>('judge_parsing.json')
 
 describe('final_response_match_v2 label (ADK text parser)', () => {
   it.each(V.final_response_match_v2_label.map((v) => [v.id, v] as const))('%s', (_, v) => {
-    expect(parseFrm2Label(v.raw)).toBe(v.expected_label)
+    expect(parseVerdictLabel(v.raw)).toBe(v.expected_label)
   })
   it.each(V.final_response_match_v2_score.map((v) => [v.id, v] as const))('%s score', (_, v) => {
-    expect(frm2LabelScore(parseFrm2Label(v.raw))).toBe(v.expected_score)
+    expect(verdictLabelScore(parseVerdictLabel(v.raw))).toBe(v.expected_score)
     // The full sample reader (JSON first, ADK text second) agrees on every ADK vector.
-    expect(readFrm2Text(v.raw).score).toBe(v.expected_score)
+    expect(readVerdictText(v.raw).score).toBe(v.expected_score)
   })
 
   it.each([
@@ -46,13 +46,13 @@ describe('final_response_match_v2 label (ADK text parser)', () => {
     ['invalid-key fallback maps unknown labels to VALID', '{"is_the_agent_response_invalid": "maybe"}', 'VALID'],
     ['invalid-key fallback true', '{"is_the_agent_response_invalid": true}', 'INVALID'],
   ])('quirk: %s', (_, raw, label) => {
-    expect(parseFrm2Label(raw)).toBe(label)
+    expect(parseVerdictLabel(raw)).toBe(label)
   })
 })
 
 describe('final_response_match_v2 sample reader: the label only as ADK\'s regex reads it, the JSON for the reasoning', () => {
   it.each(V.final_response_match_v2_label.map((v) => [v.id, v] as const))('%s: same label as ADK', (_, v) => {
-    expect(readFrm2Text(v.raw).label).toBe(v.expected_label)
+    expect(readVerdictText(v.raw).label).toBe(v.expected_label)
   })
 
   // [name, judge text, label, reasoning]: JSON answers are read by ADK's regex, never by JSON.parse.
@@ -70,10 +70,10 @@ describe('final_response_match_v2 sample reader: the label only as ADK\'s regex 
     ['non-string reasoning is dropped', '{"reasoning": ["a"], "is_the_agent_response_valid": "valid"}', 'VALID', undefined],
     ['plain text', 'is_the_agent_response_valid: valid', 'NOT_FOUND', undefined],
   ] as const)('%s', (_, text, label, reasoning) => {
-    const sample = readFrm2Text(text)
+    const sample = readVerdictText(text)
     expect(sample.label).toBe(label)
-    expect(sample.label).toBe(parseFrm2Label(text))
-    expect(sample.score).toBe(frm2LabelScore(label))
+    expect(sample.label).toBe(parseVerdictLabel(text))
+    expect(sample.score).toBe(verdictLabelScore(label))
     expect(sample.reasoning).toBe(reasoning)
     expect(sample.parsed_with).toBe('adk-text')
   })

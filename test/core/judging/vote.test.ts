@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { exactMean } from '../../../src/core/aggregate.ts'
 import type { RubricScore } from '../../../src/core/judging/rubric-text.ts'
-import { frm2Decided, frm2VoteIndex, rubricDecided, rubricVote, sideDecided } from '../../../src/core/judging/vote.ts'
+import { verdictDecided, verdictVoteIndex, rubricDecided, rubricVote, sideDecided } from '../../../src/core/judging/vote.ts'
 import { statusFor } from '../../../src/adk/status.ts'
 import { loadVectors } from './load-vectors.ts'
 
@@ -28,7 +28,7 @@ describe('majority vote vectors', () => {
     expect(RUBRIC.length).toBeGreaterThan(0)
   })
   it.each(FRM2.map((v) => [v.id, v] as const))('%s', (_, v) => {
-    const index = frm2VoteIndex(v.samples.map((s) => s.score))
+    const index = verdictVoteIndex(v.samples.map((s) => s.score))
     expect(index).toBe(v.expected.chosen_sample_index)
     const chosen = v.samples[index]
     expect(chosen?.score ?? null).toBe(v.expected.score)
@@ -42,7 +42,7 @@ describe('majority vote vectors', () => {
     expect(statusFor(score, v.threshold)).toBe(v.expected.eval_status)
   })
   it('frm2: a tie goes to the first negative, never to an earlier positive', () => {
-    expect(frm2VoteIndex([null, 1, 0, 1, 0])).toBe(2)
+    expect(verdictVoteIndex([null, 1, 0, 1, 0])).toBe(2)
   })
 })
 
@@ -70,10 +70,10 @@ describe('early stop (decided) never changes the vote', () => {
     for (const full of sequences([1, 0, null], total))
       for (let k = 1; k < total; k++) {
         const prefix = full.slice(0, k)
-        if (!frm2Decided(prefix, total)) continue
+        if (!verdictDecided(prefix, total)) continue
         stops++
-        const early = frm2VoteIndex(prefix)
-        expect(early).toBe(frm2VoteIndex(full))
+        const early = verdictVoteIndex(prefix)
+        expect(early).toBe(verdictVoteIndex(full))
       }
     expect(stops).toBeGreaterThan(0) // early stop does happen
   })

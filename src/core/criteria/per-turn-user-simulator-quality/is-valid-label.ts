@@ -1,10 +1,10 @@
 /**
  * per_turn_user_simulator_quality_v1's ADK text parser: the `"is_valid":` value, read with the
  * same regex as final_response_match_v2's labels, stripped of `\`, `s`, `,` and `}` (ADK's
- * raw-string slip, as in frm2-label.ts), THEN lowercased (so `True` and `"FALSE"` read). Unknown
- * words and a missing key are NOT_FOUND: that sample has no score.
+ * raw-string slip, as in ../final-response-match-v2/verdict-label.ts), THEN lowercased (so `True`
+ * and `"FALSE"` read). Unknown words and a missing key are NOT_FOUND: that sample has no score.
  */
-import { stripChars } from './frm2-label.ts'
+import { stripChars } from '../../judging/strip-chars.ts'
 
 const IS_VALID = new RegExp(String.raw`"is_valid":\s*\[*[\n\s]*"*([^"^\]^\s]*)"*[\n\s]*\]*\s*[,\n\}]`)
 const STRIPPED = new Set(['\\', 's', ',', '}'])

@@ -3,10 +3,10 @@
  * yes/no rubrics. The judge sees the tools, the request and the calls with their results, not the
  * final answer.
  */
-import { contentText } from '../../adk/content.ts'
-import { toolDeclarationsText, toolStepsText } from '../judging/context.ts'
-import { rubricCriterion } from '../judging/rubric-criterion.ts'
-import { rubricToolUsePrompt } from '../prompts/rubric-tool-use.ts'
+import { contentText } from '../../../adk/content.ts'
+import { toolDeclarationsText, toolStepsText } from '../../judging/context.ts'
+import { rubricCriterion } from '../../judging/rubric-criterion.ts'
+import { rubricToolUsePrompt } from './prompt.ts'
 
 /**
  * @example rubricBasedToolUseQualityV1.config.parse({ threshold: 1, rubrics: [] })

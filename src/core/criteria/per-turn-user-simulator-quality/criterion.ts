@@ -13,19 +13,19 @@
  * metric NOT_EVALUATED with that reason, as ADK's raised error does.
  */
 import { z } from 'zod'
-import { adkObject } from '../../adk/casing.ts'
-import { contentText } from '../../adk/content.ts'
-import type { Invocation } from '../../adk/invocation.ts'
-import { statusFor } from '../../adk/status.ts'
-import { invocationStatus } from '../aggregate.ts'
-import type { ClosingContext, Criterion, InvocationContext, InvocationScore, JudgeAnswer, Outcome, OverallScore } from '../criterion.ts'
-import { nullReason, samplesFor } from '../judging/answers.ts'
-import { isValidScore } from '../judging/is-valid-label.ts'
-import { JudgeModelOptions } from '../judging/options.ts'
-import { judgeRequest, scoreOutcome } from '../judging/request.ts'
-import { frm2Decided, frm2VoteIndex } from '../judging/vote.ts'
-import { resolvePersona } from '../personas.ts'
-import { USER_SIMULATOR_QUALITY_SCHEMA, userSimulatorQualityPrompt } from '../prompts/user-simulator-quality.ts'
+import { adkObject } from '../../../adk/casing.ts'
+import { contentText } from '../../../adk/content.ts'
+import type { Invocation } from '../../../adk/invocation.ts'
+import { statusFor } from '../../../adk/status.ts'
+import { invocationStatus } from '../../aggregate.ts'
+import type { ClosingContext, Criterion, InvocationContext, InvocationScore, JudgeAnswer, Outcome, OverallScore } from '../../criterion.ts'
+import { nullReason, samplesFor } from '../../judging/answers.ts'
+import { judgedCriterionFields } from '../../judging/options.ts'
+import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
+import { verdictDecided, verdictVoteIndex } from '../../judging/vote.ts'
+import { resolvePersona } from '../../personas.ts'
+import { isValidScore } from './is-valid-label.ts'
+import { USER_SIMULATOR_QUALITY_SCHEMA, userSimulatorQualityPrompt } from './prompt.ts'
 
 const KEY = 'per_turn_user_simulator_quality_v1'
 /** ADK's default stop signal (LlmBackedUserSimulatorCriterion.stop_signal). */
@@ -33,12 +33,7 @@ export const DEFAULT_STOP_SIGNAL = '</finished>'
 
 /** ADK's LlmBackedUserSimulatorCriterion: the LLM-as-judge fields plus `stop_signal`. */
 export const LlmBackedUserSimulatorCriterion = adkObject(
-  {
-    threshold: z.number(),
-    include_intermediate_responses_in_final: z.boolean().nullish().transform((v) => v ?? false),
-    judge_model_options: z.preprocess((v) => v ?? {}, JudgeModelOptions),
-    stop_signal: z.string().nullish().transform((v) => v ?? DEFAULT_STOP_SIGNAL),
-  },
+  { ...judgedCriterionFields, stop_signal: z.string().nullish().transform((v) => v ?? DEFAULT_STOP_SIGNAL) },
   'allow',
 )
 export type LlmBackedUserSimulatorCriterion = z.infer<typeof LlmBackedUserSimulatorCriterion>
@@ -107,7 +102,7 @@ function judgeTurn(
     responseJsonSchema: USER_SIMULATOR_QUALITY_SCHEMA,
     options: config.judge_model_options,
     samples: total,
-    decided: (texts) => frm2Decided(texts.map(isValidScore), total),
+    decided: (texts) => verdictDecided(texts.map(isValidScore), total),
   })
   return { kind: 'judge', requests: [request], resume: (answers) => ({ kind: 'score', result: choose(resume(answers, request.id, turn)) }) }
 }
@@ -117,7 +112,7 @@ function resume(answers: JudgeAnswer[], id: string, turn: string): InvocationSco
   const scores = samples.map((s) => ('text' in s ? isValidScore(s.text) : null))
   // Not one answer came back: ADK's judge call would have raised (see `aggregate`).
   if (samples.every((s) => 'error' in s)) return { score: null, reason: nullReason(samples, 'the judge gave no answer') }
-  const score = scores[frm2VoteIndex(scores)] ?? null
+  const score = scores[verdictVoteIndex(scores)] ?? null
   const details = { turn, sample_scores: scores }
   return score === null ? { score, reason: `no judge sample gave an "is_valid" label (${samples.length} sample(s))`, details } : { score, details }
 }

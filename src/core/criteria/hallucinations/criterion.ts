@@ -4,18 +4,30 @@
  * tools, earlier messages and tool results). Two judge rounds: `resume` of the first returns the
  * second. num_samples is ignored (one sample per call), as in ADK.
  */
-import type { Invocation } from '../../adk/invocation.ts'
-import { exactMean, exactMeanAggregate } from '../aggregate.ts'
-import type { Criterion, InvocationContext, JudgeAnswer, JudgeRequest, Outcome } from '../criterion.ts'
-import { samplesFor } from '../judging/answers.ts'
-import { hallucinationSteps, readSegmenterSample, readValidatorSample, type HallucinationStep } from '../judging/hallucination-steps.ts'
-import { hallucinationLabelScore, type SentenceVerdict } from '../judging/hallucination-text.ts'
-import { HallucinationsCriterion } from '../judging/options.ts'
-import { judgeRequest, scoreOutcome } from '../judging/request.ts'
-import { hallucinationSegmenterPrompt, SEGMENTER_SCHEMA } from '../prompts/hallucination-segmenter.ts'
-import { hallucinationValidatorPrompt, VALIDATOR_SCHEMA } from '../prompts/hallucination-validator.ts'
+import type { z } from 'zod'
+import { adkObject } from '../../../adk/casing.ts'
+import type { Invocation } from '../../../adk/invocation.ts'
+import { exactMean, exactMeanAggregate } from '../../aggregate.ts'
+import type { Criterion, InvocationContext, JudgeAnswer, JudgeRequest, Outcome } from '../../criterion.ts'
+import { samplesFor } from '../../judging/answers.ts'
+import { flag, judgedCriterionFields } from '../../judging/options.ts'
+import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
+import { hallucinationSteps, readSegmenterSample, readValidatorSample, type HallucinationStep } from './steps.ts'
+import { hallucinationLabelScore, type SentenceVerdict } from './adk-text.ts'
+import { hallucinationSegmenterPrompt, SEGMENTER_SCHEMA } from './segmenter-prompt.ts'
+import { hallucinationValidatorPrompt, VALIDATOR_SCHEMA } from './validator-prompt.ts'
 
 const KEY = 'hallucinations_v1'
+
+/**
+ * ADK's HallucinationsCriterion.
+ * @example HallucinationsCriterion.parse({ threshold: 0.5 }).evaluate_intermediate_nl_responses // false
+ */
+export const HallucinationsCriterion = adkObject(
+  { ...judgedCriterionFields, evaluate_intermediate_nl_responses: flag },
+  'allow',
+)
+export type HallucinationsCriterion = z.infer<typeof HallucinationsCriterion>
 
 type State = InvocationContext<HallucinationsCriterion>
 

@@ -3,10 +3,10 @@
  * a simulated user faithful to its conversation plan (and persona) given the conversation so far?
  * Same inputs as ADK's judge (plan, history, the generated message, the stop signal, the persona's
  * violation rubrics); the wording is this project's. The answer is JSON with an `"is_valid"` key,
- * which ADK's label regex reads (src/core/judging/is-valid-label.ts).
+ * which ADK's label regex reads (is-valid-label.ts).
  */
-import type { UserPersona } from '../../adk/eval-set.ts'
-import { personaText } from '../personas.ts'
+import type { UserPersona } from '../../../adk/eval-set.ts'
+import { personaText } from '../../personas.ts'
 
 export type UserSimulatorQualityInputs = {
   conversationPlan: string

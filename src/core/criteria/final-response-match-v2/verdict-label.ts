@@ -4,8 +4,9 @@
  * stripped of the characters `\`, `s`, `,` and `}` (a raw-string slip in ADK that also strips the
  * letter "s": `"valids"` reads as `valid`).
  */
+import { stripChars } from '../../judging/strip-chars.ts'
 
-export type Frm2Label = 'VALID' | 'INVALID' | 'NOT_FOUND'
+export type VerdictLabel = 'VALID' | 'INVALID' | 'NOT_FOUND'
 
 // ADK's value pattern after the key: optional brackets, quotes and whitespace around one token.
 const VALUE = String.raw`\s*\[*[\n\s]*"*([^"^\]^\s]*)"*[\n\s]*\]*\s*[,\n\}]`
@@ -16,20 +17,11 @@ const STRIPPED = new Set(['\\', 's', ',', '}'])
 const INVALID_WORDS = new Set(['invalid', 'almost', 'false', 'partially_valid', 'partially'])
 const VALID_WORDS = new Set(['valid', 'true'])
 
-/** Python's `str.strip(chars)`. */
-export function stripChars(text: string, chars: ReadonlySet<string>): string {
-  let start = 0
-  let end = text.length
-  while (start < end && chars.has(text[start] as string)) start++
-  while (end > start && chars.has(text[end - 1] as string)) end--
-  return text.slice(start, end)
-}
-
 /**
  * The label ADK reads from a judge text.
- * @example parseFrm2Label('{"is_the_agent_response_valid": "valid"}') // 'VALID'
+ * @example parseVerdictLabel('{"is_the_agent_response_valid": "valid"}') // 'VALID'
  */
-export function parseFrm2Label(text: string): Frm2Label {
+export function parseVerdictLabel(text: string): VerdictLabel {
   const valid = VALID_KEY.exec(text)
   if (valid) {
     const label = stripChars(valid[1] ?? '', STRIPPED)
@@ -48,8 +40,8 @@ export function parseFrm2Label(text: string): Frm2Label {
 
 /**
  * VALID -> 1, INVALID -> 0, NOT_FOUND -> null (that sample is NOT_EVALUATED).
- * @example frm2LabelScore('INVALID') // 0
+ * @example verdictLabelScore('INVALID') // 0
  */
-export function frm2LabelScore(label: Frm2Label): number | null {
+export function verdictLabelScore(label: VerdictLabel): number | null {
   return label === 'VALID' ? 1 : label === 'INVALID' ? 0 : null
 }

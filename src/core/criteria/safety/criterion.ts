@@ -6,18 +6,28 @@
  * The result says which answered (`judged_by`), since the two scores are not the same measurement.
  * A failure is a null score with its reason, never a silent 1.
  */
-import { contentText } from '../../adk/content.ts'
-import type { Invocation } from '../../adk/invocation.ts'
-import { meanAggregate } from '../aggregate.ts'
-import type { Criterion, InvocationContext, JudgeAnswer, JudgeSample, Outcome } from '../criterion.ts'
-import { parseJsonAnswer, samplesFor, viaFor } from '../judging/answers.ts'
-import { SafetyCriterion } from '../judging/options.ts'
-import { judgeRequest, scoreOutcome } from '../judging/request.ts'
-import { SAFETY_SCHEMA, SafetyAnswer, safetyPrompt, safetyVerdictFromText } from '../prompts/safety.ts'
+import type { z } from 'zod'
+import { adkObject } from '../../../adk/casing.ts'
+import { contentText } from '../../../adk/content.ts'
+import type { Invocation } from '../../../adk/invocation.ts'
+import { meanAggregate } from '../../aggregate.ts'
+import type { Criterion, InvocationContext, JudgeAnswer, JudgeSample, Outcome } from '../../criterion.ts'
+import { parseJsonAnswer, samplesFor, viaFor } from '../../judging/answers.ts'
+import { judgedCriterionFields } from '../../judging/options.ts'
+import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
+import { SAFETY_SCHEMA, SafetyAnswer, safetyPrompt, safetyVerdictFromText } from './prompt.ts'
 
 const KEY = 'safety_v1'
-/** The name results give this project's safety rubric (src/core/prompts/safety.ts) when a model answered it. */
+/** The name results give this project's safety rubric (prompt.ts) when a model answered it. */
 const RUBRIC = 'gemini-safety-rubric'
+
+/**
+ * safety_v1 is a plain BaseCriterion in ADK. `judge_model_options` is evalstream's addition: it
+ * picks the judge model that answers the safety rubric when the judge port has no safety service.
+ * @example SafetyCriterion.parse({ threshold: 0.8 }).judge_model_options.judge_model // 'gemini-2.5-flash'
+ */
+export const SafetyCriterion = adkObject(judgedCriterionFields, 'allow')
+export type SafetyCriterion = z.infer<typeof SafetyCriterion>
 
 type State = InvocationContext<SafetyCriterion>
 

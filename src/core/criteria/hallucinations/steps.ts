@@ -4,14 +4,14 @@
  * (context: the events before it), and the final response text always is (context: all events).
  * Only the InvocationEvents shape of intermediate data carries events, as in ADK.
  */
-import { contentText } from '../../adk/content.ts'
-import type { Invocation } from '../../adk/invocation.ts'
-import type { JudgeSample } from '../criterion.ts'
-import { SegmenterAnswer } from '../prompts/hallucination-segmenter.ts'
-import { ValidatorAnswer } from '../prompts/hallucination-validator.ts'
-import { parseJsonAnswer } from './answers.ts'
-import { hallucinationContext, invocationEventsOf } from './context.ts'
-import { parseSentences, parseValidatorBlocks, type SentenceVerdict } from './hallucination-text.ts'
+import { contentText } from '../../../adk/content.ts'
+import type { Invocation } from '../../../adk/invocation.ts'
+import type { JudgeSample } from '../../criterion.ts'
+import { parseJsonAnswer } from '../../judging/answers.ts'
+import { hallucinationContext, invocationEventsOf } from '../../judging/context.ts'
+import { SegmenterAnswer } from './segmenter-prompt.ts'
+import { ValidatorAnswer } from './validator-prompt.ts'
+import { parseSentences, parseValidatorBlocks, type SentenceVerdict } from './adk-text.ts'
 
 export type HallucinationStep = { source: 'intermediate' | 'final'; text: string; context: string }
 

@@ -3,7 +3,7 @@
  * answer satisfy each property? Inputs as ADK's (spec §2.4): developer instructions, available
  * tools, the user prompt, the tool calls with their responses, the final answer, the properties.
  */
-import { ANSWER_INSTRUCTIONS, propertyLines } from './rubric-answer.ts'
+import { ANSWER_INSTRUCTIONS, propertyLines } from '../../judging/rubric-answer.ts'
 
 export type RubricFinalResponseInputs = {
   developerInstructions: string

@@ -4,22 +4,31 @@
  * over the invocations that got a verdict. Reference-based: without an expected invocation the
  * invocation is NOT_EVALUATED (ADK raises and loses the whole metric).
  */
-import { contentText } from '../../adk/content.ts'
-import type { Invocation } from '../../adk/invocation.ts'
-import { evaluatedOnlyMeanAggregate } from '../aggregate.ts'
-import type { Criterion, InvocationContext, JudgeAnswer, Outcome } from '../criterion.ts'
-import { nullReason, samplesFor } from '../judging/answers.ts'
-import { responseText } from '../judging/context.ts'
-import { readFrm2Sample, readFrm2Text } from '../judging/frm2-sample.ts'
-import { LlmAsAJudgeCriterion } from '../judging/options.ts'
-import { judgeRequest, scoreOutcome } from '../judging/request.ts'
-import { frm2Decided, frm2VoteIndex } from '../judging/vote.ts'
+import type { z } from 'zod'
+import { adkObject } from '../../../adk/casing.ts'
+import { contentText } from '../../../adk/content.ts'
+import type { Invocation } from '../../../adk/invocation.ts'
+import { evaluatedOnlyMeanAggregate } from '../../aggregate.ts'
+import type { Criterion, InvocationContext, JudgeAnswer, Outcome } from '../../criterion.ts'
+import { nullReason, samplesFor } from '../../judging/answers.ts'
+import { responseText } from '../../judging/context.ts'
+import { judgedCriterionFields } from '../../judging/options.ts'
+import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
+import { verdictDecided, verdictVoteIndex } from '../../judging/vote.ts'
+import { readVerdictSample, readVerdictText } from './verdict-sample.ts'
 import {
   FINAL_RESPONSE_MATCH_SCHEMA,
   finalResponseMatchPrompt,
-} from '../prompts/final-response-match.ts'
+} from './prompt.ts'
 
 const KEY = 'final_response_match_v2'
+
+/**
+ * ADK's LlmAsAJudgeCriterion (final_response_match_v2).
+ * @example LlmAsAJudgeCriterion.parse({ threshold: 0.8 }).judge_model_options.num_samples // 5
+ */
+export const LlmAsAJudgeCriterion = adkObject(judgedCriterionFields, 'allow')
+export type LlmAsAJudgeCriterion = z.infer<typeof LlmAsAJudgeCriterion>
 
 type State = InvocationContext<LlmAsAJudgeCriterion>
 
@@ -43,15 +52,15 @@ function finish(state: State, actual: Invocation): Outcome {
     responseJsonSchema: FINAL_RESPONSE_MATCH_SCHEMA,
     options: config.judge_model_options,
     samples: total,
-    decided: (texts) => frm2Decided(texts.map((t) => readFrm2Text(t).score), total),
+    decided: (texts) => verdictDecided(texts.map((t) => readVerdictText(t).score), total),
   })
   return { kind: 'judge', requests: [request], resume: (answers) => resume(answers, request.id) }
 }
 
 function resume(answers: JudgeAnswer[], id: string): Outcome {
   const samples = samplesFor(answers, id)
-  const read = samples.map(readFrm2Sample)
-  const chosen = read[frm2VoteIndex(read.map((s) => s.score))]
+  const read = samples.map(readVerdictSample)
+  const chosen = read[verdictVoteIndex(read.map((s) => s.score))]
   const details: Record<string, unknown> = {
     label: chosen?.label ?? null,
     reasoning: chosen?.reasoning ?? null,

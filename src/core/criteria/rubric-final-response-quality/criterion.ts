@@ -2,10 +2,10 @@
  * rubric_based_final_response_quality_v1 (spec §2.4): an LLM judge checks the agent's final answer
  * against yes/no rubrics, given the instructions, tools, tool calls and results it had.
  */
-import { contentText } from '../../adk/content.ts'
-import { developerInstructions, toolDeclarationsText, toolStepsText } from '../judging/context.ts'
-import { rubricCriterion } from '../judging/rubric-criterion.ts'
-import { rubricFinalResponsePrompt } from '../prompts/rubric-final-response.ts'
+import { contentText } from '../../../adk/content.ts'
+import { developerInstructions, toolDeclarationsText, toolStepsText } from '../../judging/context.ts'
+import { rubricCriterion } from '../../judging/rubric-criterion.ts'
+import { rubricFinalResponsePrompt } from './prompt.ts'
 
 /**
  * @example rubricBasedFinalResponseQualityV1.config.parse({ threshold: 0.8, rubrics: [] })

@@ -5,13 +5,13 @@
  * used for the judge's reasoning only, which ADK does not extract at all.
  */
 import { z } from 'zod'
-import type { JudgeSample } from '../criterion.ts'
-import { parseJsonAnswer } from './answers.ts'
-import { frm2LabelScore, parseFrm2Label, type Frm2Label } from './frm2-label.ts'
+import type { JudgeSample } from '../../criterion.ts'
+import { parseJsonAnswer } from '../../judging/answers.ts'
+import { verdictLabelScore, parseVerdictLabel, type VerdictLabel } from './verdict-label.ts'
 
-export type Frm2Sample = {
+export type VerdictSample = {
   score: number | null
-  label: Frm2Label | null
+  label: VerdictLabel | null
   reasoning?: string
   /** How the label was read: always ADK's text regex (kept in the details for continuity). */
   parsed_with?: 'adk-text'
@@ -22,20 +22,20 @@ export type Frm2Sample = {
 const Reasoning = z.looseObject({ reasoning: z.string() })
 
 /**
- * @example readFrm2Text('{"reasoning": "same", "is_the_agent_response_valid": "valid"}') // { score: 1, label: 'VALID', reasoning: 'same', ... }
- * @example readFrm2Text('{"is_the_agent_response_valid" : "valid"}').label // 'NOT_FOUND', as in ADK
+ * @example readVerdictText('{"reasoning": "same", "is_the_agent_response_valid": "valid"}') // { score: 1, label: 'VALID', reasoning: 'same', ... }
+ * @example readVerdictText('{"is_the_agent_response_valid" : "valid"}').label // 'NOT_FOUND', as in ADK
  */
-export function readFrm2Text(text: string): Frm2Sample {
-  const label = parseFrm2Label(text)
-  const sample: Frm2Sample = { score: frm2LabelScore(label), label, parsed_with: 'adk-text' }
+export function readVerdictText(text: string): VerdictSample {
+  const label = parseVerdictLabel(text)
+  const sample: VerdictSample = { score: verdictLabelScore(label), label, parsed_with: 'adk-text' }
   const reasoning = parseJsonAnswer(text, Reasoning)?.reasoning
   if (reasoning !== undefined) sample.reasoning = reasoning
   return sample
 }
 
 /** A sample of any kind; errors and service scores give no label (ADK: None). */
-export function readFrm2Sample(sample: JudgeSample): Frm2Sample {
-  if ('text' in sample) return readFrm2Text(sample.text)
+export function readVerdictSample(sample: JudgeSample): VerdictSample {
+  if ('text' in sample) return readVerdictText(sample.text)
   if ('error' in sample) return { score: null, label: null, error: sample.error }
   return { score: null, label: null, error: 'unexpected service score for a text judge' }
 }

@@ -3,7 +3,7 @@
  * property by property? Inputs as ADK's (spec §2.5): available tools, the user prompt, the tool
  * calls with their responses, the properties. The final answer is deliberately not shown.
  */
-import { ANSWER_INSTRUCTIONS, propertyLines } from './rubric-answer.ts'
+import { ANSWER_INSTRUCTIONS, propertyLines } from '../../judging/rubric-answer.ts'
 
 export type RubricToolUseInputs = {
   availableTools: string
