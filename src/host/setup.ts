@@ -2,6 +2,7 @@
  * Builds the app's dependencies from environment variables, the same way on every runtime. The
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
+import { runQuotasFromEnv } from '../config/run-quotas.ts'
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
@@ -63,6 +64,8 @@ export function depsFromEnv(
   if (!publicUrl.ok) return publicUrl
   const proxy = proxySettingsFromEnv(env)
   if (!proxy.ok) return proxy
+  const runQuotas = runQuotasFromEnv(env)
+  if (!runQuotas.ok) return runQuotas
   const notes = [...access.value.notes, ...wiring.notes]
   if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
@@ -105,6 +108,7 @@ export function depsFromEnv(
       auth,
       cors,
       proxy: proxy.settings,
+      runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
     },

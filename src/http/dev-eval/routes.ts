@@ -29,7 +29,8 @@ import { readTextLimited } from '../read-body.ts'
 import { evalCaseFromSession } from './add-session.ts'
 import { camelJson, forTheTab } from './camel.ts'
 import { metricsInfo } from './metrics-info.ts'
-import { MAX_ACTIVE_DEV_RUNS, readRunRequest, runAndStore } from './run.ts'
+import { readRunRequest, runAndStore } from './run.ts'
+import { DEFAULT_RUN_QUOTAS, runRefusal } from '../../config/run-quotas.ts'
 
 /** A request body here (an eval case, a run request) is at most this many bytes. */
 export const MAX_DEV_EVAL_BODY_BYTES = 10_000_000
@@ -46,7 +47,10 @@ type Handler = (c: Context, scope: EvalScope, store: EvalSetStore) => Response |
 export function devEvalRoutes(deps: AppDeps): Hono {
   const app = new Hono()
   const store = deps.evalSets ?? memoryEvalSetStore()
+  // Runs in progress: in all, and per tenant (open mode has no tenant and only the process cap).
   let activeRuns = 0
+  const activeByTenant = new Map<string, number>()
+  const quotas = deps.runQuotas ?? DEFAULT_RUN_QUOTAS
   const json = (c: Context, value: unknown, status: 200 | 201 = 200) => c.json(camelJson(value) as object, status)
 
   /** Proxy mode only; a bad app name is refused before any storage is touched. */
@@ -180,14 +184,26 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         if (!request.ok) return problem(c, 400, 'Invalid run request', request.error)
         const set = loadSet(c, scope, 400)
         if (set instanceof Response) return set
-        if (activeRuns >= MAX_ACTIVE_DEV_RUNS) return problem(c, 429, 'Too many runs', `${MAX_ACTIVE_DEV_RUNS} Eval tab runs are in progress (MAX_ACTIVE_DEV_RUNS); try again when one finishes`)
+        const tenant = scope.tenant
+        const ofTenant = tenant === undefined ? 0 : (activeByTenant.get(tenant) ?? 0)
+        const busy = runRefusal({ total: activeRuns, ofTenant }, tenant, { process: quotas.activeDevRuns, perTenant: quotas.activeDevRunsPerTenant }, 'Eval tab runs', {
+          process: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS',
+          perTenant: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS_PER_TENANT',
+        })
+        if (busy) return problem(c, 429, 'Too many runs', busy)
         activeRuns += 1
+        if (tenant !== undefined) activeByTenant.set(tenant, ofTenant + 1)
         try {
           const out = await runAndStore(deps, store, scope, set, request.request, c.req.raw.signal)
           if (!out.ok) return problem(c, out.status, out.title, out.detail)
           return shape === 'list' ? json(c, out.runEvalResults) : json(c, { run_eval_results: out.runEvalResults })
         } finally {
           activeRuns -= 1
+          if (tenant !== undefined) {
+            const left = (activeByTenant.get(tenant) ?? 1) - 1
+            if (left > 0) activeByTenant.set(tenant, left)
+            else activeByTenant.delete(tenant)
+          }
         }
       }),
     )
