@@ -20,7 +20,7 @@ import {
 } from '../judge/executor.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
 import type { EngineFactory } from './session.ts'
-import { MAX_TIMER_MS } from '../config/timer-ms.ts'
+import { isTimerMs, MAX_TIMER_MS } from '../config/timer-ms.ts'
 
 type Env = Record<string, string | undefined>
 
@@ -111,11 +111,6 @@ export function judgeWiringFromEnv(
 
 function isCount(n: number): boolean {
   return Number.isInteger(n) && n >= 0
-}
-
-/** setTimeout and AbortSignal.timeout take at most 2^31-1 ms; a longer delay would fire at once. */
-function isTimerMs(n: number): boolean {
-  return isPositive(n) && n <= MAX_TIMER_MS
 }
 
 function isPositive(n: number): boolean {

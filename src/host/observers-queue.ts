@@ -24,6 +24,12 @@ export type QueueOptions<T> = {
   maxBatch: number
   /** Sends in flight at most (default 1), so one slow target does not hold up every other item. */
   concurrency?: number
+  /**
+   * Sends in flight per group at most (webhooks: per tenant), so one group's slow targets hold only
+   * its own share of `concurrency`. Items of a group at its share wait, and later items of other
+   * groups go past them. Items whose group is undefined count against `concurrency` only. Needs maxBatch 1.
+   */
+  perGroup?: { of: (item: T) => string | undefined; concurrency: number }
   /** Sends per batch at most, the first included. */
   maxAttempts: number
   /** The first retry waits this long (ms), each later one twice as long, up to maxBackoffMs. */
@@ -112,12 +118,36 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
     scheduled = true
     queueMicrotask(pump)
   }
+  // Sends in flight per group (only with options.perGroup).
+  const groupBusy = new Map<string, number>()
+  const nextBatch = (): { batch: T[]; group?: string } | undefined => {
+    const perGroup = options.perGroup
+    if (!perGroup) return { batch: items.splice(0, options.maxBatch) }
+    const i = items.findIndex((item) => {
+      const g = perGroup.of(item)
+      return g === undefined || (groupBusy.get(g) ?? 0) < perGroup.concurrency
+    })
+    if (i < 0) return undefined
+    const [item] = items.splice(i, 1) as [T]
+    const group = perGroup.of(item)
+    if (group !== undefined) groupBusy.set(group, (groupBusy.get(group) ?? 0) + 1)
+    return { batch: [item], ...(group !== undefined ? { group } : {}) }
+  }
+  const leaveGroup = (group: string | undefined) => {
+    if (group === undefined) return
+    const left = (groupBusy.get(group) ?? 1) - 1
+    if (left > 0) groupBusy.set(group, left)
+    else groupBusy.delete(group)
+  }
   const pump = () => {
     scheduled = false
     while (running.size < concurrency && items.length > 0) {
-      const batch = items.splice(0, options.maxBatch)
+      const next = nextBatch()
+      if (!next) break
+      const { batch, group } = next
       stats.queued = items.length
       const sender: Promise<void> = deliver(batch).finally(() => {
+        leaveGroup(group)
         running.delete(sender)
         reportDrops()
         if (items.length > 0) kick()
