@@ -21,6 +21,7 @@ import { tenantOf } from './auth.ts'
 import { parseCreateBody, SESSION_ID_PATTERN } from './create-request.ts'
 import { startHostedRun, type HostedRun, type RunEvent } from '../runner/hosted-run.ts'
 import { problem } from './problem.ts'
+import { pathSegmentProblem } from '../runner/path-segment.ts'
 import { HEARTBEAT_MS, lastEventId } from './results-stream.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
@@ -108,6 +109,8 @@ type Fields = { app: string; runId?: string; agentUrl?: string; caseIds?: string
 function readFields(body: Body): Fields | { error: string } {
   const app = body.app_name
   if (typeof app !== 'string' || app === '') return { error: 'app_name (the agent app to run, a string) is required' }
+  const segment = pathSegmentProblem('app_name', app)
+  if (segment) return { error: segment }
   if (body.eval_set === undefined) return { error: 'eval_set (an ADK eval set) is required' }
   const out: Fields = { app }
   // The Worker's router names the run (it picks the Durable Object by it); clients may too.

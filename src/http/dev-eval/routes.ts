@@ -30,6 +30,7 @@ import { evalCaseFromSession } from './add-session.ts'
 import { camelJson, forTheTab } from './camel.ts'
 import { metricsInfo } from './metrics-info.ts'
 import { readRunRequest, runAndStore } from './run.ts'
+import { pathSegmentProblem } from '../../runner/path-segment.ts'
 import { DEFAULT_RUN_QUOTAS, runRefusal } from '../../config/run-quotas.ts'
 
 /** A request body here (an eval case, a run request) is at most this many bytes. */
@@ -37,7 +38,7 @@ export const MAX_DEV_EVAL_BODY_BYTES = 10_000_000
 /** ADK's eval set ids: letters, digits and underscores (its local manager checks the same). */
 export const EVAL_SET_ID_PATTERN = /^[A-Za-z0-9_]{1,200}$/
 /** App names as ADK's dev server takes them (identifiers, dot-separated), bounded. */
-export const APP_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/
+export const APP_NAME_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,200}$/
 /** Eval case ids: any 1-200 characters. */
 export const MAX_EVAL_ID_CHARS = 200
 
@@ -57,7 +58,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
   const route = (handler: Handler) => (c: Context) => {
     if (!deps.agentUrl) return problem(c, 404, 'Not found', `no route ${c.req.method} ${new URL(c.req.url).pathname}; the Eval tab routes need AGENT_URL (proxy mode)`)
     const appName = c.req.param('app') ?? ''
-    if (!APP_NAME_PATTERN.test(appName)) return problem(c, 400, 'Invalid app name', `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -`)
+    if (!APP_NAME_PATTERN.test(appName)) return problem(c, 400, 'Invalid app name', `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -, and not . or ..`)
     const tenant = tenantOf(c)
     return handler(c, tenant === undefined ? { app: appName } : { tenant, app: appName }, store)
   }
@@ -156,6 +157,9 @@ export function devEvalRoutes(deps: AppDeps): Hono {
           return problem(c, 400, 'Invalid request', `evalId must be a string of 1-${MAX_EVAL_ID_CHARS} characters`)
         if (typeof sessionId !== 'string' || sessionId === '' || typeof userId !== 'string' || userId === '')
           return problem(c, 400, 'Invalid request', 'sessionId and userId (the live session to turn into an eval case) are required strings')
+        // Each names a path segment on the agent: '.' or '..' would reach another path there.
+        const segment = pathSegmentProblem('userId', userId) ?? pathSegmentProblem('sessionId', sessionId)
+        if (segment) return problem(c, 400, 'Invalid request', segment)
         if (loadSet(c, scope) instanceof Response) return loadSet(c, scope) as Response
         const made = await evalCaseFromSession({ agentUrl: deps.agentUrl!, fetch: deps.fetch ?? fetch, app: scope.app, userId, sessionId, evalId, nowSeconds: Date.now() / 1000 })
         if (!made.ok) return problem(c, made.status, made.title, made.detail)
