@@ -14,6 +14,7 @@ import { dashboardRoutes } from './dashboard/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
+import { noSniff } from './no-sniff.ts'
 import { problem } from './problem.ts'
 import { RESULTS_DOCS } from './results-docs.ts'
 import { resultsRoutes } from './results-routes.ts'
@@ -29,6 +30,7 @@ export type { AppDeps } from '../host/deps.ts'
  */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono()
+  app.use('*', noSniff)
   // Counting first, so answers of CORS and auth (401) are counted too.
   app.use('*', countRequests(deps.metrics))
   // CORS next: preflights carry no token, and 401s need the allow headers to be readable.
