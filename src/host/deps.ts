@@ -2,7 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
-import type { RunQuotas } from '../config/run-quotas.ts'
+import type { RunQuotas } from './run-quotas.ts'
 import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { EvalSetStore } from './eval-set-store.ts'

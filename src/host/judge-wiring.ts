@@ -20,7 +20,7 @@ import {
 } from '../judge/executor.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
 import type { EngineFactory } from './session.ts'
-import { isTimerMs, MAX_TIMER_MS } from '../config/timer-ms.ts'
+import { isTimerMs, MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 
 type Env = Record<string, string | undefined>
 

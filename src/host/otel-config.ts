@@ -3,7 +3,7 @@
  * SDK reads, so a deployment's existing settings apply unchanged). Only the logs signal is used:
  * evaluation results are events, and OpenTelemetry events are log records.
  */
-import { MAX_TIMER_MS } from '../config/timer-ms.ts'
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { type Read, wholeNumber } from './env-numbers.ts'
 import { flag, keyValueList } from './observers-env.ts'
 import type { Env } from './setup.ts'

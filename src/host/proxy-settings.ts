@@ -3,7 +3,7 @@
  * EVALSTREAM_MAX_REQUEST_BYTES like every other body, src/ingest/limits.ts). Read from the environment, with defaults that fail an agent that
  * hangs within a minute or two instead of undici's 300 s.
  */
-import { MAX_TIMER_MS } from '../config/timer-ms.ts'
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { wholeNumbersFromEnv } from './env-numbers.ts'
 
 /** The agent must answer (response headers) within this many ms; then 504. */

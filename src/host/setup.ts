@@ -2,8 +2,8 @@
  * Builds the app's dependencies from environment variables, the same way on every runtime. The
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
-import { runQuotasFromEnv } from '../config/run-quotas.ts'
-import { agentUrlProblem, evalConfigProblem, jsonProblem, metricsTokenProblem } from '../config/startup-checks.ts'
+import { runQuotasFromEnv } from './run-quotas.ts'
+import { agentUrlProblem, evalConfigProblem, jsonProblem, metricsTokenProblem } from './startup-checks.ts'
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'

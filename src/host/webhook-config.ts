@@ -9,7 +9,7 @@
  * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
  */
 import type { FedResult } from './result-feed.ts'
-import { MAX_TIMER_MS } from '../config/timer-ms.ts'
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { type Read, wholeNumber } from './env-numbers.ts'
 import { flag } from './observers-env.ts'
 import { statusName } from './otel-record.ts'

@@ -5,7 +5,7 @@
  * never stops the others. Results come back as ADK EvalSetResults (one per eval set, every run of
  * every case) plus a verdict per case. Runtime-neutral: no node:*, the caller passes `fetch`.
  */
-import { MAX_TIMER_MS } from '../config/timer-ms.ts'
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
 import type { CaseStatus, EvalStatus } from '../adk/status.ts'

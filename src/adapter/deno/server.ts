@@ -3,7 +3,7 @@
  * defaults to .evalstream/evalstream.db when Deno may write there (`npm run start:deno` grants
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
-import { listenFailure, listenPort } from '../../config/listen-port.ts'
+import { listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
 import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'

@@ -12,11 +12,11 @@ import { depsFromEnv } from '../../host/setup.ts'
 import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
 import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
-import { listenFailure, listenPort } from '../../config/listen-port.ts'
+import { listenFailure, listenPort } from '../listen-port.ts'
 
 installProcessGuard()
 
-export { DEFAULT_PORT } from '../../config/listen-port.ts'
+export { DEFAULT_PORT } from '../listen-port.ts'
 /** Connections waiting to be accepted; the kernel caps it (Linux: net.core.somaxconn, 4096 by default). */
 export const LISTEN_BACKLOG = 4096
 

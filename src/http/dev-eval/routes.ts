@@ -31,7 +31,7 @@ import { camelJson, forTheTab } from './camel.ts'
 import { metricsInfo } from './metrics-info.ts'
 import { readRunRequest, runAndStore } from './run.ts'
 import { pathSegmentProblem } from '../../runner/path-segment.ts'
-import { DEFAULT_RUN_QUOTAS, runRefusal } from '../../config/run-quotas.ts'
+import { DEFAULT_RUN_QUOTAS, runRefusal } from '../../host/run-quotas.ts'
 
 /** A request body here (an eval case, a run request) is at most this many bytes. */
 export const MAX_DEV_EVAL_BODY_BYTES = 10_000_000

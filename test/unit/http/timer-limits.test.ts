@@ -4,7 +4,7 @@
  * variable, and a run request's `session_timeout_ms` is a 422 naming the field.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_TIMER_MS } from '../../../src/config/timer-ms.ts'
+import { MAX_TIMER_MS } from '../../../src/ingest/timer-ms.ts'
 import { otelConfigFromEnv } from '../../../src/host/otel-config.ts'
 import { proxySettingsFromEnv } from '../../../src/host/proxy-settings.ts'
 import { webhookSettingsFromEnv } from '../../../src/host/webhook-config.ts'

@@ -3,7 +3,7 @@
  * per process (per Durable Object on Workers) and per tenant, so one tenant's hung runs hold only
  * its own share. Requests without a tenant (open mode) count against the process caps only.
  */
-import { type Read, wholeNumbersFromEnv } from '../host/env-numbers.ts'
+import { type Read, wholeNumbersFromEnv } from './env-numbers.ts'
 
 export type RunQuotas = {
   /** `/v1/runs` in progress at once (EVALSTREAM_MAX_ACTIVE_RUNS); one more is 429. */

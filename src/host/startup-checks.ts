@@ -6,7 +6,7 @@
  * server can read) nor a token.
  */
 import { EvalConfig } from '../adk/eval-config.ts'
-import { MIN_TOKEN_CHARS } from '../host/auth-config.ts'
+import { MIN_TOKEN_CHARS } from './auth-config.ts'
 import { planSession } from '../engine/spec.ts'
 
 /** Issues of a refused EVALSTREAM_CONFIG named at most. */
