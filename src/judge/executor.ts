@@ -12,7 +12,7 @@
  */
 import type { JudgeAnswer, JudgeRequest } from '../core/criterion.ts'
 import { createMemoryJudgeCache, type JudgeCache } from './cache.ts'
-import { createLimiter, type Limiter } from './limiter.ts'
+import { createKeyedLimiter, createLimiter, type Limiter } from './limiter.ts'
 import type { Judge, JudgeUsage } from './port.ts'
 import { emptyUsage } from './port.ts'
 import { answerWithin } from './within-deadline.ts'
@@ -112,7 +112,8 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
   if (perSessionLimit !== undefined && !(perSessionLimit >= 1)) throw new RangeError(`concurrencyPerSession must be >= 1, got ${perSessionLimit}`)
   const perTenantLimit = options.concurrencyPerTenant
   if (perTenantLimit !== undefined && !(perTenantLimit >= 1)) throw new RangeError(`concurrencyPerTenant must be >= 1, got ${perTenantLimit}`)
-  const tenants = new Map<string, { slots: Limiter; users: number }>()
+  // Only when the share is smaller than the process's, as for sessions.
+  const tenants = perTenantLimit !== undefined && perTenantLimit < options.concurrency ? createKeyedLimiter(perTenantLimit) : undefined
   const deadlineMs = options.deadlineMs ?? DEFAULT_JUDGE_DEADLINE_MS
   const inflight = new Map<string, Job>()
   const sessions = new Map<string, SessionState>()
@@ -162,27 +163,6 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     stats.outputTokens += usage.outputTokens
   }
 
-  /** A slot of the tenant's share; its limiter exists only while some request holds or awaits it. */
-  async function tenantSlot(tenant: string | undefined, signal: AbortSignal): Promise<(() => void) | undefined> {
-    if (tenant === undefined || perTenantLimit === undefined || perTenantLimit >= options.concurrency) return undefined
-    let entry = tenants.get(tenant)
-    if (!entry) tenants.set(tenant, (entry = { slots: createLimiter(perTenantLimit), users: 0 }))
-    entry.users++
-    const leave = () => {
-      if (--entry.users === 0) tenants.delete(tenant)
-    }
-    try {
-      const release = await entry.slots.acquire(signal)
-      return () => {
-        release()
-        leave()
-      }
-    } catch (e) {
-      leave()
-      throw e
-    }
-  }
-
   async function run(request: JudgeRequest, sessionId: string | undefined, tenant: string | undefined, signal: AbortSignal): Promise<JudgeAnswer> {
     const state = sessionId === undefined ? undefined : sessionState(sessionId)
     // The session's slot first: a session at its limit queues behind itself, not in the process queue.
@@ -190,7 +170,7 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     let releaseTenant: (() => void) | undefined
     try {
       // Then the tenant's: a tenant at its share queues behind its own sessions.
-      releaseTenant = await tenantSlot(tenant, signal)
+      releaseTenant = tenant !== undefined && tenants ? await tenants.acquire(tenant, signal) : undefined
       const releaseProcess = await limiter.acquire(signal)
       try {
         let refused = false
@@ -267,7 +247,7 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     stats: () => ({ ...stats }),
     sessionCalls: (sessionId) => sessions.get(sessionId)?.calls ?? 0,
     trackedSessions: () => sessions.size,
-    trackedTenants: () => tenants.size,
+    trackedTenants: () => tenants?.keys() ?? 0,
     release: (sessionId) => void sessions.delete(sessionId),
   }
 }
