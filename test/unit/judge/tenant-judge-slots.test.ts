@@ -84,3 +84,17 @@ describe('judge slots per tenant', () => {
     expect(judgeWiringFromEnv({ GEMINI_API_KEY: 'k', EVALSTREAM_JUDGE_DEADLINE_MS: String(2 ** 31 - 1) }).ok).toBe(true)
   })
 })
+
+describe('judgedEngines', () => {
+  it("hands each session's tenant to the judging wiring, so its judge calls count against that tenant", async () => {
+    const { judgedEngines } = await import('../../../src/host/judge-wiring.ts')
+    const asked: [string, string | undefined][] = []
+    const create = judgedEngines((sessionId, tenant) => (asked.push([sessionId, tenant]), { noJudgeReason: 'test' }))
+    create({ spec: { session_id: 's-acme', tenant: 'acme', eval_config: { criteria: {} } }, emit: () => {} } as never)
+    create({ spec: { session_id: 's-open', eval_config: { criteria: {} } }, emit: () => {} } as never)
+    expect(asked).toEqual([
+      ['s-acme', 'acme'],
+      ['s-open', undefined],
+    ])
+  })
+})
