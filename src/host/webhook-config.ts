@@ -29,6 +29,8 @@ export const WEBHOOK_MAX_BACKOFF_MS = 60_000
 export const WEBHOOK_CONCURRENCY = 4
 /** ... of them for one tenant's results (EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT), so its hanging receivers hold only its share. */
 export const WEBHOOK_CONCURRENCY_PER_TENANT = 2
+/** Deliveries of one tenant's results waiting at most (EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT), so its backlog never fills the queue for others. */
+export const WEBHOOK_MAX_QUEUE_PER_TENANT = 500
 /** A signing secret's length at least (characters). */
 export const WEBHOOK_SECRET_MIN_CHARS = 16
 /** Terms in one filter at most. */
@@ -50,6 +52,7 @@ export type WebhookSettings = {
   maxAttempts: number
   concurrency: number
   concurrencyPerTenant: number
+  maxQueuePerTenant: number
 }
 
 /**
@@ -100,6 +103,7 @@ export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> & { note
     maxAttempts: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_ATTEMPTS', WEBHOOK_MAX_ATTEMPTS),
     concurrency: wholeNumber(env, 'EVALSTREAM_WEBHOOK_CONCURRENCY', WEBHOOK_CONCURRENCY),
     concurrencyPerTenant: wholeNumber(env, 'EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT', WEBHOOK_CONCURRENCY_PER_TENANT),
+    maxQueuePerTenant: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT', WEBHOOK_MAX_QUEUE_PER_TENANT),
   }
   for (const read of Object.values(numbers)) if (!read.ok) return read
   const sessionsRaw = env.EVALSTREAM_WEBHOOK_SESSIONS?.trim().toLowerCase()
@@ -111,6 +115,7 @@ export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> & { note
     maxAttempts: (numbers.maxAttempts as { value: number }).value,
     concurrency: (numbers.concurrency as { value: number }).value,
     concurrencyPerTenant: (numbers.concurrencyPerTenant as { value: number }).value,
+    maxQueuePerTenant: (numbers.maxQueuePerTenant as { value: number }).value,
   }
   const notes: string[] = []
   const url = env.EVALSTREAM_WEBHOOK_URL?.trim()

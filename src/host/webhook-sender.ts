@@ -10,7 +10,7 @@ import { createDeliveryQueue, type DeliveryQueue } from './observers-queue.ts'
 import { postOnce, redact } from './observers-http.ts'
 import { isDecided } from './otel-record.ts'
 import type { FedResult } from './result-feed.ts'
-import { matchesFilter, parseWebhookFilter, WEBHOOK_BACKOFF_MS, WEBHOOK_CONCURRENCY, WEBHOOK_CONCURRENCY_PER_TENANT, WEBHOOK_MAX_BACKOFF_MS, type WebhookSettings } from './webhook-config.ts'
+import { matchesFilter, parseWebhookFilter, WEBHOOK_BACKOFF_MS, WEBHOOK_CONCURRENCY, WEBHOOK_CONCURRENCY_PER_TENANT, WEBHOOK_MAX_BACKOFF_MS, WEBHOOK_MAX_QUEUE_PER_TENANT, type WebhookSettings } from './webhook-config.ts'
 import { DELIVERY_ID_HEADER, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.ts'
 import { privateHostProblem, webhookUrlProblem } from './webhook-target.ts'
 
@@ -83,7 +83,12 @@ export function createWebhookDispatcher(settings: WebhookSettings, options: Disp
     maxItems: settings.maxQueue,
     maxBatch: 1,
     concurrency: settings.concurrency ?? WEBHOOK_CONCURRENCY,
-    perGroup: { of: (d) => d.tenant, concurrency: settings.concurrencyPerTenant ?? WEBHOOK_CONCURRENCY_PER_TENANT },
+    perGroup: {
+      of: (d) => d.tenant,
+      concurrency: settings.concurrencyPerTenant ?? WEBHOOK_CONCURRENCY_PER_TENANT,
+      maxItems: settings.maxQueuePerTenant ?? WEBHOOK_MAX_QUEUE_PER_TENANT,
+      limitName: 'EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT',
+    },
     maxAttempts: settings.maxAttempts,
     backoffMs: options.backoffMs ?? WEBHOOK_BACKOFF_MS,
     maxBackoffMs: WEBHOOK_MAX_BACKOFF_MS,
