@@ -13,6 +13,7 @@
 import { createApp } from '../src/http/app.ts'
 import { proxySessionId, requireToken, reservedIdProblem, tenantOf } from '../src/http/auth.ts'
 import { corsFor } from '../src/http/cors.ts'
+import { noSniff } from '../src/http/no-sniff.ts'
 import { parseCreateBody, resolveCreateRequest } from '../src/http/create-request.ts'
 import { problem } from '../src/http/problem.ts'
 import { SESSION_HEADER } from '../src/http/proxy.ts'
@@ -58,6 +59,8 @@ function withBody(request: Request, body: string, url = request.url): Request {
 }
 
 const router = new Hono<{ Bindings: WorkerEnv; Variables: { configured: Configured } }>()
+// On every answer, the router's own (401, 500, CORS) and the objects' alike.
+router.use('*', noSniff)
 
 // Fail closed: a deployment whose variables do not parse (a malformed EVALSTREAM_TOKENS above all)
 // serves nothing, rather than serving it open.

@@ -2,6 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
+import type { RunQuotas } from './run-quotas.ts'
 import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { EvalSetStore } from './eval-set-store.ts'
@@ -50,6 +51,8 @@ export type AppDeps = {
   evalSets?: EvalSetStore
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
   publicUrl?: string
+  /** Eval set and Eval tab runs in progress at once, per process and per tenant; DEFAULT_RUN_QUOTAS when absent. */
+  runQuotas?: RunQuotas
   /** Counters for GET /metrics (Node and Deno); absent: /metrics answers 404 (Workers). */
   metrics?: HostMetrics
 }

@@ -10,11 +10,13 @@ export type Read<T> = { ok: true; value: T } | { ok: false; error: string }
 /**
  * @example wholeNumber({ N: '5' }, 'N', 10) // { ok: true, value: 5 }
  */
-export function wholeNumber(env: Record<string, string | undefined>, name: string, fallback: number, min = 1): Read<number> {
+export function wholeNumber(env: Record<string, string | undefined>, name: string, fallback: number, min = 1, max?: number): Read<number> {
   const raw = env[name]?.trim()
   if (!raw) return { ok: true, value: fallback }
   const n = Number(raw)
-  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n) || n < min) return { ok: false, error: `${name} must be a whole number >= ${min}, not '${raw}'` }
+  const range = max === undefined ? `>= ${min}` : `from ${min} to ${max}`
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
+    return { ok: false, error: `${name} must be a whole number ${range}, not '${raw}'` }
   return { ok: true, value: n }
 }
 
@@ -28,10 +30,12 @@ export function wholeNumbersFromEnv<K extends string>(
   env: Record<string, string | undefined>,
   variables: Record<K, string>,
   defaults: Record<K, number>,
+  /** Ceilings of some of them (a timer's delay, MAX_TIMER_MS). */
+  maxima: Partial<Record<K, number>> = {},
 ): Read<Record<K, number>> {
   const value = { ...defaults }
   for (const [key, name] of Object.entries(variables) as [K, string][]) {
-    const read = wholeNumber(env, name, defaults[key])
+    const read = wholeNumber(env, name, defaults[key], 1, maxima[key])
     if (!read.ok) return read
     value[key] = read.value
   }

@@ -11,6 +11,7 @@ import {
   createJudgeExecutor,
   DEFAULT_JUDGE_CONCURRENCY,
   DEFAULT_JUDGE_CONCURRENCY_PER_SESSION,
+  DEFAULT_JUDGE_CONCURRENCY_PER_TENANT,
   DEFAULT_JUDGE_DEADLINE_MS,
   type JudgeBudget,
   type JudgeCallRecord,
@@ -19,6 +20,7 @@ import {
 } from '../judge/executor.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
 import type { EngineFactory } from './session.ts'
+import { isTimerMs, MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 
 type Env = Record<string, string | undefined>
 
@@ -28,7 +30,8 @@ type Env = Record<string, string | undefined>
  */
 export type SessionJudge = Pick<SessionEngineOptions, 'judge' | 'noJudgeReason'> & { release?: () => void }
 
-export type SessionJudging = (sessionId: string) => SessionJudge
+/** `tenant`: whose session it is, so its judge calls count against that tenant's share of slots. */
+export type SessionJudging = (sessionId: string, tenant?: string) => SessionJudge
 
 export type JudgeWiring =
   | { ok: true; judging: SessionJudging; notes: string[]; /** Absent when no judge is configured. */ executor?: JudgeExecutor }
@@ -55,7 +58,14 @@ export function judgeWiringFromEnv(
       isPositive,
       'a whole number >= 1',
     ),
-    deadlineMs: numberVar(env, 'EVALSTREAM_JUDGE_DEADLINE_MS', DEFAULT_JUDGE_DEADLINE_MS, isPositive, 'a whole number of milliseconds >= 1'),
+    concurrencyPerTenant: numberVar(
+      env,
+      'EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT',
+      DEFAULT_JUDGE_CONCURRENCY_PER_TENANT,
+      isPositive,
+      'a whole number >= 1',
+    ),
+    deadlineMs: numberVar(env, 'EVALSTREAM_JUDGE_DEADLINE_MS', DEFAULT_JUDGE_DEADLINE_MS, isTimerMs, `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`),
   }
   for (const v of Object.values(vars)) if (!v.ok) return v
   const value = <T>(v: { ok: true; value: T } | { ok: false }) => (v as { value: T }).value
@@ -66,11 +76,13 @@ export function judgeWiringFromEnv(
   if (!config) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], judging: () => ({}) }
   const concurrency = value<number>(vars.concurrency)
   const concurrencyPerSession = value<number>(vars.concurrencyPerSession)
+  const concurrencyPerTenant = value<number>(vars.concurrencyPerTenant)
   const deadlineMs = value<number>(vars.deadlineMs)
   const executor = createJudgeExecutor({
     judge: createGeminiJudge(config),
     concurrency,
     concurrencyPerSession,
+    concurrencyPerTenant,
     deadlineMs,
     cache: options.cache,
     budget,
@@ -79,6 +91,7 @@ export function judgeWiringFromEnv(
   const notes = [
     describeJudgeConfig(config),
     `judge calls: ${concurrency} at once, ${Math.min(concurrency, concurrencyPerSession)} per session, ${deadlineMs} ms deadline each`,
+    `judge calls per tenant: ${Math.min(concurrency, concurrencyPerTenant)} at once (EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT)`,
   ]
   if (sampleRate < 1) notes.push(`judging ${sampleRate * 100}% of sessions (EVALSTREAM_JUDGE_SAMPLE_RATE)`)
   const notSampled = `session not sampled for judging (EVALSTREAM_JUDGE_SAMPLE_RATE=${sampleRate})`
@@ -86,10 +99,10 @@ export function judgeWiringFromEnv(
     ok: true,
     notes,
     executor,
-    judging: (sessionId) =>
+    judging: (sessionId, tenant) =>
       shouldJudgeSession(sessionId, sampleRate)
         ? {
-            judge: (requests, signal) => executor.answerAll(requests, { sessionId, signal }),
+            judge: (requests, signal) => executor.answerAll(requests, { sessionId, ...(tenant !== undefined ? { tenant } : {}), signal }),
             release: () => executor.release(sessionId),
           }
         : { noJudgeReason: notSampled },
@@ -124,7 +137,7 @@ function numberVar<D extends number | undefined>(
  */
 export function judgedEngines(judging: SessionJudging, extra: Partial<SessionEngineOptions> = {}): EngineFactory {
   return (options) => {
-    const { release, ...judge } = judging(options.spec.session_id)
+    const { release, ...judge } = judging(options.spec.session_id, options.spec.tenant)
     const created = createSessionEngine({ ...extra, ...options, ...judge })
     return created.ok && release ? { ...created, release } : created
   }

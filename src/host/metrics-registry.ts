@@ -49,7 +49,10 @@ export function createRegistry(): Registry {
       const series = boundedSeries<number>(labelNames)
       add({ name, help, type: 'counter', render: () => [...series.entries()].map(([key, v]) => `${name}${key} ${formatValue(v)}`) })
       return {
-        inc: (labels = {}, by = 1) => series.update(labels, (v = 0) => v + by),
+        // A counter only goes up, by a number: anything else is ignored, never added as text or subtracted.
+        inc: (labels = {}, by = 1) => {
+          if (typeof by === 'number' && Number.isFinite(by) && by >= 0) series.update(labels, (v = 0) => v + by)
+        },
         get: (labels = {}) => series.peek(labels) ?? 0,
       }
     },

@@ -24,6 +24,18 @@ export type QueueOptions<T> = {
   maxBatch: number
   /** Sends in flight at most (default 1), so one slow target does not hold up every other item. */
   concurrency?: number
+  /**
+   * Sends in flight per group at most (webhooks: per tenant), so one group's slow targets hold only
+   * its own share of `concurrency`. Items of a group at its share wait, and later items of other
+   * groups go past them. Items whose group is undefined count against `concurrency` only. Needs maxBatch 1.
+   */
+  perGroup?: {
+    of: (item: T) => string | undefined
+    concurrency: number
+    /** Items of one group waiting at most (its share of `maxItems`), named by `limitName` when one more is dropped. */
+    maxItems?: number
+    limitName?: string
+  }
   /** Sends per batch at most, the first included. */
   maxAttempts: number
   /** The first retry waits this long (ms), each later one twice as long, up to maxBackoffMs. */
@@ -75,10 +87,25 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
       timers.add(timer)
     })
 
+  // Items waiting per group, and drops because a group had its share (only with perGroup.maxItems).
+  const groupQueued = new Map<string, number>()
+  let groupDropsUnreported = 0
+  const countQueued = (group: string | undefined, by: 1 | -1) => {
+    if (group === undefined) return
+    const n = (groupQueued.get(group) ?? 0) + by
+    if (n > 0) groupQueued.set(group, n)
+    else groupQueued.delete(group)
+  }
   const reportDrops = () => {
     if (dropsUnreported === 0) return
-    log(`evalstream: ${options.name}: dropped ${dropsUnreported} item(s): the queue holds at most ${options.maxItems} (${options.limitName}); ${stats.dropped} dropped in all`)
+    const whole = dropsUnreported - groupDropsUnreported
+    const why = [
+      ...(groupDropsUnreported > 0 ? [`${groupDropsUnreported} past one group's share of ${options.perGroup?.maxItems} (${options.perGroup?.limitName})`] : []),
+      ...(whole > 0 ? [`the queue holds at most ${options.maxItems} (${options.limitName})`] : []),
+    ]
+    log(`evalstream: ${options.name}: dropped ${dropsUnreported} item(s): ${why.join('; ')}; ${stats.dropped} dropped in all`)
     dropsUnreported = 0
+    groupDropsUnreported = 0
   }
 
   const deliver = async (batch: T[]) => {
@@ -112,12 +139,37 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
     scheduled = true
     queueMicrotask(pump)
   }
+  // Sends in flight per group (only with options.perGroup).
+  const groupBusy = new Map<string, number>()
+  const nextBatch = (): { batch: T[]; group?: string } | undefined => {
+    const perGroup = options.perGroup
+    if (!perGroup) return { batch: items.splice(0, options.maxBatch) }
+    const i = items.findIndex((item) => {
+      const g = perGroup.of(item)
+      return g === undefined || (groupBusy.get(g) ?? 0) < perGroup.concurrency
+    })
+    if (i < 0) return undefined
+    const [item] = items.splice(i, 1) as [T]
+    const group = perGroup.of(item)
+    countQueued(group, -1)
+    if (group !== undefined) groupBusy.set(group, (groupBusy.get(group) ?? 0) + 1)
+    return { batch: [item], ...(group !== undefined ? { group } : {}) }
+  }
+  const leaveGroup = (group: string | undefined) => {
+    if (group === undefined) return
+    const left = (groupBusy.get(group) ?? 1) - 1
+    if (left > 0) groupBusy.set(group, left)
+    else groupBusy.delete(group)
+  }
   const pump = () => {
     scheduled = false
     while (running.size < concurrency && items.length > 0) {
-      const batch = items.splice(0, options.maxBatch)
+      const next = nextBatch()
+      if (!next) break
+      const { batch, group } = next
       stats.queued = items.length
       const sender: Promise<void> = deliver(batch).finally(() => {
+        leaveGroup(group)
         running.delete(sender)
         reportDrops()
         if (items.length > 0) kick()
@@ -132,14 +184,19 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
 
   return {
     push(item) {
-      if (closed || items.length >= options.maxItems) {
+      const group = options.perGroup?.of(item)
+      const share = options.perGroup?.maxItems
+      const groupFull = group !== undefined && share !== undefined && (groupQueued.get(group) ?? 0) >= share
+      if (closed || items.length >= options.maxItems || groupFull) {
         stats.dropped++
         dropsUnreported++
+        if (groupFull && !closed && items.length < options.maxItems) groupDropsUnreported++
         // While a send is in flight the report waits for it, so a burst is one line.
         if (running.size === 0) reportDrops()
         return false
       }
       items.push(item)
+      countQueued(group, 1)
       stats.queued = items.length
       kick()
       return true
@@ -155,6 +212,7 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
         // Cut the backoff waits short: what is still queued is dropped and counted.
         abandoned = true
         const left = items.splice(0)
+        groupQueued.clear()
         stats.dropped += left.length
         for (const t of timers) clearTimeout(t.id), t.done()
         timers.clear()

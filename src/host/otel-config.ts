@@ -3,6 +3,7 @@
  * SDK reads, so a deployment's existing settings apply unchanged). Only the logs signal is used:
  * evaluation results are events, and OpenTelemetry events are log records.
  */
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { type Read, wholeNumber } from './env-numbers.ts'
 import { flag, keyValueList } from './observers-env.ts'
 import type { Env } from './setup.ts'
@@ -77,7 +78,7 @@ export function otelConfigFromEnv(env: Env): Read<OtelConfig | undefined> & { no
 
   const timeoutName = env.OTEL_EXPORTER_OTLP_LOGS_TIMEOUT?.trim() ? 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT' : 'OTEL_EXPORTER_OTLP_TIMEOUT'
   const numbers = {
-    timeoutMs: wholeNumber(env, timeoutName, OTEL_EXPORT_TIMEOUT_MS),
+    timeoutMs: wholeNumber(env, timeoutName, OTEL_EXPORT_TIMEOUT_MS, 1, MAX_TIMER_MS),
     maxQueue: wholeNumber(env, 'OTEL_BLRP_MAX_QUEUE_SIZE', OTEL_MAX_QUEUE_RECORDS),
     maxBatch: wholeNumber(env, 'OTEL_BLRP_MAX_EXPORT_BATCH_SIZE', OTEL_MAX_BATCH_RECORDS),
     maxAttempts: wholeNumber(env, 'EVALSTREAM_OTEL_MAX_ATTEMPTS', OTEL_MAX_ATTEMPTS),

@@ -3,6 +3,7 @@
  * EVALSTREAM_MAX_REQUEST_BYTES like every other body, src/ingest/limits.ts). Read from the environment, with defaults that fail an agent that
  * hangs within a minute or two instead of undici's 300 s.
  */
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { wholeNumbersFromEnv } from './env-numbers.ts'
 
 /** The agent must answer (response headers) within this many ms; then 504. */
@@ -43,6 +44,7 @@ const VARIABLES = {
 export function proxySettingsFromEnv(
   env: Record<string, string | undefined>,
 ): { ok: true; settings: ProxySettings } | { ok: false; error: string } {
-  const read = wholeNumbersFromEnv(env, VARIABLES, DEFAULT_PROXY_SETTINGS)
+  // Both feed timers, which take at most 2^31-1 ms (a longer one would fire at once).
+  const read = wholeNumbersFromEnv(env, VARIABLES, DEFAULT_PROXY_SETTINGS, { connectTimeoutMs: MAX_TIMER_MS, idleTimeoutMs: MAX_TIMER_MS })
   return read.ok ? { ok: true, settings: read.value } : read
 }

@@ -9,6 +9,7 @@ import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-store.ts'
 export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {
   idleTtlMs: 'EVALSTREAM_SESSION_IDLE_TTL_MS',
   maxSessions: 'EVALSTREAM_MAX_SESSIONS',
+  maxSessionsPerTenant: 'EVALSTREAM_MAX_SESSIONS_PER_TENANT',
   endedRetentionMs: 'EVALSTREAM_ENDED_RETENTION_MS',
   goneNoticeMs: 'EVALSTREAM_GONE_NOTICE_MS',
 }

@@ -8,11 +8,15 @@ import type { SessionSpec } from '../engine/types.ts'
 import { memoryResultStorage, type ResultStorage } from './result-log.ts'
 import { NO_JOURNAL, type Journal } from './session.ts'
 
+/** Narrows a count or a listing to the sessions of one tenant. */
+export type TenantOwner = { tenant: string }
+
 export type SessionRecord = { spec: SessionSpec; touchedMs: number; endedMs?: number }
 
 /** Why a session went without its client asking: idle too long, pushed out by the cap, or kept past retention. */
 export type GoneReason = 'idle' | 'capacity' | 'retention'
-export type GoneNotice = { id: string; reason: GoneReason; atMs: number }
+/** `tenant`: whose session it was, so only that tenant is told it went (others get a plain 404). */
+export type GoneNotice = { id: string; reason: GoneReason; atMs: number; tenant?: string }
 
 /** The times that decide when a record expires. */
 export type ExpiryLimits = { idleTtlMs: number; endedRetentionMs: number; goneNoticeMs: number }
@@ -27,11 +31,12 @@ export interface SessionRecords {
   markEnded(id: string, nowMs: number): void
   /** Forgets the session with its journal and results. */
   remove(id: string): void
-  count(): number
+  /** Sessions held; with `owner`, only those of that tenant. */
+  count(owner?: TenantOwner): number
   /** Sessions not ended yet (for the open-sessions gauge of /metrics). */
   countOpen(): number
-  /** Up to `limit` ids, least recently active first. */
-  leastRecent(limit: number): string[]
+  /** Up to `limit` ids, least recently active first (ended before open); with `owner`, only that tenant's. */
+  leastRecent(limit: number, owner?: TenantOwner): string[]
   /** Sessions whose idle TTL (open) or retention (ended) is over at `nowMs`. */
   expired(nowMs: number, limits: ExpiryLimits): { id: string; reason: GoneReason }[]
   /** Leaves a notice (for 410 Gone) until `goneNoticeMs` after it, then drops old notices. */
@@ -59,11 +64,20 @@ export function memorySessionRecords(): SessionRecords {
   const open = new Map<string, MemoryEntry>()
   const ended = new Map<string, MemoryEntry>()
   const notices = new Map<string, GoneNotice>()
+  // Sessions held per tenant, so a create checks its tenant's quota without a scan.
+  const perTenant = new Map<string, number>()
+  const countTenant = (tenant: string | undefined, by: 1 | -1) => {
+    if (tenant === undefined) return
+    const n = (perTenant.get(tenant) ?? 0) + by
+    if (n > 0) perTenant.set(tenant, n)
+    else perTenant.delete(tenant)
+  }
   const entry = (id: string) => open.get(id) ?? ended.get(id)
   return {
     insert(spec, nowMs) {
       if (entry(spec.session_id)) return false
       open.set(spec.session_id, { spec, touchedMs: nowMs, results: memoryResultStorage() })
+      countTenant(spec.tenant, 1)
       return true
     },
     read(id) {
@@ -89,14 +103,21 @@ export function memorySessionRecords(): SessionRecords {
       ended.set(id, e)
     },
     remove(id) {
+      const e = entry(id)
+      if (!e) return
       open.delete(id) || ended.delete(id)
+      countTenant(e.spec.tenant, -1)
     },
-    count: () => open.size + ended.size,
+    count: (owner) => (owner ? (perTenant.get(owner.tenant) ?? 0) : open.size + ended.size),
     countOpen: () => open.size,
-    leastRecent(limit) {
+    leastRecent(limit, owner) {
       // Ended sessions only wait out their retention; open ones may still get events: ended go first.
       const out: string[] = []
-      for (const map of [ended, open]) for (const id of map.keys()) if (out.length < limit) out.push(id)
+      for (const map of [ended, open])
+        for (const [id, e] of map) {
+          if (out.length >= limit) return out
+          if (!owner || e.spec.tenant === owner.tenant) out.push(id)
+        }
       return out
     },
     expired(nowMs, limits) {

@@ -17,6 +17,12 @@ import type { Sql } from './sql.ts'
 export const DEFAULT_SESSION_IDLE_TTL_MS = 60 * 60 * 1000
 /** At most this many sessions (open and ended) per store (EVALSTREAM_MAX_SESSIONS). */
 export const DEFAULT_MAX_SESSIONS = 10_000
+/**
+ * At most this many sessions of one tenant (EVALSTREAM_MAX_SESSIONS_PER_TENANT). A tenant's create
+ * only ever evicts that tenant's own sessions; sessions without a tenant (open mode) have only the
+ * process cap.
+ */
+export const DEFAULT_MAX_SESSIONS_PER_TENANT = 1_000
 /** An ended session's result stays readable this long (EVALSTREAM_ENDED_RETENTION_MS). */
 export const DEFAULT_ENDED_RETENTION_MS = 60 * 60 * 1000
 /** A session that went is answered 410 (not 404) this long (EVALSTREAM_GONE_NOTICE_MS). */
@@ -29,6 +35,7 @@ export const MAX_SWEEP_INTERVAL_MS = 30_000
 export type SessionLimits = {
   idleTtlMs: number
   maxSessions: number
+  maxSessionsPerTenant: number
   endedRetentionMs: number
   goneNoticeMs: number
 }
@@ -36,6 +43,7 @@ export type SessionLimits = {
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS,
   maxSessions: DEFAULT_MAX_SESSIONS,
+  maxSessionsPerTenant: DEFAULT_MAX_SESSIONS_PER_TENANT,
   endedRetentionMs: DEFAULT_ENDED_RETENTION_MS,
   goneNoticeMs: DEFAULT_GONE_NOTICE_MS,
 }
@@ -76,11 +84,19 @@ export const SESSION_EXISTS = (id: string): Extract<EngineCreation, { ok: false 
   detail: `a session with id '${id}' already exists; pick another session_id or omit it`,
 })
 
+/** A tenant's create when the process is full of other tenants' sessions: nobody else's is evicted for it. */
+export const SESSIONS_FULL = (limits: SessionLimits): Extract<EngineCreation, { ok: false }> => ({
+  ok: false,
+  status: 503,
+  title: 'No room for a session',
+  detail: `the server holds ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS), none of them this tenant's to make room; try again when sessions end or expire`,
+})
+
 /** What a client is told about a session that went without being asked to. */
 export function goneDetail(notice: GoneNotice, limits: SessionLimits = DEFAULT_SESSION_LIMITS): string {
   const why: Record<GoneReason, string> = {
     idle: `it had no request for ${limits.idleTtlMs} ms (EVALSTREAM_SESSION_IDLE_TTL_MS)`,
-    capacity: `the server holds at most ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS) and it was the least recently active`,
+    capacity: `the server holds at most ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS), at most ${limits.maxSessionsPerTenant} of one tenant (EVALSTREAM_MAX_SESSIONS_PER_TENANT), and it was the least recently active of its tenant`,
     retention: `it ended and its result was kept for ${limits.endedRetentionMs} ms (EVALSTREAM_ENDED_RETENTION_MS)`,
   }
   return `session '${notice.id}' was evicted at ${new Date(notice.atMs).toISOString()}: ${why[notice.reason]}`
@@ -159,10 +175,25 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
   const evicted: Record<GoneReason, number> = { idle: 0, capacity: 0, retention: 0 }
   const evict = (id: string, reason: GoneReason) => {
     evicted[reason] += 1
-    const notice = { id, reason, atMs: now() }
+    const tenant = records.read(id)?.spec.tenant
+    const notice = { id, reason, atMs: now(), ...(tenant !== undefined ? { tenant } : {}) }
     forget(id, goneDetail(notice, limits))
     records.bury(notice)
     records.pruneNotices(notice.atMs, { ...limits, maxNotices: options.maxGoneNotices ?? MAX_GONE_NOTICES })
+  }
+  /** Evicts for one more session of `tenant`: only its own sessions when it has a tenant (quota per tenant). */
+  const makeRoom = (tenant: string | undefined) => {
+    const overProcess = records.count() - limits.maxSessions + 1
+    if (tenant === undefined) {
+      for (const oldest of records.leastRecent(Math.max(0, overProcess))) evict(oldest, 'capacity')
+      return undefined
+    }
+    const owner = { tenant }
+    const own = records.count(owner)
+    const over = Math.max(0, overProcess, own - limits.maxSessionsPerTenant + 1)
+    if (over > own) return SESSIONS_FULL(limits)
+    for (const oldest of records.leastRecent(over, owner)) evict(oldest, 'capacity')
+    return undefined
   }
   /** Lazily, so expiry never depends on when the sweeper last ran. */
   const expireIfDue = (id: string) => {
@@ -178,8 +209,8 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
       const id = spec.session_id
       if (!opening.has(id)) expireIfDue(id)
       if (opening.has(id) || records.read(id)) return SESSION_EXISTS(id)
-      for (const oldest of records.leastRecent(Math.max(0, records.count() - limits.maxSessions + 1)))
-        evict(oldest, 'capacity')
+      const full = makeRoom(spec.tenant)
+      if (full) return full
       records.insert(spec, now())
       records.unbury(id)
       touchedAt.set(id, now())

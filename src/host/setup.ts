@@ -2,6 +2,8 @@
  * Builds the app's dependencies from environment variables, the same way on every runtime. The
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
+import { runQuotasFromEnv } from './run-quotas.ts'
+import { agentUrlProblem, evalConfigProblem, jsonProblem, metricsTokenProblem } from './startup-checks.ts'
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
@@ -46,10 +48,15 @@ export function depsFromEnv(
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
+  const configProblem = config.value === undefined ? undefined : evalConfigProblem(config.value)
+  if (configProblem) return { ok: false, error: configProblem }
+
   const sessionLimits = sessionLimitsFromEnv(env)
   if (!sessionLimits.ok) return sessionLimits
   const built = host.metrics ? hostMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built
+  const weakToken = built?.metrics.token !== undefined ? metricsTokenProblem(built.metrics.token) : undefined
+  if (weakToken) return { ok: false, error: weakToken }
   const metrics = built?.metrics
   const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })
   if (!wiring.ok) return wiring
@@ -63,15 +70,14 @@ export function depsFromEnv(
   if (!publicUrl.ok) return publicUrl
   const proxy = proxySettingsFromEnv(env)
   if (!proxy.ok) return proxy
+  const runQuotas = runQuotasFromEnv(env)
+  if (!runQuotas.ok) return runQuotas
   const notes = [...access.value.notes, ...wiring.notes]
   if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
-    try {
-      new URL(agentUrl)
-    } catch {
-      return { ok: false, error: `AGENT_URL is not a URL: '${agentUrl}'` }
-    }
+    const problem = agentUrlProblem(agentUrl)
+    if (problem) return { ok: false, error: problem }
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
@@ -105,6 +111,7 @@ export function depsFromEnv(
       auth,
       cors,
       proxy: proxy.settings,
+      runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
     },
@@ -143,12 +150,15 @@ export function readConfig(
     try {
       json = readFile(text)
     } catch (e) {
-      return { ok: false, error: `EVALSTREAM_CONFIG: cannot read ${text}: ${(e as Error).message}` }
+      const code = (e as { code?: unknown }).code
+      return { ok: false, error: `EVALSTREAM_CONFIG: cannot read the file ${text}${typeof code === 'string' ? ` (${code})` : ''}` }
     }
   }
   try {
     return { ok: true, value: JSON.parse(json) }
   } catch (e) {
-    return { ok: false, error: `EVALSTREAM_CONFIG is not valid JSON: ${(e as Error).message}` }
+    // Never the parser's own message: it quotes the text, which may be any file the server can read.
+    const where = text.startsWith('{') ? 'EVALSTREAM_CONFIG' : `EVALSTREAM_CONFIG (the file ${text})`
+    return { ok: false, error: `${where}: ${jsonProblem(e)}; it must be an ADK EvalConfig as JSON` }
   }
 }

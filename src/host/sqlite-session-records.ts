@@ -10,13 +10,18 @@ import type { Journal, JournalEntry } from './session.ts'
 import type { GoneNotice, GoneReason, SessionRecords } from './session-records.ts'
 import type { Sql, SqlRow } from './sql.ts'
 
+/** A tenant's sessions found without parsing every spec (its quota is checked on each create). */
+const TENANT_INDEX = "CREATE INDEX IF NOT EXISTS es_sessions_tenant ON es_sessions (json_extract(spec, '$.tenant'))"
+const TENANT = "json_extract(spec, '$.tenant')"
+
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER)',
   'CREATE INDEX IF NOT EXISTS es_sessions_open ON es_sessions (touched_ms) WHERE ended_ms IS NULL',
   'CREATE INDEX IF NOT EXISTS es_sessions_ended ON es_sessions (ended_ms) WHERE ended_ms IS NOT NULL',
+  TENANT_INDEX,
   'CREATE TABLE IF NOT EXISTS es_journal (session_id TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (session_id, n))',
   'CREATE TABLE IF NOT EXISTS es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
-  'CREATE TABLE IF NOT EXISTS es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL, tenant TEXT)',
   'CREATE INDEX IF NOT EXISTS es_gone_at ON es_gone (at_ms)',
 ]
 
@@ -34,10 +39,16 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   /** Reads on a storage without our tables answer "nothing" instead of creating them. */
   const exists = (): boolean =>
     (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_sessions'").length > 0)
+  // A database written before the tenant index existed gets it on its first write.
+  let indexed = false
   const write = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
     if (!exists()) {
       for (const s of SCHEMA) sql.query(s)
       ready = true
+    }
+    if (!indexed) {
+      upgradeForTenants(sql)
+      indexed = true
     }
     return sql.query(statement, ...params)
   }
@@ -70,10 +81,14 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       read('DELETE FROM es_results WHERE session_id = ?', id)
       read('DELETE FROM es_sessions WHERE id = ?', id)
     },
-    count: () => num(read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
+    count: (owner) =>
+      num(owner ? read(`SELECT COUNT(*) AS n FROM es_sessions WHERE ${TENANT} = ?`, owner.tenant) : read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
     countOpen: () => num(read('SELECT COUNT(*) AS n FROM es_sessions WHERE ended_ms IS NULL'), 'n') ?? 0,
-    leastRecent: (limit) =>
-      read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit).map((r) => String(r.id)),
+    leastRecent: (limit, owner) =>
+      (owner
+        ? read(`SELECT id FROM es_sessions WHERE ${TENANT} = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?`, owner.tenant, limit)
+        : read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit)
+      ).map((r) => String(r.id)),
     expired(nowMs, limits) {
       const idle = read('SELECT id FROM es_sessions WHERE ended_ms IS NULL AND touched_ms <= ?', nowMs - limits.idleTtlMs)
       const kept = read('SELECT id FROM es_sessions WHERE ended_ms IS NOT NULL AND ended_ms <= ?', nowMs - limits.endedRetentionMs)
@@ -82,10 +97,13 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
         ...kept.map((r) => ({ id: String(r.id), reason: 'retention' as GoneReason })),
       ]
     },
-    bury: (n) => void write('INSERT OR REPLACE INTO es_gone (id, reason, at_ms) VALUES (?, ?, ?)', n.id, n.reason, n.atMs),
+    bury: (n) =>
+      void write('INSERT OR REPLACE INTO es_gone (id, reason, at_ms, tenant) VALUES (?, ?, ?, ?)', n.id, n.reason, n.atMs, n.tenant ?? null),
     notice(id) {
-      const row = read('SELECT reason, at_ms FROM es_gone WHERE id = ?', id)[0]
-      return row ? ({ id, reason: String(row.reason), atMs: Number(row.at_ms) } as GoneNotice) : undefined
+      const row = read('SELECT reason, at_ms, tenant FROM es_gone WHERE id = ?', id)[0]
+      if (!row) return undefined
+      const notice = { id, reason: String(row.reason) as GoneReason, atMs: Number(row.at_ms) }
+      return row.tenant === null || row.tenant === undefined ? notice : { ...notice, tenant: String(row.tenant) }
     },
     unbury: (id) => void read('DELETE FROM es_gone WHERE id = ?', id),
     pruneNotices(nowMs, limits) {
@@ -108,7 +126,18 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       (num(read('SELECT (SELECT COUNT(*) FROM es_sessions) + (SELECT COUNT(*) FROM es_gone) AS n'), 'n') ?? 0) === 0,
     forgetSchema() {
       ready = undefined
+      indexed = false
     },
+  }
+}
+
+/** A database written before tenants were tracked: the tenant index, and the tenant of a notice. */
+function upgradeForTenants(sql: Sql): void {
+  sql.query(TENANT_INDEX)
+  try {
+    sql.query('SELECT tenant FROM es_gone LIMIT 0')
+  } catch {
+    sql.query('ALTER TABLE es_gone ADD COLUMN tenant TEXT')
   }
 }
 

@@ -8,6 +8,7 @@
  * NOT_EVALUATED), `criterion` (a metric name, or `case` for the case result), `type`
  * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
  */
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { type Read, wholeNumber } from './env-numbers.ts'
 import { flag } from './observers-env.ts'
 import { statusName, type DecidedResult } from './otel-record.ts'
@@ -23,8 +24,12 @@ export const WEBHOOK_MAX_ATTEMPTS = 6
 /** The first retry's wait (ms); each later one doubles, up to WEBHOOK_MAX_BACKOFF_MS (1+2+4+8+16 s for six attempts). */
 export const WEBHOOK_BACKOFF_MS = 1000
 export const WEBHOOK_MAX_BACKOFF_MS = 60_000
-/** Deliveries in flight at once, so one slow receiver does not hold up the others. */
+/** Deliveries in flight at once, so one slow receiver does not hold up the others (EVALSTREAM_WEBHOOK_CONCURRENCY). */
 export const WEBHOOK_CONCURRENCY = 4
+/** ... of them for one tenant's results (EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT), so its hanging receivers hold only its share. */
+export const WEBHOOK_CONCURRENCY_PER_TENANT = 2
+/** Deliveries of one tenant's results waiting at most (EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT), so its backlog never fills the queue for others. */
+export const WEBHOOK_MAX_QUEUE_PER_TENANT = 500
 /** A signing secret's length at least (characters). */
 export const WEBHOOK_SECRET_MIN_CHARS = 16
 /** Terms in one filter at most. */
@@ -44,6 +49,9 @@ export type WebhookSettings = {
   maxQueue: number
   timeoutMs: number
   maxAttempts: number
+  concurrency: number
+  concurrencyPerTenant: number
+  maxQueuePerTenant: number
 }
 
 /**
@@ -90,8 +98,11 @@ export function matchesFilter(filter: WebhookFilter, result: DecidedResult): boo
 export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> & { notes?: string[] } {
   const numbers = {
     maxQueue: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_QUEUE', WEBHOOK_MAX_QUEUE),
-    timeoutMs: wholeNumber(env, 'EVALSTREAM_WEBHOOK_TIMEOUT_MS', WEBHOOK_TIMEOUT_MS),
+    timeoutMs: wholeNumber(env, 'EVALSTREAM_WEBHOOK_TIMEOUT_MS', WEBHOOK_TIMEOUT_MS, 1, MAX_TIMER_MS),
     maxAttempts: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_ATTEMPTS', WEBHOOK_MAX_ATTEMPTS),
+    concurrency: wholeNumber(env, 'EVALSTREAM_WEBHOOK_CONCURRENCY', WEBHOOK_CONCURRENCY),
+    concurrencyPerTenant: wholeNumber(env, 'EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT', WEBHOOK_CONCURRENCY_PER_TENANT),
+    maxQueuePerTenant: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT', WEBHOOK_MAX_QUEUE_PER_TENANT),
   }
   for (const read of Object.values(numbers)) if (!read.ok) return read
   const sessionsRaw = env.EVALSTREAM_WEBHOOK_SESSIONS?.trim().toLowerCase()
@@ -101,6 +112,9 @@ export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> & { note
     maxQueue: (numbers.maxQueue as { value: number }).value,
     timeoutMs: (numbers.timeoutMs as { value: number }).value,
     maxAttempts: (numbers.maxAttempts as { value: number }).value,
+    concurrency: (numbers.concurrency as { value: number }).value,
+    concurrencyPerTenant: (numbers.concurrencyPerTenant as { value: number }).value,
+    maxQueuePerTenant: (numbers.maxQueuePerTenant as { value: number }).value,
   }
   const notes: string[] = []
   const url = env.EVALSTREAM_WEBHOOK_URL?.trim()

@@ -10,11 +10,12 @@ import { createDeliveryQueue, type DeliveryQueue } from './observers-queue.ts'
 import { postOnce, redact } from './observers-http.ts'
 import { isDecided } from './otel-record.ts'
 import type { FedResult } from './result-feed.ts'
-import { matchesFilter, parseWebhookFilter, WEBHOOK_BACKOFF_MS, WEBHOOK_CONCURRENCY, WEBHOOK_MAX_BACKOFF_MS, type WebhookSettings } from './webhook-config.ts'
+import { matchesFilter, parseWebhookFilter, WEBHOOK_BACKOFF_MS, WEBHOOK_CONCURRENCY, WEBHOOK_CONCURRENCY_PER_TENANT, WEBHOOK_MAX_BACKOFF_MS, WEBHOOK_MAX_QUEUE_PER_TENANT, type WebhookSettings } from './webhook-config.ts'
 import { DELIVERY_ID_HEADER, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.ts'
 import { privateHostProblem, webhookUrlProblem } from './webhook-target.ts'
 
-export type WebhookDelivery = { id: string; url: string; secret: string; type: string; body: string; checkAddresses: boolean }
+/** `tenant`: whose result it carries; deliveries share slots per tenant (EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT). */
+export type WebhookDelivery = { id: string; url: string; secret: string; type: string; body: string; checkAddresses: boolean; tenant?: string }
 
 export type WebhookDispatcher = {
   watch(result: FedResult): void
@@ -81,7 +82,13 @@ export function createWebhookDispatcher(settings: WebhookSettings, options: Disp
     limitName: 'EVALSTREAM_WEBHOOK_MAX_QUEUE',
     maxItems: settings.maxQueue,
     maxBatch: 1,
-    concurrency: WEBHOOK_CONCURRENCY,
+    concurrency: settings.concurrency ?? WEBHOOK_CONCURRENCY,
+    perGroup: {
+      of: (d) => d.tenant,
+      concurrency: settings.concurrencyPerTenant ?? WEBHOOK_CONCURRENCY_PER_TENANT,
+      maxItems: settings.maxQueuePerTenant ?? WEBHOOK_MAX_QUEUE_PER_TENANT,
+      limitName: 'EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT',
+    },
     maxAttempts: settings.maxAttempts,
     backoffMs: options.backoffMs ?? WEBHOOK_BACKOFF_MS,
     maxBackoffMs: WEBHOOK_MAX_BACKOFF_MS,
@@ -112,8 +119,9 @@ export function createWebhookDispatcher(settings: WebhookSettings, options: Disp
       if (!wanted && !sessionWanted) return
       const { id, body } = webhookBody(result)
       const type = result.event.type
-      if (wanted) queue.push({ id, url: deployment.url, secret: deployment.secret, type, body, checkAddresses: false })
-      if (sessionWanted) queue.push({ id, url: session!.url, secret: session!.secret, type, body, checkAddresses: !settings.allowPrivate })
+      const tenant = result.tenant !== undefined ? { tenant: result.tenant } : {}
+      if (wanted) queue.push({ id, url: deployment.url, secret: deployment.secret, type, body, checkAddresses: false, ...tenant })
+      if (sessionWanted) queue.push({ id, url: session!.url, secret: session!.secret, type, body, checkAddresses: !settings.allowPrivate, ...tenant })
     },
     sessionWebhookProblem(webhook) {
       if (!settings.sessionWebhooks) return 'this server does not deliver session webhooks (EVALSTREAM_WEBHOOK_SESSIONS=off)'

@@ -83,17 +83,36 @@ function ipv6Groups(text: string): number[] | undefined {
   return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined
 }
 
+/**
+ * What kind of non-public IPv6 address this is, or undefined for a public one. Every form that
+ * carries an IPv4 address is judged by the address it carries, so no spelling of 169.254.169.254 or
+ * 127.0.0.1 gets through: IPv4-compatible ::/96, IPv4-mapped ::ffff:0:0/96, IPv4-translated
+ * ::ffff:0:0:0/96 (SIIT), NAT64 64:ff9b::/96, 6to4 2002::/16 and Teredo 2001::/32 (its client
+ * address, stored inverted). The local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215) is refused whole:
+ * its IPv4 address may sit at any of several offsets, and it only ever reaches an internal network.
+ */
 function ipv6Kind(text: string): string | undefined {
   const g = ipv6Groups(text)
   if (!g) return 'not a valid IPv6 address'
-  const embeddedV4 = [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255]
-  if (g.slice(0, 7).every((x) => x === 0)) return g[7] === 1 ? 'a loopback address' : 'an unspecified address'
-  // ::ffff:a.b.c.d (IPv4-mapped) and 64:ff9b::a.b.c.d (NAT64) reach the IPv4 address they embed.
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return ipv4Kind(embeddedV4)
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return ipv4Kind(embeddedV4)
+  const v4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255]
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
+  const carrying = (what: string, embedded: number[]) => {
+    const kind = ipv4Kind(embedded)
+    return kind && `${kind} (${what} carrying ${embedded.join('.')})`
+  }
+  if (zero(0, 7)) return g[7] === 1 ? 'a loopback address' : 'an unspecified address'
+  if (zero(0, 6)) return carrying('IPv4-compatible', v4(g[6]!, g[7]!)) ?? 'an IPv4-compatible address (deprecated, ::/96)'
+  if (zero(0, 5) && g[5] === 0xffff) return carrying('IPv4-mapped', v4(g[6]!, g[7]!))
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return carrying('IPv4-translated', v4(g[6]!, g[7]!))
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return carrying('NAT64', v4(g[6]!, g[7]!))
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return 'a local-use NAT64 address (64:ff9b:1::/48)'
+  if (g[0] === 0x2002) return carrying('6to4', v4(g[1]!, g[2]!))
+  if (g[0] === 0x2001 && g[1] === 0) return carrying('Teredo', v4(g[6]! ^ 0xffff, g[7]! ^ 0xffff))
   if ((g[0]! & 0xfe00) === 0xfc00) return 'a unique-local (private) address'
   if ((g[0]! & 0xffc0) === 0xfe80) return 'a link-local address'
+  if ((g[0]! & 0xffc0) === 0xfec0) return 'a site-local address (deprecated, private)'
   if ((g[0]! & 0xff00) === 0xff00) return 'a multicast address'
   if (g[0] === 0x2001 && g[1] === 0xdb8) return 'a documentation address'
+  if (g[0] === 0x100 && zero(1, 4)) return 'a discard-only address'
   return undefined
 }

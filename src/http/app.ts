@@ -15,6 +15,7 @@ import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { isRunSsePath } from './agent-sse.ts'
+import { noSniff } from './no-sniff.ts'
 import { problem } from './problem.ts'
 import { RESULTS_DOCS } from './results-docs.ts'
 import { resultsRoutes } from './results-routes.ts'
@@ -30,6 +31,7 @@ export type { AppDeps } from '../host/deps.ts'
  */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono()
+  app.use('*', noSniff)
   // Counting first, so answers of CORS and auth (401) are counted too.
   app.use('*', countRequests(deps.metrics))
   // CORS next: preflights carry no token, and 401s need the allow headers to be readable.

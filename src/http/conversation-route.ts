@@ -16,8 +16,9 @@ export async function conversation(c: Context, deps: AppDeps): Promise<Response>
   const id = c.req.param('id') ?? ''
   const session = await deps.store.get(id, deps.createEngine)
   if (!session || !visibleTo(session, tenantOf(c))) {
+    // Only the session's own tenant learns when and why it went; anyone else gets the 404.
     const gone = session ? undefined : await deps.store.gone(id)
-    if (gone) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
+    if (gone && gone.tenant === tenantOf(c)) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
     return problem(c, 404, 'Session not found', `no session with id '${id}'`)
   }
   return c.json({ session_id: session.id, ended: session.ended, ...session.transcript.toJSON() })

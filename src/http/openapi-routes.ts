@@ -24,7 +24,7 @@ export const RESULT_EVENTS: Record<ResultEventType, SseEventDoc> = {
 }
 
 const NOT_FOUND = 'no such session (or it belongs to another tenant)'
-const GONE = 'the session was evicted (idle, capacity or retention); the detail says which'
+const GONE = "the session was evicted (idle, capacity or retention); the detail says which. Only the session's own tenant gets this; anyone else gets the 404"
 
 export const API_ROUTES: RouteDoc[] = [
   describeRoute({ method: 'get', path: '/healthz', tag: 'service', public: true, summary: 'Liveness', responses: { 200: { description: 'up', json: 'Health' } } }),
@@ -73,6 +73,7 @@ export const API_ROUTES: RouteDoc[] = [
       413: 'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES',
       415: 'the Content-Type is not application/json',
       422: 'the eval config, case or set is invalid, or the JSON is nested too deep / has too long strings',
+      503: "the server holds EVALSTREAM_MAX_SESSIONS sessions and none of them is this tenant's to evict",
     },
   }),
   describeRoute({
@@ -146,11 +147,11 @@ export const API_ROUTES: RouteDoc[] = [
       202: { description: 'started', json: 'RunStarted', headers: { Location: 'the run URL' } },
       400: 'no AGENT_URL, invalid JSON or fields',
       403: "agent_url is not this deployment's AGENT_URL",
-      409: 'a run with this run_id exists',
+      409: 'this tenant has a run with this run_id',
       413: 'the body is larger than the request byte limit',
       415: 'the Content-Type is not application/json',
       422: 'invalid eval_set or run, or the JSON is nested too deep / has too long strings',
-      429: 'MAX_ACTIVE_RUNS runs are in progress',
+      429: 'EVALSTREAM_MAX_ACTIVE_RUNS runs, or EVALSTREAM_MAX_ACTIVE_RUNS_PER_TENANT of this tenant, are in progress',
     },
   }),
   describeRoute({ method: 'get', path: '/v1/runs/:id', tag: 'runs', params: { id: 'the run id' }, summary: 'Run counts so far', responses: { 200: { description: 'counts', json: 'RunSnapshot' }, 404: 'no such run' } }),

@@ -99,6 +99,12 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
  */
 export async function forwardAll(c: Context, deps: AppDeps, body?: string, extra?: Record<string, string>) {
   if (!deps.agentUrl) return proxyOff(c)
+  // fetch() cannot send these (a forbidden method): answer for the agent instead of failing as a 502.
+  if (UNFORWARDABLE_METHODS.has(c.req.method.toUpperCase())) {
+    const refused = problem(c, 405, 'Method not allowed', `${c.req.method} is not forwarded to the agent; use ${FORWARDED_METHODS}`)
+    refused.headers.set('allow', FORWARDED_METHODS)
+    return refused
+  }
   const settings = deps.proxy ?? DEFAULT_PROXY_SETTINGS
   const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings }, body)
   const frames = { maxEventBytes: (deps.limits ?? DEFAULT_LIMITS).maxEventBytes }
@@ -113,6 +119,10 @@ async function forwardRunSse(c: Context, deps: AppDeps, body: string, extra?: Re
   const frames = { maxEventBytes: (deps.limits ?? DEFAULT_LIMITS).maxEventBytes, always: true }
   return upstream.ok ? relay(upstream.response, extra, upstream.link, settings, frames) : upstream.response
 }
+
+/** Methods fetch() refuses to send (TRACE and TRACK would echo credentials back, CONNECT opens a tunnel). */
+const UNFORWARDABLE_METHODS = new Set(['TRACE', 'TRACK', 'CONNECT'])
+const FORWARDED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 
 function proxyOff(c: Context): Response {
   const path = new URL(c.req.url).pathname

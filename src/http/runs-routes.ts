@@ -13,6 +13,7 @@ import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { isRecord } from '../adk/json.ts'
+import { DEFAULT_RUN_QUOTAS, runRefusal } from '../host/run-quotas.ts'
 import { parseEvalSet } from '../adk/parse-eval-set.ts'
 import type { AppDeps } from '../host/deps.ts'
 import { DEFAULT_LIMITS } from '../ingest/index.ts'
@@ -20,11 +21,12 @@ import { tenantOf } from './auth.ts'
 import { parseCreateBody, SESSION_ID_PATTERN } from './create-request.ts'
 import { startHostedRun, type HostedRun, type RunEvent } from '../runner/hosted-run.ts'
 import { problem } from './problem.ts'
+import { pathSegmentProblem } from '../runner/path-segment.ts'
 import { HEARTBEAT_MS, lastEventId } from './results-stream.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
-/** Runs in progress at once per process (or Durable Object); more get 429. */
-export const MAX_ACTIVE_RUNS = 4
+/** Runs in progress at once per process (or Durable Object) by default (EVALSTREAM_MAX_ACTIVE_RUNS); more get 429. */
+export const MAX_ACTIVE_RUNS = DEFAULT_RUN_QUOTAS.activeRuns
 /** Finished runs kept for their results; the oldest finished one goes first. */
 export const MAX_KEPT_RUNS = 100
 
@@ -33,9 +35,12 @@ type Body = Record<string, unknown>
 /** @example app.route('/v1/runs', runsRoutes(deps)) */
 export function runsRoutes(deps: AppDeps): Hono {
   const app = new Hono()
-  // Each run remembers the tenant that started it: another tenant gets 404, as for sessions.
+  // Keyed by tenant and id: each tenant has its own run ids, so another tenant's id is neither a
+  // 404 nor a 409 here, just free (no way to learn which ids another tenant used).
   const runs = new Map<string, { run: HostedRun; tenant: string | undefined }>()
+  const keyOf = (tenant: string | undefined, id: string) => `${tenant ?? ''}\u0000${id}`
   const limits = deps.limits ?? DEFAULT_LIMITS
+  const quotas = deps.runQuotas ?? DEFAULT_RUN_QUOTAS
 
   app.post('/', async (c) => {
     if (!deps.agentUrl) return problem(c, 400, 'No agent', 'this deployment has no AGENT_URL; eval set runs go only to the configured agent')
@@ -51,10 +56,16 @@ export function runsRoutes(deps: AppDeps): Hono {
       return problem(c, 403, 'Agent not allowed', `agent_url must be this deployment's AGENT_URL (${deps.agentUrl}); runs go nowhere else`)
     const parsed = parseEvalSet(body.eval_set, { source: 'eval_set' })
     if (!parsed.ok) return problem(c, 422, 'Invalid eval_set', parsed.error.message)
-    if ([...runs.values()].filter((r) => !r.run.finished()).length >= MAX_ACTIVE_RUNS)
-      return problem(c, 429, 'Too many runs', `${MAX_ACTIVE_RUNS} runs are in progress; try again when one finishes`)
+    const tenant = tenantOf(c)
+    const active = { total: 0, ofTenant: 0 }
+    for (const r of runs.values()) if (!r.run.finished()) (active.total += 1), r.tenant === tenant && (active.ofTenant += 1)
+    const busy = runRefusal(active, tenant, { process: quotas.activeRuns, perTenant: quotas.activeRunsPerTenant }, 'runs', {
+      process: 'EVALSTREAM_MAX_ACTIVE_RUNS',
+      perTenant: 'EVALSTREAM_MAX_ACTIVE_RUNS_PER_TENANT',
+    })
+    if (busy) return problem(c, 429, 'Too many runs', busy)
 
-    if (fields.runId !== undefined && runs.has(fields.runId)) return problem(c, 409, 'Run exists', `a run with id '${fields.runId}' exists`)
+    if (fields.runId !== undefined && runs.has(keyOf(tenant, fields.runId))) return problem(c, 409, 'Run exists', `a run with id '${fields.runId}' exists`)
     const id = fields.runId ?? (deps.newId ?? (() => crypto.randomUUID()))()
     const started = startHostedRun(
       id,
@@ -70,7 +81,7 @@ export function runsRoutes(deps: AppDeps): Hono {
     )
     if (!started.ok) return problem(c, 422, 'Invalid run', started.error)
     forgetOldest(runs)
-    runs.set(id, { run: started.run, tenant: tenantOf(c) })
+    runs.set(keyOf(tenant, id), { run: started.run, tenant })
     // Relative (or under EVALSTREAM_PUBLIC_URL): the request's Host is the client's word.
     const self = `${deps.publicUrl ?? ''}/v1/runs/${encodeURIComponent(id)}`
     return c.json({ run_id: id, urls: { self, results: `${self}/results`, cancel: `${self}/cancel` } }, 202, { location: self })
@@ -78,8 +89,8 @@ export function runsRoutes(deps: AppDeps): Hono {
 
   const withRun = (c: Context, then: (run: HostedRun) => Response | Promise<Response>) => {
     const id = c.req.param('id') ?? ''
-    const entry = runs.get(id)
-    if (!entry || entry.tenant !== tenantOf(c)) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
+    const entry = runs.get(keyOf(tenantOf(c), id))
+    if (!entry) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
     return then(entry.run)
   }
   app.get('/:id', (c) => withRun(c, (run) => c.json(run.snapshot())))
@@ -98,6 +109,8 @@ type Fields = { app: string; runId?: string; agentUrl?: string; caseIds?: string
 function readFields(body: Body): Fields | { error: string } {
   const app = body.app_name
   if (typeof app !== 'string' || app === '') return { error: 'app_name (the agent app to run, a string) is required' }
+  const segment = pathSegmentProblem('app_name', app)
+  if (segment) return { error: segment }
   if (body.eval_set === undefined) return { error: 'eval_set (an ADK eval set) is required' }
   const out: Fields = { app }
   // The Worker's router names the run (it picks the Durable Object by it); clients may too.

@@ -59,8 +59,9 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     // Another tenant's session is answered exactly like a missing one.
     if (!session || !visibleTo(session, tenantOf(c))) {
       // A session that went without its client asking (idle, cap, retention) is 410, not 404.
+      // Only the session's own tenant learns when and why it went; anyone else gets the 404.
       const gone = session ? undefined : await deps.store.gone(id)
-      if (gone) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
+      if (gone && gone.tenant === tenantOf(c)) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
       return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
     }
     return then(session)

@@ -3,15 +3,16 @@
  * call budgets and cost accounting, in front of any Judge. Identical requests in flight at the
  * same time share one call.
  *
- * Fairness: a request takes a slot of its session (at most `concurrencyPerSession` at once) before
- * a slot of the process (`concurrency`), so sessions whose judge hangs can hold only their own
- * share of the process; and a request holds its slots at most `deadlineMs`, after which it is
+ * Fairness: a request takes a slot of its session (at most `concurrencyPerSession` at once), then
+ * one of its tenant (`concurrencyPerTenant`), before a slot of the process (`concurrency`), so
+ * sessions whose judge hangs can hold only their own share, and a tenant's many sessions only the
+ * tenant's share, of the process; and a request holds its slots at most `deadlineMs`, after which it is
  * answered with error samples saying so (NOT_EVALUATED with that reason) and its slots are freed,
  * whether or not the judge behind it ever returns.
  */
 import type { JudgeAnswer, JudgeRequest } from '../core/criterion.ts'
 import { createMemoryJudgeCache, type JudgeCache } from './cache.ts'
-import { createLimiter, type Limiter } from './limiter.ts'
+import { createKeyedLimiter, createLimiter, type Limiter } from './limiter.ts'
 import type { Judge, JudgeUsage } from './port.ts'
 import { emptyUsage } from './port.ts'
 import { answerWithin } from './within-deadline.ts'
@@ -22,6 +23,8 @@ export { shouldJudgeSession } from './sampling.ts'
 export const DEFAULT_JUDGE_CONCURRENCY = 32
 /** Judge requests one session may have in flight by default: 15 sessions whose judge hangs still leave slots. */
 export const DEFAULT_JUDGE_CONCURRENCY_PER_SESSION = 2
+/** Judge requests one tenant's sessions may have in flight together by default: half the process's. */
+export const DEFAULT_JUDGE_CONCURRENCY_PER_TENANT = 16
 /** How long one judge request may hold its slot, in milliseconds (all attempts, waits and samples): 90 s. */
 export const DEFAULT_JUDGE_DEADLINE_MS = 90_000
 
@@ -34,6 +37,8 @@ export type JudgeExecutorOptions = {
   concurrency: number
   /** How many of them one session may hold; without it, only the process limit applies. */
   concurrencyPerSession?: number
+  /** How many of them all sessions of one tenant may hold; without it (or without a tenant), no tenant limit. */
+  concurrencyPerTenant?: number
   /** How long one request may hold its slots, in ms; default DEFAULT_JUDGE_DEADLINE_MS. */
   deadlineMs?: number
   cache?: JudgeCache
@@ -63,7 +68,7 @@ export type JudgeStats = JudgeUsage & {
   deadlines: number
 }
 
-export type ExecuteOptions = { sessionId?: string; signal?: AbortSignal }
+export type ExecuteOptions = { sessionId?: string; tenant?: string; signal?: AbortSignal }
 
 export interface JudgeExecutor {
   /** Answers a request; rejects only when `signal` aborts. Failed samples are `{ error }`. */
@@ -74,6 +79,8 @@ export interface JudgeExecutor {
   sessionCalls(sessionId: string): number
   /** Sessions whose state (budget count, slots) the executor holds; released sessions are not. */
   trackedSessions(): number
+  /** Tenants with a request holding or waiting for a slot (their limiter goes when the last one leaves). */
+  trackedTenants(): number
   /**
    * Free a session's state when it ends or is deleted. Calls still running finish (or hit their
    * deadline) against the detached state; a later request for the id starts afresh.
@@ -103,6 +110,10 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
   const limiter = createLimiter(options.concurrency)
   const perSessionLimit = options.concurrencyPerSession
   if (perSessionLimit !== undefined && !(perSessionLimit >= 1)) throw new RangeError(`concurrencyPerSession must be >= 1, got ${perSessionLimit}`)
+  const perTenantLimit = options.concurrencyPerTenant
+  if (perTenantLimit !== undefined && !(perTenantLimit >= 1)) throw new RangeError(`concurrencyPerTenant must be >= 1, got ${perTenantLimit}`)
+  // Only when the share is smaller than the process's, as for sessions.
+  const tenants = perTenantLimit !== undefined && perTenantLimit < options.concurrency ? createKeyedLimiter(perTenantLimit) : undefined
   const deadlineMs = options.deadlineMs ?? DEFAULT_JUDGE_DEADLINE_MS
   const inflight = new Map<string, Job>()
   const sessions = new Map<string, SessionState>()
@@ -152,11 +163,14 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     stats.outputTokens += usage.outputTokens
   }
 
-  async function run(request: JudgeRequest, sessionId: string | undefined, signal: AbortSignal): Promise<JudgeAnswer> {
+  async function run(request: JudgeRequest, sessionId: string | undefined, tenant: string | undefined, signal: AbortSignal): Promise<JudgeAnswer> {
     const state = sessionId === undefined ? undefined : sessionState(sessionId)
     // The session's slot first: a session at its limit queues behind itself, not in the process queue.
     const releaseSession = state?.slots ? await state.slots.acquire(signal) : undefined
+    let releaseTenant: (() => void) | undefined
     try {
+      // Then the tenant's: a tenant at its share queues behind its own sessions.
+      releaseTenant = tenant !== undefined && tenants ? await tenants.acquire(tenant, signal) : undefined
       const releaseProcess = await limiter.acquire(signal)
       try {
         let refused = false
@@ -180,6 +194,7 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
         releaseProcess()
       }
     } finally {
+      releaseTenant?.()
       releaseSession?.()
     }
   }
@@ -217,7 +232,7 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
       observe({ outcome: 'shared' })
     } else {
       const controller = new AbortController()
-      const promise = run(request, opts.sessionId, controller.signal).finally(() => inflight.delete(request.id))
+      const promise = run(request, opts.sessionId, opts.tenant, controller.signal).finally(() => inflight.delete(request.id))
       // A job every caller abandoned still settles; keep that rejection from going unhandled.
       promise.catch(() => {})
       job = { promise, controller, waiters: 0 }
@@ -232,6 +247,7 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     stats: () => ({ ...stats }),
     sessionCalls: (sessionId) => sessions.get(sessionId)?.calls ?? 0,
     trackedSessions: () => sessions.size,
+    trackedTenants: () => tenants?.keys() ?? 0,
     release: (sessionId) => void sessions.delete(sessionId),
   }
 }

@@ -80,8 +80,8 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
         return {
           ok: true,
           samples: samplesOf(response),
-          promptTokens: response.usageMetadata?.promptTokenCount ?? 0,
-          outputTokens: response.usageMetadata?.candidatesTokenCount ?? 0,
+          promptTokens: tokenCount(response.usageMetadata?.promptTokenCount),
+          outputTokens: tokenCount(response.usageMetadata?.candidatesTokenCount),
         }
       } catch (e) {
         if (call.signal.aborted) throw e
@@ -90,4 +90,13 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
       }
     },
   }
+}
+
+/**
+ * A reported token count, as the metrics and budgets add it up: a whole number from 0 to 2^53-1.
+ * Anything else the model backend sends ("many", -5, 1e308, 1.5) counts as 0, so a sum can neither
+ * turn into text nor go down.
+ */
+export function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0
 }

@@ -55,3 +55,42 @@ export function createLimiter(concurrency: number): Limiter {
     queued: () => waiting.length,
   }
 }
+
+/** One limiter per key (a tenant), kept only while some caller holds or awaits a slot of it. */
+export type KeyedLimiter = {
+  acquire(key: string, signal?: AbortSignal): Promise<() => void>
+  /** Keys with a slot held or awaited right now. */
+  keys(): number
+}
+
+/**
+ * @example
+ * const perTenant = createKeyedLimiter(16)
+ * const release = await perTenant.acquire('acme', signal)
+ */
+export function createKeyedLimiter(concurrency: number): KeyedLimiter {
+  if (!(concurrency >= 1)) throw new RangeError(`concurrency must be >= 1, got ${concurrency}`)
+  const limiters = new Map<string, { slots: Limiter; users: number }>()
+  return {
+    async acquire(key, signal) {
+      let entry = limiters.get(key)
+      if (!entry) limiters.set(key, (entry = { slots: createLimiter(concurrency), users: 0 }))
+      const held = entry
+      held.users++
+      const leave = () => {
+        if (--held.users === 0) limiters.delete(key)
+      }
+      try {
+        const release = await held.slots.acquire(signal)
+        return () => {
+          release()
+          leave()
+        }
+      } catch (e) {
+        leave()
+        throw e
+      }
+    },
+    keys: () => limiters.size,
+  }
+}

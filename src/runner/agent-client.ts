@@ -4,6 +4,7 @@
  * with a kind and a sentence naming the agent and the limit, so a case can report why it was not
  * evaluated. Runtime-neutral: the caller passes `fetch` (a Worker's service binding, a test double).
  */
+import { pathSegmentProblem } from './path-segment.ts'
 import type { Content } from '../adk/content.ts'
 import { wireContent } from './wire-content.ts'
 
@@ -48,6 +49,10 @@ export async function createAgentSession(
   state: Record<string, unknown>,
   limits: CallLimits,
 ): Promise<string> {
+  for (const [field, value] of [['app_name', target.app], ['user_id', userId]] as const) {
+    const problem = pathSegmentProblem(field, value)
+    if (problem) throw new AgentError('protocol', `creating a session on the agent: ${problem}`)
+  }
   const path = `/apps/${encodeURIComponent(target.app)}/users/${encodeURIComponent(userId)}/sessions`
   const what = `creating a session (POST ${path})`
   return withDeadline(target, what, limits, async (signal) => {

@@ -5,6 +5,7 @@
  * never stops the others. Results come back as ADK EvalSetResults (one per eval set, every run of
  * every case) plus a verdict per case. Runtime-neutral: no node:*, the caller passes `fetch`.
  */
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
 import type { CaseStatus } from '../adk/status.ts'
@@ -192,7 +193,9 @@ function check(sets: EvalSetInput[], options: RunOptions): Checked {
   if (sets.length === 0) return { ok: false, error: 'no eval set given' }
   for (const key of ['sessionMs', 'turnMs'] as const) {
     const ms = options.timeouts?.[key]
-    if (ms !== undefined && !(Number.isFinite(ms) && ms > 0)) return { ok: false, error: `timeout ${key} must be a positive number of milliseconds, not ${ms}` }
+    // A timer takes at most 2^31-1 ms; a longer delay would fire at once instead of never.
+    if (ms !== undefined && !(Number.isFinite(ms) && ms > 0 && ms <= MAX_TIMER_MS))
+      return { ok: false, error: `timeout ${key} must be a positive number of milliseconds up to ${MAX_TIMER_MS} (2^31-1), not ${ms}` }
   }
   const createEngine: EngineFactory = options.createEngine ?? ((o) => createSessionEngine(o))
   const turnSources = options.turnSources ?? userSimulationTurnSources({ model: options.simulator })

@@ -196,7 +196,7 @@ describe('runEvalSets', () => {
     expect(await errorOf([{ evalSet: set }], { agent, parallel: 0 })).toBe('parallel must be a whole number from 1 to 64, not 0')
     expect(await errorOf([{ evalSet: set }], { agent, numRuns: 101 })).toBe('num runs must be a whole number from 1 to 100, not 101')
     expect(await errorOf([{ evalSet: set }], { agent: { url: 'ftp://x', app: 'a' } })).toBe("the agent URL must be an http(s) URL, not 'ftp://x'")
-    expect(await errorOf([{ evalSet: set }], { agent, timeouts: { turnMs: -1 } })).toBe('timeout turnMs must be a positive number of milliseconds, not -1')
+    expect(await errorOf([{ evalSet: set }], { agent, timeouts: { turnMs: -1 } })).toBe('timeout turnMs must be a positive number of milliseconds up to 2147483647 (2^31-1), not -1')
     expect(stub.sessions).toHaveLength(0)
   })
 })

@@ -3,6 +3,7 @@
  * defaults to .evalstream/evalstream.db when Deno may write there (`npm run start:deno` grants
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
+import { listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
 import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
@@ -59,17 +60,28 @@ const notes = [
 ]
 const app = createApp({ ...setup.deps, resultsIndex: index.index })
 const hostname = env.HOST ?? '127.0.0.1'
-Deno.serve(
-  {
-    port: Number(env.PORT ?? 8787),
-    hostname,
-    onListen: ({ port }) => {
-      console.log(`evalstream listening on http://${hostname}:${port}`)
-      for (const note of notes) console.log(note)
+const listen = listenPort(env.PORT)
+if (!listen.ok) {
+  console.error(`evalstream: ${listen.error}`)
+  Deno.exit(2)
+}
+try {
+  Deno.serve(
+    {
+      port: listen.port,
+      hostname,
+      onListen: ({ port }) => {
+        console.log(`evalstream listening on http://${hostname}:${port}`)
+        for (const note of notes) console.log(note)
+      },
     },
-  },
-  app.fetch,
-)
+    app.fetch,
+  )
+} catch (error) {
+  // The port in use: stop with the reason, not a stray exception the guard would log and keep.
+  console.error(`evalstream: ${listenFailure(error, hostname, listen.port)}`)
+  Deno.exit(1)
+}
 // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out before exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   Deno.addSignalListener(signal, () => void setup.deps.observers?.close().finally(() => Deno.exit(0)))

@@ -12,10 +12,11 @@ import { depsFromEnv } from '../../host/setup.ts'
 import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
 import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
+import { listenFailure, listenPort } from '../listen-port.ts'
 
 installProcessGuard()
 
-export const DEFAULT_PORT = 8787
+export { DEFAULT_PORT } from '../listen-port.ts'
 /** Connections waiting to be accepted; the kernel caps it (Linux: net.core.somaxconn, 4096 by default). */
 export const LISTEN_BACKLOG = 4096
 
@@ -38,9 +39,21 @@ if (!index.ok) {
   console.error(`evalstream: ${index.error}`)
   process.exit(2)
 }
-const port = Number(process.env.PORT ?? DEFAULT_PORT)
+const listen = listenPort(process.env.PORT)
+if (!listen.ok) {
+  console.error(`evalstream: ${listen.error}`)
+  process.exit(2)
+}
+const port = listen.port
 const hostname = process.env.HOST ?? '127.0.0.1'
 const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.index }).fetch, hostname })
+// A listen that fails (the port in use) stops the process: without this it would be a stray exception.
+server.once('error', (error) => {
+  if (server.listening) return console.error('evalstream: server error:', error)
+  console.error(`evalstream: ${listenFailure(error, hostname, port)}`)
+  db.close()
+  process.exit(1)
+})
 // A burst of clients (a thousand sessions opening their streams at once) overflows Node's default
 // backlog of 511 while the loop is busy, and their SYNs are dropped until a connect timeout.
 server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {

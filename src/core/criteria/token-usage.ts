@@ -51,12 +51,31 @@ function add(total: number | null, count: number | null): number | null {
   return count === null ? total : (total ?? 0) + count
 }
 
-function countOf(usage: Record<string, unknown>, names: readonly string[]): number | null {
+/** Ignored counts named in the reason at most (the rest are only counted). */
+const MAX_NAMED_IGNORED = 3
+
+/**
+ * A token count is a whole number from 0 to 2^53-1; anything else (1e308, -5, "many", 1.5) is
+ * ignored, named in `ignored`, so it can neither poison the sums nor pass unnoticed.
+ */
+function countOf(usage: Record<string, unknown>, names: readonly string[], ignored: string[]): number | null {
   for (const name of names) {
     const value = usage[name]
-    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value
+    if (value === undefined || value === null) continue
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
+    ignored.push(`${name}=${typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value === 'number' ? String(value) : typeof value}`)
   }
   return null
+}
+
+/** A sum that would pass 2^53-1 stays where it was and the count is ignored, like a bad one. */
+function addSafely(total: number | null, count: number | null, name: string, ignored: string[]): number | null {
+  const sum = add(total, count)
+  if (sum !== null && !Number.isSafeInteger(sum)) {
+    ignored.push(`${name}: the sum would pass 2^53-1`)
+    return total
+  }
+  return sum
 }
 
 /**
@@ -79,7 +98,8 @@ export function withTotals(sums: Record<Reported, number | null>): TokenUsageDet
   }
 }
 
-type State = { sums: Record<Reported, number | null>; calls: number }
+/** `ignored`: token counts that were not whole numbers from 0 to 2^53-1 (how many, and the first few named). */
+type State = { sums: Record<Reported, number | null>; calls: number; ignored: number; named: string[] }
 
 /**
  * @example an invocation with calls reporting 50+7 and 80+12 tokens scores 149
@@ -95,13 +115,18 @@ export const tokenUsageV1: Criterion<NoConfig, State> = {
   init: () => ({
     sums: { prompt_tokens: null, cached_tokens: null, tool_use_tokens: null, candidates_tokens: null, reasoning_tokens: null },
     calls: 0,
+    ignored: 0,
+    named: [],
   }),
   step(state: State, event: AdkEvent): State {
     const usage = isCountedAgentEvent(event) ? usageOf(event) : undefined
     if (!usage) return state
     state.calls += 1
+    const ignored: string[] = []
     for (const field of Object.keys(REPORTED) as Reported[])
-      state.sums[field] = add(state.sums[field], countOf(usage, REPORTED[field]))
+      state.sums[field] = addSafely(state.sums[field], countOf(usage, REPORTED[field], ignored), field, ignored)
+    state.ignored += ignored.length
+    for (const what of ignored) if (state.named.length < MAX_NAMED_IGNORED) state.named.push(what)
     return state
   },
   finish(state) {
@@ -110,7 +135,12 @@ export const tokenUsageV1: Criterion<NoConfig, State> = {
       state.calls === 0
         ? 'no event of the invocation carries usageMetadata (the model backend did not report token usage)'
         : 'the usage metadata of the invocation has no token counts'
-    return { kind: 'score', result: informational(details.total_tokens, reason, { token_usage_details: details }) }
+    const result = informational(details.total_tokens, reason, { token_usage_details: details })
+    if (state.ignored > 0) {
+      const why = `ignored ${state.ignored} token count(s) that are not whole numbers from 0 to 2^53-1 (${state.named.join(', ')})`
+      result.reason = result.reason === undefined ? why : `${result.reason}; ${why}`
+    }
+    return { kind: 'score', result }
   },
   aggregate: averageTokenUsage,
 }

@@ -29,14 +29,16 @@ import { readTextLimited } from '../read-body.ts'
 import { evalCaseFromSession } from './add-session.ts'
 import { camelJson, forTheTab } from './camel.ts'
 import { metricsInfo } from './metrics-info.ts'
-import { MAX_ACTIVE_DEV_RUNS, readRunRequest, runAndStore } from './run.ts'
+import { readRunRequest, runAndStore } from './run.ts'
+import { pathSegmentProblem } from '../../runner/path-segment.ts'
+import { DEFAULT_RUN_QUOTAS, runRefusal } from '../../host/run-quotas.ts'
 
 /** A request body here (an eval case, a run request) is at most this many bytes. */
 export const MAX_DEV_EVAL_BODY_BYTES = 10_000_000
 /** ADK's eval set ids: letters, digits and underscores (its local manager checks the same). */
 export const EVAL_SET_ID_PATTERN = /^[A-Za-z0-9_]{1,200}$/
 /** App names as ADK's dev server takes them (identifiers, dot-separated), bounded. */
-export const APP_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/
+export const APP_NAME_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,200}$/
 /** Eval case ids: any 1-200 characters. */
 export const MAX_EVAL_ID_CHARS = 200
 
@@ -46,14 +48,17 @@ type Handler = (c: Context, scope: EvalScope, store: EvalSetStore) => Response |
 export function devEvalRoutes(deps: AppDeps): Hono {
   const app = new Hono()
   const store = deps.evalSets ?? memoryEvalSetStore()
+  // Runs in progress: in all, and per tenant (open mode has no tenant and only the process cap).
   let activeRuns = 0
+  const activeByTenant = new Map<string, number>()
+  const quotas = deps.runQuotas ?? DEFAULT_RUN_QUOTAS
   const json = (c: Context, value: unknown, status: 200 | 201 = 200) => c.json(camelJson(value) as object, status)
 
   /** Proxy mode only; a bad app name is refused before any storage is touched. */
   const route = (handler: Handler) => (c: Context) => {
     if (!deps.agentUrl) return problem(c, 404, 'Not found', `no route ${c.req.method} ${new URL(c.req.url).pathname}; the Eval tab routes need AGENT_URL (proxy mode)`)
     const appName = c.req.param('app') ?? ''
-    if (!APP_NAME_PATTERN.test(appName)) return problem(c, 400, 'Invalid app name', `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -`)
+    if (!APP_NAME_PATTERN.test(appName)) return problem(c, 400, 'Invalid app name', `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -, and not . or ..`)
     const tenant = tenantOf(c)
     return handler(c, tenant === undefined ? { app: appName } : { tenant, app: appName }, store)
   }
@@ -152,6 +157,9 @@ export function devEvalRoutes(deps: AppDeps): Hono {
           return problem(c, 400, 'Invalid request', `evalId must be a string of 1-${MAX_EVAL_ID_CHARS} characters`)
         if (typeof sessionId !== 'string' || sessionId === '' || typeof userId !== 'string' || userId === '')
           return problem(c, 400, 'Invalid request', 'sessionId and userId (the live session to turn into an eval case) are required strings')
+        // Each names a path segment on the agent: '.' or '..' would reach another path there.
+        const segment = pathSegmentProblem('userId', userId) ?? pathSegmentProblem('sessionId', sessionId)
+        if (segment) return problem(c, 400, 'Invalid request', segment)
         if (loadSet(c, scope) instanceof Response) return loadSet(c, scope) as Response
         const made = await evalCaseFromSession({ agentUrl: deps.agentUrl!, fetch: deps.fetch ?? fetch, app: scope.app, userId, sessionId, evalId, nowSeconds: Date.now() / 1000 })
         if (!made.ok) return problem(c, made.status, made.title, made.detail)
@@ -180,14 +188,26 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         if (!request.ok) return problem(c, 400, 'Invalid run request', request.error)
         const set = loadSet(c, scope, 400)
         if (set instanceof Response) return set
-        if (activeRuns >= MAX_ACTIVE_DEV_RUNS) return problem(c, 429, 'Too many runs', `${MAX_ACTIVE_DEV_RUNS} Eval tab runs are in progress (MAX_ACTIVE_DEV_RUNS); try again when one finishes`)
+        const tenant = scope.tenant
+        const ofTenant = tenant === undefined ? 0 : (activeByTenant.get(tenant) ?? 0)
+        const busy = runRefusal({ total: activeRuns, ofTenant }, tenant, { process: quotas.activeDevRuns, perTenant: quotas.activeDevRunsPerTenant }, 'Eval tab runs', {
+          process: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS',
+          perTenant: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS_PER_TENANT',
+        })
+        if (busy) return problem(c, 429, 'Too many runs', busy)
         activeRuns += 1
+        if (tenant !== undefined) activeByTenant.set(tenant, ofTenant + 1)
         try {
           const out = await runAndStore(deps, store, scope, set, request.request, c.req.raw.signal)
           if (!out.ok) return problem(c, out.status, out.title, out.detail)
           return shape === 'list' ? json(c, out.runEvalResults) : json(c, { run_eval_results: out.runEvalResults })
         } finally {
           activeRuns -= 1
+          if (tenant !== undefined) {
+            const left = (activeByTenant.get(tenant) ?? 1) - 1
+            if (left > 0) activeByTenant.set(tenant, left)
+            else activeByTenant.delete(tenant)
+          }
         }
       }),
     )

@@ -12,13 +12,14 @@ import { EvalMetric } from '../../adk/eval-config.ts'
 import type { EvalSet } from '../../adk/eval-set.ts'
 import { isRecord } from '../../adk/json.ts'
 import { evalSetResultJson } from '../../adk/results-json.ts'
+import { DEFAULT_RUN_QUOTAS } from '../../host/run-quotas.ts'
 import type { AppDeps } from '../../host/deps.ts'
 import type { EvalScope, EvalSetStore } from '../../host/eval-set-store.ts'
 import { DEFAULT_PARALLEL, runEvalSets } from '../../runner/run-eval-set.ts'
 import { forTheTab } from './camel.ts'
 
-/** Eval tab runs in progress at once per process (or Durable Object); more get 429. */
-export const MAX_ACTIVE_DEV_RUNS = 2
+/** Eval tab runs in progress at once per process (or Durable Object) by default (EVALSTREAM_MAX_ACTIVE_DEV_RUNS); more get 429. */
+export const MAX_ACTIVE_DEV_RUNS = DEFAULT_RUN_QUOTAS.activeDevRuns
 /** Cases of one run talking to the agent at once. */
 export const DEV_RUN_PARALLEL = DEFAULT_PARALLEL
 
