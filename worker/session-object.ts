@@ -4,10 +4,10 @@
  * storage once the session's idle TTL or retention is over.
  */
 import { createApp } from '../src/http/app.ts'
-import type { Observers } from '../src/host/observers-setup.ts'
-import { depsFromEnv } from '../src/host/setup.ts'
-import { sqliteEvalSetStore } from '../src/host/eval-set-store-sqlite.ts'
-import { sqlFromDurable } from '../src/host/sql.ts'
+import type { Observers } from '../src/config/exporters.ts'
+import { depsFromEnv } from '../src/config/setup.ts'
+import { sqliteEvalSetStore } from '../src/session/sqlite-eval-set-store.ts'
+import { sqlFromDurable } from '../src/session/sql.ts'
 import { durableSessions, type DurableSessions } from './durable-store.ts'
 import { forwardResults } from './index-feed.ts'
 import { durableJudgeCache } from './judge-cache.ts'

@@ -20,11 +20,11 @@ import {
   limitMember,
   limitName,
 } from '../ingest/index.ts'
-import type { EventRejectReason, HostMetrics, UploadRefusal } from '../host/metrics.ts'
+import type { EventRejectReason, HostMetrics, UploadRefusal } from '../monitor/prometheus.ts'
 import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
-import type { HostedSession } from '../host/session.ts'
+import type { HostedSession } from '../session/session.ts'
 
 export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
 

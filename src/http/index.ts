@@ -8,5 +8,5 @@
  * if (setup.ok) Deno.serve(createApp(setup.deps).fetch)
  */
 export { createApp, type AppDeps } from './app.ts'
-export { memorySessionStore, type SessionStore } from '../host/session-store.ts'
-export { depsFromEnv, type Env, type Setup } from '../host/setup.ts'
+export { memorySessionStore, type SessionStore } from '../session/store.ts'
+export { depsFromEnv, type Env, type Setup } from '../config/setup.ts'

@@ -9,10 +9,10 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
-import { createAuthenticator } from '../host/auth-config.ts'
-import type { AppDeps } from '../host/deps.ts'
-import type { HostMetrics } from '../host/metrics.ts'
-import { PROMETHEUS_CONTENT_TYPE } from '../host/metrics-registry.ts'
+import { createAuthenticator } from './auth-config.ts'
+import type { AppDeps } from './deps.ts'
+import type { HostMetrics } from '../monitor/prometheus.ts'
+import { PROMETHEUS_CONTENT_TYPE } from '../monitor/prometheus-registry.ts'
 import { problem } from './problem.ts'
 
 declare module 'hono' {

@@ -7,9 +7,9 @@
  * session as an `error` result, which the client gets as a frame too.
  */
 import type { ResultEvent } from '../engine/types.ts'
-import type { HostedSession } from '../host/session.ts'
+import type { HostedSession } from '../session/session.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
-import type { HostMetrics } from '../host/metrics.ts'
+import type { HostMetrics } from '../monitor/prometheus.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 /** The event name of our frames in a proxied stream. */

@@ -10,12 +10,12 @@
  *     -> interleaveResults (score, append ours) -> TextEncoderStream -> client
  */
 import type { Context } from 'hono'
-import type { AppDeps } from '../host/deps.ts'
+import type { AppDeps } from './deps.ts'
 import { isRecord } from '../adk/json.ts'
 import { DEFAULT_LIMITS, limitMember, limitName } from '../ingest/index.ts'
 import { proxySessionId, tenantField, tenantOf, visibleTo } from './auth.ts'
-import { DEFAULT_PROXY_SETTINGS } from '../host/proxy-settings.ts'
-import type { HostedSession } from '../host/session.ts'
+import { DEFAULT_PROXY_SETTINGS } from './proxy-settings.ts'
+import type { HostedSession } from '../session/session.ts'
 import { agentBody } from './agent-body.ts'
 import { SESSION_ID_PATTERN } from './create-request.ts'
 import { callAgent, forwardHeaders, relay } from './forward.ts'

@@ -13,8 +13,8 @@
  * queued, then an `error` frame saying why, then the end of the stream.
  */
 import type { ResultEvent } from '../engine/types.ts'
-import type { LogClosing } from '../host/result-log.ts'
-import type { HostedSession } from '../host/session.ts'
+import type { LogClosing } from '../session/result-log.ts'
+import type { HostedSession } from '../session/session.ts'
 import { formatSseMessage, type SseMessage } from './sse-frames.ts'
 
 /** Results queued for one reader before it falls back to re-reading the log (count, not bytes). */

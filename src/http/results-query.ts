@@ -3,7 +3,7 @@
  * 400 problem with what it should be.
  */
 import type { Context } from 'hono'
-import { MAX_RESULTS_PAGE, MAX_SESSIONS_PAGE, MAX_TIME_BUCKETS, type ResultsQuery, type SessionsQuery, type StatsQuery } from '../host/results-index-query.ts'
+import { MAX_RESULTS_PAGE, MAX_SESSIONS_PAGE, MAX_TIME_BUCKETS, type ResultsQuery, type SessionsQuery, type StatsQuery } from '../monitor/results-index-query.ts'
 
 /** /v1/stats looks back this far when `since` is not given: 24 hours. */
 export const DEFAULT_STATS_WINDOW_MS = 24 * 60 * 60 * 1000

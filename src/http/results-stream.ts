@@ -10,7 +10,7 @@
  * upload, when the upload is done.
  */
 import type { Context } from 'hono'
-import type { HostedSession } from '../host/session.ts'
+import type { HostedSession } from '../session/session.ts'
 import { resultSource, type ResultChunk, type SseWriter } from './result-source.ts'
 import { formatSseMessage } from './sse-frames.ts'
 

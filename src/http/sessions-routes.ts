@@ -7,12 +7,12 @@ import type { SessionSpec } from '../engine/types.ts'
 import { DEFAULT_LIMITS, type Limits } from '../ingest/index.ts'
 import { reservedIdProblem, tenantField, tenantOf, visibleTo } from './auth.ts'
 import { parseCreateBody, resolveCreateRequest } from './create-request.ts'
-import type { AppDeps } from '../host/deps.ts'
+import type { AppDeps } from './deps.ts'
 import { eventsRoute } from './events-route.ts'
 import { problem } from './problem.ts'
 import { lastEventId, streamResults } from './results-stream.ts'
-import type { HostedSession } from '../host/session.ts'
-import { goneDetail } from '../host/session-store.ts'
+import type { HostedSession } from '../session/session.ts'
+import { goneDetail } from '../session/store.ts'
 
 /**
  * Where a session's URLs point: relative to the service root, or under EVALSTREAM_PUBLIC_URL. A

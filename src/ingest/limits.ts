@@ -1,7 +1,7 @@
 /**
  * Every limit on what a client may send, in one place: the defaults (named constants with their
  * units), the environment variable that overrides each, and the reader that every runtime's setup
- * uses (src/host/setup.ts). docs/limits.md says what happens past each one.
+ * uses (src/config/setup.ts). docs/limits.md says what happens past each one.
  */
 
 /** Bytes of one request body (session create, events upload, /run_sse on Workers). Read as a stream, refused past this. */

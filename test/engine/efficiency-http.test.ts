@@ -13,7 +13,7 @@ import { readEvalSetResult, evalSetResultJson } from '../../src/adk/results-json
 import { EvalCaseResult, evalSetResult } from '../../src/adk/results.ts'
 import { runEval } from '../../src/adapter/node/eval-command.ts'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { readSse } from '../support/sse-client.ts'
 import { MATCHING_CASE, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
@@ -177,8 +177,8 @@ describe('evalstream run', () => {
 
 describe('a hosted session rebuilt from its journal', () => {
   const replay = async (at: (i: number) => number | undefined) => {
-    const { HostedSession } = await import('../../src/host/session.ts')
-    const { createResultLog, memoryResultStorage } = await import('../../src/host/result-log.ts')
+    const { HostedSession } = await import('../../src/session/session.ts')
+    const { createResultLog, memoryResultStorage } = await import('../../src/session/result-log.ts')
     const entries = WEATHER_EVENTS.map((raw, i) => ({ op: 'event' as const, index: i, raw, ...(at(i) === undefined ? {} : { at: at(i) }) }))
     const opened = await HostedSession.open({
       spec: { session_id: 'replayed', eval_case: MATCHING_CASE },

@@ -2,9 +2,9 @@
  * The OTEL_* variables as every OpenTelemetry SDK reads them, and the record a result becomes.
  */
 import { describe, expect, it } from 'vitest'
-import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS, otelConfigFromEnv } from '../../src/host/otel-config.ts'
-import { criterionExplanation, evaluationRecord } from '../../src/host/otel-record.ts'
-import type { FedResult } from '../../src/host/result-feed.ts'
+import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS, otelConfigFromEnv } from '../../src/export/otel-config.ts'
+import { criterionExplanation, evaluationRecord } from '../../src/export/otel-record.ts'
+import type { FedResult } from '../../src/session/result-feed.ts'
 
 /** The config, or the test fails with the error. */
 const configOf = (env: Record<string, string>) => {

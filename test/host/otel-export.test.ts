@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv, type Env } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv, type Env } from '../../src/config/setup.ts'
 import { DIVERGING_CASE, EXPORTED_NAMES, MATCHING_CASE } from '../http/fixtures.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { runSession } from './otel-session.ts'

@@ -1,14 +1,14 @@
 /**
- * The bounded outbound queue (src/host/observers-queue.ts) under a receiver that holds its answers:
+ * The bounded outbound queue (src/export/delivery-queue.ts) under a receiver that holds its answers:
  * what does not fit is dropped, counted and logged once per burst; backoff grows; close() keeps
  * its deadline.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { createDeliveryQueue, type SendOutcome } from '../../src/host/observers-queue.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
-import { WEBHOOK_CONCURRENCY } from '../../src/host/webhook-config.ts'
+import { createDeliveryQueue, type SendOutcome } from '../../src/export/delivery-queue.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
+import { WEBHOOK_CONCURRENCY } from '../../src/export/webhook-config.ts'
 import { MATCHING_CASE } from '../http/fixtures.ts'
 import { startReceiver, type Receiver } from '../support/otlp-receiver.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import type { AppDeps } from '../../src/host/deps.ts'
+import type { AppDeps } from '../../src/http/deps.ts'
 import { DEFAULT_LIMITS } from '../../src/ingest/index.ts'
-import { DEFAULT_PROXY_SETTINGS, proxySettingsFromEnv, type ProxySettings } from '../../src/host/proxy-settings.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
+import { DEFAULT_PROXY_SETTINGS, proxySettingsFromEnv, type ProxySettings } from '../../src/http/proxy-settings.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub, type AgentStub } from '../support/agent-stub.ts'
 import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from './fixtures.ts'

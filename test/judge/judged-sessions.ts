@@ -5,7 +5,7 @@
  */
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import type { ResultEventBody, SessionEngine } from '../../src/engine/types.ts'
-import { judgeWiringFromEnv, type JudgeWiring } from '../../src/host/judge-wiring.ts'
+import { judgeWiringFromEnv, type JudgeWiring } from '../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../src/ingest/index.ts'
 import type { GeminiStub } from '../support/gemini-stub.ts'
 

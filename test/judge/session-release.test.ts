@@ -1,14 +1,14 @@
 /**
  * Judge state is released when a hosted session ends or is aborted: the executor's per-session map
  * does not grow with ended sessions. Sessions are hosted as the server hosts them (HostedSession,
- * engine factory built like src/host/setup.ts), judged by the real SDK against the loopback stub.
+ * engine factory built like src/config/setup.ts), judged by the real SDK against the loopback stub.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { createResultLog, memoryResultStorage } from '../../src/host/result-log.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { HostedSession, NO_JOURNAL, type EngineFactory } from '../../src/host/session.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
+import { createResultLog, memoryResultStorage } from '../../src/session/result-log.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { HostedSession, NO_JOURNAL, type EngineFactory } from '../../src/session/session.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
 import { decodeAll } from '../../src/ingest/index.ts'
 import { type GeminiStub, startGeminiStub } from '../support/gemini-stub.ts'
 import { CONFIG, hangOnMarker, HANG, stubWiring } from './judged-sessions.ts'
@@ -34,7 +34,7 @@ const events = decodeAll(
 
 describe('judge state released at session end', () => {
   const wiring = () => stubWiring(stub, {})
-  // The same composition as src/host/setup.ts's engine factory.
+  // The same composition as src/config/setup.ts's engine factory.
   const factoryFor = (w: ReturnType<typeof wiring>): EngineFactory => (options) => {
     const { release, ...judging } = w.judging(options.spec.session_id)
     const created = createSessionEngine({ ...options, ...judging })

@@ -1,6 +1,6 @@
 // The judge limits read from the environment: defaults, overrides and clear errors naming the variable.
 import { describe, expect, it } from 'vitest'
-import { judgeWiringFromEnv } from '../../src/host/judge-wiring.ts'
+import { judgeWiringFromEnv } from '../../src/config/judge-wiring.ts'
 import {
   DEFAULT_JUDGE_CONCURRENCY,
   DEFAULT_JUDGE_CONCURRENCY_PER_SESSION,

@@ -4,8 +4,8 @@
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
 import { createApp } from '../../http/app.ts'
-import { depsFromEnv } from '../../host/setup.ts'
-import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
+import { depsFromEnv } from '../../config/setup.ts'
+import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 

@@ -3,7 +3,7 @@
  * it with the live engine, and render the table and the ADK EvalSetResult. No process I/O here
  * beyond reading the named files (and calling the judge), so tests call it directly.
  *
- * The engine is built as the server builds it (src/host/judge-wiring.ts): the same judge from the
+ * The engine is built as the server builds it (src/config/judge-wiring.ts): the same judge from the
  * environment, the same session sampling (EVALSTREAM_JUDGE_SAMPLE_RATE, by session id) and the
  * same budgets (EVALSTREAM_JUDGE_BUDGET_PER_SESSION / _PER_DEPLOYMENT), so a CI run and a live
  * session give the same results.
@@ -14,7 +14,7 @@ import type { EvalCase } from '../../adk/eval-set.ts'
 import { decodeAll, sniffFormat } from '../../ingest/index.ts'
 import { createSessionEngine } from '../../engine/session-engine.ts'
 import type { CriterionResultData } from '../../engine/types.ts'
-import { judgeWiringFromEnv } from '../../host/judge-wiring.ts'
+import { judgeWiringFromEnv } from '../../config/judge-wiring.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
 

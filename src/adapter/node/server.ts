@@ -2,14 +2,14 @@
  * `npm start`: the evalstream API on Node (@hono/node-server).
  * PORT (default 8787), EVALSTREAM_CONFIG (inline JSON or a file path), AGENT_URL, judge variables,
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
- * session limits read in src/host/setup.ts.
+ * session limits read in src/config/setup.ts.
  */
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
-import { depsFromEnv } from '../../host/setup.ts'
-import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
+import { depsFromEnv } from '../../config/setup.ts'
+import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 

@@ -20,8 +20,8 @@
  */
 import { Hono, type Context } from 'hono'
 import { EvalCase, EvalSet } from '../../adk/eval-set.ts'
-import type { AppDeps } from '../../host/deps.ts'
-import { memoryEvalSetStore, type EvalScope, type EvalSetStore } from '../../host/eval-set-store.ts'
+import type { AppDeps } from '../deps.ts'
+import { memoryEvalSetStore, type EvalScope, type EvalSetStore } from '../../session/eval-set-store.ts'
 import { tenantOf } from '../auth.ts'
 import { problem } from '../problem.ts'
 import { boundsIssue, DEFAULT_LIMITS, type Limits } from '../../ingest/index.ts'

@@ -4,7 +4,7 @@
  * (4xx, a redirect) not. Redirects are not followed: a webhook target could otherwise bounce the
  * request to an address the target check refused.
  */
-import type { SendOutcome } from './observers-queue.ts'
+import type { SendOutcome } from './delivery-queue.ts'
 
 /** Characters of a refusing response's body quoted in the log. */
 export const ERROR_BODY_CHARS = 200

@@ -3,7 +3,7 @@
  * EVALSTREAM_MAX_REQUEST_BYTES like every other body, src/ingest/limits.ts). Read from the environment, with defaults that fail an agent that
  * hangs within a minute or two instead of undici's 300 s.
  */
-import { wholeNumbersFromEnv } from './env-numbers.ts'
+import { wholeNumbersFromEnv } from '../config/env.ts'
 
 /** The agent must answer (response headers) within this many ms; then 504. */
 export const DEFAULT_AGENT_CONNECT_TIMEOUT_MS = 60_000

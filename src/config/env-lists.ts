@@ -2,7 +2,7 @@
  * Reading the exporters' variables: whole numbers (env-numbers.ts), and `key=value,key=value` lists
  * (the format OpenTelemetry uses for OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES).
  */
-import type { Read } from './env-numbers.ts'
+import type { Read } from './env.ts'
 import type { Env } from './setup.ts'
 
 /** Pairs at most in one list variable: a header or resource list is short, a longer one is a mistake. */

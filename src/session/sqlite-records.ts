@@ -7,7 +7,7 @@
 import type { ResultEvent, SessionSpec } from '../engine/types.ts'
 import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
-import type { GoneNotice, GoneReason, SessionRecords } from './session-records.ts'
+import type { GoneNotice, GoneReason, SessionRecords } from './records.ts'
 import type { Sql, SqlRow } from './sql.ts'
 
 const SCHEMA = [

@@ -18,7 +18,7 @@ import {
   shouldJudgeSession,
 } from '../judge/executor.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
-import type { EngineFactory } from './session.ts'
+import type { EngineFactory } from '../session/session.ts'
 
 type Env = Record<string, string | undefined>
 

@@ -7,10 +7,10 @@
  */
 import type { SessionSpec } from '../engine/types.ts'
 import { createResultLog } from './result-log.ts'
-import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './session-records.ts'
+import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './records.ts'
 import { fedSession, type ResultFeed } from './result-feed.ts'
 import { HostedSession, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
-import { sqliteSessionRecords } from './sqlite-session-records.ts'
+import { sqliteSessionRecords } from './sqlite-records.ts'
 import type { Sql } from './sql.ts'
 
 /** An open session with no request for this long is evicted (EVALSTREAM_SESSION_IDLE_TTL_MS). */

@@ -1,7 +1,7 @@
 /**
  * The results index: every decided result of every session, kept in SQLite for monitoring across
  * sessions (GET /v1/results, GET /v1/stats, GET /v1/sessions and the dashboard). It is fed from the
- * result feed (src/host/result-feed.ts), so it sees each result once; a result that arrives twice
+ * result feed (src/session/result-feed.ts), so it sees each result once; a result that arrives twice
  * anyway (a Worker's retried delivery) is recognised by (session, seq, time) and not counted again.
  *
  * Kept: `criterion.result` (criterion, status, score), `case.result` (the case status) and `error`
@@ -14,10 +14,10 @@
  */
 import { isRecord } from '../adk/json.ts'
 import { statusFromCode } from '../adk/status.ts'
-import type { FedResult } from './result-feed.ts'
+import type { FedResult } from '../session/result-feed.ts'
 import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, MAX_INDEXED_DATA_CHARS, type IndexLimits } from './results-index-limits.ts'
 import { indexReads, type IndexReads } from './results-index-query.ts'
-import type { Sql } from './sql.ts'
+import type { Sql } from '../session/sql.ts'
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS es_index_results (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,

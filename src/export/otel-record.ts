@@ -10,7 +10,7 @@
  * scored, and evalstream's own `evalstream.*` attributes to find the session, invocation, tenant and app.
  */
 import { isRecord } from '../adk/json.ts'
-import type { FedResult } from './result-feed.ts'
+import type { FedResult } from '../session/result-feed.ts'
 
 export const GEN_AI_EVALUATION_RESULT = 'gen_ai.evaluation.result'
 /** gen_ai.evaluation.name of the case result (the verdict over every criterion). */

@@ -3,12 +3,12 @@
  * (JSON encoding, logs signal). Our own ~100 lines rather than the @opentelemetry/* SDK: see
  * docs/opentelemetry.md for why (workerd, dependency weight, one signal and one event).
  */
-import { createDeliveryQueue, type DeliveryQueue } from './observers-queue.ts'
-import { postOnce, redact } from './observers-http.ts'
+import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts'
+import { postOnce, redact } from './delivery-http.ts'
 import type { OtelConfig } from './otel-config.ts'
 import { OTEL_BACKOFF_MS, OTEL_MAX_BACKOFF_MS } from './otel-config.ts'
 import { evaluationRecord, exportRequest, isDecided, type OtlpLogRecord } from './otel-record.ts'
-import type { FedResult } from './result-feed.ts'
+import type { FedResult } from '../session/result-feed.ts'
 
 export type OtelExporter = {
   /** The result feed's watcher: builds the record now (cheap), queues the export. */

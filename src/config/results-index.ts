@@ -3,10 +3,10 @@
  * feed. Node and Deno call it with their EVALSTREAM_DB (or an in-memory database); the Workers
  * index Durable Object builds its index directly, fed by the session objects.
  */
-import type { FedResult, ResultFeed } from './result-feed.ts'
-import { sqliteResultsIndex, type ResultsIndex } from './results-index.ts'
-import { indexLimitsFromEnv } from './results-index-limits.ts'
-import type { Sql } from './sql.ts'
+import type { FedResult, ResultFeed } from '../session/result-feed.ts'
+import { sqliteResultsIndex, type ResultsIndex } from '../monitor/results-index.ts'
+import { indexLimitsFromEnv } from '../monitor/results-index-limits.ts'
+import type { Sql } from '../session/sql.ts'
 
 export type IndexSetup = { ok: true; index: ResultsIndex; note: string; stop(): void } | { ok: false; error: string }
 

@@ -4,16 +4,16 @@
  */
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
-import { accessFromEnv } from './auth-config.ts'
-import type { EvalSetStore } from './eval-set-store.ts'
-import type { AppDeps } from './deps.ts'
+import { accessFromEnv } from '../http/auth-config.ts'
+import type { EvalSetStore } from '../session/eval-set-store.ts'
+import type { AppDeps } from '../http/deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
-import { hostMetricsFromEnv } from './metrics.ts'
-import { type ObserverHost, observersFromEnv } from './observers-setup.ts'
-import { proxySettingsFromEnv } from './proxy-settings.ts'
-import { createResultFeed, type ResultFeed } from './result-feed.ts'
-import { sessionLimitsFromEnv } from './session-limits-env.ts'
-import type { SessionLimits, SessionStore } from './session-store.ts'
+import { hostMetricsFromEnv } from '../monitor/prometheus.ts'
+import { type ObserverHost, observersFromEnv } from './exporters.ts'
+import { proxySettingsFromEnv } from '../http/proxy-settings.ts'
+import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
+import { sessionLimitsFromEnv } from './session-limits.ts'
+import type { SessionLimits, SessionStore } from '../session/store.ts'
 
 export type Env = Record<string, string | undefined>
 

@@ -6,10 +6,10 @@
  * receiver that sees one twice (a retry after a lost answer) can drop the second.
  */
 import type { SessionWebhook } from '../engine/types.ts'
-import { createDeliveryQueue, type DeliveryQueue } from './observers-queue.ts'
-import { postOnce, redact } from './observers-http.ts'
+import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts'
+import { postOnce, redact } from './delivery-http.ts'
 import { isDecided } from './otel-record.ts'
-import type { FedResult } from './result-feed.ts'
+import type { FedResult } from '../session/result-feed.ts'
 import { matchesFilter, parseWebhookFilter, WEBHOOK_BACKOFF_MS, WEBHOOK_CONCURRENCY, WEBHOOK_MAX_BACKOFF_MS, type WebhookSettings } from './webhook-config.ts'
 import { DELIVERY_ID_HEADER, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.ts'
 import { privateHostProblem, webhookUrlProblem } from './webhook-target.ts'

@@ -3,9 +3,9 @@
  * SDK reads, so a deployment's existing settings apply unchanged). Only the logs signal is used:
  * evaluation results are events, and OpenTelemetry events are log records.
  */
-import { type Read, wholeNumber } from './env-numbers.ts'
-import { flag, keyValueList } from './observers-env.ts'
-import type { Env } from './setup.ts'
+import { type Read, wholeNumber } from '../config/env.ts'
+import { flag, keyValueList } from '../config/env-lists.ts'
+import type { Env } from '../config/setup.ts'
 
 /** Log records waiting at most (OTEL_BLRP_MAX_QUEUE_SIZE; the SDKs' default). */
 export const OTEL_MAX_QUEUE_RECORDS = 2048

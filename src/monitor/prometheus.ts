@@ -11,9 +11,9 @@
 import { statusFromCode } from '../adk/status.ts'
 import { criteriaCatalogue } from '../core/registry.ts'
 import type { JudgeCallRecord } from '../judge/executor.ts'
-import { createRegistry, type Registry } from './metrics-registry.ts'
-import type { FedResult, ResultFeed } from './result-feed.ts'
-import type { SessionStore } from './session-store.ts'
+import { createRegistry, type Registry } from './prometheus-registry.ts'
+import type { FedResult, ResultFeed } from '../session/result-feed.ts'
+import type { SessionStore } from '../session/store.ts'
 
 /** Buckets of the judge call latency histogram, in seconds (the judge deadline defaults to 90 s). */
 export const JUDGE_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120] as const

@@ -5,13 +5,13 @@
  * again when a session is replayed after a restart.
  */
 import type { SessionWebhook } from '../engine/types.ts'
-import type { Read } from './env-numbers.ts'
-import { otelConfigFromEnv } from './otel-config.ts'
-import { createOtelExporter } from './otel-exporter.ts'
-import type { ResultFeed } from './result-feed.ts'
+import type { Read } from './env.ts'
+import { otelConfigFromEnv } from '../export/otel-config.ts'
+import { createOtelExporter } from '../export/otel-exporter.ts'
+import type { ResultFeed } from '../session/result-feed.ts'
 import type { Env } from './setup.ts'
-import { createWebhookDispatcher, type DispatcherOptions } from './webhook-sender.ts'
-import { webhookSettingsFromEnv } from './webhook-config.ts'
+import { createWebhookDispatcher, type DispatcherOptions } from '../export/webhook-sender.ts'
+import { webhookSettingsFromEnv } from '../export/webhook-config.ts'
 
 /** The exporters as the host holds them: to wait for, to stop, and to vet a session's webhook. */
 export type Observers = {

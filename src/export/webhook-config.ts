@@ -8,11 +8,11 @@
  * NOT_EVALUATED), `criterion` (a metric name, or `case` for the case result), `type`
  * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
  */
-import type { FedResult } from './result-feed.ts'
-import { type Read, wholeNumber } from './env-numbers.ts'
-import { flag } from './observers-env.ts'
+import type { FedResult } from '../session/result-feed.ts'
+import { type Read, wholeNumber } from '../config/env.ts'
+import { flag } from '../config/env-lists.ts'
 import { statusName } from './otel-record.ts'
-import type { Env } from './setup.ts'
+import type { Env } from '../config/setup.ts'
 import { webhookUrlProblem } from './webhook-target.ts'
 
 /** Deliveries waiting at most (EVALSTREAM_WEBHOOK_MAX_QUEUE); one more is dropped and counted. */

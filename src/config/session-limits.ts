@@ -2,8 +2,8 @@
  * The session lifecycle's limits from the environment: idle TTL, session cap, ended retention and
  * how long a gone session is remembered (for its 410).
  */
-import { wholeNumbersFromEnv } from './env-numbers.ts'
-import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-store.ts'
+import { wholeNumbersFromEnv } from './env.ts'
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../session/store.ts'
 
 /** The variable behind each session limit; each is a whole number (ms, or a count). */
 export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {

@@ -3,7 +3,7 @@
  * `maxRows` results and none older than `maxAgeMs`, oldest dropped first. Both limits hold at
  * once; on Workers they apply per tenant (one index Durable Object each).
  */
-import { wholeNumbersFromEnv } from './env-numbers.ts'
+import { wholeNumbersFromEnv } from '../config/env.ts'
 
 /** Results kept at most (EVALSTREAM_INDEX_MAX_ROWS); a row is about 0.3-8 KB. */
 export const DEFAULT_INDEX_MAX_ROWS = 200_000

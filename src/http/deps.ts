@@ -4,15 +4,15 @@
  */
 import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
-import type { EvalSetStore } from './eval-set-store.ts'
+import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
-import type { HostMetrics } from './metrics.ts'
-import type { Observers } from './observers-setup.ts'
+import type { HostMetrics } from '../monitor/prometheus.ts'
+import type { Observers } from '../config/exporters.ts'
 import type { ProxySettings } from './proxy-settings.ts'
-import type { ResultFeed } from './result-feed.ts'
-import type { ResultsIndex } from './results-index.ts'
-import type { SessionLimits, SessionStore } from './session-store.ts'
-import type { EngineFactory } from './session.ts'
+import type { ResultFeed } from '../session/result-feed.ts'
+import type { ResultsIndex } from '../monitor/results-index.ts'
+import type { SessionLimits, SessionStore } from '../session/store.ts'
+import type { EngineFactory } from '../session/session.ts'
 
 export type AppDeps = {
   store: SessionStore

@@ -3,7 +3,7 @@
  * the session list. Every read is scoped to one tenant ('' = tenant-less, open mode) and never
  * returns rows older than the age limit, even between two prunes.
  */
-import type { Sql, SqlRow, SqlValue } from './sql.ts'
+import type { Sql, SqlRow, SqlValue } from '../session/sql.ts'
 
 /** A page holds at most this many results (`limit` above it is refused). */
 export const MAX_RESULTS_PAGE = 1000
