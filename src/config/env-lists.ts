@@ -1,9 +1,8 @@
 /**
- * Reading the exporters' variables: whole numbers (env-numbers.ts), and `key=value,key=value` lists
+ * Lists and switches in the environment: `key=value,key=value` lists
  * (the format OpenTelemetry uses for OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES).
  */
-import type { Read } from './env.ts'
-import type { Env } from './setup.ts'
+import type { Env, Read } from './env.ts'
 
 /** Pairs at most in one list variable: a header or resource list is short, a longer one is a mistake. */
 export const MAX_ENV_LIST_PAIRS = 64

@@ -4,35 +4,20 @@
  * host's result feed, so each sees every new decided result of every session once, and never
  * again when a session is replayed after a restart.
  */
-import type { SessionWebhook } from '../engine/types.ts'
-import type { Read } from './env.ts'
-import { otelConfigFromEnv } from '../export/otel-config.ts'
+import type { ExporterHost, Exporters } from '../export/exporters.ts'
 import { createOtelExporter } from '../export/otel-exporter.ts'
+import { createWebhookDispatcher } from '../export/webhook-sender.ts'
 import type { ResultFeed } from '../session/result-feed.ts'
-import type { Env } from './setup.ts'
-import { createWebhookDispatcher, type DispatcherOptions } from '../export/webhook-sender.ts'
-import { webhookSettingsFromEnv } from '../export/webhook-config.ts'
-
-/** The exporters as the host holds them: to wait for, to stop, and to vet a session's webhook. */
-export type Observers = {
-  /** Resolves when every queued export and delivery has been sent or given up (a Worker's waitUntil). */
-  idle(): Promise<void>
-  /** Stops watching and sends what is queued, within QUEUE_CLOSE_DEADLINE_MS (a server's shutdown). */
-  close(): Promise<void>
-  /** Why a create request's `webhook` is refused here, or undefined (the http layer answers 400). */
-  sessionWebhookProblem(webhook: SessionWebhook): string | undefined
-  /** Sent, dropped, failed and retried counts per exporter (for logs and /metrics). */
-  stats(): Record<string, ReturnType<ReturnType<typeof createOtelExporter>['queue']['stats']>>
-}
-
-export type ObserverHost = DispatcherOptions & { otelBackoffMs?: number }
+import type { Env, Read } from './env.ts'
+import { otelConfigFromEnv } from './otel.ts'
+import { webhookSettingsFromEnv } from './webhooks.ts'
 
 /**
  * @example
- * const observers = observersFromEnv(env, feed)
- * if (!observers.ok) return observers
+ * const exporters = exportersFromEnv(env, feed)
+ * if (!exporters.ok) return exporters
  */
-export function observersFromEnv(env: Env, feed: ResultFeed, host: ObserverHost = {}): Read<Observers> & { notes: string[] } {
+export function exportersFromEnv(env: Env, feed: ResultFeed, host: ExporterHost = {}): Read<Exporters> & { notes: string[] } {
   const otel = otelConfigFromEnv(env)
   if (!otel.ok) return { ...otel, notes: [] }
   const hooks = webhookSettingsFromEnv(env)

@@ -20,7 +20,7 @@ import {
 import { createGeminiJudge } from '../judge/gemini.ts'
 import type { EngineFactory } from '../session/session.ts'
 
-type Env = Record<string, string | undefined>
+import { type Env, fraction, type Read, wholeNumber } from './env.ts'
 
 /**
  * What the engine of one session gets: a judge runner, or the reason there is none; and `release`,
@@ -44,18 +44,12 @@ export function judgeWiringFromEnv(
   options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void } = {},
 ): JudgeWiring {
   const vars = {
-    rate: numberVar(env, 'EVALSTREAM_JUDGE_SAMPLE_RATE', 1, (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
-    perSession: numberVar(env, 'EVALSTREAM_JUDGE_BUDGET_PER_SESSION', undefined, isCount, 'a whole number >= 0'),
-    perDeployment: numberVar(env, 'EVALSTREAM_JUDGE_BUDGET_PER_DEPLOYMENT', undefined, isCount, 'a whole number >= 0'),
-    concurrency: numberVar(env, 'EVALSTREAM_JUDGE_CONCURRENCY', DEFAULT_JUDGE_CONCURRENCY, isPositive, 'a whole number >= 1'),
-    concurrencyPerSession: numberVar(
-      env,
-      'EVALSTREAM_JUDGE_CONCURRENCY_PER_SESSION',
-      DEFAULT_JUDGE_CONCURRENCY_PER_SESSION,
-      isPositive,
-      'a whole number >= 1',
-    ),
-    deadlineMs: numberVar(env, 'EVALSTREAM_JUDGE_DEADLINE_MS', DEFAULT_JUDGE_DEADLINE_MS, isPositive, 'a whole number of milliseconds >= 1'),
+    rate: fraction(env, 'EVALSTREAM_JUDGE_SAMPLE_RATE', 1),
+    perSession: wholeNumber(env, 'EVALSTREAM_JUDGE_BUDGET_PER_SESSION', undefined, { min: 0 }),
+    perDeployment: wholeNumber(env, 'EVALSTREAM_JUDGE_BUDGET_PER_DEPLOYMENT', undefined, { min: 0 }),
+    concurrency: wholeNumber(env, 'EVALSTREAM_JUDGE_CONCURRENCY', DEFAULT_JUDGE_CONCURRENCY),
+    concurrencyPerSession: wholeNumber(env, 'EVALSTREAM_JUDGE_CONCURRENCY_PER_SESSION', DEFAULT_JUDGE_CONCURRENCY_PER_SESSION),
+    deadlineMs: wholeNumber(env, 'EVALSTREAM_JUDGE_DEADLINE_MS', DEFAULT_JUDGE_DEADLINE_MS),
   }
   for (const v of Object.values(vars)) if (!v.ok) return v
   const value = <T>(v: { ok: true; value: T } | { ok: false }) => (v as { value: T }).value
@@ -94,27 +88,6 @@ export function judgeWiringFromEnv(
           }
         : { noJudgeReason: notSampled },
   }
-}
-
-function isCount(n: number): boolean {
-  return Number.isInteger(n) && n >= 0
-}
-
-function isPositive(n: number): boolean {
-  return Number.isInteger(n) && n >= 1
-}
-
-function numberVar<D extends number | undefined>(
-  env: Env,
-  name: string,
-  fallback: D,
-  valid: (n: number) => boolean,
-  expected: string,
-): { ok: true; value: number | D } | { ok: false; error: string } {
-  const raw = env[name]?.trim()
-  if (!raw) return { ok: true, value: fallback }
-  const n = Number(raw)
-  return Number.isFinite(n) && valid(n) ? { ok: true, value: n } : { ok: false, error: `${name} must be ${expected}, not '${raw}'` }
 }
 
 /**

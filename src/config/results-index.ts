@@ -5,8 +5,9 @@
  */
 import type { FedResult, ResultFeed } from '../session/result-feed.ts'
 import { sqliteResultsIndex, type ResultsIndex } from '../monitor/results-index.ts'
-import { indexLimitsFromEnv } from '../monitor/results-index-limits.ts'
+import { DEFAULT_INDEX_LIMITS, INDEX_LIMIT_VARS, type IndexLimits } from '../monitor/results-index-limits.ts'
 import type { Sql } from '../session/sql.ts'
+import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
 
 export type IndexSetup = { ok: true; index: ResultsIndex; note: string; stop(): void } | { ok: false; error: string }
 
@@ -15,13 +16,22 @@ export type IndexSetup = { ok: true; index: ResultsIndex; note: string; stop(): 
  * const setup = resultsIndexFromEnv(process.env, db.indexSql, deps.feed)
  * if (setup.ok) createApp({ ...deps, resultsIndex: setup.index })
  */
-export function resultsIndexFromEnv(env: Record<string, string | undefined>, sql: Sql, feed: ResultFeed | undefined): IndexSetup {
+export function resultsIndexFromEnv(env: Env, sql: Sql, feed: ResultFeed | undefined): IndexSetup {
   const limits = indexLimitsFromEnv(env)
   if (!limits.ok) return limits
   const index = sqliteResultsIndex(sql, { limits: limits.value, transaction: sqlTransaction(sql) })
   const stop = feed ? watchResults(feed, index) : () => {}
   const { maxRows, maxAgeMs } = limits.value
   return { ok: true, index, stop, note: `results index: at most ${maxRows} results, ${maxAgeMs} ms (EVALSTREAM_INDEX_MAX_ROWS, EVALSTREAM_INDEX_MAX_AGE_MS)` }
+}
+
+/**
+ * Unset or empty variables keep their default; anything but a whole number >= 1 is an error.
+ * @example
+ * indexLimitsFromEnv({ EVALSTREAM_INDEX_MAX_ROWS: '5000' }) // { ok: true, value: { maxRows: 5000, maxAgeMs: 2592000000 } }
+ */
+export function indexLimitsFromEnv(env: Env): Read<IndexLimits> {
+  return wholeNumbersFromEnv(env, INDEX_LIMIT_VARS, DEFAULT_INDEX_LIMITS)
 }
 
 /**

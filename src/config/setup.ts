@@ -2,20 +2,22 @@
  * Builds the app's dependencies from environment variables, the same way on every runtime. The
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
-import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
-import { accessFromEnv } from '../http/auth-config.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { AppDeps } from '../http/deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
-import { hostMetricsFromEnv } from '../monitor/prometheus.ts'
-import { type ObserverHost, observersFromEnv } from './exporters.ts'
-import { proxySettingsFromEnv } from '../http/proxy-settings.ts'
+import type { ExporterHost } from '../export/exporters.ts'
+import { accessFromEnv } from './access.ts'
+import type { Env } from './env.ts'
+import { exportersFromEnv } from './exporters.ts'
+import { limitsFromEnv } from './ingest-limits.ts'
+import { hostMetricsFromEnv } from './prometheus.ts'
+import { proxySettingsFromEnv } from './proxy.ts'
 import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 
-export type Env = Record<string, string | undefined>
+export type { Env }
 
 export type Setup = { ok: true; deps: AppDeps; notes: string[]; sessionLimits: SessionLimits } | { ok: false; error: string }
 
@@ -41,7 +43,7 @@ export function depsFromEnv(
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
     metrics?: boolean
     /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
-    observers?: ObserverHost
+    exporters?: ExporterHost
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -50,7 +52,7 @@ export function depsFromEnv(
   if (!sessionLimits.ok) return sessionLimits
   const built = host.metrics ? hostMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built
-  const metrics = built?.metrics
+  const metrics = built?.value
   const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
@@ -77,10 +79,10 @@ export function depsFromEnv(
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
   const createEngine = judgedEngines(wiring.judging)
   const feed = createResultFeed()
-  // OpenTelemetry events and webhooks per result (observers-setup.ts), watching the feed.
-  const observers = observersFromEnv(env, feed, host.observers)
-  if (!observers.ok) return observers
-  notes.push(...observers.notes)
+  // OpenTelemetry events and webhooks per result (exporters-setup.ts), watching the feed.
+  const exporters = exportersFromEnv(env, feed, host.exporters)
+  if (!exporters.ok) return exporters
+  notes.push(...exporters.notes)
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
   if (metrics) {
     metrics.watch(feed)
@@ -93,18 +95,18 @@ export function depsFromEnv(
     deps: {
       store,
       feed,
-      observers: observers.value,
+      exporters: exporters.value,
       sessionLimits: sessionLimits.value,
       createEngine,
       ...(wiring.executor ? { simulator: wiring.executor } : {}),
       defaultConfig: config.value,
       agentUrl,
       fetch: host.fetch,
-      limits: limits.limits,
+      limits: limits.value,
       publicUrl: publicUrl.value,
       auth,
       cors,
-      proxy: proxy.settings,
+      proxy: proxy.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
     },

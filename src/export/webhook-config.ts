@@ -1,5 +1,5 @@
 /**
- * Webhook settings from the environment, and the result filter both the deployment webhook
+ * Webhook settings (read by src/config/webhooks.ts), and the result filter both the deployment webhook
  * (EVALSTREAM_WEBHOOK_FILTER) and a session's own webhook (`webhook.filter`) use.
  *
  * Filter: comma-separated `field:value` terms. Terms on the same field are alternatives, terms on
@@ -9,11 +9,7 @@
  * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
  */
 import type { FedResult } from '../session/result-feed.ts'
-import { type Read, wholeNumber } from '../config/env.ts'
-import { flag } from '../config/env-lists.ts'
 import { statusName } from './otel-record.ts'
-import type { Env } from '../config/setup.ts'
-import { webhookUrlProblem } from './webhook-target.ts'
 
 /** Deliveries waiting at most (EVALSTREAM_WEBHOOK_MAX_QUEUE); one more is dropped and counted. */
 export const WEBHOOK_MAX_QUEUE = 1000
@@ -50,7 +46,10 @@ export type WebhookSettings = {
 /**
  * @example parseWebhookFilter('status:FAILED,criterion:safety_v1', 'EVALSTREAM_WEBHOOK_FILTER')
  */
-export function parseWebhookFilter(text: string | undefined, where: string): Read<WebhookFilter> {
+export function parseWebhookFilter(
+  text: string | undefined,
+  where: string,
+): { ok: true; value: WebhookFilter } | { ok: false; error: string } {
   const filter: WebhookFilter = {}
   const terms = (text ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '')
   if (terms.length > WEBHOOK_MAX_FILTER_TERMS) return { ok: false, error: `${where} has ${terms.length} terms; at most ${WEBHOOK_MAX_FILTER_TERMS} (WEBHOOK_MAX_FILTER_TERMS)` }
@@ -83,40 +82,4 @@ export function matchesFilter(filter: WebhookFilter, result: FedResult): boolean
     tenant: result.tenant,
   }
   return FIELDS.every((f) => !filter[f] || (values[f] !== undefined && filter[f].has(values[f])))
-}
-
-/**
- * @example webhookSettingsFromEnv({ EVALSTREAM_WEBHOOK_URL: 'https://hooks.example.com/e', EVALSTREAM_WEBHOOK_SECRET: '…' })
- */
-export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> & { notes?: string[] } {
-  const numbers = {
-    maxQueue: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_QUEUE', WEBHOOK_MAX_QUEUE),
-    timeoutMs: wholeNumber(env, 'EVALSTREAM_WEBHOOK_TIMEOUT_MS', WEBHOOK_TIMEOUT_MS),
-    maxAttempts: wholeNumber(env, 'EVALSTREAM_WEBHOOK_MAX_ATTEMPTS', WEBHOOK_MAX_ATTEMPTS),
-  }
-  for (const read of Object.values(numbers)) if (!read.ok) return read
-  const sessionsRaw = env.EVALSTREAM_WEBHOOK_SESSIONS?.trim().toLowerCase()
-  const settings: WebhookSettings = {
-    sessionWebhooks: !sessionsRaw || !/^(0|false|no|off)$/.test(sessionsRaw),
-    allowPrivate: flag(env, 'EVALSTREAM_WEBHOOK_ALLOW_PRIVATE'),
-    maxQueue: (numbers.maxQueue as { value: number }).value,
-    timeoutMs: (numbers.timeoutMs as { value: number }).value,
-    maxAttempts: (numbers.maxAttempts as { value: number }).value,
-  }
-  const notes: string[] = []
-  const url = env.EVALSTREAM_WEBHOOK_URL?.trim()
-  if (url) {
-    // The operator's own URL: any http(s) target, internal ones included.
-    const problem = webhookUrlProblem(url, { allowPrivate: true })
-    if (problem) return { ok: false, error: `EVALSTREAM_WEBHOOK_URL: ${problem}` }
-    const secret = env.EVALSTREAM_WEBHOOK_SECRET ?? ''
-    if (secret.length < WEBHOOK_SECRET_MIN_CHARS)
-      return { ok: false, error: `EVALSTREAM_WEBHOOK_URL is set, so EVALSTREAM_WEBHOOK_SECRET must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters (it signs every POST)` }
-    const filter = parseWebhookFilter(env.EVALSTREAM_WEBHOOK_FILTER, 'EVALSTREAM_WEBHOOK_FILTER')
-    if (!filter.ok) return filter
-    settings.deployment = { url, secret, filter: filter.value }
-    notes.push(`webhooks: decided results${env.EVALSTREAM_WEBHOOK_FILTER?.trim() ? ` matching ${env.EVALSTREAM_WEBHOOK_FILTER.trim()}` : ''} to ${new URL(url).origin}`)
-  }
-  if (settings.allowPrivate && settings.sessionWebhooks) notes.push('webhooks: EVALSTREAM_WEBHOOK_ALLOW_PRIVATE=1: session webhooks may target internal addresses')
-  return { ok: true, value: settings, notes }
 }

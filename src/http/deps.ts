@@ -7,7 +7,7 @@ import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { HostMetrics } from '../monitor/prometheus.ts'
-import type { Observers } from '../config/exporters.ts'
+import type { Exporters } from '../export/exporters.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from '../session/result-feed.ts'
 import type { ResultsIndex } from '../monitor/results-index.ts'
@@ -31,7 +31,7 @@ export type AppDeps = {
   /** Results across sessions (GET /v1/results, /v1/stats, /v1/sessions); those routes answer 404 without it. */
   resultsIndex?: ResultsIndex
   /** The feed's exporters (OpenTelemetry, webhooks): a Worker waits on idle(), a server closes them at shutdown. */
-  observers?: Observers
+  exporters?: Exporters
   /** Proxy mode's timeouts; DEFAULT_PROXY_SETTINGS when absent. */
   proxy?: ProxySettings
   /** The store's lifecycle limits, named in what a client is told about an evicted session. */

@@ -1,10 +1,9 @@
 /**
  * Proxy mode's timeouts: how long evalstream waits for the agent (a /run_sse body is read under
- * EVALSTREAM_MAX_REQUEST_BYTES like every other body, src/ingest/limits.ts). Read from the environment, with defaults that fail an agent that
+ * EVALSTREAM_MAX_REQUEST_BYTES like every other body, src/ingest/limits.ts). Read from the
+ * environment by src/config/proxy.ts, with defaults that fail an agent that
  * hangs within a minute or two instead of undici's 300 s.
  */
-import { wholeNumbersFromEnv } from '../config/env.ts'
-
 /** The agent must answer (response headers) within this many ms; then 504. */
 export const DEFAULT_AGENT_CONNECT_TIMEOUT_MS = 60_000
 
@@ -19,20 +18,4 @@ export type ProxySettings = {
 export const DEFAULT_PROXY_SETTINGS: ProxySettings = {
   connectTimeoutMs: DEFAULT_AGENT_CONNECT_TIMEOUT_MS,
   idleTimeoutMs: DEFAULT_AGENT_IDLE_TIMEOUT_MS,
-}
-
-const VARIABLES = {
-  connectTimeoutMs: 'EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS',
-  idleTimeoutMs: 'EVALSTREAM_AGENT_IDLE_TIMEOUT_MS',
-} as const satisfies Record<keyof ProxySettings, string>
-
-/**
- * Each variable is a whole number >= 1; unset or empty keeps the default.
- * @example proxySettingsFromEnv({ EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '5000' }) // { ok: true, settings: { ..., idleTimeoutMs: 5000 } }
- */
-export function proxySettingsFromEnv(
-  env: Record<string, string | undefined>,
-): { ok: true; settings: ProxySettings } | { ok: false; error: string } {
-  const read = wholeNumbersFromEnv(env, VARIABLES, DEFAULT_PROXY_SETTINGS)
-  return read.ok ? { ok: true, settings: read.value } : read
 }

@@ -38,7 +38,7 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     if (!request.ok) return problem(c, request.problem.status, request.problem.title, request.problem.detail)
     const reserved = reservedIdProblem(tenantOf(c), request.session_id)
     if (reserved) return problem(c, 400, 'Invalid session request', reserved)
-    const hook = request.webhook && (deps.observers ? deps.observers.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
+    const hook = request.webhook && (deps.exporters ? deps.exporters.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
     if (hook) return problem(c, 400, 'Invalid session request', hook)
     const spec: SessionSpec = {
       session_id: request.session_id ?? (deps.newId ?? (() => crypto.randomUUID()))(),

@@ -150,15 +150,3 @@ export function createHostMetrics(options: { token?: string } = {}): HostMetrics
     render: () => r.render(),
   }
 }
-
-/**
- * The host's metrics, for hosts that serve /metrics (Node and Deno; on Workers each Durable Object
- * would count only itself, so none is built there). EVALSTREAM_METRICS_TOKEN is one bearer token
- * with no whitespace.
- * @example const m = hostMetricsFromEnv({ EVALSTREAM_METRICS_TOKEN: 's3cret' }); if (m.ok) m.metrics.token // 's3cret'
- */
-export function hostMetricsFromEnv(env: Record<string, string | undefined>): { ok: true; metrics: HostMetrics } | { ok: false; error: string } {
-  const token = env.EVALSTREAM_METRICS_TOKEN?.trim()
-  if (token && /\s/.test(token)) return { ok: false, error: 'EVALSTREAM_METRICS_TOKEN must be one token without whitespace' }
-  return { ok: true, metrics: createHostMetrics(token ? { token } : {}) }
-}

@@ -3,8 +3,6 @@
  * `maxRows` results and none older than `maxAgeMs`, oldest dropped first. Both limits hold at
  * once; on Workers they apply per tenant (one index Durable Object each).
  */
-import { wholeNumbersFromEnv } from '../config/env.ts'
-
 /** Results kept at most (EVALSTREAM_INDEX_MAX_ROWS); a row is about 0.3-8 KB. */
 export const DEFAULT_INDEX_MAX_ROWS = 200_000
 /** Results older than this are dropped (EVALSTREAM_INDEX_MAX_AGE_MS): 30 days. */
@@ -22,15 +20,4 @@ export const DEFAULT_INDEX_LIMITS: IndexLimits = { maxRows: DEFAULT_INDEX_MAX_RO
 export const INDEX_LIMIT_VARS: Record<keyof IndexLimits, string> = {
   maxRows: 'EVALSTREAM_INDEX_MAX_ROWS',
   maxAgeMs: 'EVALSTREAM_INDEX_MAX_AGE_MS',
-}
-
-/**
- * Unset or empty variables keep their default; anything but a whole number >= 1 is an error.
- * @example
- * indexLimitsFromEnv({ EVALSTREAM_INDEX_MAX_ROWS: '5000' }) // { ok: true, value: { maxRows: 5000, maxAgeMs: 2592000000 } }
- */
-export function indexLimitsFromEnv(
-  env: Record<string, string | undefined>,
-): { ok: true; value: IndexLimits } | { ok: false; error: string } {
-  return wholeNumbersFromEnv(env, INDEX_LIMIT_VARS, DEFAULT_INDEX_LIMITS)
 }

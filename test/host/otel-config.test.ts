@@ -2,7 +2,8 @@
  * The OTEL_* variables as every OpenTelemetry SDK reads them, and the record a result becomes.
  */
 import { describe, expect, it } from 'vitest'
-import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS, otelConfigFromEnv } from '../../src/export/otel-config.ts'
+import { otelConfigFromEnv } from '../../src/config/otel.ts'
+import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS } from '../../src/export/otel-config.ts'
 import { criterionExplanation, evaluationRecord } from '../../src/export/otel-record.ts'
 import type { FedResult } from '../../src/session/result-feed.ts'
 

@@ -36,22 +36,22 @@ describe('webhook queue bound', () => {
     const logs: string[] = []
     const setup = depsFromEnv(
       { ...NO_JUDGE_ENV, EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: 'x'.repeat(16), EVALSTREAM_WEBHOOK_MAX_QUEUE: '1', EVALSTREAM_WEBHOOK_TIMEOUT_MS: '60000' },
-      { store: (limits, feed) => memorySessionStore({ limits, feed }), observers: { backoffMs: 5, log: (m) => logs.push(m) } },
+      { store: (limits, feed) => memorySessionStore({ limits, feed }), exporters: { backoffMs: 5, log: (m) => logs.push(m) } },
     )
     if (!setup.ok) throw new Error(setup.error)
     const app = createApp(setup.deps)
-    const observers = setup.deps.observers!
+    const exporters = setup.deps.exporters!
     // Four sessions, seven decided results each (2 criteria, 4 efficiency metrics, the case),
     // while no answer comes back: at most
     // WEBHOOK_CONCURRENCY in flight and one waiting, everything else dropped.
     for (const id of ['q-1', 'q-2', 'q-3', 'q-4']) await runSession(app, id, MATCHING_CASE)
-    const before = observers.stats().webhooks!
+    const before = exporters.stats().webhooks!
     expect(before.queued).toBeLessThanOrEqual(1)
     expect(before.dropped).toBeGreaterThanOrEqual(TOTAL - WEBHOOK_CONCURRENCY - 1)
     const dropped = before.dropped
     hold.open(200)
-    await observers.idle()
-    expect(observers.stats().webhooks).toMatchObject({ sent: TOTAL - dropped, dropped, failed: 0, retries: 0 })
+    await exporters.idle()
+    expect(exporters.stats().webhooks).toMatchObject({ sent: TOTAL - dropped, dropped, failed: 0, retries: 0 })
     expect(new Set(hook.requests.map((r) => r.headers['x-evalstream-delivery'])).size).toBe(TOTAL - dropped)
     expect(logs.join('\n')).toMatch(/dropped \d+ item\(s\): the queue holds at most 1 \(EVALSTREAM_WEBHOOK_MAX_QUEUE\); \d+ dropped in all/)
   })

@@ -39,7 +39,7 @@ const setup = depsFromEnv(env, {
   evalSets: db.evalSets,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
-  observers: { resolve },
+  exporters: { resolve },
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
@@ -72,4 +72,4 @@ Deno.serve(
 )
 // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out before exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  Deno.addSignalListener(signal, () => void setup.deps.observers?.close().finally(() => Deno.exit(0)))
+  Deno.addSignalListener(signal, () => void setup.deps.exporters?.close().finally(() => Deno.exit(0)))

@@ -27,7 +27,7 @@ const setup = depsFromEnv(process.env, {
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.
-  observers: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
+  exporters: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
@@ -51,7 +51,7 @@ server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
 const stop = () =>
   server.close(() => {
     // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out.
-    void setup.deps.observers?.close().finally(() => {
+    void setup.deps.exporters?.close().finally(() => {
       db.close()
       process.exit(0)
     })
