@@ -4,6 +4,10 @@
  * EVALSTREAM_DB, a Durable Object's storage on Workers). Everything is scoped by tenant and app,
  * so one tenant never sees, lists or overwrites another's.
  *
+ * It sits in src/session, not in a folder of its own, because it is session persistence in all but
+ * name: the same `Sql` port, database and Durable Object storage as the session records, and its
+ * eval cases are what the Eval tab turns into sessions.
+ *
  * Values are stored as ADK writes its files: an eval set as `*.evalset.json` text (snake_case),
  * a result as `*.evalset_result.json` text. The contract is synchronous: both backends are, so a
  * read-modify-write of one eval set (adding a case) cannot interleave with another request.
