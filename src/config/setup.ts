@@ -11,7 +11,7 @@ import { accessFromEnv } from './access.ts'
 import type { Env } from './env.ts'
 import { exportersFromEnv } from './exporters.ts'
 import { limitsFromEnv } from './ingest-limits.ts'
-import { hostMetricsFromEnv } from './prometheus.ts'
+import { prometheusMetricsFromEnv } from './prometheus.ts'
 import { proxySettingsFromEnv } from './proxy.ts'
 import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
@@ -50,7 +50,7 @@ export function depsFromEnv(
   if (!config.ok) return config
   const sessionLimits = sessionLimitsFromEnv(env)
   if (!sessionLimits.ok) return sessionLimits
-  const built = host.metrics ? hostMetricsFromEnv(env) : undefined
+  const built = host.metrics ? prometheusMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built
   const metrics = built?.value
   const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })

@@ -6,7 +6,7 @@ import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
-import type { HostMetrics } from '../monitor/prometheus.ts'
+import type { PrometheusMetrics } from '../monitor/prometheus.ts'
 import type { Exporters } from '../export/exporters.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from '../session/result-feed.ts'
@@ -48,6 +48,6 @@ export type AppDeps = {
   evalSets?: EvalSetStore
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
   publicUrl?: string
-  /** Counters for GET /metrics (Node and Deno); absent: /metrics answers 404 (Workers). */
-  metrics?: HostMetrics
+  /** Prometheus counters for GET /metrics (Node and Deno; not the ADK eval metrics); absent: /metrics answers 404 (Workers). */
+  metrics?: PrometheusMetrics
 }

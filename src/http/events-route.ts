@@ -20,7 +20,7 @@ import {
   limitMember,
   limitName,
 } from '../ingest/index.ts'
-import type { EventRejectReason, HostMetrics, UploadRefusal } from '../monitor/prometheus.ts'
+import type { EventRejectReason, PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
 import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
@@ -117,7 +117,7 @@ async function feedBody(
   session: HostedSession,
   summary: UploadSummary,
   limits: Limits,
-  metrics?: HostMetrics,
+  metrics?: PrometheusMetrics,
 ): Promise<UploadOutcome> {
   let stopped: UploadFailure | undefined
   // Each frame takes one of the session's event slots; at the limit, the upload stops.

@@ -9,7 +9,7 @@
 import type { ResultEvent } from '../engine/types.ts'
 import type { HostedSession } from '../session/session.ts'
 import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
-import type { HostMetrics } from '../monitor/prometheus.ts'
+import type { PrometheusMetrics } from '../monitor/prometheus.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 /** The event name of our frames in a proxied stream. */
@@ -38,7 +38,7 @@ export type InterleaveOptions = {
   /** Why the agent's stream ended early, once it has ended (undefined: it ended normally). */
   failure(): string | undefined
   /** Counts the events scored and rejected (source `proxy`), when the host keeps metrics. */
-  metrics?: HostMetrics
+  metrics?: PrometheusMetrics
 }
 
 /**

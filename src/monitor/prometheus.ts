@@ -32,7 +32,7 @@ export type EventSource = 'upload' | 'proxy'
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
-export type HostMetrics = {
+export type PrometheusMetrics = {
   /** EVALSTREAM_METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <it>`. */
   token?: string
   /** Counts every result `feed` publishes from now on; returns the unwatch function. */
@@ -55,11 +55,11 @@ export type HostMetrics = {
 
 /**
  * @example
- * const metrics = createHostMetrics({ token: env.EVALSTREAM_METRICS_TOKEN })
+ * const metrics = createPrometheusMetrics({ token: env.EVALSTREAM_METRICS_TOKEN })
  * metrics.watch(feed); metrics.attachStore(store)
  * judgeWiringFromEnv(env, { observe: metrics.judge })
  */
-export function createHostMetrics(options: { token?: string } = {}): HostMetrics {
+export function createPrometheusMetrics(options: { token?: string } = {}): PrometheusMetrics {
   const r: Registry = createRegistry()
   const known = new Set(criteriaCatalogue().map((c) => c.name))
   const criterion = (name: unknown) => (typeof name === 'string' && known.has(name) ? name : 'other')
