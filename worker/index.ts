@@ -80,7 +80,7 @@ for (const path of ['/v1/results', '/v1/stats', '/v1/sessions'])
 
 router.post('/v1/sessions', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits)
-  if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+  if (!body.ok) return problem(c, body.problem)
   const value = isRecord(body.value) ? body.value : undefined
   // The id picks the object, so it is assigned here; a malformed one is the object's to refuse.
   const id = value && typeof value.session_id === 'string' ? value.session_id : crypto.randomUUID()
@@ -127,7 +127,7 @@ router.all('/v1/sessions/*', (c) => toObjectByPath(c, SESSION_PATH, 'session'))
 // request that started it and every later request for it reaches the same object.
 router.post('/v1/runs', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits, 'a run')
-  if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+  if (!body.ok) return problem(c, body.problem)
   if (!isRecord(body.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
   const id = typeof body.value.run_id === 'string' ? body.value.run_id : crypto.randomUUID()
   const forwarded = body.value.run_id === undefined ? { ...body.value, run_id: id } : body.value

@@ -9,6 +9,7 @@
  * NOT_EVALUATED; a live service should refuse the session at creation instead of scoring it
  * without the metric its owner asked for.
  */
+import type { Problem } from './problem.ts'
 import { DEFAULT_EVAL_CONFIG, evalMetricsOf, parseEvalConfig, type EvalMetric } from '../adk/eval-config.ts'
 import { EvalCase } from '../adk/eval-set.ts'
 import type { Invocation, Rubric } from '../adk/invocation.ts'
@@ -29,7 +30,7 @@ export type SessionPlan = {
   expected?: Invocation[]
 }
 
-export type SpecProblem = { status: 400 | 422; title: string; detail: string }
+export type SpecProblem = Problem & { status: 400 | 422 }
 
 /**
  * @example

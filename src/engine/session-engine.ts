@@ -43,9 +43,9 @@ export type SessionEngineOptions = EngineOptions & {
  */
 export function createSessionEngine(
   options: SessionEngineOptions,
-): { ok: true; engine: SessionEngine } | ({ ok: false } & SpecProblem) {
+): { ok: true; engine: SessionEngine } | { ok: false; problem: SpecProblem } {
   const planned = planSession(options.spec, options.defaultConfig, { configSource: options.configSource })
-  if (!planned.ok) return { ok: false, ...planned.problem }
+  if (!planned.ok) return planned
   return { ok: true, engine: new LiveSession(planned.plan, options) }
 }
 

@@ -3,6 +3,7 @@
  * `{ eval_set, eval_id, eval_config?, session_id? }`, which picks one case out of an ADK eval set.
  * The config and case stay raw JSON here: the engine factory validates them and words the problem.
  */
+import type { Problem } from '../engine/problem.ts'
 import { z } from 'zod'
 import type { SessionWebhook } from '../engine/types.ts'
 import { EvalSet } from '../adk/eval-set.ts'
@@ -44,7 +45,7 @@ export const CreateSessionRequest = z
   .strict()
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
 
-export type CreateProblem = { status: 400 | 404 | 413 | 415 | 422; title: string; detail: string; extensions?: ProblemExtensions }
+export type CreateProblem = Problem & { status: 400 | 404 | 413 | 415 | 422 }
 
 /**
  * The create body as JSON, held to the limits before anything recursive (zod, the engine, the

@@ -42,7 +42,7 @@ export function runsRoutes(deps: AppDeps): Hono {
     // The same reading as a session create: a JSON type, the request byte limit (streamed), depth
     // and string bounds, all before the eval set parser walks it.
     const read = await parseCreateBody(c.req.raw, limits, 'a run')
-    if (!read.ok) return problem(c, read.problem.status, read.problem.title, read.problem.detail, read.problem.extensions)
+    if (!read.ok) return problem(c, read.problem)
     if (!isRecord(read.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
     const body: Body = read.value
     const fields = readFields(body)

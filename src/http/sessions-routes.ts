@@ -33,9 +33,9 @@ export function sessionsRoutes(deps: AppDeps): Hono {
 
   app.post('/', async (c) => {
     const body = await parseCreateBody(c.req.raw, limits)
-    if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+    if (!body.ok) return problem(c, body.problem)
     const request = resolveCreateRequest(body.value)
-    if (!request.ok) return problem(c, request.problem.status, request.problem.title, request.problem.detail)
+    if (!request.ok) return problem(c, request.problem)
     const reserved = reservedIdProblem(tenantOf(c), request.session_id)
     if (reserved) return problem(c, 400, 'Invalid session request', reserved)
     const hook = request.webhook && (deps.exporters ? deps.exporters.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
@@ -48,7 +48,7 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       ...(request.webhook ? { webhook: request.webhook } : {}),
     }
     const created = await deps.store.create(spec, deps.createEngine)
-    if (!created.ok) return problem(c, created.status, created.title, created.detail)
+    if (!created.ok) return problem(c, created.problem)
     const urls = sessionUrls(spec.session_id, deps.publicUrl)
     return c.json({ session_id: spec.session_id, urls }, 201, { location: urls.self })
   })

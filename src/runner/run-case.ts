@@ -104,7 +104,7 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
         input.onResult?.(body)
       },
     })
-    if (!created.ok) return notEvaluated(`${created.title}: ${created.detail}`)
+    if (!created.ok) return notEvaluated(`${created.problem.title}: ${created.problem.detail}`)
     engine = created.engine
     release = created.release
 

@@ -213,7 +213,7 @@ function check(sets: EvalSetInput[], options: RunOptions): Checked {
     // The engine refuses a bad config or case here, once, instead of in every unit.
     for (const index of indexes) {
       const probe = createEngine({ spec: { session_id: 'check', eval_config: input.evalConfig, eval_case: cases[index] }, emit: () => {} })
-      if (!probe.ok) return { ok: false, error: `${where}: eval case '${ids[index]}': ${probe.title}: ${probe.detail}` }
+      if (!probe.ok) return { ok: false, error: `${where}: eval case '${ids[index]}': ${probe.problem.title}: ${probe.problem.detail}` }
       probe.engine.abort('configuration check only')
       const source = turnSources(cases[index]!, { evalConfig: input.evalConfig })
       if ('invalid' in source) return { ok: false, error: `${where}: eval case '${ids[index]}': ${source.invalid}` }

@@ -6,6 +6,7 @@
  * logical key and not appended again: judged results may come back in another order on replay, so
  * position alone would not do.
  */
+import type { Failure } from '../engine/problem.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import { evalCaseResultValue } from '../adk/results-json.ts'
 import { decodeCheckedValue, isIngestIssue } from '../ingest/index.ts'
@@ -27,7 +28,7 @@ import { Transcript } from './transcript.ts'
  */
 export type EngineCreation =
   | { ok: true; engine: SessionEngine; release?: () => void }
-  | { ok: false; status: number; title: string; detail: string }
+  | Failure
 
 export type EngineFactory = (options: EngineOptions) => EngineCreation
 
@@ -115,7 +116,7 @@ export class HostedSession {
    */
   static async open(
     parts: HostedSessionParts,
-  ): Promise<{ ok: true; session: HostedSession } | Extract<EngineCreation, { ok: false }>> {
+  ): Promise<{ ok: true; session: HostedSession } | Failure> {
     const session = new HostedSession(parts)
     const created = parts.createEngine({ spec: parts.spec, emit: (body) => session.#emit(body), clock: () => session.#at })
     if (!created.ok) return created

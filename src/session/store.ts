@@ -5,6 +5,7 @@
  * policy: idle TTL, a cap on sessions (least recently active evicted first, ended before open),
  * retention of ended sessions, and notices so a client asking for a session that went is told why.
  */
+import { type Failure, failure } from '../engine/problem.ts'
 import type { SessionSpec } from '../engine/types.ts'
 import { createResultLog } from './result-log.ts'
 import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './records.ts'
@@ -40,7 +41,7 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   goneNoticeMs: DEFAULT_GONE_NOTICE_MS,
 }
 
-export type CreateOutcome = { ok: true; session: HostedSession } | Extract<EngineCreation, { ok: false }>
+export type CreateOutcome = { ok: true; session: HostedSession } | Failure
 
 export interface SessionStore {
   /** 409 problem when the id is taken; 400/422 when the engine refuses the spec. */
@@ -69,12 +70,8 @@ export type StoreStats = {
   evicted: Record<GoneReason, number>
 }
 
-export const SESSION_EXISTS = (id: string): Extract<EngineCreation, { ok: false }> => ({
-  ok: false,
-  status: 409,
-  title: 'Session already exists',
-  detail: `a session with id '${id}' already exists; pick another session_id or omit it`,
-})
+export const SESSION_EXISTS = (id: string): Failure =>
+  failure(409, 'Session already exists', `a session with id '${id}' already exists; pick another session_id or omit it`)
 
 /** What a client is told about a session that went without being asked to. */
 export function goneDetail(notice: GoneNotice, limits: SessionLimits = DEFAULT_SESSION_LIMITS): string {
@@ -211,7 +208,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
       if (!record) return undefined
       const rebuild = HostedSession.open(partsFor(record.spec, createEngine)).then((opened) => {
         // The spec was accepted once; if the engine now refuses it, the session cannot be served.
-        if (!opened.ok) throw new Error(`stored session '${id}' no longer opens: ${opened.detail}`)
+        if (!opened.ok) throw new Error(`stored session '${id}' no longer opens: ${opened.problem.detail}`)
         live.set(id, opened.session)
         return opened.session
       })

@@ -60,7 +60,7 @@ export const STORE_CONTRACT: ContractCase[] = [
       assert.equal(await store.get('a', createEngine), a)
       const again = await store.create(spec('a', h.input), createEngine)
       assert.equal(again.ok, false)
-      assert.equal(!again.ok && again.status, 409)
+      assert.equal(!again.ok && again.problem.status, 409)
       assert.equal(await store.get('never', createEngine), undefined)
       assert.equal(await store.gone('never'), undefined)
     },

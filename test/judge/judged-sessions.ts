@@ -64,7 +64,7 @@ export function startJudgedSession(
   }
   const { release, ...judging } = wiring.judging(id)
   const created = createSessionEngine({ spec: { session_id: id, eval_config: CONFIG, eval_case: evalCase }, emit, ...judging })
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   const events = turns.flatMap((i) => [event(`${id}-${i}`, 'user', `question ${i}`), event(`${id}-${i}`, 'agent', `answer ${i}`)])
   for (const item of decodeAll('json', JSON.stringify(events)).events) created.engine.push(item)
   created.engine.completeInvocation()

@@ -48,7 +48,7 @@ describe('judge state released at session end', () => {
       journal: NO_JOURNAL,
       createEngine,
     })
-    if (!opened.ok) throw new Error(opened.detail)
+    if (!opened.ok) throw new Error(opened.problem.detail)
     for (const e of events) opened.session.push(e)
     opened.session.completeInvocation()
     return opened.session

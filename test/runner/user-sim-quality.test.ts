@@ -117,7 +117,7 @@ async function score(userTexts: string[], options: { judge?: boolean; scenario?:
     emit: (b) => emitted.push(b),
     ...judging,
   })
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   for (const e of conversation(userTexts)) created.engine.push(e)
   const result = await created.engine.end()
   return {

@@ -75,7 +75,7 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     },
     ...wiring.judging(sessionId),
   })
-  if (!created.ok) return { ok: false, error: `${created.title}: ${created.detail}` }
+  if (!created.ok) return { ok: false, error: `${created.problem.title}: ${created.problem.detail}` }
   const engine = created.engine
 
   const format = sniffFormat(input.eventsText, input.eventsName)

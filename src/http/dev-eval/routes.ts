@@ -154,7 +154,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
           return problem(c, 400, 'Invalid request', 'sessionId and userId (the live session to turn into an eval case) are required strings')
         if (loadSet(c, scope) instanceof Response) return loadSet(c, scope) as Response
         const made = await evalCaseFromSession({ agentUrl: deps.agentUrl!, fetch: deps.fetch ?? fetch, app: scope.app, userId, sessionId, evalId, nowSeconds: Date.now() / 1000 })
-        if (!made.ok) return problem(c, made.status, made.title, made.detail)
+        if (!made.ok) return problem(c, made.problem)
         // The set is read again after the agent answered: another request may have changed it meanwhile.
         return orAnswer(loadSet(c, scope), (set) => {
           if (set.eval_cases.some((x) => x.eval_id === evalId))
@@ -184,7 +184,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         activeRuns += 1
         try {
           const out = await runAndStore(deps, store, scope, set, request.request, c.req.raw.signal)
-          if (!out.ok) return problem(c, out.status, out.title, out.detail)
+          if (!out.ok) return problem(c, out.problem)
           return shape === 'list' ? json(c, out.runEvalResults) : json(c, { run_eval_results: out.runEvalResults })
         } finally {
           activeRuns -= 1
