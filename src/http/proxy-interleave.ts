@@ -4,12 +4,15 @@
  * results it caused follow it as `event: evalstream` frames. Results that come later (judges)
  * go out as soon as they exist, always between whole frames. At the end, the invocation is
  * completed and its last results sent; if the agent failed, the failure is first recorded in the
- * session as an `error` result, which the client gets as a frame too.
+ * session as an `error` result, which the client gets as a frame too. Events reach the session
+ * through its feed (src/session/feed.ts), under every per-session limit; a session at its event
+ * limit takes no more, and the client gets one `error` frame (kind `session_stopped`) saying so.
  */
 import type { ResultEvent } from '../engine/types.ts'
 import type { HostedSession } from '../session/session.ts'
-import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
+import { decodeFrameValue, isIngestIssue, type Limits } from '../ingest/index.ts'
 import type { PrometheusMetrics } from '../monitor/prometheus.ts'
+import { feedSession } from '../session/feed.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 /** The event name of our frames in a proxied stream. */
@@ -39,6 +42,8 @@ export type InterleaveOptions = {
   failure(): string | undefined
   /** Counts the events scored and rejected (source `proxy`), when the host keeps metrics. */
   metrics?: PrometheusMetrics
+  /** The per-event and per-session limits the session's feed holds (EVALSTREAM_MAX_*). */
+  limits: Limits
 }
 
 /**
@@ -55,7 +60,6 @@ export function interleaveResults(
   let inFrame = false
   let scheduled = false
   let finished = false
-  let seen = 0
   let userSent = options.newMessage === undefined
   const metrics = options.metrics
 
@@ -79,40 +83,37 @@ export function interleaveResults(
       queueMicrotask(sendPending)
     }
   })
-  const decoder = createEventDecoder('sse', {
-    onEvent(item) {
-      seen += 1
+  let fullSent = false
+  const feed = feedSession(session, 'sse', options.limits, {
+    accepted: () => metrics?.events.ingested('proxy', 1),
+    rejected: (reason) => metrics?.events.rejected('proxy', reason, 1),
+    // /run_sse events never carry the user's turn: the request's newMessage goes in before the agent's first event.
+    before: (item) => {
       if (!userSent && item.event.invocation_id && item.event.author !== 'user') {
         const user = decodeFrameValue({ invocationId: item.event.invocation_id, author: 'user', content: options.newMessage }, item.index)
-        if (!isIngestIssue(user)) {
-          session.push(user)
-          metrics?.events.ingested('proxy', 1)
-        }
+        if (!isIngestIssue(user)) feed.pushEvent(user)
       }
       userSent = true
-      try {
-        session.push(item)
-        metrics?.events.ingested('proxy', 1)
-      } catch (e) {
-        // An engine fault on one event must not cut the agent's stream off from the client.
-        session.reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` })
-        metrics?.events.rejected('proxy', 'scoring_error', 1)
-      }
-    },
-    onIssue(issue) {
-      seen += 1
-      session.reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
-      metrics?.events.rejected('proxy', 'invalid_event', 1)
     },
   })
+  /** Once, when the session stops taking events: the client hears why; the agent's frames still pass. */
+  const sendStopped = () => {
+    const stopped = feed.stopped
+    if (!stopped || fullSent || !out) return
+    fullSent = true
+    const { detail, limit } = stopped.problem
+    try {
+      out.enqueue(formatSseMessage({ event: OUR_EVENT, data: JSON.stringify({ type: 'error', data: { kind: 'session_stopped', message: detail, ...(limit ? { limit } : {}) } }) }))
+    } catch {
+      // The client went away.
+    }
+  }
   /** The agent's stream is over: complete the invocation; an early end is an `error` result first. */
   const finish = (failure: string | undefined) => {
     if (finished) return
-    decoder.end()
-    if (failure) {
-      session.reject({ index: seen, message: `${failure}; event ${seen} and later never arrived` })
-      metrics?.events.rejected('proxy', 'agent_failure', 1)
-    }
+    feed.end()
+    if (failure) feed.reject({ index: feed.frames, message: `${failure}; event ${feed.frames} and later never arrived` }, 'agent_failure')
+    sendStopped()
     session.completeInvocation()
     sendPending()
     finished = true
@@ -128,11 +129,12 @@ export function interleaveResults(
       controller.enqueue(passed)
       inFrame = true
       try {
-        decoder.push(passed)
+        feed.push(passed)
       } finally {
         inFrame = false
       }
       sendPending()
+      sendStopped()
     },
     flush() {
       finish(options.failure())

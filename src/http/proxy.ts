@@ -71,6 +71,7 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
     newMessage: request?.newMessage ?? request?.new_message,
     failure: agent.failure,
     metrics: c.get('evalstreamMetrics'),
+    limits,
   })
   const body = agent.stream
     // TypeScript's DOM types let TextDecoderStream take any BufferSource, which a byte stream is not typed as.
