@@ -36,6 +36,10 @@ export type FeedOptions = {
   rejected?(reason: EventRejectReason, rejected: RejectedEvent): void
   /** Called before each decoded event is fed (the proxy puts the user's turn first). */
   before?(item: DecodedEvent): void
+  /** Called with each frame that did not decode, before it is rejected (the CLI's and runner's warnings). */
+  issue?(issue: IngestIssue): void
+  /** Added to every frame's index: a session fed by several bodies (a run's turns) numbers on. */
+  firstIndex?: number
 }
 
 export type SessionFeed = {
@@ -62,6 +66,7 @@ export type SessionFeed = {
 export function feedSession(target: FeedTarget, format: EventFormat, limits: Limits, options: FeedOptions = {}): SessionFeed {
   let stopped: Failure | undefined
   let frames = 0
+  const offset = options.firstIndex ?? 0
   const admit = (): boolean => {
     if (stopped) return false
     if (target.recordedEvents < limits.maxEventsPerSession) return true
@@ -94,14 +99,17 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
   const decoder = createEventDecoder(
     format,
     {
-      onEvent: (item: DecodedEvent) => {
+      onEvent: (decoded: DecodedEvent) => {
         frames += 1
         if (stopped) return
+        const item = offset ? { ...decoded, index: decoded.index + offset } : decoded
         options.before?.(item)
         take(item)
       },
-      onIssue: (issue: IngestIssue) => {
+      onIssue: (raw: IngestIssue) => {
         frames += 1
+        const issue = offset ? { ...raw, index: raw.index + offset } : raw
+        options.issue?.(issue)
         if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
       },
     },

@@ -11,7 +11,8 @@
 import { evalSetResultJson } from '../../adk/results-json.ts'
 import { evalSetResult, type EvalSetResult } from '../../adk/results.ts'
 import type { EvalCase } from '../../adk/eval-set.ts'
-import { decodeAll, sniffFormat } from '../../ingest/index.ts'
+import { DEFAULT_LIMITS, sniffFormat } from '../../ingest/index.ts'
+import { countedTarget, feedSession } from '../../session/feed.ts'
 import { createSessionEngine } from '../../engine/session-engine.ts'
 import type { CriterionResultData } from '../../engine/types.ts'
 import { judgeWiringFromEnv } from '../../config/judge-wiring.ts'
@@ -79,10 +80,12 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
   const engine = created.engine
 
   const format = sniffFormat(input.eventsText, input.eventsName)
-  const decoded = decodeAll(format, input.eventsText)
-  for (const item of decoded.events) engine.push(item)
-  for (const issue of decoded.issues)
-    warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
+  const feed = feedSession(countedTarget(engine), format, DEFAULT_LIMITS, {
+    issue: (issue) => warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`),
+  })
+  feed.push(input.eventsText)
+  feed.end()
+  if (feed.stopped) warnings.push(`${input.eventsName}: ${feed.stopped.problem.detail}`)
   const caseResult = await engine.end()
   // ADK's eval sets name results after the case's app; a recorded run has no other app name.
   const appName = picked.evalCase.session_input?.app_name ?? DEFAULT_APP_NAME
