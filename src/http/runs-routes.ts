@@ -63,6 +63,7 @@ export function runsRoutes(deps: AppDeps): Hono {
         agent: { url: deps.agentUrl, app: fields.app, fetch: deps.fetch },
         createEngine: deps.createEngine,
         simulator: deps.simulator,
+        limits: deps.limits,
         parallel: fields.parallel,
         numRuns: fields.numRuns,
         timeouts: { sessionMs: fields.sessionMs, turnMs: fields.turnMs },

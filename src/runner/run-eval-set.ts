@@ -5,6 +5,7 @@
  * never stops the others. Results come back as ADK EvalSetResults (one per eval set, every run of
  * every case) plus a verdict per case. Runtime-neutral: no node:*, the caller passes `fetch`.
  */
+import type { Limits } from '../ingest/limits.ts'
 import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
 import type { CaseStatus, EvalStatus } from '../adk/status.ts'
@@ -57,6 +58,8 @@ export type RunOptions = {
   turnSources?: TurnSourceFactory
   /** The model behind the user simulator of conversation_scenario cases (the judge executor); without it they are NOT_EVALUATED. */
   simulator?: SimulatorModel
+  /** The per-event and per-session limits each session's feed holds (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
+  limits?: Limits
   signal?: AbortSignal
   onProgress?(event: RunProgress): void
   /** The raw /run_sse bytes of each unit, turn after turn (a capture `evalstream eval` can read). */
@@ -133,6 +136,7 @@ async function execute(sets: EvalSetInput[], options: RunOptions, checked: Extra
       turns: source,
       timeouts,
       signal,
+      limits: options.limits,
       onResult: (body) => progress({ type: 'result', unit: unit.ref, body }),
       onInvocation: (index) => progress({ type: 'invocation.done', unit: unit.ref, index }),
       onBytes: options.onBytes ? (bytes) => options.onBytes!(unit.ref, bytes) : undefined,

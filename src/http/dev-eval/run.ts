@@ -74,6 +74,7 @@ export async function runAndStore(
   const report = await runEvalSets([{ evalSet, evalConfig: request.evalConfig, caseIds: request.caseIds, source: evalSet.eval_set_id }], {
     agent: { url: deps.agentUrl, app: scope.app, fetch: deps.fetch },
     createEngine: deps.createEngine,
+    limits: deps.limits,
     parallel: DEV_RUN_PARALLEL,
     signal,
   })
