@@ -3,6 +3,7 @@
  * stay in the adapters, which build these.
  */
 import type { JudgeExecutor } from '../judge/executor.ts'
+import type { RunStore } from '../runner/run-store.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
@@ -36,6 +37,8 @@ export type AppDeps = {
   proxy?: ProxySettings
   /** The store's lifecycle limits, named in what a client is told about an evicted session. */
   sessionLimits?: SessionLimits
+  /** Eval set runs (POST /v1/runs) beside the sessions; a fresh in-memory store per app when absent. */
+  runs?: RunStore
   /** New session ids; defaults to crypto.randomUUID. */
   newId?: () => string
   /** Bearer tokens per tenant (EVALSTREAM_TOKENS); absent means open: no token asked, no tenants. */

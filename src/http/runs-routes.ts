@@ -11,22 +11,18 @@
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import { streamSSE } from 'hono/streaming'
 import { isRecord } from '../adk/json.ts'
 import { parseEvalSet } from '../adk/parse-eval-set.ts'
 import type { AppDeps } from './deps.ts'
 import { DEFAULT_LIMITS } from '../ingest/index.ts'
 import { tenantOf } from './auth.ts'
 import { parseCreateBody, SESSION_ID_PATTERN } from './create-request.ts'
-import { startHostedRun, type HostedRun, type RunEvent } from '../runner/hosted-run.ts'
+import { startHostedRun, type HostedRun } from '../runner/hosted-run.ts'
+import { memoryRunStore } from '../runner/run-store.ts'
 import { problem } from './problem.ts'
-import { HEARTBEAT_MS, lastEventId } from './results-stream.ts'
-import { formatSseMessage } from './sse-frames.ts'
+import { lastEventId, streamLog } from './results-stream.ts'
 
-/** Runs in progress at once per process (or Durable Object); more get 429. */
-export const MAX_ACTIVE_RUNS = 4
-/** Finished runs kept for their results; the oldest finished one goes first. */
-export const MAX_KEPT_RUNS = 100
+export { MAX_ACTIVE_RUNS, MAX_KEPT_RUNS } from '../runner/run-store.ts'
 
 type Body = Record<string, unknown>
 
@@ -34,7 +30,7 @@ type Body = Record<string, unknown>
 export function runsRoutes(deps: AppDeps): Hono {
   const app = new Hono()
   // Each run remembers the tenant that started it: another tenant gets 404, as for sessions.
-  const runs = new Map<string, { run: HostedRun; tenant: string | undefined }>()
+  const runs = deps.runs ?? memoryRunStore()
   const limits = deps.limits ?? DEFAULT_LIMITS
 
   app.post('/', async (c) => {
@@ -51,10 +47,8 @@ export function runsRoutes(deps: AppDeps): Hono {
       return problem(c, 403, 'Agent not allowed', `agent_url must be this deployment's AGENT_URL (${deps.agentUrl}); runs go nowhere else`)
     const parsed = parseEvalSet(body.eval_set, { source: 'eval_set' })
     if (!parsed.ok) return problem(c, 422, 'Invalid eval_set', parsed.error.message)
-    if ([...runs.values()].filter((r) => !r.run.finished()).length >= MAX_ACTIVE_RUNS)
-      return problem(c, 429, 'Too many runs', `${MAX_ACTIVE_RUNS} runs are in progress; try again when one finishes`)
-
-    if (fields.runId !== undefined && runs.has(fields.runId)) return problem(c, 409, 'Run exists', `a run with id '${fields.runId}' exists`)
+    const refused = runs.refusal(fields.runId)
+    if (refused) return problem(c, refused.problem)
     const id = fields.runId ?? (deps.newId ?? (() => crypto.randomUUID()))()
     const started = startHostedRun(
       id,
@@ -70,8 +64,7 @@ export function runsRoutes(deps: AppDeps): Hono {
       },
     )
     if (!started.ok) return problem(c, 422, 'Invalid run', started.error)
-    forgetOldest(runs)
-    runs.set(id, { run: started.run, tenant: tenantOf(c) })
+    runs.add(started.run, tenantOf(c))
     // Relative (or under EVALSTREAM_PUBLIC_URL): the request's Host is the client's word.
     const self = `${deps.publicUrl ?? ''}/v1/runs/${encodeURIComponent(id)}`
     return c.json({ run_id: id, urls: { self, results: `${self}/results`, cancel: `${self}/cancel` } }, 202, { location: self })
@@ -79,12 +72,12 @@ export function runsRoutes(deps: AppDeps): Hono {
 
   const withRun = (c: Context, then: (run: HostedRun) => Response | Promise<Response>) => {
     const id = c.req.param('id') ?? ''
-    const entry = runs.get(id)
-    if (!entry || entry.tenant !== tenantOf(c)) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
-    return then(entry.run)
+    const run = runs.get(id, tenantOf(c))
+    if (!run) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
+    return then(run)
   }
   app.get('/:id', (c) => withRun(c, (run) => c.json(run.snapshot())))
-  app.get('/:id/results', (c) => withRun(c, (run) => streamRun(c, run, lastEventId(c))))
+  app.get('/:id/results', (c) => withRun(c, (run) => streamLog(c, run, { after: lastEventId(c), endType: 'run.result' })))
   app.post('/:id/cancel', (c) =>
     withRun(c, (run) => {
       run.abort('cancelled by POST /v1/runs/{id}/cancel')
@@ -140,67 +133,3 @@ function sameAgent(given: string, configured: string): boolean {
   }
 }
 
-function forgetOldest(runs: Map<string, { run: HostedRun }>): void {
-  if (runs.size < MAX_KEPT_RUNS) return
-  // Map order is insertion order: the first finished run is the oldest.
-  for (const [id, { run }] of runs)
-    if (run.finished()) {
-      runs.delete(id)
-      return
-    }
-}
-
-/** The run's log as SSE from `after`, then live, closing after `run.result` or when the client leaves. */
-function streamRun(c: Context, run: HostedRun, after: number): Response {
-  return streamSSE(c, async (stream) => {
-    const queue: RunEvent[] = []
-    let wake: (() => void) | undefined
-    let stopped = false
-    const nudge = () => {
-      const w = wake
-      wake = undefined
-      w?.()
-    }
-    const unsubscribe = run.subscribe((event) => {
-      queue.push(event)
-      nudge()
-    })
-    const stop = () => {
-      stopped = true
-      nudge()
-    }
-    stream.onAbort(stop)
-    c.req.raw.signal.addEventListener('abort', stop, { once: true })
-    const heartbeat = setInterval(() => void stream.write(': ping\n\n').catch(stop), HEARTBEAT_MS)
-    let last = after
-    const send = async (events: RunEvent[]): Promise<boolean> => {
-      let batch = ''
-      let done = false
-      for (const e of events) {
-        if (e.seq <= last) continue
-        last = e.seq
-        batch += formatSseMessage({ id: String(e.seq), event: e.type, data: JSON.stringify(e.data) })
-        if (e.type === 'run.result') {
-          done = true
-          break
-        }
-      }
-      if (batch !== '') await stream.write(batch)
-      return done
-    }
-    try {
-      if (await send(run.readAfter(after))) return
-      while (!stopped) {
-        if (await send(queue.splice(0))) return
-        await new Promise<void>((resolve) => {
-          wake = resolve
-          if (queue.length > 0 || stopped) nudge()
-        })
-      }
-    } finally {
-      clearInterval(heartbeat)
-      unsubscribe()
-      c.req.raw.signal.removeEventListener('abort', stop)
-    }
-  })
-}

@@ -3,33 +3,39 @@
  * subscriber can resume from any `Last-Event-ID`, and fans new results out to live subscribers.
  * Where the results are kept is a port (`ResultStorage`): memory on Node/Deno, SQLite in the
  * Durable Object. Subscribers always live in memory: they are open HTTP responses.
+ *
+ * The log is typed by its event types: a session's results by default, and an eval set run's
+ * progress (src/runner/hosted-run.ts) in the same kind of log, so both stream through one streamer.
  */
-import type { ResultEvent, ResultEventBody } from '../engine/types.ts'
+import type { ResultEventType } from '../engine/types.ts'
+
+/** One logged event: its seq (from 1), type, key and JSON data. A session's is a `ResultEvent`. */
+export type LoggedEvent<T extends string = ResultEventType> = { seq: number; type: T; key: string; data: Record<string, unknown> }
 
 /** Where a log keeps its results. `insert` is called with strictly increasing seq, starting at 1. */
-export interface ResultStorage {
+export interface ResultStorage<T extends string = ResultEventType> {
   lastSeq(): number
-  insert(event: ResultEvent): void
+  insert(event: LoggedEvent<T>): void
   /** Results with seq > afterSeq, in seq order. */
-  readAfter(afterSeq: number): ResultEvent[]
+  readAfter(afterSeq: number): LoggedEvent<T>[]
 }
 
-export type ResultListener = (event: ResultEvent) => void
+export type ResultListener<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
 
 /** Why a log stopped for good (its session was evicted or deleted): sent as an `error` frame. */
 export type LogClosing = { message: string }
 export type CloseListener = (closing: LogClosing) => void
 
-export interface ResultLog {
+export interface ResultLog<T extends string = ResultEventType> {
   /** Gives the body the next seq, stores it and tells every subscriber. */
-  append(body: ResultEventBody): ResultEvent
-  readAfter(afterSeq: number): ResultEvent[]
+  append(body: Omit<LoggedEvent<T>, 'seq'>): LoggedEvent<T>
+  readAfter(afterSeq: number): LoggedEvent<T>[]
   lastSeq(): number
   /**
    * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
    * a closed log hears it at once (on a microtask), so no subscriber waits for a session that left.
    */
-  subscribe(listener: ResultListener, onClose?: CloseListener): () => void
+  subscribe(listener: ResultListener<T>, onClose?: CloseListener): () => void
   /** Tells every subscriber the log is done and drops them; appends after this are ignored. */
   close(closing: LogClosing): void
   /** Live subscribers (open result streams, proxied runs): shows that a client that left is gone. */
@@ -41,9 +47,9 @@ export interface ResultLog {
  * const log = createResultLog(memoryResultStorage())
  * log.append({ type: 'invocation.started', key: 'started/0', data: {} }).seq // 1
  */
-export function createResultLog(storage: ResultStorage): ResultLog {
-  const listeners = new Set<ResultListener>()
-  const closeListeners = new Map<ResultListener, CloseListener>()
+export function createResultLog<T extends string = ResultEventType>(storage: ResultStorage<T>): ResultLog<T> {
+  const listeners = new Set<ResultListener<T>>()
+  const closeListeners = new Map<ResultListener<T>, CloseListener>()
   let closed: LogClosing | undefined
   let last = storage.lastSeq()
   return {
@@ -51,7 +57,7 @@ export function createResultLog(storage: ResultStorage): ResultLog {
       // A closed log's storage may already be deleted: the result goes nowhere.
       if (closed) return { seq: last, type: body.type, key: body.key, data: body.data }
       last += 1
-      const event: ResultEvent = { seq: last, type: body.type, key: body.key, data: body.data }
+      const event: LoggedEvent<T> = { seq: last, type: body.type, key: body.key, data: body.data }
       storage.insert(event)
       // Copy first: a listener may unsubscribe itself (stream closing on case.result).
       for (const listener of [...listeners]) {
@@ -101,8 +107,8 @@ export function createResultLog(storage: ResultStorage): ResultLog {
  * @example
  * const storage = memoryResultStorage()
  */
-export function memoryResultStorage(): ResultStorage {
-  const events: ResultEvent[] = []
+export function memoryResultStorage<T extends string = ResultEventType>(): ResultStorage<T> {
+  const events: LoggedEvent<T>[] = []
   return {
     lastSeq: () => events.length,
     insert: (event) => void events.push(event),

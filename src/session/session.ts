@@ -227,6 +227,11 @@ export class HostedSession {
     return this.#caseResultSeq
   }
 
+  /** Where a stream of this session's log ends: its case.result, once logged. */
+  get endSeq(): number | undefined {
+    return this.#caseResultSeq
+  }
+
   #emit(emitted: EngineEmission): void {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
     let seq = this.#logged.get(body.key)

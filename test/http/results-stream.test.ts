@@ -90,7 +90,7 @@ describe('a reader that stops reading', () => {
 describe('heartbeats and frames', () => {
   it('sends a heartbeat while idle, and results as they come', async () => {
     const log = createResultLog(memoryResultStorage())
-    const reader = resultSource({ log, caseResultSeq: undefined }, { after: 0, heartbeatMs: 10 }).getReader()
+    const reader = resultSource({ log, endSeq: undefined }, { after: 0, heartbeatMs: 10 }).getReader()
     expect((await reader.read()).value).toEqual({ text: ': ping\n\n' })
     log.append({ type: 'invocation.started', key: 'started/0', data: {} })
     let chunk = (await reader.read()).value!
