@@ -17,11 +17,11 @@ import { webhookSettingsFromEnv } from './webhooks.ts'
  * const exporters = exportersFromEnv(env, feed)
  * if (!exporters.ok) return exporters
  */
-export function exportersFromEnv(env: Env, feed: ResultFeed, host: ExporterHost = {}): Read<Exporters> & { notes: string[] } {
+export function exportersFromEnv(env: Env, feed: ResultFeed, host: ExporterHost = {}): Read<Exporters> {
   const otel = otelConfigFromEnv(env)
-  if (!otel.ok) return { ...otel, notes: [] }
+  if (!otel.ok) return otel
   const hooks = webhookSettingsFromEnv(env)
-  if (!hooks.ok) return { ...hooks, notes: [] }
+  if (!hooks.ok) return hooks
   const exporter = otel.value && createOtelExporter(otel.value, { fetch: host.fetch, backoffMs: host.otelBackoffMs, log: host.log })
   const dispatcher = createWebhookDispatcher(hooks.value, host)
   const unwatch = [exporter && feed.watch(exporter.watch), feed.watch(dispatcher.watch)]

@@ -30,14 +30,12 @@ export type SessionJudge = Pick<SessionEngineOptions, 'judge' | 'noJudgeReason'>
 
 export type SessionJudging = (sessionId: string) => SessionJudge
 
-export type JudgeWiring =
-  | { ok: true; judging: SessionJudging; notes: string[]; /** Absent when no judge is configured. */ executor?: JudgeExecutor }
-  | { ok: false; error: string }
+export type JudgeWiring = Read<{ judging: SessionJudging; /** Absent when no judge is configured. */ executor?: JudgeExecutor }>
 
 /**
  * @example
  * const wiring = judgeWiringFromEnv({ GEMINI_API_KEY: 'k', EVALSTREAM_JUDGE_SAMPLE_RATE: '0.1' })
- * if (wiring.ok) { const { release, ...judging } = wiring.judging(id); createSessionEngine({ spec, emit, ...judging }) }
+ * if (wiring.ok) { const { release, ...judging } = wiring.value.judging(id); createSessionEngine({ spec, emit, ...judging }) }
  */
 export function judgeWiringFromEnv(
   env: Env,
@@ -57,7 +55,7 @@ export function judgeWiringFromEnv(
   const budget: JudgeBudget = { perSession: value<number | undefined>(vars.perSession), perDeployment: value<number | undefined>(vars.perDeployment) }
 
   const config = judgeConfigFromEnv(env)
-  if (!config) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], judging: () => ({}) }
+  if (!config) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], value: { judging: () => ({}) } }
   const concurrency = value<number>(vars.concurrency)
   const concurrencyPerSession = value<number>(vars.concurrencyPerSession)
   const deadlineMs = value<number>(vars.deadlineMs)
@@ -79,14 +77,16 @@ export function judgeWiringFromEnv(
   return {
     ok: true,
     notes,
-    executor,
-    judging: (sessionId) =>
-      shouldJudgeSession(sessionId, sampleRate)
-        ? {
-            judge: (requests, signal) => executor.answerAll(requests, { sessionId, signal }),
-            release: () => executor.release(sessionId),
-          }
-        : { noJudgeReason: notSampled },
+    value: {
+      executor,
+      judging: (sessionId) =>
+        shouldJudgeSession(sessionId, sampleRate)
+          ? {
+              judge: (requests, signal) => executor.answerAll(requests, { sessionId, signal }),
+              release: () => executor.release(sessionId),
+            }
+          : { noJudgeReason: notSampled },
+    },
   }
 }
 

@@ -23,7 +23,7 @@ import {
  * otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })
  * // { ok: true, value: { endpoint: 'http://collector:4318/v1/logs', resource: { 'service.name': 'evalstream' }, … } }
  */
-export function otelConfigFromEnv(env: Env): Read<OtelConfig | undefined> & { notes?: string[] } {
+export function otelConfigFromEnv(env: Env): Read<OtelConfig | undefined> {
   const logsEndpoint = env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT?.trim()
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
   if (!logsEndpoint && !base) return { ok: true, value: undefined }

@@ -9,12 +9,12 @@ import { DEFAULT_INDEX_LIMITS, INDEX_LIMIT_VARS, type IndexLimits } from '../mon
 import type { Sql } from '../session/sql.ts'
 import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
 
-export type IndexSetup = { ok: true; index: ResultsIndex; note: string; stop(): void } | { ok: false; error: string }
+export type IndexSetup = Read<{ index: ResultsIndex; stop(): void }>
 
 /**
  * @example
  * const setup = resultsIndexFromEnv(process.env, db.indexSql, deps.feed)
- * if (setup.ok) createApp({ ...deps, resultsIndex: setup.index })
+ * if (setup.ok) createApp({ ...deps, resultsIndex: setup.value.index })
  */
 export function resultsIndexFromEnv(env: Env, sql: Sql, feed: ResultFeed | undefined): IndexSetup {
   const limits = indexLimitsFromEnv(env)
@@ -22,7 +22,7 @@ export function resultsIndexFromEnv(env: Env, sql: Sql, feed: ResultFeed | undef
   const index = sqliteResultsIndex(sql, { limits: limits.value, transaction: sqlTransaction(sql) })
   const stop = feed ? watchResults(feed, index) : () => {}
   const { maxRows, maxAgeMs } = limits.value
-  return { ok: true, index, stop, note: `results index: at most ${maxRows} results, ${maxAgeMs} ms (EVALSTREAM_INDEX_MAX_ROWS, EVALSTREAM_INDEX_MAX_AGE_MS)` }
+  return { ok: true, value: { index, stop }, notes: [`results index: at most ${maxRows} results, ${maxAgeMs} ms (EVALSTREAM_INDEX_MAX_ROWS, EVALSTREAM_INDEX_MAX_AGE_MS)`] }
 }
 
 /**

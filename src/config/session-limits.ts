@@ -2,7 +2,7 @@
  * The session lifecycle's limits from the environment: idle TTL, session cap, ended retention and
  * how long a gone session is remembered (for its 410).
  */
-import { wholeNumbersFromEnv } from './env.ts'
+import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../session/store.ts'
 
 /** The variable behind each session limit; each is a whole number (ms, or a count). */
@@ -18,8 +18,6 @@ export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {
  * @example
  * sessionLimitsFromEnv({ EVALSTREAM_MAX_SESSIONS: '500' }) // { ok: true, value: { maxSessions: 500, ... } }
  */
-export function sessionLimitsFromEnv(
-  env: Record<string, string | undefined>,
-): { ok: true; value: SessionLimits } | { ok: false; error: string } {
+export function sessionLimitsFromEnv(env: Env): Read<SessionLimits> {
   return wholeNumbersFromEnv(env, SESSION_LIMIT_VARS, DEFAULT_SESSION_LIMITS)
 }

@@ -65,7 +65,7 @@ export function depsFromEnv(
   if (!publicUrl.ok) return publicUrl
   const proxy = proxySettingsFromEnv(env)
   if (!proxy.ok) return proxy
-  const notes = [...access.value.notes, ...wiring.notes]
+  const notes = [...access.value.notes, ...(wiring.notes ?? [])]
   if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
@@ -77,12 +77,12 @@ export function depsFromEnv(
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
-  const createEngine = judgedEngines(wiring.judging)
+  const createEngine = judgedEngines(wiring.value.judging)
   const feed = createResultFeed()
   // OpenTelemetry events and webhooks per result (exporters-setup.ts), watching the feed.
   const exporters = exportersFromEnv(env, feed, host.exporters)
   if (!exporters.ok) return exporters
-  notes.push(...exporters.notes)
+  notes.push(...(exporters.notes ?? []))
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
   if (metrics) {
     metrics.watch(feed)
@@ -98,7 +98,7 @@ export function depsFromEnv(
       exporters: exporters.value,
       sessionLimits: sessionLimits.value,
       createEngine,
-      ...(wiring.executor ? { simulator: wiring.executor } : {}),
+      ...(wiring.value.executor ? { simulator: wiring.value.executor } : {}),
       defaultConfig: config.value,
       agentUrl,
       fetch: host.fetch,

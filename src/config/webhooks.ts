@@ -18,7 +18,7 @@ import { webhookUrlProblem } from '../export/webhook-target.ts'
 /**
  * @example webhookSettingsFromEnv({ EVALSTREAM_WEBHOOK_URL: 'https://hooks.example.com/e', EVALSTREAM_WEBHOOK_SECRET: '…' })
  */
-export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> & { notes?: string[] } {
+export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> {
   const delivery = deliverySettingsFromEnv(
     env,
     { maxQueue: 'EVALSTREAM_WEBHOOK_MAX_QUEUE', timeoutMs: 'EVALSTREAM_WEBHOOK_TIMEOUT_MS', maxAttempts: 'EVALSTREAM_WEBHOOK_MAX_ATTEMPTS' },

@@ -62,7 +62,7 @@ export function startJudgedSession(
       final_response: { role: 'model', parts: [{ text: hang ? `${HANG} ${i}` : `answer ${i}` }] },
     })),
   }
-  const { release, ...judging } = wiring.judging(id)
+  const { release, ...judging } = wiring.value.judging(id)
   const created = createSessionEngine({ spec: { session_id: id, eval_config: CONFIG, eval_case: evalCase }, emit, ...judging })
   if (!created.ok) throw new Error(created.problem.detail)
   const events = turns.flatMap((i) => [event(`${id}-${i}`, 'user', `question ${i}`), event(`${id}-${i}`, 'agent', `answer ${i}`)])

@@ -36,7 +36,7 @@ describe('judge state released at session end', () => {
   const wiring = () => stubWiring(stub, {})
   // The same composition as src/config/setup.ts's engine factory.
   const factoryFor = (w: ReturnType<typeof wiring>): EngineFactory => (options) => {
-    const { release, ...judging } = w.judging(options.spec.session_id)
+    const { release, ...judging } = w.value.judging(options.spec.session_id)
     const created = createSessionEngine({ ...options, ...judging })
     return created.ok && release ? { ...created, release } : created
   }
@@ -61,9 +61,9 @@ describe('judge state released at session end', () => {
       const session = await open(createEngine, `ended-${i}`)
       const result = await session.end()
       expect(result).toMatchObject({ final_eval_status: 1 })
-      expect(w.executor?.trackedSessions()).toBe(0)
+      expect(w.value.executor?.trackedSessions()).toBe(0)
     }
-    expect(w.executor?.stats().answers).toBe(50)
+    expect(w.value.executor?.stats().answers).toBe(50)
   })
 
   it('an aborted session (deleted, evicted) releases its state too, its hung call included', async () => {
@@ -71,12 +71,12 @@ describe('judge state released at session end', () => {
     const session = await open(factoryFor(w), 'aborted', `${HANG} a`)
     const before = stub.requests.length
     while (stub.requests.length === before) await new Promise((r) => setImmediate(r))
-    expect(w.executor?.trackedSessions()).toBe(1)
+    expect(w.value.executor?.trackedSessions()).toBe(1)
     session.abort('session deleted')
-    expect(w.executor?.trackedSessions()).toBe(0)
+    expect(w.value.executor?.trackedSessions()).toBe(0)
     const result = await session.end()
     expect(result).toMatchObject({ final_eval_status: 3 })
-    expect(w.executor?.trackedSessions()).toBe(0)
+    expect(w.value.executor?.trackedSessions()).toBe(0)
   })
 
   it("the server's engine factory (depsFromEnv) hands the host a release when sessions are judged", () => {

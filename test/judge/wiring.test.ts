@@ -41,6 +41,6 @@ describe('judgeWiringFromEnv: judge limits', () => {
 
   it('without a judge there is nothing to release', () => {
     const wiring = judgeWiringFromEnv({})
-    expect(wiring.ok && wiring.judging('s')).toEqual({})
+    expect(wiring.ok && wiring.value.judging('s')).toEqual({})
   })
 })

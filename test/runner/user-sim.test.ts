@@ -57,8 +57,8 @@ async function run(scenario: Record<string, unknown>, evalConfig: unknown = { cr
   if (!wiring.ok) throw new Error(wiring.error)
   const report = await runEvalSets([{ evalSet: scenarioSet(scenario), evalConfig }], {
     agent: { url: agent.url, app: 'weather_agent' },
-    createEngine: judgedEngines(wiring.judging),
-    simulator: wiring.executor,
+    createEngine: judgedEngines(wiring.value.judging),
+    simulator: wiring.value.executor,
     ...extra,
   })
   if (!report.ok) throw new Error(report.error)

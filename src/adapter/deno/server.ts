@@ -51,13 +51,13 @@ if (!index.ok) {
   Deno.exit(2)
 }
 const notes = [
-  index.note,
+  ...(index.notes ?? []),
   env.EVALSTREAM_DB?.trim() || canWriteDefault
     ? db.note
     : `sessions in memory: no write permission for .evalstream (run with --allow-write=.evalstream, or set EVALSTREAM_DB)`,
   ...setup.notes,
 ]
-const app = createApp({ ...setup.deps, resultsIndex: index.index })
+const app = createApp({ ...setup.deps, resultsIndex: index.value.index })
 const hostname = env.HOST ?? '127.0.0.1'
 Deno.serve(
   {

@@ -74,7 +74,7 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     emit: (body) => {
       if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
     },
-    ...wiring.judging(sessionId),
+    ...wiring.value.judging(sessionId),
   })
   if (!created.ok) return { ok: false, error: `${created.problem.title}: ${created.problem.detail}` }
   const engine = created.engine

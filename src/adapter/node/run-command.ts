@@ -96,13 +96,13 @@ async function run(args: string[], io: RunIo): Promise<number> {
     io.err(`evalstream: ${wiring.error}\n`)
     return 2
   }
-  const createEngine = judgedEngines(wiring.judging)
+  const createEngine = judgedEngines(wiring.value.judging)
   const captures = values.capture ? captureWriter(values.capture) : undefined
   const display = progressDisplay(io.err, io.isTTY)
   const report = await runEvalSets(sets.inputs, {
     agent: { url: values.agent, app: values.app, fetch: io.fetch },
     createEngine,
-    simulator: wiring.executor,
+    simulator: wiring.value.executor,
     parallel: count(values.parallel, '--parallel'),
     numRuns: count(values['num-runs'], '--num-runs'),
     timeouts: { sessionMs: seconds(values['session-timeout'], '--session-timeout'), turnMs: seconds(values['turn-timeout'], '--turn-timeout') },

@@ -40,13 +40,13 @@ if (!index.ok) {
 }
 const port = Number(process.env.PORT ?? DEFAULT_PORT)
 const hostname = process.env.HOST ?? '127.0.0.1'
-const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.index }).fetch, hostname })
+const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.value.index }).fetch, hostname })
 // A burst of clients (a thousand sessions opening their streams at once) overflows Node's default
 // backlog of 511 while the loop is busy, and their SYNs are dropped until a connect timeout.
 server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
   const address = server.address()
   console.log(`evalstream listening on http://${hostname}:${typeof address === 'object' && address ? address.port : port}`)
-  for (const note of [db.note, index.note, ...setup.notes]) console.log(note)
+  for (const note of [db.note, ...(index.notes ?? []), ...setup.notes]) console.log(note)
 })
 const stop = () =>
   server.close(() => {
