@@ -32,7 +32,7 @@ export function resultsRoutes(index: ResultsIndex | undefined, now: () => number
       return problem(c, 403, 'Other tenant', `a tenant sees only its own results: ${who}, not '${asked}'`)
     }
     const q = parse(c, own ?? '')
-    if (!q.ok) return problem(c, 400, 'Invalid query', q.detail)
+    if (!q.ok) return problem(c, q.problem)
     return c.json({ ...(own !== undefined ? { tenant: own } : {}), ...(read(index, q.value) as object) })
   }
   app.get('/results', (c) => serve(c, resultsQuery, (i, q) => i.results(q)))

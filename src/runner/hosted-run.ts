@@ -25,7 +25,7 @@ export type HostedRun = {
   /** Events with seq > after, in order. */
   readAfter(after: number): RunEvent[]
   /** Returns the function that unsubscribes. */
-  subscribe(watcher: (event: RunEvent) => void): () => void
+  subscribe(subscriber: (event: RunEvent) => void): () => void
   /** Settles when the run is over (its `run.result` is in the log). */
   done: Promise<RunReport>
   finished(): boolean
@@ -81,7 +81,7 @@ export function startHostedRun(
       return endSeq
     },
     readAfter: (after) => log.readAfter(after).map(runEvent),
-    subscribe: (watcher) => log.subscribe((event) => watcher(runEvent(event))),
+    subscribe: (subscriber) => log.subscribe((event) => subscriber(runEvent(event))),
     done,
     finished: () => finished,
     snapshot: () => ({ run_id: id, finished, ...counts, last_seq: log.lastSeq() }),

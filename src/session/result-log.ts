@@ -20,11 +20,11 @@ export interface ResultStorage<T extends string = ResultEventType> {
   readAfter(afterSeq: number): LoggedEvent<T>[]
 }
 
-export type ResultListener<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
+export type ResultSubscriber<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
 
 /** Why a log stopped for good (its session was evicted or deleted): sent as an `error` frame. */
 export type LogClosing = { message: string }
-export type CloseListener = (closing: LogClosing) => void
+export type CloseSubscriber = (closing: LogClosing) => void
 
 export interface ResultLog<T extends string = ResultEventType> {
   /** Gives the body the next seq, stores it and tells every subscriber. */
@@ -35,7 +35,7 @@ export interface ResultLog<T extends string = ResultEventType> {
    * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
    * a closed log hears it at once (on a microtask), so no subscriber waits for a session that left.
    */
-  subscribe(listener: ResultListener<T>, onClose?: CloseListener): () => void
+  subscribe(subscriber: ResultSubscriber<T>, onClose?: CloseSubscriber): () => void
   /** Tells every subscriber the log is done and drops them; appends after this are ignored. */
   close(closing: LogClosing): void
   /** Live subscribers (open result streams, proxied runs): shows that a client that left is gone. */
@@ -48,8 +48,8 @@ export interface ResultLog<T extends string = ResultEventType> {
  * log.append({ type: 'invocation.started', key: 'started/0', data: {} }).seq // 1
  */
 export function createResultLog<T extends string = ResultEventType>(storage: ResultStorage<T>): ResultLog<T> {
-  const listeners = new Set<ResultListener<T>>()
-  const closeListeners = new Map<ResultListener<T>, CloseListener>()
+  const subscribers = new Set<ResultSubscriber<T>>()
+  const closeSubscribers = new Map<ResultSubscriber<T>, CloseSubscriber>()
   let closed: LogClosing | undefined
   let last = storage.lastSeq()
   return {
@@ -59,38 +59,38 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
       last += 1
       const event: LoggedEvent<T> = { seq: last, type: body.type, key: body.key, data: body.data }
       storage.insert(event)
-      // Copy first: a listener may unsubscribe itself (stream closing on case.result).
-      for (const listener of [...listeners]) {
+      // Copy first: a subscriber may unsubscribe itself (stream closing on case.result).
+      for (const subscriber of [...subscribers]) {
         try {
-          listener(event)
+          subscriber(event)
         } catch {
           // One broken subscriber must not stop the others or the engine that emitted.
-          listeners.delete(listener)
+          subscribers.delete(subscriber)
         }
       }
       return event
     },
     readAfter: (afterSeq) => storage.readAfter(afterSeq),
     lastSeq: () => last,
-    subscribe(listener, onClose) {
+    subscribe(subscriber, onClose) {
       if (closed) {
         const closing = closed
         if (onClose) queueMicrotask(() => onClose(closing))
         return () => false
       }
-      listeners.add(listener)
-      if (onClose) closeListeners.set(listener, onClose)
+      subscribers.add(subscriber)
+      if (onClose) closeSubscribers.set(subscriber, onClose)
       return () => {
-        closeListeners.delete(listener)
-        return listeners.delete(listener)
+        closeSubscribers.delete(subscriber)
+        return subscribers.delete(subscriber)
       }
     },
     close(closing) {
       if (closed) return
       closed = closing
-      const toTell = [...closeListeners.values()]
-      listeners.clear()
-      closeListeners.clear()
+      const toTell = [...closeSubscribers.values()]
+      subscribers.clear()
+      closeSubscribers.clear()
       for (const onClose of toTell) {
         try {
           onClose(closing)
@@ -99,7 +99,7 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
         }
       }
     },
-    subscriberCount: () => listeners.size,
+    subscriberCount: () => subscribers.size,
   }
 }
 
