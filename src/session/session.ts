@@ -223,10 +223,6 @@ export class HostedSession {
   }
 
   /** Seq of the case.result once it is in the log: subscribers past it have nothing left to wait for. */
-  get caseResultSeq(): number | undefined {
-    return this.#caseResultSeq
-  }
-
   /** Where a stream of this session's log ends: its case.result, once logged. */
   get endSeq(): number | undefined {
     return this.#caseResultSeq
