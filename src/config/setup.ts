@@ -14,6 +14,7 @@ import { limitsFromEnv } from './ingest-limits.ts'
 import { prometheusMetricsFromEnv } from './prometheus.ts'
 import { proxySettingsFromEnv } from './proxy.ts'
 import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
+import { memoryRunStore } from '../runner/run-store.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 
@@ -94,6 +95,7 @@ export function depsFromEnv(
     sessionLimits: sessionLimits.value,
     deps: {
       store,
+      runs: memoryRunStore(),
       feed,
       exporters: exporters.value,
       sessionLimits: sessionLimits.value,
