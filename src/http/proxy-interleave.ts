@@ -83,7 +83,7 @@ export function interleaveResults(
       queueMicrotask(sendPending)
     }
   })
-  let fullSent = false
+  let stopSent = false
   const feed = feedSession(session, 'sse', options.limits, {
     accepted: () => metrics?.events.ingested('proxy', 1),
     rejected: (reason) => metrics?.events.rejected('proxy', reason, 1),
@@ -99,8 +99,8 @@ export function interleaveResults(
   /** Once, when the session stops taking events: the client hears why; the agent's frames still pass. */
   const sendStopped = () => {
     const stopped = feed.stopped
-    if (!stopped || fullSent || !out) return
-    fullSent = true
+    if (!stopped || stopSent || !out) return
+    stopSent = true
     const { detail, limit } = stopped.problem
     try {
       out.enqueue(formatSseMessage({ event: OUR_EVENT, data: JSON.stringify({ type: 'error', data: { kind: 'session_stopped', message: detail, ...(limit ? { limit } : {}) } }) }))
