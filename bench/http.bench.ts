@@ -14,7 +14,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { createApp } from '../src/http/app.ts'
-import { memorySessionStore } from '../src/host/session-store.ts'
+import { memorySessionStore } from '../src/session/store.ts'
 
 const INVOCATIONS = Number(process.argv[2] ?? 2000)
 const ROUNDS = Number(process.argv[3] ?? 3)

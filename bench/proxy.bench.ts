@@ -22,7 +22,7 @@ const CONFIG = { criteria: { tool_trajectory_avg_score: 1.0, response_match_scor
 if (process.argv[2] === '--evalstream') {
   // Child process: evalstream in proxy mode in front of the agent at argv[3].
   const { createApp } = await import('../src/http/app.ts')
-  const { memorySessionStore } = await import('../src/host/session-store.ts')
+  const { memorySessionStore } = await import('../src/session/store.ts')
   const { createSessionEngine } = await import('../src/engine/session-engine.ts')
   const app = createApp({
     store: memorySessionStore(),

@@ -64,7 +64,7 @@ function storeOnlyApp(): Fetch {
 
 async function evalstreamApp(limits: Record<string, number> = {}): Promise<Fetch> {
   const { createApp } = await import('../src/http/app.ts')
-  const { memorySessionStore } = await import('../src/host/session-store.ts')
+  const { memorySessionStore } = await import('../src/session/store.ts')
   const { createSessionEngine } = await import('../src/engine/session-engine.ts')
   // The bench measures open sessions: none may be capped away.
   const store = memorySessionStore({ limits: { maxSessions: Number.MAX_SAFE_INTEGER, ...limits } })
@@ -152,7 +152,7 @@ async function measure(kind: string): Promise<void> {
 
 if (variant && variant in LIFECYCLE) await measureLifecycle(variant)
 else if (variant === 'lifecycle') {
-  const { DEFAULT_MAX_SESSIONS } = await import('../src/host/session-store.ts')
+  const { DEFAULT_MAX_SESSIONS } = await import('../src/session/store.ts')
   console.log(`Node ${process.version}; each session: eval case, 2 criteria, 2 events, ended; cap ${DEFAULT_MAX_SESSIONS}`)
   for (const kind of Object.keys(LIFECYCLE)) {
     const child = spawnSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, String(N), kind], {

@@ -41,7 +41,7 @@ for (let r = 0; r < ROUNDS; r++) {
   })
   const results: unknown[] = []
   const created = createSessionEngine({ spec: { session_id: 's', eval_config: CONFIG }, emit: (b) => void results.push(b) })
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   const engine = created.engine
   const [, pushMs] = await time(() => {
     for (const e of decoded.events as DecodedEvent[]) engine.push(e)

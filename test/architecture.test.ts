@@ -1,11 +1,14 @@
 /**
  * The layering, checked on the source: every folder imports only folders to its left.
  *
- *   adk <- core, ingest <- engine, judge <- host <- runner <- http <- adapter, worker
+ *   adk <- core, ingest <- engine, judge <- session <- monitor, export, runner <- http <- config
+ *       <- adapter, worker
  *
  * Folders on the same level do not import each other either (core/ingest, engine/judge,
- * adapter/worker). Besides: src/core imports neither hono, @google/genai nor node:*; src/engine
- * imports no package but zod (its result schemas are the wire protocol); only src/judge
+ * monitor/export/runner, adapter/worker). The composition root (config) sits above http because
+ * it builds the app's deps. And no module imports itself back through any chain of imports.
+ * Besides: src/core imports neither hono, @google/genai nor node:*; src/engine imports no package
+ * but zod (its result schemas are the wire protocol); only src/judge
  * imports @google/genai; only src/adapter imports node:* and only src/adapter and worker/ touch
  * runtime globals (process, Deno, Bun, Buffer, require, __dirname), so the app runs unchanged on
  * Node, Deno and workerd.
@@ -17,7 +20,21 @@ import { describe, expect, it } from 'vitest'
 const ROOT = resolve(import.meta.dirname, '..')
 
 /** Folder -> level; a folder may import folders of a lower level (and itself) only. */
-const LEVELS: Record<string, number> = { adk: 0, core: 1, ingest: 1, engine: 2, judge: 2, host: 3, runner: 4, http: 5, adapter: 6, worker: 6 }
+const LEVELS: Record<string, number> = {
+  adk: 0,
+  core: 1,
+  ingest: 1,
+  engine: 2,
+  judge: 2,
+  session: 3,
+  monitor: 4,
+  export: 4,
+  runner: 4,
+  http: 5,
+  config: 6,
+  adapter: 7,
+  worker: 7,
+}
 /** src/index.ts and the package's other entry files sit above everything. */
 const TOP = '(entry)'
 
@@ -108,6 +125,61 @@ describe('layering: a folder imports only folders to its left', () => {
 
   it('has no stale entry in KNOWN_VIOLATIONS (remove the ones that were fixed)', () => {
     expect([...KNOWN_VIOLATIONS].filter((v) => !violations.includes(v))).toEqual([])
+  })
+})
+
+/**
+ * Import circles between modules (file level), found by an iterative depth-first search: each
+ * circle is reported once, as the path from the first module of it that the search reached.
+ */
+export function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const state = new Map<string, 'open' | 'done'>()
+  const circles: string[][] = []
+  for (const start of graph.keys()) {
+    if (state.has(start)) continue
+    const path: string[] = [start]
+    const next: number[] = [0]
+    state.set(start, 'open')
+    while (path.length > 0) {
+      const node = path[path.length - 1]!
+      const edges = graph.get(node) ?? []
+      const i = next[next.length - 1]!
+      if (i >= edges.length) {
+        state.set(node, 'done')
+        path.pop()
+        next.pop()
+        continue
+      }
+      next[next.length - 1] = i + 1
+      const to = edges[i]!
+      const seen = state.get(to)
+      if (seen === 'open') circles.push([...path.slice(path.indexOf(to)), to])
+      else if (seen === undefined && graph.has(to)) {
+        state.set(to, 'open')
+        path.push(to)
+        next.push(0)
+      }
+    }
+  }
+  return circles
+}
+
+describe('no import circle anywhere in src/ and worker/', () => {
+  it('the search finds a circle when there is one', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+    ])
+    expect(importCircles(graph)).toEqual([['a', 'b', 'c', 'a']])
+    expect(importCircles(new Map([['a', ['b']], ['b', []]]))).toEqual([])
+  })
+
+  it('has none', () => {
+    const graph = new Map<string, string[]>(FILES.map((f) => [f, []]))
+    for (const i of IMPORTS) if (i.target !== null && graph.has(i.target)) graph.get(i.file)!.push(i.target)
+    expect(importCircles(graph).map((c) => c.join(' -> '))).toEqual([])
   })
 })
 

@@ -1,5 +1,5 @@
 /**
- * The session store inside a Durable Object: the shared SQLite store (src/host/session-store.ts)
+ * The session store inside a Durable Object: the shared SQLite store (src/session/store.ts)
  * over this object's `ctx.storage.sql`, holding its one session: spec, journal of engine inputs and
  * result log. After an eviction the object rebuilds the session by replaying the journal; results
  * already in the log are kept, not re-emitted, so subscribers resume by Last-Event-ID.
@@ -9,11 +9,11 @@
  * nothing is left the object deletes all its storage. The max-sessions cap does not apply here:
  * every session is its own object.
  */
-import { createSessionStore, type SessionLimits, type SessionStore } from '../src/host/session-store.ts'
-import { sqliteSessionRecords } from '../src/host/sqlite-session-records.ts'
-import { sqlFromDurable } from '../src/host/sql.ts'
-import type { ResultFeed } from '../src/host/result-feed.ts'
-import type { SqliteJudgeCache } from '../src/host/sqlite-judge-cache.ts'
+import { createSessionStore, type SessionLimits, type SessionStore } from '../src/session/store.ts'
+import { sqliteSessionRecords } from '../src/session/sqlite-records.ts'
+import { sqlFromDurable } from '../src/session/sql.ts'
+import type { ResultFeed } from '../src/session/result-feed.ts'
+import type { SqliteJudgeCache } from '../src/session/sqlite-judge-cache.ts'
 import type { DurableObjectStorage } from './types.ts'
 
 export type DurableSessions = {
@@ -75,7 +75,7 @@ function hasTables(storage: DurableObjectStorage): boolean {
   return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name LIKE 'es\\_%' ESCAPE '\\'").toArray().length > 0
 }
 
-/** The eval set tables (src/host/eval-set-store-sqlite.ts): this object keeps an app's eval sets. */
+/** The eval set tables (src/session/sqlite-eval-set-store.ts): this object keeps an app's eval sets. */
 function holdsEvalSets(storage: DurableObjectStorage): boolean {
   return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ev_sets'").toArray().length > 0
 }

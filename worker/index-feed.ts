@@ -5,7 +5,7 @@
  * a retry after a lost answer counts nothing twice. The queue is bounded: past MAX_INDEX_QUEUE the
  * oldest results are dropped and counted in the log, never blocking the session.
  */
-import type { FedResult, ResultFeed } from '../src/host/result-feed.ts'
+import type { FedResult, ResultFeed } from '../src/session/result-feed.ts'
 import { MAX_RECORD_BATCH, RECORD_PATH } from './index-object.ts'
 import type { DurableObjectNamespace } from './types.ts'
 

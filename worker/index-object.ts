@@ -1,7 +1,7 @@
 /**
  * The results index on Workers: one Durable Object per tenant (`INDEX.idFromName('index:<tenant>')`,
  * `index:` alone in open mode) holding that tenant's results index in its SQLite storage, the same
- * code as Node and Deno (src/host/results-index.ts). Session objects send it their new results
+ * code as Node and Deno (src/monitor/results-index.ts). Session objects send it their new results
  * (index-feed.ts) at POST /__index/record, a path the router never forwards, so only objects of
  * this Worker can write. Reads (GET /v1/results, /v1/stats, /v1/sessions) come through the router,
  * which picked this object from the caller's token; the object checks the token again itself.
@@ -10,11 +10,11 @@ import { Hono } from 'hono'
 import { requireToken } from '../src/http/auth.ts'
 import { problem } from '../src/http/problem.ts'
 import { resultsRoutes } from '../src/http/results-routes.ts'
-import { accessFromEnv } from '../src/host/auth-config.ts'
-import type { FedResult } from '../src/host/result-feed.ts'
-import { sqliteResultsIndex, type ResultsIndex } from '../src/host/results-index.ts'
-import { indexLimitsFromEnv } from '../src/host/results-index-limits.ts'
-import { sqlFromDurable } from '../src/host/sql.ts'
+import { accessFromEnv } from '../src/config/access.ts'
+import type { FedResult } from '../src/session/result-feed.ts'
+import { sqliteResultsIndex, type ResultsIndex } from '../src/monitor/results-index.ts'
+import { indexLimitsFromEnv } from '../src/config/results-index.ts'
+import { sqlFromDurable } from '../src/session/sql.ts'
 import { isRecord } from '../src/adk/json.ts'
 import { ResultEvent } from '../src/engine/result-events.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'

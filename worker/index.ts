@@ -19,8 +19,8 @@ import { problem } from '../src/http/problem.ts'
 import { SESSION_HEADER } from '../src/http/proxy.ts'
 import { isRunSsePath, RUN_SSE_PATH } from '../src/http/agent-sse.ts'
 import { readTextLimited } from '../src/http/read-body.ts'
-import { memorySessionStore } from '../src/host/session-store.ts'
-import { depsFromEnv } from '../src/host/setup.ts'
+import { memorySessionStore } from '../src/session/store.ts'
+import { depsFromEnv } from '../src/config/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession } from './session-object.ts'
@@ -84,7 +84,7 @@ for (const path of ['/v1/results', '/v1/stats', '/v1/sessions'])
 
 router.post('/v1/sessions', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits)
-  if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+  if (!body.ok) return problem(c, body.problem)
   const value = isRecord(body.value) ? body.value : undefined
   // The id picks the object, so it is assigned here; a malformed one is the object's to refuse.
   const id = value && typeof value.session_id === 'string' ? value.session_id : crypto.randomUUID()
@@ -131,7 +131,7 @@ router.all('/v1/sessions/*', (c) => toObjectByPath(c, SESSION_PATH, 'session'))
 // request that started it and every later request for it reaches the same object.
 router.post('/v1/runs', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits, 'a run')
-  if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+  if (!body.ok) return problem(c, body.problem)
   if (!isRecord(body.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
   const id = typeof body.value.run_id === 'string' ? body.value.run_id : crypto.randomUUID()
   const forwarded = body.value.run_id === undefined ? { ...body.value, run_id: id } : body.value

@@ -1,9 +1,9 @@
 /**
- * The Durable Object's judge cache: the shared SQLite judge cache (src/host/sqlite-judge-cache.ts)
+ * The Durable Object's judge cache: the shared SQLite judge cache (src/session/sqlite-judge-cache.ts)
  * over this object's `ctx.storage.sql`.
  */
-import { sqliteJudgeCache, type SqliteJudgeCache } from '../src/host/sqlite-judge-cache.ts'
-import { sqlFromDurable } from '../src/host/sql.ts'
+import { sqliteJudgeCache, type SqliteJudgeCache } from '../src/session/sqlite-judge-cache.ts'
+import { sqlFromDurable } from '../src/session/sql.ts'
 import type { SqlStorage } from './types.ts'
 
 /** @example const cache = durableJudgeCache(ctx.storage.sql) */

@@ -4,10 +4,10 @@
  * storage once the session's idle TTL or retention is over.
  */
 import { createApp } from '../src/http/app.ts'
-import type { Observers } from '../src/host/observers-setup.ts'
-import { depsFromEnv } from '../src/host/setup.ts'
-import { sqliteEvalSetStore } from '../src/host/eval-set-store-sqlite.ts'
-import { sqlFromDurable } from '../src/host/sql.ts'
+import type { Exporters } from '../src/export/exporters.ts'
+import { depsFromEnv } from '../src/config/setup.ts'
+import { sqliteEvalSetStore } from '../src/session/sqlite-eval-set-store.ts'
+import { sqlFromDurable } from '../src/session/sql.ts'
 import { durableSessions, type DurableSessions } from './durable-store.ts'
 import { forwardResults } from './index-feed.ts'
 import { durableJudgeCache } from './judge-cache.ts'
@@ -21,7 +21,7 @@ export class EvalSession {
   app: { fetch(request: Request): Response | Promise<Response> }
   sessions: DurableSessions | undefined
   hooks: boolean
-  observers: Observers | undefined
+  exporters: Exporters | undefined
   indexing: { idle(): Promise<void> } | undefined
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
@@ -34,7 +34,7 @@ export class EvalSession {
       // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })
-    this.observers = setup.ok ? setup.deps.observers : undefined
+    this.exporters = setup.ok ? setup.deps.exporters : undefined
     // New results go on to the tenant's index object (GET /v1/results, /v1/stats, /v1/sessions).
     if (setup.ok && setup.deps.feed && env.INDEX) this.indexing = forwardResults(setup.deps.feed, env.INDEX)
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
@@ -49,14 +49,14 @@ export class EvalSession {
     const response = await this.app.fetch(request)
     await this.sessions?.settle()
     // OpenTelemetry exports and webhooks this request queued finish after the response is sent.
-    if (this.observers) this.state.waitUntil?.(this.observers.idle())
+    if (this.exporters) this.state.waitUntil?.(this.exporters.idle())
     if (this.indexing) this.state.waitUntil?.(this.indexing.idle())
     return response
   }
 
   async alarm(): Promise<void> {
     await this.sessions?.alarm()
-    await this.observers?.idle()
+    await this.exporters?.idle()
   }
 
   /** Test-only routes (EVALSTREAM_TEST_HOOKS=1): simulate an eviction, list what storage holds. */

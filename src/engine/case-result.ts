@@ -12,7 +12,7 @@ import { statusFor } from '../adk/status.ts'
 import { meanAggregate } from '../core/aggregate.ts'
 import type { InvocationScore, OverallScore } from '../core/criterion.ts'
 import type { InvocationState } from './invocation-state.ts'
-import type { SessionPlan } from './spec.ts'
+import type { SessionPlan } from './plan.ts'
 
 export type CaseResultInput = {
   sessionId: string

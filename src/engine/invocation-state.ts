@@ -6,7 +6,7 @@
 import type { Invocation } from '../adk/invocation.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { MetricRun } from './metric-run.ts'
-import { rubricsForInvocation, type MetricPlan, type SessionPlan } from './spec.ts'
+import { rubricsForInvocation, type MetricPlan, type SessionPlan } from './plan.ts'
 
 export type MetricSlot = {
   plan: MetricPlan

@@ -2,7 +2,7 @@
  * Every result key the engine gives out, built in one place. A key names a result logically: the
  * same inputs (spec, events, judge answers) give the same keys on replay, even when judged results
  * come back in another order, so a host rebuilding a session skips exactly the results its log
- * already holds (src/host/session.ts).
+ * already holds (src/session/session.ts).
  *
  * Keys name a metric by its name (URI-encoded), not by its position in the config: names are what
  * a reader of the log understands, and a metric keeps its keys when another metric is added before

@@ -19,7 +19,7 @@ import { buildCaseResult } from './case-result.ts'
 import { newInvocationState, type InvocationState, type MetricSlot } from './invocation-state.ts'
 import { settle, waitForJudges, type JudgeRunner } from './metric-run.ts'
 import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
-import { planSession, withUserContent, type SessionPlan, type SpecProblem } from './spec.ts'
+import { planSession, withUserContent, type SessionPlan, type SpecProblem } from './plan.ts'
 import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
@@ -43,9 +43,9 @@ export type SessionEngineOptions = EngineOptions & {
  */
 export function createSessionEngine(
   options: SessionEngineOptions,
-): { ok: true; engine: SessionEngine } | ({ ok: false } & SpecProblem) {
+): { ok: true; engine: SessionEngine } | { ok: false; problem: SpecProblem } {
   const planned = planSession(options.spec, options.defaultConfig, { configSource: options.configSource })
-  if (!planned.ok) return { ok: false, ...planned.problem }
+  if (!planned.ok) return planned
   return { ok: true, engine: new LiveSession(planned.plan, options) }
 }
 

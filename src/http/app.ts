@@ -4,7 +4,7 @@
  */
 import { Hono } from 'hono'
 import { criteriaCatalogue } from '../core/registry.ts'
-import type { AppDeps } from '../host/deps.ts'
+import type { AppDeps } from './deps.ts'
 import { requireToken } from './auth.ts'
 import { conversation } from './conversation-route.ts'
 import { corsFor } from './cors.ts'
@@ -22,7 +22,7 @@ import { resultsRoutes } from './results-routes.ts'
 import { runsRoutes } from './runs-routes.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
 
-export type { AppDeps } from '../host/deps.ts'
+export type { AppDeps } from './deps.ts'
 
 /**
  * @example

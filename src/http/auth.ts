@@ -7,8 +7,8 @@
  * tenant and every session is tenant-less.
  */
 import type { Context, MiddlewareHandler } from 'hono'
-import type { Authenticator } from '../host/auth-config.ts'
-import type { HostedSession } from '../host/session.ts'
+import type { Authenticator } from './auth-config.ts'
+import type { HostedSession } from '../session/session.ts'
 import { problem } from './problem.ts'
 
 declare module 'hono' {

@@ -1,11 +1,11 @@
 /**
  * `GET /v1/sessions/{id}/conversation`: what the agent and user said and which tools ran, per
- * event (src/host/transcript.ts), so the dashboard can show a session's conversation beside its
+ * event (src/session/transcript.ts), so the dashboard can show a session's conversation beside its
  * scores. Same visibility as the other session routes: another tenant's session is a 404.
  */
 import type { Context } from 'hono'
-import type { AppDeps } from '../host/deps.ts'
-import { goneDetail } from '../host/session-store.ts'
+import type { AppDeps } from './deps.ts'
+import { goneDetail } from '../session/store.ts'
 import { tenantOf, visibleTo } from './auth.ts'
 import { problem } from './problem.ts'
 

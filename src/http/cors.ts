@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
-import { CORS_MAX_AGE_SECONDS, type CorsSettings } from '../host/auth-config.ts'
+import { CORS_MAX_AGE_SECONDS, type CorsSettings } from './auth-config.ts'
 
 /** What a browser client sends: the token, JSON or NDJSON bodies, SSE resume, the proxy's session pick. */
 export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID', 'X-Evalstream-Session']

@@ -3,13 +3,14 @@
  * `{ eval_set, eval_id, eval_config?, session_id? }`, which picks one case out of an ADK eval set.
  * The config and case stay raw JSON here: the engine factory validates them and words the problem.
  */
+import type { Problem } from '../engine/problem.ts'
 import { z } from 'zod'
 import type { SessionWebhook } from '../engine/types.ts'
 import { EvalSet } from '../adk/eval-set.ts'
 import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
 import { parseErrorFromZod } from '../adk/parse-error.ts'
-import { WEBHOOK_SECRET_MIN_CHARS } from '../host/webhook-config.ts'
-import { WEBHOOK_MAX_URL_CHARS } from '../host/webhook-target.ts'
+import { WEBHOOK_SECRET_MIN_CHARS } from '../export/webhook-config.ts'
+import { WEBHOOK_MAX_URL_CHARS } from '../export/webhook-target.ts'
 import { formatFromContentType, type Limits, limitMember, limitName } from '../ingest/index.ts'
 import type { ProblemExtensions } from './problem.ts'
 import { readTextLimited } from './read-body.ts'
@@ -44,7 +45,7 @@ export const CreateSessionRequest = z
   .strict()
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
 
-export type CreateProblem = { status: 400 | 404 | 413 | 415 | 422; title: string; detail: string; extensions?: ProblemExtensions }
+export type CreateProblem = Problem & { status: 400 | 404 | 413 | 415 | 422 }
 
 /**
  * The create body as JSON, held to the limits before anything recursive (zod, the engine, the

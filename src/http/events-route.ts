@@ -3,39 +3,26 @@
  * The body is decoded and scored while it uploads: each chunk goes to the decoder as it arrives,
  * so results exist before the upload ends. With `Accept: text/event-stream` they stream back in
  * the same response (full duplex); otherwise the answer is 202 with what was accepted and rejected.
- * Limits (src/ingest/limits.ts): a body past the request byte limit stops being read (413); a
- * session at its event limit takes no more (422); one event past a per-event limit is rejected
- * with its index while its neighbours are kept.
+ * The body goes to the session through its feed (src/session/feed.ts), which holds every
+ * per-session limit; this route adds the request's own: a body past the request byte limit stops
+ * being read (413). A session at its event limit takes no more (422).
  */
 import type { z } from 'zod'
 import type { Context } from 'hono'
+import { type Failure, failure } from '../engine/problem.ts'
 import type { RejectedEvent } from '../engine/types.ts'
-import {
-  createEventDecoder,
-  DEFAULT_LIMITS,
-  formatFromContentType,
-  type DecodedEvent,
-  type EventFormat,
-  type IngestIssue,
-  type Limits,
-  limitMember,
-  limitName,
-} from '../ingest/index.ts'
-import type { EventRejectReason, HostMetrics, UploadRefusal } from '../host/metrics.ts'
+import { DEFAULT_LIMITS, formatFromContentType, type EventFormat, type Limits, limitMember, limitName } from '../ingest/index.ts'
+import type { PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
+import { feedSession, sessionFull } from '../session/feed.ts'
 import type { UploadSummary as UploadSummarySchema, UploadSummaryEvent } from './openapi-schemas.ts'
 import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
-import type { HostedSession } from '../host/session.ts'
+import type { HostedSession } from '../session/session.ts'
 
 /** The upload's answer (202) and, with `error` and `limit` when it stopped early, its `upload.summary` frame. */
 export type UploadSummary = z.infer<typeof UploadSummarySchema>
 type UploadSummaryFrame = z.infer<typeof UploadSummaryEvent>
-
-/** Why an upload stopped early, with the status a non-streaming answer gets. */
-type UploadFailure = { ok: false; status: 400 | 413 | 422 | 500; title: string; error: string; limit?: { name: string; value: number } }
-type UploadOutcome = { ok: true } | UploadFailure
-
 
 /** @example app.post('/:id/events', (c) => eventsRoute(c, session, deps.limits)) */
 export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS): Promise<Response> {
@@ -58,19 +45,17 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
   }
   const declared = declaredTooLarge(c.req.raw.headers, limits.maxRequestBytes)
   if (declared !== undefined) {
-    const failure = tooLarge(limits, `the body declares ${declared} bytes`)
     refuse('too_large')
-    return problem(c, 413, failure.title, failure.error, { limit: failure.limit })
+    return problem(c, tooLarge(limits, `the body declares ${declared} bytes`).problem)
   }
   if (session.recordedEvents >= limits.maxEventsPerSession) {
-    const failure = sessionFull(session, limits)
     refuse('session_full')
-    return problem(c, 422, failure.title, failure.error, { limit: failure.limit })
+    return problem(c, sessionFull(session, limits).problem)
   }
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
   const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics).then((outcome) => {
-    if (!outcome.ok) refuse(REFUSAL_BY_STATUS[outcome.status])
+    if (!outcome.ok) refuse(REFUSAL_BY_STATUS[outcome.problem.status] ?? 'internal_error')
     return outcome
   })
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
@@ -79,41 +64,34 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
       until: upload,
       finish: async (stream) => {
         const outcome = await upload
-        const data: UploadSummaryFrame = outcome.ok ? summary : { ...summary, error: outcome.error, ...(outcome.limit ? { limit: outcome.limit } : {}) }
+        const data = outcome.ok ? summary : { ...summary, error: outcome.problem.detail, ...(outcome.problem.limit ? { limit: outcome.problem.limit } : {}) }
         await stream.writeSSE({ event: 'upload.summary', data: JSON.stringify(data) })
       },
     })
   }
   const outcome = await upload
   if (outcome.ok) return c.json(summary, 202)
-  const extensions = { ...(outcome.limit ? { limit: outcome.limit } : {}), ...summary }
-  return problem(c, outcome.status, outcome.title, outcome.error, extensions)
+  return problem(c, outcome.problem, summary)
 }
 
 /** The metrics reason of an upload that stopped part-way, by the status it is answered with. */
-const REFUSAL_BY_STATUS: Record<UploadFailure['status'], UploadRefusal> = {
+const REFUSAL_BY_STATUS: Record<number, UploadRefusal> = {
   400: 'broken_body',
   413: 'too_large',
   422: 'session_full',
   500: 'internal_error',
 }
 
-function tooLarge(limits: Limits, what: string): UploadFailure {
+function tooLarge(limits: Limits, what: string): Failure {
   const name = limitName('maxRequestBytes', limits)
-  const error = `${what}: the limit is ${limits.maxRequestBytes} bytes per request (${name}); the rest was not read`
-  return { ok: false, status: 413, title: 'Request body too large', error, limit: limitMember('maxRequestBytes', limits) }
-}
-
-function sessionFull(session: HostedSession, limits: Limits): UploadFailure {
-  const name = limitName('maxEventsPerSession', limits)
-  const error = `session '${session.id}' holds ${session.recordedEvents} events, the limit (${name}); it takes no more`
-  return { ok: false, status: 422, title: 'Session event limit reached', error, limit: limitMember('maxEventsPerSession', limits) }
+  const detail = `${what}: the limit is ${limits.maxRequestBytes} bytes per request (${name}); the rest was not read`
+  return failure(413, 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
 }
 
 /**
- * Pushes the body through the decoder chunk by chunk. Never rejects: a broken upload, a limit or a
- * fault anywhere below is a value. An interrupted body is not flushed, so its torn last frame is
- * not scored as a bad event.
+ * Pushes the body through the session's feed chunk by chunk, under the request byte limit. Never
+ * rejects: a broken upload, a limit or a fault anywhere below is a value. An interrupted body is not
+ * flushed, so its torn last frame is not scored as a bad event.
  */
 async function feedBody(
   body: ReadableStream<Uint8Array> | null,
@@ -121,51 +99,18 @@ async function feedBody(
   session: HostedSession,
   summary: UploadSummary,
   limits: Limits,
-  metrics?: HostMetrics,
-): Promise<UploadOutcome> {
-  let stopped: UploadFailure | undefined
-  // Each frame takes one of the session's event slots; at the limit, the upload stops.
-  const admit = (): boolean => {
-    if (stopped) return false
-    if (session.recordedEvents < limits.maxEventsPerSession) return true
-    stopped = sessionFull(session, limits)
-    return false
-  }
-  const decoder = createEventDecoder(
-    format,
-    {
-      onEvent: (item: DecodedEvent) => {
-        if (!admit()) return
-        if (session.isNewInvocation(item.event.invocation_id) && session.invocationCount >= limits.maxInvocationsPerSession) {
-          const name = limitName('maxInvocationsPerSession', limits)
-          const message = `event opens invocation '${item.event.invocation_id ?? ''}', past the limit of ${limits.maxInvocationsPerSession} invocations per session (${name})`
-          return reject({ index: item.index, message, path: '$.invocationId' }, 'invocation_limit')
-        }
-        try {
-          session.push(item)
-          summary.accepted += 1
-          metrics?.events.ingested('upload', 1)
-        } catch (e) {
-          // An engine fault on one event must not take the upload (or the server) down.
-          reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` }, 'scoring_error')
-        }
-      },
-      onIssue: (issue: IngestIssue) => {
-        if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
-      },
+  metrics?: PrometheusMetrics,
+): Promise<{ ok: true } | Failure> {
+  const feed = feedSession(session, format, limits, {
+    accepted: () => {
+      summary.accepted += 1
+      metrics?.events.ingested('upload', 1)
     },
-    limits,
-  )
-  function reject(rejected: RejectedEvent, reason: EventRejectReason): void {
-    summary.rejected.push(rejected)
-    metrics?.events.rejected('upload', reason, 1)
-    try {
-      session.reject(rejected)
-    } catch (e) {
-      console.error(`evalstream: session '${session.id}' could not record a rejected event:`, e)
-    }
-  }
-  const internal = (e: unknown): UploadFailure => ({ ok: false, status: 500, title: 'Internal error', error: `internal error while decoding: ${(e as Error).message}` })
+    rejected: (reason, rejected) => {
+      summary.rejected.push(rejected)
+      metrics?.events.rejected('upload', reason, 1)
+    },
+  })
   if (body) {
     const reader = body.getReader()
     const meter = byteMeter(limits.maxRequestBytes)
@@ -174,28 +119,17 @@ async function feedBody(
       try {
         chunk = await reader.read()
       } catch (e) {
-        return { ok: false, status: 400, title: 'Body could not be read', error: `the upload broke off: ${(e as Error).message}` }
+        return failure(400, 'Body could not be read', `the upload broke off: ${(e as Error).message}`)
       }
       if (chunk.done) break
       meter.add(chunk.value)
-      if (meter.over) stopped = tooLarge(limits, `the body grew past ${limits.maxRequestBytes} bytes`)
-      else {
-        try {
-          decoder.push(chunk.value)
-        } catch (e) {
-          stopped = internal(e)
-        }
-      }
+      const stopped = meter.over ? tooLarge(limits, `the body grew past ${limits.maxRequestBytes} bytes`) : (feed.push(chunk.value), feed.stopped)
       if (stopped) {
         await reader.cancel().catch(() => {})
         return stopped
       }
     }
   }
-  try {
-    decoder.end()
-  } catch (e) {
-    return internal(e)
-  }
-  return stopped ?? { ok: true }
+  feed.end()
+  return feed.stopped ?? { ok: true }
 }

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono'
 import { consumedHeaders } from './auth.ts'
-import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../host/proxy-settings.ts'
+import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from './proxy-settings.ts'
 import { agentBody, causeOf, type AgentLink } from './agent-body.ts'
 import { problem } from './problem.ts'
 import { isEventStream, renamedAgentBody } from './agent-sse.ts'

@@ -9,16 +9,16 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
-import { createAuthenticator } from '../host/auth-config.ts'
-import type { AppDeps } from '../host/deps.ts'
-import type { HostMetrics } from '../host/metrics.ts'
-import { PROMETHEUS_CONTENT_TYPE } from '../host/metrics-registry.ts'
+import { createAuthenticator } from './auth-config.ts'
+import type { AppDeps } from './deps.ts'
+import type { PrometheusMetrics } from '../monitor/prometheus.ts'
+import { PROMETHEUS_CONTENT_TYPE } from '../monitor/prometheus-registry.ts'
 import { problem } from './problem.ts'
 
 declare module 'hono' {
   interface ContextVariableMap {
     /** The host's counters, for routes that count what they ingest (events-route.ts). */
-    evalstreamMetrics: HostMetrics | undefined
+    evalstreamMetrics: PrometheusMetrics | undefined
   }
 }
 
@@ -31,7 +31,7 @@ const BEARER = /^Bearer +(\S+) *$/i
  * Counts each request once its response is ready; a pass-through without metrics.
  * @example app.use('*', countRequests(deps.metrics))
  */
-export function countRequests(metrics: HostMetrics | undefined): MiddlewareHandler {
+export function countRequests(metrics: PrometheusMetrics | undefined): MiddlewareHandler {
   if (!metrics) return (_c, next) => next()
   return async (c, next) => {
     c.set('evalstreamMetrics', metrics)
@@ -62,9 +62,9 @@ export async function metricsRoute(c: Context, deps: AppDeps): Promise<Response>
   return new Response(metrics.render(), { status: 200, headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' } })
 }
 
-const checkers = new WeakMap<HostMetrics, ReturnType<typeof createAuthenticator>>()
+const checkers = new WeakMap<PrometheusMetrics, ReturnType<typeof createAuthenticator>>()
 
-async function refusal(c: Context, metrics: HostMetrics, tenants: boolean): Promise<Response | undefined> {
+async function refusal(c: Context, metrics: PrometheusMetrics, tenants: boolean): Promise<Response | undefined> {
   if (metrics.token === undefined) {
     if (!tenants) return undefined
     return problem(c, 403, 'Metrics not enabled', 'tenant tokens do not open /metrics (it adds up every tenant); set EVALSTREAM_METRICS_TOKEN')

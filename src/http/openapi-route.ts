@@ -2,7 +2,7 @@
  * `GET /openapi.json`: the document, built once per app on first request (public, like /healthz).
  */
 import type { Context } from 'hono'
-import type { AppDeps } from '../host/deps.ts'
+import type { AppDeps } from './deps.ts'
 import type { RouteDoc } from './openapi-describe.ts'
 import { buildOpenApiDocument } from './openapi-document.ts'
 import { API_ROUTES } from './openapi-routes.ts'

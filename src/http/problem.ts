@@ -2,6 +2,7 @@
  * RFC 9457 problem details: every error the API returns says what was wrong and where.
  */
 import type { Context } from 'hono'
+import type { Problem as ProblemValue } from '../engine/problem.ts'
 
 export type Problem = { type: string; title: string; status: number; detail: string; instance?: string }
 
@@ -29,11 +30,29 @@ const TYPE_BY_STATUS: Record<number, string> = {
 }
 
 /**
- * Renders a problem as `application/problem+json`; `instance` defaults to the request path.
+ * Renders a problem as `application/problem+json`; `instance` defaults to the request path. Takes
+ * the problem value domain code returns as is, or its parts.
  * @example
  * return problem(c, 404, 'Session not found', `no session '${id}'`)
+ * if (!created.ok) return problem(c, created.problem)
  */
-export function problem(c: Context, status: number, title: string, detail: string, extensions?: ProblemExtensions): Response {
+export function problem(c: Context, value: ProblemValue, extensions?: ProblemExtensions): Response
+export function problem(c: Context, status: number, title: string, detail: string, extensions?: ProblemExtensions): Response
+export function problem(
+  c: Context,
+  first: number | ProblemValue,
+  second?: string | ProblemExtensions,
+  third?: string,
+  fourth?: ProblemExtensions,
+): Response {
+  if (typeof first !== 'number') {
+    const more = second as ProblemExtensions | undefined
+    return render(c, first.status, first.title, first.detail, { ...first.extensions, ...(first.limit ? { limit: first.limit } : {}), ...more })
+  }
+  return render(c, first, second as string, third as string, fourth)
+}
+
+function render(c: Context, status: number, title: string, detail: string, extensions?: ProblemExtensions): Response {
   const body: Problem & ProblemExtensions = {
     ...extensions,
     type: PROBLEM_TYPE_BASE + (TYPE_BY_STATUS[status] ?? 'internal'),

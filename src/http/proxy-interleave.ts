@@ -4,15 +4,19 @@
  * results it caused follow it as `event: evalstream` frames. Results that come later (judges)
  * go out as soon as they exist, always between whole frames. At the end, the invocation is
  * completed and its last results sent; if the agent failed, the failure is first recorded in the
- * session as an `error` result, which the client gets as a frame too. The client's stream then
- * stays open until the judges working for the session have answered (their verdicts go out as
- * they land), at most `verdictWaitMs` (EVALSTREAM_PROXY_VERDICT_WAIT_MS); past that it closes with
- * a comment saying so, and the verdicts still reach the session's result log.
+* session as an `error` result, which the client gets as a frame too. Events reach the session
+ * through its feed (src/session/feed.ts), under every per-session limit; a session at its event
+ * limit takes no more, and the client gets one `error` frame (kind `session_stopped`) saying so.
+ * The client's stream then stays open until the judges working for the session have answered
+ * (their verdicts go out as they land), at most `verdictWaitMs` (EVALSTREAM_PROXY_VERDICT_WAIT_MS);
+ * past that it closes with a comment saying so, and the verdicts still reach the session's log.
  */
 import type { ResultEvent } from '../engine/types.ts'
-import type { HostedSession } from '../host/session.ts'
-import { createEventDecoder, decodeFrameValue, type FrameLimits, isIngestIssue } from '../ingest/index.ts'
-import type { HostMetrics } from '../host/metrics.ts'
+import type { HostedSession } from '../session/session.ts'
+import { decodeFrameValue, isIngestIssue, type Limits } from '../ingest/index.ts'
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
+import type { PrometheusMetrics } from '../monitor/prometheus.ts'
+import { feedSession } from '../session/feed.ts'
 import { formatSseMessage, type OversizedFrame, oversizedNote } from './sse-frames.ts'
 
 /** The event name of our frames in a proxied stream. */
@@ -41,17 +45,14 @@ export type InterleaveOptions = {
   /** Why the agent's stream ended early, once it has ended (undefined: it ended normally). */
   failure(): string | undefined
   /** Counts the events scored and rejected (source `proxy`), when the host keeps metrics. */
-  metrics?: HostMetrics
-  /** The per-event limits frames are decoded under (EVALSTREAM_MAX_EVENT_BYTES names the note for a frame over it). */
-  limits: FrameLimits
+  metrics?: PrometheusMetrics
+  /** The per-event and per-session limits the session's feed holds (EVALSTREAM_MAX_*). */
+  limits: Limits
   /** How long the stream stays open after the agent's end for pending verdicts, in ms (0: not at all). */
   verdictWaitMs: number
   /** Resolves after `ms` or once `signal` aborts (default: a timer); tests pass a manual clock. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
-
-/** setTimeout takes at most 2^31-1 ms; a longer wait would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -76,7 +77,6 @@ export function interleaveResults(
   let completed = false
   let finished = false
   const stopWaiting = new AbortController()
-  let seen = 0
   let userSent = options.newMessage === undefined
   const metrics = options.metrics
 
@@ -93,48 +93,46 @@ export function interleaveResults(
     }
   }
   const unsubscribe = session.log.subscribe((event) => {
-    pending.push(event)
+    // A session's log holds only the engine's result bodies, each a ResultEvent once numbered.
+    pending.push(event as ResultEvent)
     // Between agent frames (a judge answered): send on the next microtask, so a burst is one write.
     if (!inFrame && !scheduled) {
       scheduled = true
       queueMicrotask(sendPending)
     }
   })
-  const decoder = createEventDecoder('sse', {
-    onEvent(item) {
-      seen += 1
+  let stopSent = false
+  const feed = feedSession(session, 'sse', options.limits, {
+    accepted: () => metrics?.events.ingested('proxy', 1),
+    rejected: (reason) => metrics?.events.rejected('proxy', reason, 1),
+    // /run_sse events never carry the user's turn: the request's newMessage goes in before the agent's first event.
+    before: (item) => {
       if (!userSent && item.event.invocation_id && item.event.author !== 'user') {
         const user = decodeFrameValue({ invocationId: item.event.invocation_id, author: 'user', content: options.newMessage }, item.index)
-        if (!isIngestIssue(user)) {
-          session.push(user)
-          metrics?.events.ingested('proxy', 1)
-        }
+        if (!isIngestIssue(user)) feed.pushEvent(user)
       }
       userSent = true
-      try {
-        session.push(item)
-        metrics?.events.ingested('proxy', 1)
-      } catch (e) {
-        // An engine fault on one event must not cut the agent's stream off from the client.
-        session.reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` })
-        metrics?.events.rejected('proxy', 'scoring_error', 1)
-      }
     },
-    onIssue(issue) {
-      seen += 1
-      session.reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
-      metrics?.events.rejected('proxy', 'invalid_event', 1)
-    },
-  }, options.limits)
+  })
+  /** Once, when the session stops taking events: the client hears why; the agent's frames still pass. */
+  const sendStopped = () => {
+    const stopped = feed.stopped
+    if (!stopped || stopSent || !out) return
+    stopSent = true
+    const { detail, limit } = stopped.problem
+    try {
+      out.enqueue(formatSseMessage({ event: OUR_EVENT, data: JSON.stringify({ type: 'error', data: { kind: 'session_stopped', message: detail, ...(limit ? { limit } : {}) } }) }))
+    } catch {
+      // The client went away.
+    }
+  }
   /** The agent's stream is over: complete the invocation; an early end is an `error` result first. */
   const complete = (failure: string | undefined) => {
     if (completed) return
     completed = true
-    decoder.end()
-    if (failure) {
-      session.reject({ index: seen, message: `${failure}; event ${seen} and later never arrived` })
-      metrics?.events.rejected('proxy', 'agent_failure', 1)
-    }
+    feed.end()
+    if (failure) feed.reject({ index: feed.frames, message: `${failure}; event ${feed.frames} and later never arrived` }, 'agent_failure')
+    sendStopped()
     session.completeInvocation()
     sendPending()
   }
@@ -172,16 +170,17 @@ export function interleaveResults(
         if (typeof frame === 'string') {
           const passed = renameAgentEvalstream(frame)
           controller.enqueue(passed)
-          decoder.push(passed)
+          feed.push(passed)
         } else {
           // Never kept, so never relayed or scored: the client gets a note, the session a too_large error.
           controller.enqueue(oversizedNote(frame, options.limits.maxEventBytes))
-          decoder.oversized()
+          feed.oversized()
         }
       } finally {
         inFrame = false
       }
       sendPending()
+      sendStopped()
     },
     async flush() {
       complete(options.failure())

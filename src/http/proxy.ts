@@ -12,13 +12,14 @@
  *   agent body -> agentBody (idle timeout) -> TextDecoderStream -> sseFrameStream (whole frames)
  *     -> interleaveResults (score, append ours) -> TextEncoderStream -> client
  */
+import { type Failure, failure } from '../engine/problem.ts'
 import type { Context } from 'hono'
-import type { AppDeps } from '../host/deps.ts'
+import type { AppDeps } from './deps.ts'
 import { isRecord } from '../adk/json.ts'
 import { DEFAULT_LIMITS, limitMember, limitName } from '../ingest/index.ts'
 import { proxySessionId, tenantField, tenantOf, visibleTo } from './auth.ts'
-import { DEFAULT_PROXY_SETTINGS } from '../host/proxy-settings.ts'
-import type { HostedSession } from '../host/session.ts'
+import { DEFAULT_PROXY_SETTINGS } from './proxy-settings.ts'
+import type { HostedSession } from '../session/session.ts'
 import { agentBody } from './agent-body.ts'
 import { SESSION_ID_PATTERN } from './create-request.ts'
 import { callAgent, forwardHeaders, relay } from './forward.ts'
@@ -59,7 +60,7 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   }
 
   const found = await findOrCreate(deps, { id: sessionId, mustExist: named !== undefined, tenant: tenantOf(c) })
-  if (!found.ok) return problem(c, found.status, found.title, found.detail)
+  if (!found.ok) return problem(c, found.problem)
   const session = found.session
   if (session.ended) return forwardRunSse(c, deps, text, { [SESSION_HEADER]: session.id, [NOTE_HEADER]: 'session ended; not scored' })
 
@@ -132,17 +133,17 @@ function proxyOff(c: Context): Response {
 /** Which session a proxied run scores against, and who is asking. */
 export type SessionLookup = { id: string; mustExist: boolean; tenant: string | undefined }
 
-type Found = { ok: true; session: HostedSession } | { ok: false; status: number; title: string; detail: string }
+type Found = { ok: true; session: HostedSession } | Failure
 
 async function findOrCreate(deps: AppDeps, lookup: SessionLookup): Promise<Found> {
   const { id, mustExist, tenant } = lookup
   // Another tenant's session is treated as missing: never scored into, never revealed.
-  const notFound = { ok: false as const, status: 404, title: 'Session not found', detail: `no session with id '${id}'` }
+  const notFound = failure(404, 'Session not found', `no session with id '${id}'`)
   const existing = await deps.store.get(id, deps.createEngine)
   if (existing) return visibleTo(existing, tenant) ? { ok: true, session: existing } : notFound
-  if (mustExist) return { ok: false, status: 404, title: 'Session not found', detail: `${SESSION_HEADER} names '${id}', which does not exist` }
+  if (mustExist) return failure(404, 'Session not found', `${SESSION_HEADER} names '${id}', which does not exist`)
   const created = await deps.store.create({ session_id: id, eval_config: deps.defaultConfig, ...tenantField(tenant) }, deps.createEngine)
-  if (created.ok || created.status !== 409) return created
+  if (created.ok || created.problem.status !== 409) return created
   // Another conversation created it a moment ago.
   const raced = await deps.store.get(id, deps.createEngine)
   return raced ? (visibleTo(raced, tenant) ? { ok: true, session: raced } : notFound) : created

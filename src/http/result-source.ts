@@ -1,5 +1,6 @@
 /**
- * A session's results as a `ReadableStream` of batches, fed by the result log's subscription.
+ * A result log as a `ReadableStream` of batches (a session's results, or an eval set run's
+ * progress: both are result logs, src/session/result-log.ts), fed by the result log's subscription.
  * It subscribes before it reads the backlog and drops any seq it has already passed on, so a
  * reader gets everything after its resume point with no gap and no duplicate. Each pull hands
  * over everything queued since the last one: batching falls out of backpressure (a slow reader
@@ -13,16 +14,14 @@
  * queued, then an `error` frame saying why, then the end of the stream.
  */
 import type { StreamClosed } from '../engine/result-events.ts'
-import type { ResultEvent } from '../engine/types.ts'
-import type { LogClosing } from '../host/result-log.ts'
-import type { HostedSession } from '../host/session.ts'
+import type { LoggedEvent, LogClosing, ResultLog } from '../session/result-log.ts'
 import { formatSseMessage, type SseMessage } from './sse-frames.ts'
 
 /** Results queued for one reader before it falls back to re-reading the log (count, not bytes). */
 export const MAX_QUEUED_RESULTS = 1_000
 
 /** One chunk: results in seq order, or SSE text ready to send (heartbeat, last words). */
-export type ResultChunk = { results: ResultEvent[] } | { text: string }
+export type ResultChunk = { results: LoggedEvent<string>[] } | { text: string }
 
 /** Lets the last words of a stream be written as SSE messages (same shape as hono's writeSSE). */
 export type SseWriter = { writeSSE(message: SseMessage): Promise<void> }
@@ -38,21 +37,24 @@ export type ResultSourceOptions = {
   signal?: AbortSignal
   /** A heartbeat chunk this often while the reader keeps up. */
   heartbeatMs: number
+  /** The event type that ends the stream when no `until` is given; `case.result` by default. */
+  endType?: string
 }
+
+/** What a stream reads: the log, and the seq of its last event once it is in (a session's case.result). */
+export type LogSource<T extends string> = { log: ResultLog<T>; readonly endSeq: number | undefined }
 
 /**
  * @example
  * const stream = resultSource(session, { after: 0, heartbeatMs: 15_000 })
  */
-export function resultSource(
-  session: Pick<HostedSession, 'log' | 'caseResultSeq'>,
-  options: ResultSourceOptions,
-): ReadableStream<ResultChunk> {
-  const { log } = session
+export function resultSource<T extends string>(source: LogSource<T>, options: ResultSourceOptions): ReadableStream<ResultChunk> {
+  const { log } = source
+  const endType = options.endType ?? 'case.result'
   // A resume point past the end (a stale or foreign id) would skip every future result,
   // case.result included, and hold the stream open for good: resume from the end instead.
   let last = Math.min(options.after, log.lastSeq())
-  let queue: ResultEvent[] = []
+  let queue: LoggedEvent<T>[] = []
   let overflowed = false
   let untilSettled = false
   // Set when the session was evicted or deleted: the reader gets an `error` frame, then the end.
@@ -80,17 +82,17 @@ export function resultSource(
     closeOnAbort?.()
   }
 
-  /** Results not passed on yet, cut after case.result when that ends the stream. */
-  const take = (): { results: ResultEvent[]; done: boolean } => {
+  /** Results not passed on yet, cut after the end event (case.result) when that ends the stream. */
+  const take = (): { results: LoggedEvent<T>[]; done: boolean } => {
     const pending = overflowed ? log.readAfter(last) : queue
     overflowed = false
     queue = []
-    const results: ResultEvent[] = []
+    const results: LoggedEvent<T>[] = []
     for (const event of pending) {
       if (event.seq <= last) continue
       last = event.seq
       results.push(event)
-      if (!options.until && event.type === 'case.result') return { results, done: true }
+      if (!options.until && event.type === endType) return { results, done: true }
     }
     return { results, done: false }
   }
@@ -141,7 +143,7 @@ export function resultSource(
             return controller.close()
           }
           // Past the case result (just sent, or before this reader's resume point): nothing more will come.
-          const caseSeq = session.caseResultSeq
+          const caseSeq = source.endSeq
           if (done || (!options.until && caseSeq !== undefined && last >= caseSeq)) {
             release()
             return controller.close()

@@ -2,8 +2,9 @@
  * Query parameters of the monitoring routes (results-routes.ts), checked: a bad one is named in a
  * 400 problem with what it should be.
  */
+import { type Failure, failure } from '../engine/problem.ts'
 import type { Context } from 'hono'
-import { MAX_RESULTS_PAGE, MAX_SESSIONS_PAGE, MAX_TIME_BUCKETS, type ResultsQuery, type SessionsQuery, type StatsQuery } from '../host/results-index-query.ts'
+import { MAX_RESULTS_PAGE, MAX_SESSIONS_PAGE, MAX_TIME_BUCKETS, type ResultsQuery, type SessionsQuery, type StatsQuery } from '../monitor/results-index-query.ts'
 
 /** /v1/stats looks back this far when `since` is not given: 24 hours. */
 export const DEFAULT_STATS_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -13,7 +14,7 @@ export const DEFAULT_TIME_BUCKETS = 24
 const STATUSES = new Set(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL'])
 const TYPES = new Set(['criterion.result', 'case.result', 'error'])
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; detail: string }
+export type Parsed<T> = { ok: true; value: T } | Failure
 
 class BadParam extends Error {}
 
@@ -50,7 +51,7 @@ function parsing<T>(read: () => T): Parsed<T> {
   try {
     return { ok: true, value: read() }
   } catch (e) {
-    if (e instanceof BadParam) return { ok: false, detail: e.message }
+    if (e instanceof BadParam) return failure(400, 'Invalid query', e.message)
     throw e
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Monitoring across sessions, from the results index (src/host/results-index.ts):
+ * Monitoring across sessions, from the results index (src/monitor/results-index.ts):
  *
  *   GET /v1/results   decided results, newest first, filtered and paged (`next_cursor`)
  *   GET /v1/stats     per criterion: pass rate, counts by status, score buckets, time buckets
@@ -11,7 +11,7 @@
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import type { ResultsIndex } from '../host/results-index.ts'
+import type { ResultsIndex } from '../monitor/results-index.ts'
 import { tenantOf } from './auth.ts'
 import { problem } from './problem.ts'
 import { resultsQuery, sessionsQuery, statsQuery, type Parsed } from './results-query.ts'
@@ -32,7 +32,7 @@ export function resultsRoutes(index: ResultsIndex | undefined, now: () => number
       return problem(c, 403, 'Other tenant', `a tenant sees only its own results: ${who}, not '${asked}'`)
     }
     const q = parse(c, own ?? '')
-    if (!q.ok) return problem(c, 400, 'Invalid query', q.detail)
+    if (!q.ok) return problem(c, q.problem)
     return c.json({ ...(own !== undefined ? { tenant: own } : {}), ...(read(index, q.value) as object) })
   }
   app.get('/results', (c) => serve(c, resultsQuery, (i, q) => i.results(q)))

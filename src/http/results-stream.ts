@@ -10,8 +10,8 @@
  * upload, when the upload is done.
  */
 import type { Context } from 'hono'
-import type { HostedSession } from '../host/session.ts'
-import { resultSource, type ResultChunk, type SseWriter } from './result-source.ts'
+import type { HostedSession } from '../session/session.ts'
+import { type LogSource, resultSource, type ResultChunk, type SseWriter } from './result-source.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 export type { SseWriter } from './result-source.ts'
@@ -59,9 +59,19 @@ export function sseResultFrames(): TransformStream<ResultChunk, string> {
  * app.get('/results', (c) => streamResults(c, session, { after: lastEventId(c) }))
  */
 export function streamResults(c: Context, session: HostedSession, options: StreamOptions): Response {
+  return streamLog(c, session, options)
+}
+
+/**
+ * Any result log as SSE, with the same bounds (a stalled reader costs a counter, not a queue), the
+ * same heartbeat and the same resume: a session's results, and an eval set run's progress, which
+ * ends at `run.result`.
+ * @example app.get('/runs/:id/results', (c) => streamLog(c, run, { after: lastEventId(c), endType: 'run.result' }))
+ */
+export function streamLog<T extends string>(c: Context, source: LogSource<T>, options: StreamOptions & { endType?: T }): Response {
   // workerd fires the request signal only with enable_request_signal, and never inside a Durable
   // Object: there a dead peer shows up when a write fails, which cancels the body (heartbeats help).
-  const body = resultSource(session, { ...options, signal: c.req.raw.signal, heartbeatMs: HEARTBEAT_MS })
+  const body = resultSource(source, { ...options, signal: c.req.raw.signal, heartbeatMs: HEARTBEAT_MS })
     .pipeThrough(sseResultFrames())
     .pipeThrough(new TextEncoderStream())
   // The headers hono's streamSSE sets, so nothing changes for clients.

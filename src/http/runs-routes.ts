@@ -11,43 +11,36 @@
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import { streamSSE } from 'hono/streaming'
 import { isRecord } from '../adk/json.ts'
-import { DEFAULT_RUN_QUOTAS, runRefusal } from '../host/run-quotas.ts'
+import { DEFAULT_RUN_QUOTAS } from '../runner/run-quotas.ts'
 import { parseEvalSet } from '../adk/parse-eval-set.ts'
-import type { AppDeps } from '../host/deps.ts'
+import type { AppDeps } from './deps.ts'
 import { DEFAULT_LIMITS } from '../ingest/index.ts'
 import { tenantOf } from './auth.ts'
 import { parseCreateBody, SESSION_ID_PATTERN } from './create-request.ts'
-import { startHostedRun, type HostedRun, type RunEvent } from '../runner/hosted-run.ts'
+import { startHostedRun, type HostedRun } from '../runner/hosted-run.ts'
+import { memoryRunStore } from '../runner/run-store.ts'
 import { problem } from './problem.ts'
 import { pathSegmentProblem } from '../runner/path-segment.ts'
-import { HEARTBEAT_MS, lastEventId } from './results-stream.ts'
-import { formatSseMessage } from './sse-frames.ts'
+import { lastEventId, streamLog } from './results-stream.ts'
 
-/** Runs in progress at once per process (or Durable Object) by default (EVALSTREAM_MAX_ACTIVE_RUNS); more get 429. */
-export const MAX_ACTIVE_RUNS = DEFAULT_RUN_QUOTAS.activeRuns
-/** Finished runs kept for their results; the oldest finished one goes first. */
-export const MAX_KEPT_RUNS = 100
+export { MAX_ACTIVE_RUNS, MAX_KEPT_RUNS } from '../runner/run-store.ts'
 
 type Body = Record<string, unknown>
 
 /** @example app.route('/v1/runs', runsRoutes(deps)) */
 export function runsRoutes(deps: AppDeps): Hono {
   const app = new Hono()
-  // Keyed by tenant and id: each tenant has its own run ids, so another tenant's id is neither a
-  // 404 nor a 409 here, just free (no way to learn which ids another tenant used).
-  const runs = new Map<string, { run: HostedRun; tenant: string | undefined }>()
-  const keyOf = (tenant: string | undefined, id: string) => `${tenant ?? ''}\u0000${id}`
+  // Runs are kept per tenant: another tenant gets 404, as for sessions, and may reuse the id.
+  const runs = deps.runs ?? memoryRunStore(deps.runQuotas ?? DEFAULT_RUN_QUOTAS)
   const limits = deps.limits ?? DEFAULT_LIMITS
-  const quotas = deps.runQuotas ?? DEFAULT_RUN_QUOTAS
 
   app.post('/', async (c) => {
     if (!deps.agentUrl) return problem(c, 400, 'No agent', 'this deployment has no AGENT_URL; eval set runs go only to the configured agent')
     // The same reading as a session create: a JSON type, the request byte limit (streamed), depth
     // and string bounds, all before the eval set parser walks it.
     const read = await parseCreateBody(c.req.raw, limits, 'a run')
-    if (!read.ok) return problem(c, read.problem.status, read.problem.title, read.problem.detail, read.problem.extensions)
+    if (!read.ok) return problem(c, read.problem)
     if (!isRecord(read.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
     const body: Body = read.value
     const fields = readFields(body)
@@ -56,16 +49,8 @@ export function runsRoutes(deps: AppDeps): Hono {
       return problem(c, 403, 'Agent not allowed', `agent_url must be this deployment's AGENT_URL (${deps.agentUrl}); runs go nowhere else`)
     const parsed = parseEvalSet(body.eval_set, { source: 'eval_set' })
     if (!parsed.ok) return problem(c, 422, 'Invalid eval_set', parsed.error.message)
-    const tenant = tenantOf(c)
-    const active = { total: 0, ofTenant: 0 }
-    for (const r of runs.values()) if (!r.run.finished()) (active.total += 1), r.tenant === tenant && (active.ofTenant += 1)
-    const busy = runRefusal(active, tenant, { process: quotas.activeRuns, perTenant: quotas.activeRunsPerTenant }, 'runs', {
-      process: 'EVALSTREAM_MAX_ACTIVE_RUNS',
-      perTenant: 'EVALSTREAM_MAX_ACTIVE_RUNS_PER_TENANT',
-    })
-    if (busy) return problem(c, 429, 'Too many runs', busy)
-
-    if (fields.runId !== undefined && runs.has(keyOf(tenant, fields.runId))) return problem(c, 409, 'Run exists', `a run with id '${fields.runId}' exists`)
+    const refused = runs.refusal(fields.runId, tenantOf(c))
+    if (refused) return problem(c, refused.problem)
     const id = fields.runId ?? (deps.newId ?? (() => crypto.randomUUID()))()
     const started = startHostedRun(
       id,
@@ -74,14 +59,14 @@ export function runsRoutes(deps: AppDeps): Hono {
         agent: { url: deps.agentUrl, app: fields.app, fetch: deps.fetch },
         createEngine: deps.createEngine,
         simulator: deps.simulator,
+        limits: deps.limits,
         parallel: fields.parallel,
         numRuns: fields.numRuns,
         timeouts: { sessionMs: fields.sessionMs, turnMs: fields.turnMs },
       },
     )
     if (!started.ok) return problem(c, 422, 'Invalid run', started.error)
-    forgetOldest(runs)
-    runs.set(keyOf(tenant, id), { run: started.run, tenant })
+    runs.add(started.run, tenantOf(c))
     // Relative (or under EVALSTREAM_PUBLIC_URL): the request's Host is the client's word.
     const self = `${deps.publicUrl ?? ''}/v1/runs/${encodeURIComponent(id)}`
     return c.json({ run_id: id, urls: { self, results: `${self}/results`, cancel: `${self}/cancel` } }, 202, { location: self })
@@ -89,12 +74,12 @@ export function runsRoutes(deps: AppDeps): Hono {
 
   const withRun = (c: Context, then: (run: HostedRun) => Response | Promise<Response>) => {
     const id = c.req.param('id') ?? ''
-    const entry = runs.get(keyOf(tenantOf(c), id))
-    if (!entry) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
-    return then(entry.run)
+    const run = runs.get(id, tenantOf(c))
+    if (!run) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
+    return then(run)
   }
   app.get('/:id', (c) => withRun(c, (run) => c.json(run.snapshot())))
-  app.get('/:id/results', (c) => withRun(c, (run) => streamRun(c, run, lastEventId(c))))
+  app.get('/:id/results', (c) => withRun(c, (run) => streamLog(c, run, { after: lastEventId(c), endType: 'run.result' })))
   app.post('/:id/cancel', (c) =>
     withRun(c, (run) => {
       run.abort('cancelled by POST /v1/runs/{id}/cancel')
@@ -152,67 +137,3 @@ function sameAgent(given: string, configured: string): boolean {
   }
 }
 
-function forgetOldest(runs: Map<string, { run: HostedRun }>): void {
-  if (runs.size < MAX_KEPT_RUNS) return
-  // Map order is insertion order: the first finished run is the oldest.
-  for (const [id, { run }] of runs)
-    if (run.finished()) {
-      runs.delete(id)
-      return
-    }
-}
-
-/** The run's log as SSE from `after`, then live, closing after `run.result` or when the client leaves. */
-function streamRun(c: Context, run: HostedRun, after: number): Response {
-  return streamSSE(c, async (stream) => {
-    const queue: RunEvent[] = []
-    let wake: (() => void) | undefined
-    let stopped = false
-    const nudge = () => {
-      const w = wake
-      wake = undefined
-      w?.()
-    }
-    const unsubscribe = run.subscribe((event) => {
-      queue.push(event)
-      nudge()
-    })
-    const stop = () => {
-      stopped = true
-      nudge()
-    }
-    stream.onAbort(stop)
-    c.req.raw.signal.addEventListener('abort', stop, { once: true })
-    const heartbeat = setInterval(() => void stream.write(': ping\n\n').catch(stop), HEARTBEAT_MS)
-    let last = after
-    const send = async (events: RunEvent[]): Promise<boolean> => {
-      let batch = ''
-      let done = false
-      for (const e of events) {
-        if (e.seq <= last) continue
-        last = e.seq
-        batch += formatSseMessage({ id: String(e.seq), event: e.type, data: JSON.stringify(e.data) })
-        if (e.type === 'run.result') {
-          done = true
-          break
-        }
-      }
-      if (batch !== '') await stream.write(batch)
-      return done
-    }
-    try {
-      if (await send(run.readAfter(after))) return
-      while (!stopped) {
-        if (await send(queue.splice(0))) return
-        await new Promise<void>((resolve) => {
-          wake = resolve
-          if (queue.length > 0 || stopped) nudge()
-        })
-      }
-    } finally {
-      clearInterval(heartbeat)
-      unsubscribe()
-      c.req.raw.signal.removeEventListener('abort', stop)
-    }
-  })
-}

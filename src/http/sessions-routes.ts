@@ -7,12 +7,12 @@ import type { SessionSpec } from '../engine/types.ts'
 import { DEFAULT_LIMITS, type Limits } from '../ingest/index.ts'
 import { reservedIdProblem, tenantField, tenantOf, visibleTo } from './auth.ts'
 import { parseCreateBody, resolveCreateRequest } from './create-request.ts'
-import type { AppDeps } from '../host/deps.ts'
+import type { AppDeps } from './deps.ts'
 import { eventsRoute } from './events-route.ts'
 import { problem } from './problem.ts'
 import { lastEventId, streamResults } from './results-stream.ts'
-import type { HostedSession } from '../host/session.ts'
-import { goneDetail } from '../host/session-store.ts'
+import type { HostedSession } from '../session/session.ts'
+import { goneDetail } from '../session/store.ts'
 
 /**
  * Where a session's URLs point: relative to the service root, or under EVALSTREAM_PUBLIC_URL. A
@@ -33,12 +33,12 @@ export function sessionsRoutes(deps: AppDeps): Hono {
 
   app.post('/', async (c) => {
     const body = await parseCreateBody(c.req.raw, limits)
-    if (!body.ok) return problem(c, body.problem.status, body.problem.title, body.problem.detail, body.problem.extensions)
+    if (!body.ok) return problem(c, body.problem)
     const request = resolveCreateRequest(body.value)
-    if (!request.ok) return problem(c, request.problem.status, request.problem.title, request.problem.detail)
+    if (!request.ok) return problem(c, request.problem)
     const reserved = reservedIdProblem(tenantOf(c), request.session_id)
     if (reserved) return problem(c, 400, 'Invalid session request', reserved)
-    const hook = request.webhook && (deps.observers ? deps.observers.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
+    const hook = request.webhook && (deps.exporters ? deps.exporters.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
     if (hook) return problem(c, 400, 'Invalid session request', hook)
     const spec: SessionSpec = {
       session_id: request.session_id ?? (deps.newId ?? (() => crypto.randomUUID()))(),
@@ -48,7 +48,7 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       ...(request.webhook ? { webhook: request.webhook } : {}),
     }
     const created = await deps.store.create(spec, deps.createEngine)
-    if (!created.ok) return problem(c, created.status, created.title, created.detail)
+    if (!created.ok) return problem(c, created.problem)
     const urls = sessionUrls(spec.session_id, deps.publicUrl)
     return c.json({ session_id: spec.session_id, urls }, 201, { location: urls.self })
   })

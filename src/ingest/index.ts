@@ -8,7 +8,6 @@ export {
   type Limits,
   limitMember,
   limitName,
-  limitsFromEnv,
   MAX_EVENTS_PER_SESSION,
   MAX_INVOCATIONS_PER_SESSION,
   MAX_JSON_DEPTH,

@@ -1,7 +1,6 @@
 /**
  * Every limit on what a client may send, in one place: the defaults (named constants with their
- * units), the environment variable that overrides each, and the reader that every runtime's setup
- * uses (src/host/setup.ts). docs/limits.md says what happens past each one.
+ * units) and the environment variable that overrides each, read by src/config/ingest-limits.ts. docs/limits.md says what happens past each one.
  */
 
 /** Bytes of one request body (session create, events upload, /run_sse on Workers). Read as a stream, refused past this. */
@@ -47,7 +46,7 @@ export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze({
   maxInvocationsPerSession: 'EVALSTREAM_MAX_INVOCATIONS_PER_SESSION',
 })
 
-const CEILING: Partial<Record<keyof Limits, number>> = { maxJsonDepth: MAX_JSON_DEPTH_CEILING }
+export const LIMIT_CEILING: Partial<Record<keyof Limits, number>> = { maxJsonDepth: MAX_JSON_DEPTH_CEILING }
 
 /**
  * How a limit is named in problems and issues: its variable and the value in force.
@@ -63,27 +62,4 @@ export function limitName(limit: keyof Limits, limits: Limits): string {
  */
 export function limitMember(limit: keyof Limits, limits: Limits): { name: string; value: number } {
   return { name: LIMIT_ENV[limit], value: limits[limit] }
-}
-
-/**
- * Reads the EVALSTREAM_MAX_* variables; unset or empty ones keep their default. A value that is not
- * a positive whole number (or above its ceiling) is a configuration error, not silently ignored.
- * @example limitsFromEnv({ EVALSTREAM_MAX_JSON_DEPTH: '32' }) // { ok: true, limits: { ...DEFAULT_LIMITS, maxJsonDepth: 32 } }
- */
-export function limitsFromEnv(
-  env: Record<string, string | undefined>,
-): { ok: true; limits: Limits } | { ok: false; error: string } {
-  const limits: Limits = { ...DEFAULT_LIMITS }
-  for (const key of Object.keys(LIMIT_ENV) as (keyof Limits)[]) {
-    const name = LIMIT_ENV[key]
-    const raw = env[name]?.trim().replaceAll('_', '')
-    if (!raw) continue
-    const value = Number(raw)
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
-      return { ok: false, error: `${name} must be a positive whole number, got '${env[name]}'` }
-    const ceiling = CEILING[key]
-    if (ceiling !== undefined && value > ceiling) return { ok: false, error: `${name} is at most ${ceiling}, got ${value}` }
-    limits[key] = value
-  }
-  return { ok: true, limits }
 }

@@ -1,7 +1,8 @@
 /**
- * A run hosted by a server (`POST /v1/runs`): the run's progress as a numbered event log that
- * clients stream and resume like a session's results (`id:` = seq, Last-Event-ID), ending with a
- * `run.result` event that carries the verdicts and ADK's EvalSetResults.
+ * A run hosted by a server (`POST /v1/runs`): the run's progress in a result log, the same kind
+ * as a session's (src/session/result-log.ts), which clients stream and resume through the same
+ * streamer (`id:` = seq, Last-Event-ID), ending with a `run.result` event that carries the
+ * verdicts and ADK's EvalSetResults.
  *
  * Events (type: data): `run.started` {run_id, cases, units, invocations}; `case.started` and
  * `case.done` {eval_set_id, eval_id, run, status, reason?, session_id?}; `invocation.done`
@@ -9,6 +10,7 @@
  * `run.result` {run_id, passed, totals, cases, eval_set_results}.
  */
 import { evalSetResultJson } from '../adk/results-json.ts'
+import { createResultLog, memoryResultStorage, type ResultLog } from '../session/result-log.ts'
 import { planRun, type EvalSetInput, type RunOptions, type RunProgress, type RunReport } from './run-eval-set.ts'
 import type { RunEvent, RunEventData, RunEventType } from './run-events.ts'
 
@@ -16,10 +18,14 @@ export type { RunEvent, RunEventType } from './run-events.ts'
 
 export type HostedRun = {
   id: string
+  /** The run's progress, streamed like a session's results. */
+  log: ResultLog<RunEventType>
+  /** The seq of `run.result` once it is logged: where a stream of the log ends. */
+  readonly endSeq: number | undefined
   /** Events with seq > after, in order. */
   readAfter(after: number): RunEvent[]
   /** Returns the function that unsubscribes. */
-  subscribe(listener: (event: RunEvent) => void): () => void
+  subscribe(subscriber: (event: RunEvent) => void): () => void
   /** Settles when the run is over (its `run.result` is in the log). */
   done: Promise<RunReport>
   finished(): boolean
@@ -38,23 +44,13 @@ export function startHostedRun(
   sets: EvalSetInput[],
   options: Omit<RunOptions, 'onProgress' | 'signal'>,
 ): { ok: true; run: HostedRun } | { ok: false; error: string } {
-  const events: RunEvent[] = []
-  const listeners = new Set<(event: RunEvent) => void>()
+  const log = createResultLog<RunEventType>(memoryResultStorage())
   const abort = new AbortController()
   const counts = { cases_done: 0, invocations_done: 0, failed: 0, not_evaluated: 0 }
   let finished = false
-  const append = <T extends RunEventType>(type: T, data: RunEventData<T>) => {
-    const event = { seq: events.length + 1, type, data } as RunEvent
-    events.push(event)
-    for (const listener of [...listeners]) {
-      try {
-        listener(event)
-      } catch {
-        // A broken subscriber must not stop the run.
-        listeners.delete(listener)
-      }
-    }
-  }
+  let endSeq: number | undefined
+  // The log tells its subscribers and drops a broken one, so a subscriber cannot stop the run.
+  const append = (type: RunEventType, data: Record<string, unknown>) => log.append({ type, key: `${type}/${log.lastSeq() + 1}`, data })
   const onProgress = (p: RunProgress) => {
     if (p.type === 'run.started') return append('run.started', { run_id: id, cases: p.cases, units: p.units, invocations: p.invocations })
     if (p.type === 'case.done') {
@@ -75,22 +71,28 @@ export function startHostedRun(
   if (!planned.ok) return planned
   const done = planned.start().then((report) => {
     finished = true
-    append('run.result', report.ok ? resultData(id, report) : { run_id: id, error: report.error })
+    endSeq = append('run.result', report.ok ? resultData(id, report) : { run_id: id, error: report.error }).seq
     return report
   })
   const run: HostedRun = {
     id,
-    readAfter: (after) => events.slice(Math.max(0, after)),
-    subscribe(listener) {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
+    log,
+    get endSeq() {
+      return endSeq
     },
+    readAfter: (after) => log.readAfter(after).map(runEvent),
+    subscribe: (subscriber) => log.subscribe((event) => subscriber(runEvent(event))),
     done,
     finished: () => finished,
-    snapshot: () => ({ run_id: id, finished, ...counts, last_seq: events.length }),
+    snapshot: () => ({ run_id: id, finished, ...counts, last_seq: log.lastSeq() }),
     abort: (reason = 'run cancelled') => abort.abort(reason),
   }
   return { ok: true, run }
+}
+
+function runEvent(event: { seq: number; type: RunEventType; data: Record<string, unknown> }): RunEvent {
+  // Only `append` below writes a run's log, with data of the event's own type.
+  return { seq: event.seq, type: event.type, data: event.data } as RunEvent
 }
 
 function unitOf(unit: { evalSetId: string; evalId: string; run: number }) {

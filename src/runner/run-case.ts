@@ -11,8 +11,9 @@ import type { EvalCase } from '../adk/eval-set.ts'
 import { evalCaseResult, type EvalCaseResult } from '../adk/results.ts'
 import type { CaseStatus } from '../adk/status.ts'
 import type { CriterionResultData, EngineEmission, SessionEngine } from '../engine/types.ts'
-import type { EngineFactory } from '../host/session.ts'
-import { createEventDecoder, decodeFrameValue, isIngestIssue } from '../ingest/index.ts'
+import type { EngineFactory } from '../session/session.ts'
+import { DEFAULT_LIMITS, decodeFrameValue, isIngestIssue, type Limits } from '../ingest/index.ts'
+import { countedTarget, feedSession, type FeedTarget } from '../session/feed.ts'
 import { AgentError, createAgentSession, runTurn, type AgentTarget } from './agent-client.ts'
 import { type TurnSource, TurnSourceError } from './turn-source.ts'
 
@@ -43,6 +44,8 @@ export type CaseRunInput = {
   onBytes?(bytes: Uint8Array): void
   /** Times invocations as their events arrive (invocation_duration_v1), in ms; default Date.now. */
   clock?: () => number
+  /** The per-event and per-session limits the session's feed holds; DEFAULT_LIMITS when absent. */
+  limits?: Limits
 }
 
 export type CaseRunOutcome = {
@@ -104,18 +107,19 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
         input.onResult?.(body)
       },
     })
-    if (!created.ok) return notEvaluated(`${created.title}: ${created.detail}`)
+    if (!created.ok) return notEvaluated(`${created.problem.title}: ${created.problem.detail}`)
     engine = created.engine
     release = created.release
 
     const sent: Content[] = []
     const agentEvents: AdkEvent[] = []
     let index = 0
+    const target = countedTarget(engine)
     for (let turn = 0; turn < MAX_TURNS; turn++) {
       const message = await turns.next({ turn, sent, agentEvents }, input.signal)
       if (message === undefined) break
       sent.push(message)
-      const failure = await sendTurn(input, engine, { userId, sessionId, message, firstIndex: index }, agentEvents, warnings)
+      const failure = await sendTurn(input, target, { userId, sessionId, message, firstIndex: index }, agentEvents, warnings)
       index = failure.nextIndex
       engine.completeInvocation()
       if (failure.agentError) return notEvaluated(`turn ${turn + 1}: the agent reported an error: ${failure.agentError}`)
@@ -141,30 +145,26 @@ export async function runCase(input: CaseRunInput): Promise<CaseRunOutcome> {
  */
 async function sendTurn(
   input: CaseRunInput,
-  engine: SessionEngine,
+  target: FeedTarget,
   turn: { userId: string; sessionId: string; message: Content; firstIndex: number },
   agentEvents: AdkEvent[],
   warnings: string[],
 ): Promise<{ nextIndex: number; agentError?: string }> {
-  let next = turn.firstIndex
   let userSent = false
   let agentError: string | undefined
-  const decoder = createEventDecoder('sse', {
-    onEvent(item) {
-      const numbered = { ...item, index: next++ }
+  const feed = feedSession(target, 'sse', input.limits ?? DEFAULT_LIMITS, {
+    firstIndex: turn.firstIndex,
+    before(item) {
       if (!userSent && item.event.invocation_id && item.event.author !== 'user') {
         userSent = true
-        const user = decodeFrameValue({ invocationId: item.event.invocation_id, author: 'user', content: turn.message }, numbered.index)
-        if (!isIngestIssue(user)) engine.push(user)
+        const user = decodeFrameValue({ invocationId: item.event.invocation_id, author: 'user', content: turn.message }, item.index)
+        if (!isIngestIssue(user)) feed.pushEvent(user)
       }
       agentEvents.push(item.event)
-      engine.push(numbered)
     },
-    onIssue(issue) {
-      const index = next++
+    issue(issue) {
       if (issue.kind === 'agent_error') agentError ??= issue.message
-      else warnings.push(`event ${index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
-      engine.reject({ index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) })
+      else warnings.push(`event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
     },
   })
   await runTurn(input.target, { userId: turn.userId, sessionId: turn.sessionId, newMessage: turn.message }, {
@@ -172,9 +172,10 @@ async function sendTurn(
     signal: input.signal,
     onChunk(bytes) {
       input.onBytes?.(bytes)
-      decoder.push(bytes)
+      feed.push(bytes)
     },
   })
-  decoder.end()
-  return { nextIndex: next, agentError }
+  feed.end()
+  if (feed.stopped) warnings.push(feed.stopped.problem.detail)
+  return { nextIndex: turn.firstIndex + feed.frames, agentError }
 }

@@ -6,12 +6,13 @@
  * every case) plus a verdict per case. Runtime-neutral: no node:*, the caller passes `fetch`.
  */
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
+import type { Limits } from '../ingest/limits.ts'
 import type { EvalSet } from '../adk/eval-set.ts'
 import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
 import type { CaseStatus } from '../adk/status.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
 import type { EngineEmission } from '../engine/types.ts'
-import type { EngineFactory } from '../host/session.ts'
+import type { EngineFactory } from '../session/session.ts'
 import { DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type AgentTarget } from './agent-client.ts'
 import { caseVerdict, type CaseVerdict } from './aggregate-runs.ts'
 import { runCase, type CaseRunOutcome, type Timeouts } from './run-case.ts'
@@ -58,6 +59,8 @@ export type RunOptions = {
   turnSources?: TurnSourceFactory
   /** The model behind the user simulator of conversation_scenario cases (the judge executor); without it they are NOT_EVALUATED. */
   simulator?: SimulatorModel
+  /** The per-event and per-session limits each session's feed holds (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
+  limits?: Limits
   signal?: AbortSignal
   onProgress?(event: RunProgress): void
   /** The raw /run_sse bytes of each unit, turn after turn (a capture `evalstream eval` can read). */
@@ -134,6 +137,7 @@ async function execute(sets: EvalSetInput[], options: RunOptions, checked: Extra
       turns: source,
       timeouts,
       signal,
+      limits: options.limits,
       onResult: (body) => progress({ type: 'result', unit: unit.ref, body }),
       onInvocation: (index) => progress({ type: 'invocation.done', unit: unit.ref, index }),
       onBytes: options.onBytes ? (bytes) => options.onBytes!(unit.ref, bytes) : undefined,
@@ -216,7 +220,7 @@ function check(sets: EvalSetInput[], options: RunOptions): Checked {
     // The engine refuses a bad config or case here, once, instead of in every unit.
     for (const index of indexes) {
       const probe = createEngine({ spec: { session_id: 'check', eval_config: input.evalConfig, eval_case: cases[index] }, emit: () => {} })
-      if (!probe.ok) return { ok: false, error: `${where}: eval case '${ids[index]}': ${probe.title}: ${probe.detail}` }
+      if (!probe.ok) return { ok: false, error: `${where}: eval case '${ids[index]}': ${probe.problem.title}: ${probe.problem.detail}` }
       probe.engine.abort('configuration check only')
       const source = turnSources(cases[index]!, { evalConfig: input.evalConfig })
       if ('invalid' in source) return { ok: false, error: `${where}: eval case '${ids[index]}': ${source.invalid}` }

@@ -102,7 +102,7 @@ export function simulatedTurns(input: SimulatorInput): TurnSource & { ended(): S
  * Static conversations replay their user turns; scenarios get the LLM-backed simulator configured
  * by the eval set's `user_simulator_config`. Without a model, scenario cases are NOT_EVALUATED.
  * @example
- * await runEvalSets(sets, { agent, turnSources: userSimulationTurnSources({ model: wiring.executor }) })
+ * await runEvalSets(sets, { agent, turnSources: userSimulationTurnSources({ model: wiring.value.executor }) })
  */
 export function userSimulationTurnSources(options: { model?: SimulatorModel; noModelReason?: string } = {}): TurnSourceFactory {
   return (evalCase, context) => {

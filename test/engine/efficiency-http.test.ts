@@ -13,7 +13,7 @@ import { readEvalSetResult, evalSetResultJson } from '../../src/adk/results-json
 import { EvalCaseResult, evalSetResult } from '../../src/adk/results.ts'
 import { runEval } from '../../src/adapter/node/eval-command.ts'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { readSse } from '../support/sse-client.ts'
 import { MATCHING_CASE, WEATHER_EVENTS, WEATHER_SSE } from '../http/fixtures.ts'
@@ -107,7 +107,7 @@ describe('efficiency metrics over HTTP', () => {
 
   it('a session fed without a clock reading (a capture) reports no duration', async () => {
     const engine = createSessionEngine({ spec: { session_id: 'file', eval_case: MATCHING_CASE }, emit: () => {} })
-    if (!engine.ok) throw new Error(engine.detail)
+    if (!engine.ok) throw new Error(engine.problem.detail)
     const { decodeAll } = await import('../../src/ingest/index.ts')
     for (const item of decodeAll('sse', WEATHER_SSE).events) engine.engine.push(item)
     const result = await engine.engine.end()
@@ -119,7 +119,7 @@ describe('efficiency metrics over HTTP', () => {
 describe('the ADK result file', () => {
   it('writes INFORMATIONAL as 4 and the token breakdown as floats; reading it back gives the same bytes', async () => {
     const engine = createSessionEngine({ spec: { session_id: 's', eval_case: MATCHING_CASE }, emit: () => {}, clock: () => 0 })
-    if (!engine.ok) throw new Error(engine.detail)
+    if (!engine.ok) throw new Error(engine.problem.detail)
     const { decodeAll } = await import('../../src/ingest/index.ts')
     for (const item of decodeAll('sse', WEATHER_SSE).events) engine.engine.push(item)
     const caseResult = await engine.engine.end()
@@ -177,8 +177,8 @@ describe('evalstream run', () => {
 
 describe('a hosted session rebuilt from its journal', () => {
   const replay = async (at: (i: number) => number | undefined) => {
-    const { HostedSession } = await import('../../src/host/session.ts')
-    const { createResultLog, memoryResultStorage } = await import('../../src/host/result-log.ts')
+    const { HostedSession } = await import('../../src/session/session.ts')
+    const { createResultLog, memoryResultStorage } = await import('../../src/session/result-log.ts')
     const entries = WEATHER_EVENTS.map((raw, i) => ({ op: 'event' as const, index: i, raw, ...(at(i) === undefined ? {} : { at: at(i) }) }))
     const opened = await HostedSession.open({
       spec: { session_id: 'replayed', eval_case: MATCHING_CASE },
@@ -187,7 +187,7 @@ describe('a hosted session rebuilt from its journal', () => {
       createEngine: (o) => createSessionEngine(o),
       now: () => 99_999_999, // the replay's own time must not leak into durations
     })
-    if (!opened.ok) throw new Error(opened.detail)
+    if (!opened.ok) throw new Error(opened.problem.detail)
     return (opened.session.snapshot() as any).invocations[0].results.invocation_duration_v1
   }
 

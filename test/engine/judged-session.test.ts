@@ -54,7 +54,7 @@ function judgeRunner(cache: JudgeCache, sessionId: string): JudgeRunner {
 async function run(judge: JudgeRunner | undefined) {
   const emitted: EngineEmission[] = []
   const created = createSessionEngine({ spec: { session_id: 'judged', eval_config: config, eval_case: evalCase }, emit: (b) => emitted.push(b), judge })
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   for (const e of events) created.engine.push(e)
   const caseResult = await created.engine.end()
   return { emitted, caseResult }

@@ -31,7 +31,7 @@ function start(spec: Partial<SessionEngineOptions['spec']>, extra: Partial<Sessi
     emit: (body) => emitted.push(body),
     ...extra,
   })
-  if (!created.ok) throw new Error(`${created.title}: ${created.detail}`)
+  if (!created.ok) throw new Error(`${created.problem.title}: ${created.problem.detail}`)
   return { engine: created.engine, emitted }
 }
 
@@ -119,8 +119,8 @@ describe('session engine', () => {
       spec: { session_id: 's', eval_config: { criteria: { tool_trajectory_avg_score: { threshold: 1, match_type: 'sideways' } } } },
       emit: () => {},
     })
-    expect(created).toMatchObject({ ok: false, status: 422, title: 'Invalid eval_config' })
-    if (!created.ok) expect(created.detail).toMatch(/^eval_config: \$\.criteria\.tool_trajectory_avg_score\.match_type: .*sideways/)
+    expect(created).toMatchObject({ ok: false, problem: { status: 422, title: 'Invalid eval_config' } })
+    if (!created.ok) expect(created.problem.detail).toMatch(/^eval_config: \$\.criteria\.tool_trajectory_avg_score\.match_type: .*sideways/)
   })
 
   it('pairs the n-th invocation with the n-th expected invocation', async () => {
@@ -180,6 +180,6 @@ describe('session engine', () => {
       emit: () => {},
     })
     expect(created.ok).toBe(false)
-    if (!created.ok) expect(created.detail).toMatch(/conversation\[0\]\.user_content/)
+    if (!created.ok) expect(created.problem.detail).toMatch(/conversation\[0\]\.user_content/)
   })
 })

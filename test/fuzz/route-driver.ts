@@ -7,8 +7,8 @@
 import type { Hono } from 'hono'
 import { createApp } from '../../src/http/app.ts'
 import { SESSION_ID_PATTERN } from '../../src/http/create-request.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
 import { SAMPLE_CONFIG, SAMPLE_EVAL_SET } from './json-text.ts'
 import type { AgentAnswer, Probe } from './route-probes.ts'
 

@@ -2,9 +2,10 @@
  * The OTEL_* variables as every OpenTelemetry SDK reads them, and the record a result becomes.
  */
 import { describe, expect, it } from 'vitest'
-import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS, otelConfigFromEnv } from '../../src/host/otel-config.ts'
+import { otelConfigFromEnv } from '../../src/config/otel.ts'
 import type { CriterionResultData } from '../../src/engine/types.ts'
-import { criterionExplanation, evaluationRecord, type DecidedResult } from '../../src/host/otel-record.ts'
+import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS } from '../../src/export/otel-config.ts'
+import { criterionExplanation, evaluationRecord, type DecidedResult } from '../../src/export/otel-record.ts'
 
 /** The config, or the test fails with the error. */
 const configOf = (env: Record<string, string>) => {

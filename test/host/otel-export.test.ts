@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv, type Env } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv, type Env } from '../../src/config/setup.ts'
 import { DIVERGING_CASE, EXPORTED_NAMES, MATCHING_CASE } from '../http/fixtures.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { runSession } from './otel-session.ts'
@@ -20,7 +20,7 @@ afterEach(async () => {
 function host(env: Env) {
   const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, {
     store: (limits, feed) => memorySessionStore({ limits, feed }),
-    observers: { otelBackoffMs: 5, backoffMs: 5 },
+    exporters: { otelBackoffMs: 5, backoffMs: 5 },
   })
   if (!setup.ok) throw new Error(setup.error)
   return { app: createApp(setup.deps), deps: setup.deps }
@@ -82,19 +82,19 @@ describe('OpenTelemetry export (Node, in process)', () => {
     receivers.push(otlp)
     const { app, deps } = host({ OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `${otlp.url}/custom/logs` })
     await runSession(app, 'otel-retry', MATCHING_CASE)
-    await deps.observers!.idle()
+    await deps.exporters!.idle()
     expect(otlp.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/custom/logs']))
     const delivered = logRecords(otlp.requests.slice(2))
     expect(delivered.map((r) => r.attributes['gen_ai.evaluation.name']).sort()).toEqual(EXPORTED_NAMES)
     // The failed attempts carried the same records as the ones that got through.
     expect(logRecords(otlp.requests.slice(0, 2)).length).toBeGreaterThan(0)
-    expect(deps.observers!.stats().otel).toMatchObject({ sent: RECORDS_PER_SESSION, failed: 0, dropped: 0 })
-    expect(deps.observers!.stats().otel!.retries).toBeGreaterThanOrEqual(2)
+    expect(deps.exporters!.stats().otel).toMatchObject({ sent: RECORDS_PER_SESSION, failed: 0, dropped: 0 })
+    expect(deps.exporters!.stats().otel!.retries).toBeGreaterThanOrEqual(2)
   })
 
   it('exports nothing when no endpoint is set, and refuses grpc', () => {
     const { deps } = host({})
-    expect(deps.observers!.stats().otel).toBeUndefined()
+    expect(deps.exporters!.stats().otel).toBeUndefined()
     const grpc = depsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { store: memorySessionStore() })
     expect(grpc.ok || grpc.error).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc/)
   })

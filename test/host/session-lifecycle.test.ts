@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv, type Env } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv, type Env } from '../../src/config/setup.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../http/fixtures.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { readSse } from '../support/sse-client.ts'

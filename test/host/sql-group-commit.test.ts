@@ -1,5 +1,5 @@
 /**
- * Grouped commits over node:sqlite (src/host/sql.ts): writes of one turn commit together, at the
+ * Grouped commits over node:sqlite (src/session/sql.ts): writes of one turn commit together, at the
  * end of that turn (seen from a second connection, as after a kill and restart), and an explicit
  * transaction still works inside.
  */
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
-import { sqlTransaction } from '../../src/host/results-index-setup.ts'
-import { sqlFromDatabaseSync } from '../../src/host/sql.ts'
+import { sqlTransaction } from '../../src/config/results-index.ts'
+import { sqlFromDatabaseSync } from '../../src/session/sql.ts'
 
 function databases() {
   const file = join(mkdtempSync(join(tmpdir(), 'evalstream-group-')), 'db.sqlite')

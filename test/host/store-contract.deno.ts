@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { memorySessionStore, sqliteSessionStore } from '../../src/host/session-store.ts'
-import { sqlFromDatabaseSync } from '../../src/host/sql.ts'
+import { memorySessionStore, sqliteSessionStore } from '../../src/session/store.ts'
+import { sqlFromDatabaseSync } from '../../src/session/sql.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../http/fixtures.ts'
 import { runContract } from './store-contract.ts'
 

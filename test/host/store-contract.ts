@@ -8,9 +8,9 @@ import assert from 'node:assert/strict'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import type { SessionSpec } from '../../src/engine/types.ts'
 import { decodeFrameValue, isIngestIssue } from '../../src/ingest/index.ts'
-import type { HostedSession } from '../../src/host/session.ts'
-import { createResultFeed, type FedResult } from '../../src/host/result-feed.ts'
-import type { SessionStore, StoreOptions } from '../../src/host/session-store.ts'
+import type { HostedSession } from '../../src/session/session.ts'
+import { createResultFeed, type FedResult } from '../../src/session/result-feed.ts'
+import type { SessionStore, StoreOptions } from '../../src/session/store.ts'
 
 export type ContractInput = { events: unknown[]; config: unknown; evalCase: unknown }
 
@@ -60,7 +60,7 @@ export const STORE_CONTRACT: ContractCase[] = [
       assert.equal(await store.get('a', createEngine), a)
       const again = await store.create(spec('a', h.input), createEngine)
       assert.equal(again.ok, false)
-      assert.equal(!again.ok && again.status, 409)
+      assert.equal(!again.ok && again.problem.status, 409)
       assert.equal(await store.get('never', createEngine), undefined)
       assert.equal(await store.gone('never'), undefined)
     },

@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv, type Env } from '../../src/host/setup.ts'
-import { verifyWebhook } from '../../src/host/webhook-signature.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv, type Env } from '../../src/config/setup.ts'
+import { verifyWebhook } from '../../src/export/webhook-signature.ts'
 import { CONFIG, DIVERGING_CASE, MATCHING_CASE } from '../http/fixtures.ts'
 import { startReceiver, type Received, type Receiver } from '../support/otlp-receiver.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
@@ -32,7 +32,7 @@ async function receiver(respond?: (r: Received, n: number) => number) {
 function host(env: Env) {
   const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, {
     store: (limits, feed) => memorySessionStore({ limits, feed }),
-    observers: { backoffMs: 5 },
+    exporters: { backoffMs: 5 },
   })
   if (!setup.ok) throw new Error(setup.error)
   return { app: createApp(setup.deps), deps: setup.deps }
@@ -45,7 +45,7 @@ describe('webhooks (Node, in process)', () => {
     const hook = await receiver()
     const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: `${hook.url}/hook?team=a`, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'status:FAILED' })
     await runSession(app, 'wh-1', DIVERGING_CASE)
-    await deps.observers!.idle()
+    await deps.exporters!.idle()
     // The trajectory FAILED and so did the case; response_match_score PASSED and is filtered out.
     expect(hook.requests.map((r) => body(r).type).sort()).toEqual(['case.result', 'criterion.result'])
     for (const r of hook.requests) {
@@ -73,7 +73,7 @@ describe('webhooks (Node, in process)', () => {
     const hook = await receiver()
     const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'type:case' })
     await runSession(app, 'wh-doc', MATCHING_CASE)
-    await deps.observers!.idle()
+    await deps.exporters!.idle()
     const r = hook.requests[0]!
     expect(verifyEvalstream(SECRET, r.headers, Buffer.from(r.body))).toBe(true)
     expect(verifyEvalstream(SECRET, r.headers, r.body + ' ')).toBe(false)
@@ -91,7 +91,7 @@ describe('webhooks (Node, in process)', () => {
     })
     await runSession(app, 'wh-pass', MATCHING_CASE)
     await runSession(app, 'wh-fail', DIVERGING_CASE)
-    await deps.observers!.idle()
+    await deps.exporters!.idle()
     expect(hook.requests.map((r) => [body(r).session_id, body(r).data.metric_name])).toEqual([['wh-fail', 'tool_trajectory_avg_score']])
   })
 
@@ -99,23 +99,23 @@ describe('webhooks (Node, in process)', () => {
     const hook = await receiver((_, n) => (n === 0 ? 500 : 200))
     const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'type:case' })
     await runSession(app, 'wh-retry', MATCHING_CASE)
-    await deps.observers!.idle()
+    await deps.exporters!.idle()
     expect(hook.requests).toHaveLength(2)
     const [first, second] = hook.requests
     expect(first!.headers['x-evalstream-delivery']).toBe('wh-retry/case')
     expect(second!.headers['x-evalstream-delivery']).toBe('wh-retry/case')
     expect([first!.headers['x-evalstream-attempt'], second!.headers['x-evalstream-attempt']]).toEqual(['1', '2'])
     expect((await verifyWebhook(SECRET, second!.headers['x-evalstream-timestamp']!, second!.headers['x-evalstream-signature']!, second!.body)).ok).toBe(true)
-    expect(deps.observers!.stats().webhooks).toMatchObject({ sent: 1, retries: 1, failed: 0 })
+    expect(deps.exporters!.stats().webhooks).toMatchObject({ sent: 1, retries: 1, failed: 0 })
   })
 
   it('gives up on a 4xx without retrying', async () => {
     const hook = await receiver(() => 410)
     const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'type:case' })
     await runSession(app, 'wh-gone', MATCHING_CASE)
-    await deps.observers!.idle()
+    await deps.exporters!.idle()
     expect(hook.requests).toHaveLength(1)
-    expect(deps.observers!.stats().webhooks).toMatchObject({ sent: 0, failed: 1 })
+    expect(deps.exporters!.stats().webhooks).toMatchObject({ sent: 0, failed: 1 })
   })
 
   it("delivers a session's own webhook signed with its own secret, alongside the deployment one", async () => {
@@ -128,7 +128,7 @@ describe('webhooks (Node, in process)', () => {
       EVALSTREAM_WEBHOOK_ALLOW_PRIVATE: '1',
     })
     await runSession(app, 'wh-own', MATCHING_CASE, { webhook: { url: `${own.url}/mine`, secret: SESSION_SECRET, filter: 'criterion:tool_trajectory_avg_score' } })
-    await deps.observers!.idle()
+    await deps.exporters!.idle()
     expect(own.requests.map((r) => body(r).data.metric_name)).toEqual(['tool_trajectory_avg_score'])
     const r = own.requests[0]!
     expect((await verifyWebhook(SESSION_SECRET, r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body)).ok).toBe(true)
@@ -177,13 +177,13 @@ describe('webhooks (Node, in process)', () => {
     const setup = depsFromEnv(NO_JUDGE_ENV, {
       store: (limits, feed) => memorySessionStore({ limits, feed }),
       // The resolver port (Node passes dns.lookup, Deno Deno.resolveDns): this name points at loopback.
-      observers: { backoffMs: 5, log: (m) => logs.push(m), resolve: async (name) => (asked.push(name), ['93.184.215.14', '::ffff:127.0.0.1']) },
+      exporters: { backoffMs: 5, log: (m) => logs.push(m), resolve: async (name) => (asked.push(name), ['93.184.215.14', '::ffff:127.0.0.1']) },
     })
     if (!setup.ok) throw new Error(setup.error)
     await runSession(createApp(setup.deps), 'wh-rebind', MATCHING_CASE, { webhook: { url: 'https://hooks.example.com/e', secret: SESSION_SECRET, filter: 'type:case' } })
-    await setup.deps.observers!.idle()
+    await setup.deps.exporters!.idle()
     expect(asked).toEqual(['hooks.example.com'])
-    expect(setup.deps.observers!.stats().webhooks).toMatchObject({ sent: 0, failed: 1, retries: 0 })
+    expect(setup.deps.exporters!.stats().webhooks).toMatchObject({ sent: 0, failed: 1, retries: 0 })
     expect(logs.join('\n')).toMatch(/hooks\.example\.com resolves to ::ffff:127\.0\.0\.1: its host .* is a loopback address/)
   })
 

@@ -1,14 +1,14 @@
 /**
- * The bounded outbound queue (src/host/observers-queue.ts) under a receiver that holds its answers:
+ * The bounded outbound queue (src/export/delivery-queue.ts) under a receiver that holds its answers:
  * what does not fit is dropped, counted and logged once per burst; backoff grows; close() keeps
  * its deadline.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { createDeliveryQueue, type SendOutcome } from '../../src/host/observers-queue.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
-import { WEBHOOK_CONCURRENCY } from '../../src/host/webhook-config.ts'
+import { createDeliveryQueue, type SendOutcome } from '../../src/export/delivery-queue.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
+import { WEBHOOK_CONCURRENCY } from '../../src/export/webhook-config.ts'
 import { MATCHING_CASE } from '../http/fixtures.ts'
 import { startReceiver, type Receiver } from '../support/otlp-receiver.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
@@ -36,22 +36,22 @@ describe('webhook queue bound', () => {
     const logs: string[] = []
     const setup = depsFromEnv(
       { ...NO_JUDGE_ENV, EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: 'x'.repeat(16), EVALSTREAM_WEBHOOK_MAX_QUEUE: '1', EVALSTREAM_WEBHOOK_TIMEOUT_MS: '60000' },
-      { store: (limits, feed) => memorySessionStore({ limits, feed }), observers: { backoffMs: 5, log: (m) => logs.push(m) } },
+      { store: (limits, feed) => memorySessionStore({ limits, feed }), exporters: { backoffMs: 5, log: (m) => logs.push(m) } },
     )
     if (!setup.ok) throw new Error(setup.error)
     const app = createApp(setup.deps)
-    const observers = setup.deps.observers!
+    const exporters = setup.deps.exporters!
     // Four sessions, seven decided results each (2 criteria, 4 efficiency metrics, the case),
     // while no answer comes back: at most
     // WEBHOOK_CONCURRENCY in flight and one waiting, everything else dropped.
     for (const id of ['q-1', 'q-2', 'q-3', 'q-4']) await runSession(app, id, MATCHING_CASE)
-    const before = observers.stats().webhooks!
+    const before = exporters.stats().webhooks!
     expect(before.queued).toBeLessThanOrEqual(1)
     expect(before.dropped).toBeGreaterThanOrEqual(TOTAL - WEBHOOK_CONCURRENCY - 1)
     const dropped = before.dropped
     hold.open(200)
-    await observers.idle()
-    expect(observers.stats().webhooks).toMatchObject({ sent: TOTAL - dropped, dropped, failed: 0, retries: 0 })
+    await exporters.idle()
+    expect(exporters.stats().webhooks).toMatchObject({ sent: TOTAL - dropped, dropped, failed: 0, retries: 0 })
     expect(new Set(hook.requests.map((r) => r.headers['x-evalstream-delivery'])).size).toBe(TOTAL - dropped)
     expect(logs.join('\n')).toMatch(/dropped \d+ item\(s\): the queue holds at most 1 \(EVALSTREAM_WEBHOOK_MAX_QUEUE\); \d+ dropped in all/)
   })

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv, type Env } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv, type Env } from '../../src/config/setup.ts'
 import { readSse } from '../support/sse-client.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS, weatherCase } from './fixtures.ts'
@@ -253,9 +253,9 @@ describe('create request', () => {
 describe('limits from the environment', () => {
   it('bad values stop the setup with the variable named', () => {
     for (const [name, value, message] of [
-      ['EVALSTREAM_MAX_JSON_DEPTH', '5000', 'EVALSTREAM_MAX_JSON_DEPTH is at most 1000'],
-      ['EVALSTREAM_MAX_REQUEST_BYTES', '10MB', "EVALSTREAM_MAX_REQUEST_BYTES must be a positive whole number, got '10MB'"],
-      ['EVALSTREAM_MAX_EVENTS_PER_SESSION', '0', 'must be a positive whole number'],
+      ['EVALSTREAM_MAX_JSON_DEPTH', '5000', "EVALSTREAM_MAX_JSON_DEPTH must be a whole number from 1 to 1000, not '5000'"],
+      ['EVALSTREAM_MAX_REQUEST_BYTES', '10MB', "EVALSTREAM_MAX_REQUEST_BYTES must be a whole number >= 1, not '10MB'"],
+      ['EVALSTREAM_MAX_EVENTS_PER_SESSION', '0', 'must be a whole number >= 1'],
       ['EVALSTREAM_PUBLIC_URL', 'ftp://x', 'EVALSTREAM_PUBLIC_URL is not an http(s) URL'],
     ]) {
       const setup = depsFromEnv({ ...NO_JUDGE_ENV, [name!]: value }, { store: memorySessionStore() })

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../src/core/criterion.ts'
-import { createRegistry, MAX_SERIES_PER_METRIC } from '../../src/host/metrics-registry.ts'
+import { createRegistry, MAX_SERIES_PER_METRIC } from '../../src/monitor/prometheus-registry.ts'
 import { createJudgeExecutor, type JudgeCallRecord } from '../../src/judge/executor.ts'
 import { createGeminiJudge } from '../../src/judge/gemini.ts'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'

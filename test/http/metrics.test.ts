@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
 import { SCENARIO_HEADER, startAgentStub } from '../support/agent-stub.ts'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'

@@ -9,8 +9,8 @@ import { createApp } from '../../src/http/app.ts'
 import { buildOpenApiDocument } from '../../src/http/openapi-document.ts'
 import { describeRoute, openApiPath } from '../../src/http/openapi-describe.ts'
 import { API_ROUTES } from '../../src/http/openapi-routes.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
 import { NO_JUDGE_ENV } from '../support/runtimes.ts'
 
 const TOKEN = 'a'.repeat(32)

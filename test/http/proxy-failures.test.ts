@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import type { AppDeps } from '../../src/host/deps.ts'
+import type { AppDeps } from '../../src/http/deps.ts'
 import { DEFAULT_LIMITS } from '../../src/ingest/index.ts'
-import { DEFAULT_PROXY_SETTINGS, proxySettingsFromEnv, type ProxySettings } from '../../src/host/proxy-settings.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
+import { proxySettingsFromEnv } from '../../src/config/proxy.ts'
+import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../../src/http/proxy-settings.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub, type AgentStub } from '../support/agent-stub.ts'
 import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from './fixtures.ts'
@@ -91,12 +92,12 @@ describe('proxy timeouts', () => {
   })
 
   it('reads the settings from the environment, refusing values that are not positive whole numbers', () => {
-    expect(proxySettingsFromEnv({})).toEqual({ ok: true, settings: DEFAULT_PROXY_SETTINGS })
+    expect(proxySettingsFromEnv({})).toEqual({ ok: true, value: DEFAULT_PROXY_SETTINGS })
     const set = proxySettingsFromEnv({
       EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS: '1000',
       EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '2000',
     })
-    expect(set).toEqual({ ok: true, settings: { connectTimeoutMs: 1000, idleTimeoutMs: 2000, verdictWaitMs: DEFAULT_PROXY_SETTINGS.verdictWaitMs } })
+    expect(set).toEqual({ ok: true, value: { connectTimeoutMs: 1000, idleTimeoutMs: 2000, verdictWaitMs: DEFAULT_PROXY_SETTINGS.verdictWaitMs } })
     for (const bad of ['0', '-5', '1.5', 'soon', '1e3'])
       expect(proxySettingsFromEnv({ EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: bad })).toEqual({
         ok: false,

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
 import { DASHBOARD_ASSETS } from '../../src/http/dashboard/routes.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { MAX_TRANSCRIPT_ENTRIES, MAX_TRANSCRIPT_TEXT_CHARS, Transcript } from '../../src/host/transcript.ts'
+import { MAX_TRANSCRIPT_ENTRIES, MAX_TRANSCRIPT_TEXT_CHARS, Transcript } from '../../src/session/transcript.ts'
 import { Conversation, ResultsPage, SessionList, Stats } from '../../src/http/results-docs.ts'
 import { indexedHost } from './results-support.ts'
 

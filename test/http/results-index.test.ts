@@ -5,8 +5,8 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
-import { MAX_RESULTS_PAGE } from '../../src/host/results-index-query.ts'
-import { indexLimitsFromEnv } from '../../src/host/results-index-limits.ts'
+import { MAX_RESULTS_PAGE } from '../../src/monitor/results-index-query.ts'
+import { indexLimitsFromEnv } from '../../src/config/results-index.ts'
 import { indexedHost } from './results-support.ts'
 
 const TRAJECTORY = 'tool_trajectory_avg_score'

@@ -8,8 +8,8 @@ import { connect } from 'node:net'
 import { describe, expect, it, vi } from 'vitest'
 import type { ResultEvent } from '../../src/engine/types.ts'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { createResultLog, memoryResultStorage } from '../../src/host/result-log.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
+import { createResultLog, memoryResultStorage } from '../../src/session/result-log.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { MAX_QUEUED_RESULTS, resultSource, type ResultChunk } from '../../src/http/result-source.ts'
 import { MAX_BATCH_CHARS, sseResultFrames } from '../../src/http/results-stream.ts'
@@ -90,7 +90,7 @@ describe('a reader that stops reading', () => {
 describe('heartbeats and frames', () => {
   it('sends a heartbeat while idle, and results as they come', async () => {
     const log = createResultLog(memoryResultStorage())
-    const reader = resultSource({ log, caseResultSeq: undefined }, { after: 0, heartbeatMs: 10 }).getReader()
+    const reader = resultSource({ log, endSeq: undefined }, { after: 0, heartbeatMs: 10 }).getReader()
     expect((await reader.read()).value).toEqual({ text: ': ping\n\n' })
     log.append({ type: 'invocation.started', key: 'started/0', data: { invocation_id: 'e-0', invocation_index: 0 } })
     let chunk = (await reader.read()).value!

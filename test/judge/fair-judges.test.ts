@@ -52,7 +52,7 @@ describe('fair judges: hung sessions never delay a healthy one', () => {
       expect(r).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED' })
       expect(String(r.reason)).toContain(`judge deadline exceeded: no answer within ${DEADLINE_MS} ms`)
     }
-    expect(wiring.executor?.stats()).toMatchObject({ deadlines: HUNG_SESSIONS * turns, answers: 1 + HUNG_SESSIONS * turns })
+    expect(wiring.value.executor?.stats()).toMatchObject({ deadlines: HUNG_SESSIONS * turns, answers: 1 + HUNG_SESSIONS * turns })
   }, 30_000)
 
   it('with the default limits (32 per process, 2 per session), 40 hanging calls leave the healthy session alone', async () => {
@@ -60,7 +60,7 @@ describe('fair judges: hung sessions never delay a healthy one', () => {
     expect(await Promise.race([healthyDone.then(() => 'healthy'), firstHungResult.then(() => 'hung')])).toBe('healthy')
     expect((await healthyDone).ms).toBeLessThan(DEADLINE_MS / 2)
     await Promise.all([healthy, ...hung].map((s) => s.engine.end()))
-    expect(wiring.executor?.stats().deadlines).toBe(HUNG_SESSIONS * 5)
+    expect(wiring.value.executor?.stats().deadlines).toBe(HUNG_SESSIONS * 5)
   }, 30_000)
 
   it('control: without a per-session limit the same load does starve the healthy session', async () => {

@@ -5,7 +5,7 @@
  */
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import type { ResultEventBody, SessionEngine } from '../../src/engine/types.ts'
-import { judgeWiringFromEnv, type JudgeWiring } from '../../src/host/judge-wiring.ts'
+import { judgeWiringFromEnv, type JudgeWiring } from '../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../src/ingest/index.ts'
 import type { GeminiStub } from '../support/gemini-stub.ts'
 
@@ -62,9 +62,9 @@ export function startJudgedSession(
       final_response: { role: 'model', parts: [{ text: hang ? `${HANG} ${i}` : `answer ${i}` }] },
     })),
   }
-  const { release, ...judging } = wiring.judging(id)
+  const { release, ...judging } = wiring.value.judging(id)
   const created = createSessionEngine({ spec: { session_id: id, eval_config: CONFIG, eval_case: evalCase }, emit, ...judging })
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   const events = turns.flatMap((i) => [event(`${id}-${i}`, 'user', `question ${i}`), event(`${id}-${i}`, 'agent', `answer ${i}`)])
   for (const item of decodeAll('json', JSON.stringify(events)).events) created.engine.push(item)
   created.engine.completeInvocation()

@@ -1,14 +1,14 @@
 /**
  * Judge state is released when a hosted session ends or is aborted: the executor's per-session map
  * does not grow with ended sessions. Sessions are hosted as the server hosts them (HostedSession,
- * engine factory built like src/host/setup.ts), judged by the real SDK against the loopback stub.
+ * engine factory built like src/config/setup.ts), judged by the real SDK against the loopback stub.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { createResultLog, memoryResultStorage } from '../../src/host/result-log.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { HostedSession, NO_JOURNAL, type EngineFactory } from '../../src/host/session.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
+import { createResultLog, memoryResultStorage } from '../../src/session/result-log.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { HostedSession, NO_JOURNAL, type EngineFactory } from '../../src/session/session.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
 import { decodeAll } from '../../src/ingest/index.ts'
 import { type GeminiStub, startGeminiStub } from '../support/gemini-stub.ts'
 import { CONFIG, hangOnMarker, HANG, stubWiring } from './judged-sessions.ts'
@@ -34,9 +34,9 @@ const events = decodeAll(
 
 describe('judge state released at session end', () => {
   const wiring = () => stubWiring(stub, {})
-  // The same composition as src/host/setup.ts's engine factory.
+  // The same composition as src/config/setup.ts's engine factory.
   const factoryFor = (w: ReturnType<typeof wiring>): EngineFactory => (options) => {
-    const { release, ...judging } = w.judging(options.spec.session_id)
+    const { release, ...judging } = w.value.judging(options.spec.session_id)
     const created = createSessionEngine({ ...options, ...judging })
     return created.ok && release ? { ...created, release } : created
   }
@@ -48,7 +48,7 @@ describe('judge state released at session end', () => {
       journal: NO_JOURNAL,
       createEngine,
     })
-    if (!opened.ok) throw new Error(opened.detail)
+    if (!opened.ok) throw new Error(opened.problem.detail)
     for (const e of events) opened.session.push(e)
     opened.session.completeInvocation()
     return opened.session
@@ -61,9 +61,9 @@ describe('judge state released at session end', () => {
       const session = await open(createEngine, `ended-${i}`)
       const result = await session.end()
       expect(result).toMatchObject({ final_eval_status: 1 })
-      expect(w.executor?.trackedSessions()).toBe(0)
+      expect(w.value.executor?.trackedSessions()).toBe(0)
     }
-    expect(w.executor?.stats().answers).toBe(50)
+    expect(w.value.executor?.stats().answers).toBe(50)
   })
 
   it('an aborted session (deleted, evicted) releases its state too, its hung call included', async () => {
@@ -71,12 +71,12 @@ describe('judge state released at session end', () => {
     const session = await open(factoryFor(w), 'aborted', `${HANG} a`)
     const before = stub.requests.length
     while (stub.requests.length === before) await new Promise((r) => setImmediate(r))
-    expect(w.executor?.trackedSessions()).toBe(1)
+    expect(w.value.executor?.trackedSessions()).toBe(1)
     session.abort('session deleted')
-    expect(w.executor?.trackedSessions()).toBe(0)
+    expect(w.value.executor?.trackedSessions()).toBe(0)
     const result = await session.end()
     expect(result).toMatchObject({ final_eval_status: 3 })
-    expect(w.executor?.trackedSessions()).toBe(0)
+    expect(w.value.executor?.trackedSessions()).toBe(0)
   })
 
   it("the server's engine factory (depsFromEnv) hands the host a release when sessions are judged", () => {

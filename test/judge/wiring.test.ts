@@ -1,6 +1,6 @@
 // The judge limits read from the environment: defaults, overrides and clear errors naming the variable.
 import { describe, expect, it } from 'vitest'
-import { judgeWiringFromEnv } from '../../src/host/judge-wiring.ts'
+import { judgeWiringFromEnv } from '../../src/config/judge-wiring.ts'
 import {
   DEFAULT_JUDGE_CONCURRENCY,
   DEFAULT_JUDGE_CONCURRENCY_PER_SESSION,
@@ -41,6 +41,6 @@ describe('judgeWiringFromEnv: judge limits', () => {
 
   it('without a judge there is nothing to release', () => {
     const wiring = judgeWiringFromEnv({})
-    expect(wiring.ok && wiring.judging('s')).toEqual({})
+    expect(wiring.ok && wiring.value.judging('s')).toEqual({})
   })
 })

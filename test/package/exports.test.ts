@@ -40,7 +40,7 @@ describe('package exports', () => {
     const engine = await import('evalstream/engine')
     const emitted: string[] = []
     const created = engine.createSessionEngine({ spec: { session_id: 's1' }, emit: (body) => emitted.push(body.type) })
-    if (!created.ok) throw new Error(created.detail)
+    if (!created.ok) throw new Error(created.problem.detail)
     await created.engine.end()
     expect(emitted).toContain('case.result')
   })

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EvalSet } from '../../src/adk/eval-set.ts'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import type { EngineEmission } from '../../src/engine/types.ts'
-import { judgedEngines, judgeWiringFromEnv } from '../../src/host/judge-wiring.ts'
+import { judgedEngines, judgeWiringFromEnv } from '../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../src/ingest/index.ts'
 import { runEvalSets } from '../../src/runner/index.ts'
 import { startGeminiStub, type GeminiStub, type RecordedRequest } from '../support/gemini-stub.ts'
@@ -65,7 +65,7 @@ describe('per_turn_user_simulator_quality_v1 on a simulated run', () => {
       eval_cases: [{ eval_id: 'c', conversation_scenario: { starting_prompt: START, conversation_plan: PLAN, user_persona: 'EXPERT' } }],
     })
     const evalConfig = { criteria: { [METRIC]: { threshold: 0.8, judge_model_options: { num_samples: 3 } } } }
-    const report = await runEvalSets([{ evalSet, evalConfig }], { agent: { url: agent.url, app: 'a' }, createEngine: judgedEngines(w.judging), simulator: w.executor })
+    const report = await runEvalSets([{ evalSet, evalConfig }], { agent: { url: agent.url, app: 'a' }, createEngine: judgedEngines(w.value.judging), simulator: w.value.executor })
     if (!report.ok) throw new Error(report.error)
     const outcome = report.sets[0]!.cases[0]!.runs[0]!
     const perTurn = outcome.caseResult.eval_metric_result_per_invocation.map((p) => p.eval_metric_results[0]!.score)
@@ -111,13 +111,13 @@ async function score(userTexts: string[], options: { judge?: boolean; scenario?:
   const emitted: EngineEmission[] = []
   const evalCase = options.scenario === false ? { eval_id: 'c', conversation: [] } : { eval_id: 'c', conversation_scenario: { starting_prompt: START, conversation_plan: PLAN } }
   const w = wiring()
-  const judging = options.judge === false ? {} : w.judging('s')
+  const judging = options.judge === false ? {} : w.value.judging('s')
   const created = createSessionEngine({
     spec: { session_id: 's', eval_config: { criteria: { [METRIC]: { threshold: options.threshold ?? 1, judge_model_options: { num_samples: 3 } } } }, eval_case: evalCase },
     emit: (b) => emitted.push(b),
     ...judging,
   })
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   for (const e of conversation(userTexts)) created.engine.push(e)
   const result = await created.engine.end()
   return {

@@ -9,10 +9,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EvalSet } from '../../src/adk/eval-set.ts'
 import { BUILT_IN_PERSONA_DEFINITIONS } from '../../src/core/personas.ts'
-import { memorySessionStore } from '../../src/host/session-store.ts'
-import { depsFromEnv } from '../../src/host/setup.ts'
+import { memorySessionStore } from '../../src/session/store.ts'
+import { depsFromEnv } from '../../src/config/setup.ts'
 import { createApp } from '../../src/http/app.ts'
-import { judgedEngines, judgeWiringFromEnv } from '../../src/host/judge-wiring.ts'
+import { judgedEngines, judgeWiringFromEnv } from '../../src/config/judge-wiring.ts'
 import { runEvalSets, type RunOptions } from '../../src/runner/index.ts'
 import { apiError, startGeminiStub, type GeminiStub, type RecordedRequest } from '../support/gemini-stub.ts'
 import { FINAL_TEXT } from '../http/fixtures.ts'
@@ -57,8 +57,8 @@ async function run(scenario: Record<string, unknown>, evalConfig: unknown = { cr
   if (!wiring.ok) throw new Error(wiring.error)
   const report = await runEvalSets([{ evalSet: scenarioSet(scenario), evalConfig }], {
     agent: { url: agent.url, app: 'weather_agent' },
-    createEngine: judgedEngines(wiring.judging),
-    simulator: wiring.executor,
+    createEngine: judgedEngines(wiring.value.judging),
+    simulator: wiring.value.executor,
     ...extra,
   })
   if (!report.ok) throw new Error(report.error)

@@ -4,7 +4,7 @@
  * (waitUntil), with the same records and signatures as on Node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { verifyWebhook } from '../../src/host/webhook-signature.ts'
+import { verifyWebhook } from '../../src/export/webhook-signature.ts'
 import { CONFIG, DIVERGING_CASE, EXPORTED_NAMES, WEATHER_SSE } from '../http/fixtures.ts'
 import { logRecords, startReceiver, type Receiver } from '../support/otlp-receiver.ts'
 import { startWorker, type Running } from '../support/runtimes.ts'

@@ -2,8 +2,8 @@
  * The store contract inside a Durable Object, over its own `ctx.storage.sql` (the storage the
  * Worker's sessions use). Bundled and run by test/host/store-contract-runtimes.test.ts.
  */
-import { sqliteSessionStore } from '../../src/host/session-store.ts'
-import { sqlFromDurable } from '../../src/host/sql.ts'
+import { sqliteSessionStore } from '../../src/session/store.ts'
+import { sqlFromDurable } from '../../src/session/sql.ts'
 import type { DurableObjectNamespace, DurableObjectState } from '../../worker/types.ts'
 import { runContract, type ContractInput } from '../host/store-contract.ts'
 

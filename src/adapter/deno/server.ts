@@ -5,8 +5,8 @@
  */
 import { listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
-import { depsFromEnv } from '../../host/setup.ts'
-import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
+import { depsFromEnv } from '../../config/setup.ts'
+import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 
@@ -40,7 +40,7 @@ const setup = depsFromEnv(env, {
   evalSets: db.evalSets,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
-  observers: { resolve },
+  exporters: { resolve },
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
@@ -52,13 +52,13 @@ if (!index.ok) {
   Deno.exit(2)
 }
 const notes = [
-  index.note,
+  ...(index.notes ?? []),
   env.EVALSTREAM_DB?.trim() || canWriteDefault
     ? db.note
     : `sessions in memory: no write permission for .evalstream (run with --allow-write=.evalstream, or set EVALSTREAM_DB)`,
   ...setup.notes,
 ]
-const app = createApp({ ...setup.deps, resultsIndex: index.index })
+const app = createApp({ ...setup.deps, resultsIndex: index.value.index })
 const hostname = env.HOST ?? '127.0.0.1'
 const listen = listenPort(env.PORT)
 if (!listen.ok) {
@@ -84,4 +84,4 @@ try {
 }
 // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out before exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  Deno.addSignalListener(signal, () => void setup.deps.observers?.close().finally(() => Deno.exit(0)))
+  Deno.addSignalListener(signal, () => void setup.deps.exporters?.close().finally(() => Deno.exit(0)))

@@ -3,7 +3,7 @@
  * it with the live engine, and render the table and the ADK EvalSetResult. No process I/O here
  * beyond reading the named files (and calling the judge), so tests call it directly.
  *
- * The engine is built as the server builds it (src/host/judge-wiring.ts): the same judge from the
+ * The engine is built as the server builds it (src/config/judge-wiring.ts): the same judge from the
  * environment, the same session sampling (EVALSTREAM_JUDGE_SAMPLE_RATE, by session id) and the
  * same budgets (EVALSTREAM_JUDGE_BUDGET_PER_SESSION / _PER_DEPLOYMENT), so a CI run and a live
  * session give the same results.
@@ -11,10 +11,11 @@
 import { evalSetResultJson } from '../../adk/results-json.ts'
 import { evalSetResult, type EvalSetResult } from '../../adk/results.ts'
 import type { EvalCase } from '../../adk/eval-set.ts'
-import { decodeAll, sniffFormat } from '../../ingest/index.ts'
+import { DEFAULT_LIMITS, sniffFormat } from '../../ingest/index.ts'
+import { countedTarget, feedSession } from '../../session/feed.ts'
 import { createSessionEngine } from '../../engine/session-engine.ts'
 import type { CriterionResultData } from '../../engine/types.ts'
-import { judgeWiringFromEnv } from '../../host/judge-wiring.ts'
+import { judgeWiringFromEnv } from '../../config/judge-wiring.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
 
@@ -73,16 +74,18 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     emit: (body) => {
       if (body.type === 'criterion.result') results.push(body.data)
     },
-    ...wiring.judging(sessionId),
+    ...wiring.value.judging(sessionId),
   })
-  if (!created.ok) return { ok: false, error: `${created.title}: ${created.detail}` }
+  if (!created.ok) return { ok: false, error: `${created.problem.title}: ${created.problem.detail}` }
   const engine = created.engine
 
   const format = sniffFormat(input.eventsText, input.eventsName)
-  const decoded = decodeAll(format, input.eventsText)
-  for (const item of decoded.events) engine.push(item)
-  for (const issue of decoded.issues)
-    warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
+  const feed = feedSession(countedTarget(engine), format, DEFAULT_LIMITS, {
+    issue: (issue) => warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`),
+  })
+  feed.push(input.eventsText)
+  feed.end()
+  if (feed.stopped) warnings.push(`${input.eventsName}: ${feed.stopped.problem.detail}`)
   const caseResult = await engine.end()
   // ADK's eval sets name results after the case's app; a recorded run has no other app name.
   const appName = picked.evalCase.session_input?.app_name ?? DEFAULT_APP_NAME

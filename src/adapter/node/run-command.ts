@@ -11,7 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { evalSetResultJson } from '../../adk/results-json.ts'
-import { judgedEngines, judgeWiringFromEnv } from '../../host/judge-wiring.ts'
+import { judgedEngines, judgeWiringFromEnv } from '../../config/judge-wiring.ts'
 import { progressDisplay } from '../../runner/progress-display.ts'
 import { runEvalSets, type EvalSetInput, type EvalSetRun, type UnitRef } from '../../runner/run-eval-set.ts'
 import { renderReport } from './cli-report.ts'
@@ -96,13 +96,13 @@ async function run(args: string[], io: RunIo): Promise<number> {
     io.err(`evalstream: ${wiring.error}\n`)
     return 2
   }
-  const createEngine = judgedEngines(wiring.judging)
+  const createEngine = judgedEngines(wiring.value.judging)
   const captures = values.capture ? captureWriter(values.capture) : undefined
   const display = progressDisplay(io.err, io.isTTY)
   const report = await runEvalSets(sets.inputs, {
     agent: { url: values.agent, app: values.app, fetch: io.fetch },
     createEngine,
-    simulator: wiring.executor,
+    simulator: wiring.value.executor,
     parallel: count(values.parallel, '--parallel'),
     numRuns: count(values['num-runs'], '--num-runs'),
     timeouts: { sessionMs: seconds(values['session-timeout'], '--session-timeout'), turnMs: seconds(values['turn-timeout'], '--turn-timeout') },

@@ -2,14 +2,14 @@
  * `npm start`: the evalstream API on Node (@hono/node-server).
  * PORT (default 8787), EVALSTREAM_CONFIG (inline JSON or a file path), AGENT_URL, judge variables,
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
- * session limits read in src/host/setup.ts.
+ * session limits read in src/config/setup.ts.
  */
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
-import { depsFromEnv } from '../../host/setup.ts'
-import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
+import { depsFromEnv } from '../../config/setup.ts'
+import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { listenFailure, listenPort } from '../listen-port.ts'
@@ -28,7 +28,7 @@ const setup = depsFromEnv(process.env, {
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.
-  observers: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
+  exporters: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
 })
 if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
@@ -46,7 +46,7 @@ if (!listen.ok) {
 }
 const port = listen.port
 const hostname = process.env.HOST ?? '127.0.0.1'
-const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.index }).fetch, hostname })
+const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.value.index }).fetch, hostname })
 // A listen that fails (the port in use) stops the process: without this it would be a stray exception.
 server.once('error', (error) => {
   if (server.listening) return console.error('evalstream: server error:', error)
@@ -59,12 +59,12 @@ server.once('error', (error) => {
 server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
   const address = server.address()
   console.log(`evalstream listening on http://${hostname}:${typeof address === 'object' && address ? address.port : port}`)
-  for (const note of [db.note, index.note, ...setup.notes]) console.log(note)
+  for (const note of [db.note, ...(index.notes ?? []), ...setup.notes]) console.log(note)
 })
 const stop = () =>
   server.close(() => {
     // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out.
-    void setup.deps.observers?.close().finally(() => {
+    void setup.deps.exporters?.close().finally(() => {
       db.close()
       process.exit(0)
     })

@@ -8,6 +8,7 @@
  * instruction placeholders, all empty), which needs the agent's code; evalstream only sees the
  * agent over HTTP, so the state is `{}`.
  */
+import { type Failure, failure } from '../../engine/problem.ts'
 import { AdkEvent } from '../../adk/event.ts'
 import type { EvalCase } from '../../adk/eval-set.ts'
 import { isRecord } from '../../adk/json.ts'
@@ -21,7 +22,7 @@ export const SESSION_FETCH_TIMEOUT_MS = 30_000
 /** A session larger than this (bytes of JSON) is refused rather than buffered. */
 export const MAX_SESSION_BYTES = 20_000_000
 
-export type SessionCase = { ok: true; evalCase: EvalCase } | { ok: false; status: number; title: string; detail: string }
+export type SessionCase = { ok: true; evalCase: EvalCase } | Failure
 
 export type AddSessionInput = {
   agentUrl: string
@@ -55,38 +56,38 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
   } catch (e) {
     const timedOut = e instanceof Error && e.name === 'TimeoutError'
     const why = timedOut ? `no answer within ${timeoutMs} ms (SESSION_FETCH_TIMEOUT_MS)` : `cannot reach ${url.origin} (${(e as Error).message})`
-    return { ok: false, status: timedOut ? 504 : 502, title: 'Agent unreachable', detail: `${what}: ${why}` }
+    return failure(timedOut ? 504 : 502, 'Agent unreachable', `${what}: ${why}`)
   }
   if (response.status === 404) {
     await response.body?.cancel().catch(() => {})
-    return { ok: false, status: 404, title: 'Session not found', detail: `the agent has no session '${input.sessionId}' of user '${input.userId}' in app '${input.app}'` }
+    return failure(404, 'Session not found', `the agent has no session '${input.sessionId}' of user '${input.userId}' in app '${input.app}'`)
   }
   // readTextLimited reads only the headers and the body, which a Response has too.
   const read = await readTextLimited(response as unknown as Request, maxBytes)
   if (!read.ok) {
     const why = read.reason === 'too_large' ? `the session is larger than ${maxBytes} bytes (MAX_SESSION_BYTES)` : read.error
-    return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: ${why}` }
+    return failure(502, 'Bad agent answer', `${what}: ${why}`)
   }
-  if (!response.ok) return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: the agent answered ${response.status}: ${read.text.slice(0, 300)}` }
+  if (!response.ok) return failure(502, 'Bad agent answer', `${what}: the agent answered ${response.status}: ${read.text.slice(0, 300)}`)
   let session: unknown
   try {
     session = JSON.parse(read.text)
   } catch (e) {
-    return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: the answer is not JSON (${(e as Error).message})` }
+    return failure(502, 'Bad agent answer', `${what}: the answer is not JSON (${(e as Error).message})`)
   }
   const rawEvents = isRecord(session) ? session.events : undefined
   if (rawEvents !== undefined && rawEvents !== null && !Array.isArray(rawEvents))
-    return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: "events" is not an array` }
+    return failure(502, 'Bad agent answer', `${what}: "events" is not an array`)
   const events: AdkEvent[] = []
   for (const [index, raw] of (rawEvents ?? []).entries()) {
     // The agent's JSON is as untrusted as a client's: bounded before zod walks it.
     const bounds = boundsIssue(raw, index, input.limits?.events ?? DEFAULT_LIMITS)
-    if (bounds) return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: events[${index}]: ${bounds.message}` }
+    if (bounds) return failure(502, 'Bad agent answer', `${what}: events[${index}]: ${bounds.message}`)
     const parsed = AdkEvent.safeParse(raw)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       const at = issue ? `events[${index}].${issue.path.join('.')}` : `events[${index}]`
-      return { ok: false, status: 502, title: 'Bad agent answer', detail: `${what}: ${at}: ${issue?.message ?? 'not an ADK event'}` }
+      return failure(502, 'Bad agent answer', `${what}: ${at}: ${issue?.message ?? 'not an ADK event'}`)
     }
     events.push(parsed.data)
   }

@@ -20,8 +20,8 @@
  */
 import { Hono, type Context } from 'hono'
 import { EvalCase, EvalSet } from '../../adk/eval-set.ts'
-import type { AppDeps } from '../../host/deps.ts'
-import { memoryEvalSetStore, type EvalScope, type EvalSetStore } from '../../host/eval-set-store.ts'
+import type { AppDeps } from '../deps.ts'
+import { memoryEvalSetStore, type EvalScope, type EvalSetStore } from '../../session/eval-set-store.ts'
 import { tenantOf } from '../auth.ts'
 import { problem } from '../problem.ts'
 import { boundsIssue, DEFAULT_LIMITS, type Limits } from '../../ingest/index.ts'
@@ -31,7 +31,7 @@ import { camelJson, forTheTab } from './camel.ts'
 import { metricsInfo } from './metrics-info.ts'
 import { readRunRequest, runAndStore } from './run.ts'
 import { pathSegmentProblem } from '../../runner/path-segment.ts'
-import { DEFAULT_RUN_QUOTAS, runRefusal } from '../../host/run-quotas.ts'
+import { DEFAULT_RUN_QUOTAS, runRefusal } from '../../runner/run-quotas.ts'
 
 /** A request body here (an eval case, a run request) is at most this many bytes. */
 export const MAX_DEV_EVAL_BODY_BYTES = 10_000_000
@@ -162,7 +162,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         if (segment) return problem(c, 400, 'Invalid request', segment)
         if (loadSet(c, scope) instanceof Response) return loadSet(c, scope) as Response
         const made = await evalCaseFromSession({ agentUrl: deps.agentUrl!, fetch: deps.fetch ?? fetch, app: scope.app, userId, sessionId, evalId, nowSeconds: Date.now() / 1000 })
-        if (!made.ok) return problem(c, made.status, made.title, made.detail)
+        if (!made.ok) return problem(c, made.problem)
         // The set is read again after the agent answered: another request may have changed it meanwhile.
         return orAnswer(loadSet(c, scope), (set) => {
           if (set.eval_cases.some((x) => x.eval_id === evalId))
@@ -199,7 +199,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         if (tenant !== undefined) activeByTenant.set(tenant, ofTenant + 1)
         try {
           const out = await runAndStore(deps, store, scope, set, request.request, c.req.raw.signal)
-          if (!out.ok) return problem(c, out.status, out.title, out.detail)
+          if (!out.ok) return problem(c, out.problem)
           return shape === 'list' ? json(c, out.runEvalResults) : json(c, { run_eval_results: out.runEvalResults })
         } finally {
           activeRuns -= 1

@@ -7,14 +7,15 @@
  * `eval_case_ids`. The metrics become an EvalConfig (`criteria: {name: criterion}`); no metrics
  * means the deployment default config (EVALSTREAM_CONFIG), else ADK's default criteria.
  */
+import { type Failure, failure } from '../../engine/problem.ts'
 import { z } from 'zod'
 import { EvalMetric } from '../../adk/eval-config.ts'
 import type { EvalSet } from '../../adk/eval-set.ts'
 import { isRecord } from '../../adk/json.ts'
 import { evalSetResultJson } from '../../adk/results-json.ts'
-import { DEFAULT_RUN_QUOTAS } from '../../host/run-quotas.ts'
-import type { AppDeps } from '../../host/deps.ts'
-import type { EvalScope, EvalSetStore } from '../../host/eval-set-store.ts'
+import { DEFAULT_RUN_QUOTAS } from '../../runner/run-quotas.ts'
+import type { AppDeps } from '../deps.ts'
+import type { EvalScope, EvalSetStore } from '../../session/eval-set-store.ts'
 import { DEFAULT_PARALLEL, runEvalSets } from '../../runner/run-eval-set.ts'
 import { forTheTab } from './camel.ts'
 
@@ -56,7 +57,7 @@ export function readRunRequest(body: unknown, defaultConfig: unknown): { ok: tru
 
 export type DevRunOutcome =
   | { ok: true; resultId: string; runEvalResults: Record<string, unknown>[] }
-  | { ok: false; status: number; title: string; detail: string }
+  | Failure
 
 /**
  * Runs and stores; `runEvalResults` are snake_case (the route renames them).
@@ -70,14 +71,15 @@ export async function runAndStore(
   request: RunRequest,
   signal: AbortSignal,
 ): Promise<DevRunOutcome> {
-  if (!deps.agentUrl) return { ok: false, status: 400, title: 'No agent', detail: 'this deployment has no AGENT_URL to run eval sets against' }
+  if (!deps.agentUrl) return failure(400, 'No agent', 'this deployment has no AGENT_URL to run eval sets against')
   const report = await runEvalSets([{ evalSet, evalConfig: request.evalConfig, caseIds: request.caseIds, source: evalSet.eval_set_id }], {
     agent: { url: deps.agentUrl, app: scope.app, fetch: deps.fetch },
     createEngine: deps.createEngine,
+    limits: deps.limits,
     parallel: DEV_RUN_PARALLEL,
     signal,
   })
-  if (!report.ok) return { ok: false, status: 422, title: 'Invalid run', detail: report.error }
+  if (!report.ok) return failure(422, 'Invalid run', report.error)
   const result = report.sets[0]!.evalSetResult
   const json = evalSetResultJson(result)
   store.addResult(scope, { id: result.eval_set_result_id, evalSetId: evalSet.eval_set_id, json, createdMs: Date.now() })

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MEMORY_DB, openSessionDb } from '../../../src/adapter/sqlite-db.ts'
-import { depsFromEnv } from '../../../src/host/setup.ts'
+import { depsFromEnv } from '../../../src/config/setup.ts'
 import { createApp } from '../../../src/http/app.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 

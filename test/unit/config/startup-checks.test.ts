@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { memorySessionStore } from '../../../src/host/session-store.ts'
-import { depsFromEnv } from '../../../src/host/setup.ts'
+import { memorySessionStore } from '../../../src/session/store.ts'
+import { depsFromEnv } from '../../../src/config/setup.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-startup-'))

@@ -27,7 +27,7 @@ const WEATHER_CASE = {
 async function emittedBySession(): Promise<EngineEmission[]> {
   const emitted: EngineEmission[] = []
   const created = createSessionEngine({ spec: { session_id: 's1', eval_case: WEATHER_CASE }, emit: (b) => emitted.push(b), clock: () => emitted.length })
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   for (const item of decodeAll('sse', readShared('samples', 'adk-js-weather-streaming.sse')).events) created.engine.push(item)
   created.engine.reject({ index: 99, message: 'content: expected an object', path: '$.content' })
   await created.engine.end()

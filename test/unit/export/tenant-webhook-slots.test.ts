@@ -4,9 +4,9 @@
  * goes out at once. Receivers are a fetch held open by the test; nothing waits on a clock.
  */
 import { describe, expect, it } from 'vitest'
-import type { FedResult } from '../../../src/host/result-feed.ts'
-import { webhookSettingsFromEnv } from '../../../src/host/webhook-config.ts'
-import { createWebhookDispatcher } from '../../../src/host/webhook-sender.ts'
+import type { FedResult } from '../../../src/session/result-feed.ts'
+import { webhookSettingsFromEnv } from '../../../src/config/webhooks.ts'
+import { createWebhookDispatcher } from '../../../src/export/webhook-sender.ts'
 
 const SECRET = 'session-secret-abcdefghij'
 

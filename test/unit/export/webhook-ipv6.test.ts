@@ -4,7 +4,7 @@
  * loopback stay out whichever way they are written; public addresses in the same forms still pass.
  */
 import { describe, expect, it } from 'vitest'
-import { webhookUrlProblem } from '../../../src/host/webhook-target.ts'
+import { webhookUrlProblem } from '../../../src/export/webhook-target.ts'
 
 const problem = (host: string) => webhookUrlProblem(`https://${host}/hook`, { allowPrivate: false })
 

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import type { AppDeps } from '../../../src/host/deps.ts'
-import { DEFAULT_PROXY_SETTINGS } from '../../../src/host/proxy-settings.ts'
-import { memorySessionStore } from '../../../src/host/session-store.ts'
+import type { AppDeps } from '../../../src/http/deps.ts'
+import { DEFAULT_PROXY_SETTINGS } from '../../../src/http/proxy-settings.ts'
+import { memorySessionStore } from '../../../src/session/store.ts'
 import { isEventStream, isRunSsePath } from '../../../src/http/agent-sse.ts'
 import { createApp } from '../../../src/http/app.ts'
 import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'

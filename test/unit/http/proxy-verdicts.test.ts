@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import type { AppDeps } from '../../../src/host/deps.ts'
-import { DEFAULT_PROXY_SETTINGS } from '../../../src/host/proxy-settings.ts'
-import { memorySessionStore } from '../../../src/host/session-store.ts'
+import type { AppDeps } from '../../../src/http/deps.ts'
+import { DEFAULT_PROXY_SETTINGS } from '../../../src/http/proxy-settings.ts'
+import { memorySessionStore } from '../../../src/session/store.ts'
 import { createApp } from '../../../src/http/app.ts'
 import { SESSION_HEADER } from '../../../src/http/proxy.ts'
 import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
@@ -56,7 +56,7 @@ async function setup(id: string) {
     limits: DEFAULT_LIMITS,
   }
   const created = await store.create({ session_id: id, eval_config: JUDGED, eval_case: MATCHING_CASE }, deps.createEngine)
-  if (!created.ok) throw new Error(created.detail)
+  if (!created.ok) throw new Error(created.problem.detail)
   const app = createApp(deps)
   const client = new AbortController()
   const res = await app.request('/run_sse', {

@@ -6,8 +6,8 @@
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import type { ResultEvent } from '../../../src/engine/types.ts'
-import { sqliteResultsIndex } from '../../../src/host/results-index.ts'
-import { sqlFromDatabaseSync } from '../../../src/host/sql.ts'
+import { sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
+import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { resultsRoutes } from '../../../src/http/results-routes.ts'
 
 const NOW = 1_767_225_600_000

@@ -4,7 +4,7 @@
  * as a rejected-event error does.
  */
 import { describe, expect, it } from 'vitest'
-import { createResultLog, memoryResultStorage } from '../../../src/host/result-log.ts'
+import { createResultLog, memoryResultStorage } from '../../../src/session/result-log.ts'
 import { schemaName } from '../../../src/http/openapi-describe.ts'
 import { RESULT_EVENTS } from '../../../src/http/openapi-routes.ts'
 import { NAMED_SCHEMAS } from '../../../src/http/openapi-schemas.ts'
@@ -17,7 +17,7 @@ describe('the error frame that ends a stream', () => {
     const log = createResultLog(memoryResultStorage())
     log.append({ type: 'error', key: 'error/1', data: { kind: 'rejected_event', index: 3, message: 'content: expected an object' } })
     // A heartbeat far beyond the test: no timer fires while it runs.
-    const reader = resultSource({ log, caseResultSeq: undefined }, { after: 0, heartbeatMs: 3_600_000 }).getReader()
+    const reader = resultSource({ log, endSeq: undefined }, { after: 0, heartbeatMs: 3_600_000 }).getReader()
     const first = (await reader.read()).value!
     expect('results' in first && first.results.map((r) => r.type)).toEqual(['error'])
     if ('results' in first) expect(errorSchema().safeParse(first.results[0]!.data).success).toBe(true)

@@ -5,7 +5,7 @@
  * 409 nor any other hint. Hung work is an agent fetch held open by the test, released at the end.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryEvalSetStore } from '../../../src/host/eval-set-store.ts'
+import { memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'
 import { CONFIG, FINAL_TEXT } from '../../http/fixtures.ts'
 import { heldAgent, type HeldAgent } from '../support/held-agent.ts'
 import { twoTenantApp } from '../support/two-tenants.ts'

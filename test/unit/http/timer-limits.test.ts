@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MAX_TIMER_MS } from '../../../src/ingest/timer-ms.ts'
-import { otelConfigFromEnv } from '../../../src/host/otel-config.ts'
-import { proxySettingsFromEnv } from '../../../src/host/proxy-settings.ts'
-import { webhookSettingsFromEnv } from '../../../src/host/webhook-config.ts'
+import { otelConfigFromEnv } from '../../../src/config/otel.ts'
+import { proxySettingsFromEnv } from '../../../src/config/proxy.ts'
+import { webhookSettingsFromEnv } from '../../../src/config/webhooks.ts'
 import { CONFIG } from '../../http/fixtures.ts'
 import { twoTenantApp } from '../support/two-tenants.ts'
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
-import { createHostMetrics } from '../../../src/host/metrics.ts'
+import { createPrometheusMetrics } from '../../../src/monitor/prometheus.ts'
 import { createJudgeExecutor } from '../../../src/judge/executor.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
 import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
@@ -22,7 +22,7 @@ const answer = (usageMetadata: Record<string, unknown>) => ({
 
 describe('judge token counts', () => {
   it('"many", negative, fractional and 1e308 counts add 0; good ones add up; /metrics stays numeric and never goes down', async () => {
-    const metrics = createHostMetrics()
+    const metrics = createPrometheusMetrics()
     const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { sleep: async () => {}, random: () => 0 })
     const executor = createJudgeExecutor({ judge, concurrency: 1, observe: metrics.judge })
     const replies = [
@@ -43,7 +43,7 @@ describe('judge token counts', () => {
 
 describe('metrics counters', () => {
   it('ignore an increment that is not a finite number >= 0 (text, negative, NaN)', async () => {
-    const { createRegistry } = await import('../../../src/host/metrics-registry.ts')
+    const { createRegistry } = await import('../../../src/monitor/prometheus-registry.ts')
     const r = createRegistry()
     const c = r.counter('t_total', 'T.')
     c.inc({}, 150)

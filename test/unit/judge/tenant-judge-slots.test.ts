@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
 import { createJudgeExecutor } from '../../../src/judge/executor.ts'
-import { judgeWiringFromEnv } from '../../../src/host/judge-wiring.ts'
+import { judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import type { Judge } from '../../../src/judge/port.ts'
 
 const req = (id: string): JudgeRequest => ({ id, model: 'm', prompt: `prompt ${id}`, samples: 1 })
@@ -71,9 +71,9 @@ describe('judge slots per tenant', () => {
   it('EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT is read (default 16) and a bad value stops the start', () => {
     const judge = { GEMINI_API_KEY: 'k' }
     const wired = judgeWiringFromEnv({ ...judge, EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT: '3' })
-    expect(wired.ok && wired.notes.join('\n')).toMatch(/per tenant: 3 at once/)
+    expect(wired.ok && (wired.notes ?? []).join('\n')).toMatch(/per tenant: 3 at once/)
     const defaults = judgeWiringFromEnv(judge)
-    expect(defaults.ok && defaults.notes.join('\n')).toMatch(/per tenant: 16 at once/)
+    expect(defaults.ok && (defaults.notes ?? []).join('\n')).toMatch(/per tenant: 16 at once/)
     const bad = judgeWiringFromEnv({ ...judge, EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT: '0' })
     expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT must be a whole number >= 1/) })
   })
@@ -87,7 +87,7 @@ describe('judge slots per tenant', () => {
 
 describe('judgedEngines', () => {
   it("hands each session's tenant to the judging wiring, so its judge calls count against that tenant", async () => {
-    const { judgedEngines } = await import('../../../src/host/judge-wiring.ts')
+    const { judgedEngines } = await import('../../../src/config/judge-wiring.ts')
     const asked: [string, string | undefined][] = []
     const create = judgedEngines((sessionId, tenant) => (asked.push([sessionId, tenant]), { noJudgeReason: 'test' }))
     create({ spec: { session_id: 's-acme', tenant: 'acme', eval_config: { criteria: {} } }, emit: () => {} } as never)

@@ -6,9 +6,9 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
-import { memorySessionStore, sqliteSessionStore } from '../../../src/host/session-store.ts'
-import type { StoreSource } from '../../../src/host/setup.ts'
-import { sqlFromDatabaseSync } from '../../../src/host/sql.ts'
+import { memorySessionStore, sqliteSessionStore } from '../../../src/session/store.ts'
+import type { StoreSource } from '../../../src/config/setup.ts'
+import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { CONFIG } from '../../http/fixtures.ts'
 import { type Tenant, twoTenantApp } from '../support/two-tenants.ts'
 

@@ -3,9 +3,9 @@
  * isolation tests: each call names the tenant whose token it carries.
  */
 import { createApp } from '../../../src/http/app.ts'
-import type { AppDeps } from '../../../src/host/deps.ts'
-import { memorySessionStore } from '../../../src/host/session-store.ts'
-import { depsFromEnv, type Env, type StoreSource } from '../../../src/host/setup.ts'
+import type { AppDeps } from '../../../src/http/deps.ts'
+import { memorySessionStore } from '../../../src/session/store.ts'
+import { depsFromEnv, type Env, type StoreSource } from '../../../src/config/setup.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 
 export const TOKENS = { acme: 'acme-token-0123456789abcdef0123456789', globex: 'globex-token-0123456789abcdef012345678' }

@@ -1,0 +1,80 @@
+/**
+ * The results index as a host sets it up: limits from the environment, fed from the host's result
+ * feed. Node and Deno call it with their EVALSTREAM_DB (or an in-memory database); the Workers
+ * index Durable Object builds its index directly, fed by the session objects.
+ */
+import type { FedResult, ResultFeed } from '../session/result-feed.ts'
+import { sqliteResultsIndex, type ResultsIndex } from '../monitor/results-index.ts'
+import { DEFAULT_INDEX_LIMITS, INDEX_LIMIT_VARS, type IndexLimits } from '../monitor/results-index-limits.ts'
+import type { Sql } from '../session/sql.ts'
+import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
+
+export type IndexSetup = Read<{ index: ResultsIndex; stop(): void }>
+
+/**
+ * @example
+ * const setup = resultsIndexFromEnv(process.env, db.indexSql, deps.feed)
+ * if (setup.ok) createApp({ ...deps, resultsIndex: setup.value.index })
+ */
+export function resultsIndexFromEnv(env: Env, sql: Sql, feed: ResultFeed | undefined): IndexSetup {
+  const limits = indexLimitsFromEnv(env)
+  if (!limits.ok) return limits
+  const index = sqliteResultsIndex(sql, { limits: limits.value, transaction: sqlTransaction(sql) })
+  const stop = feed ? watchResults(feed, index) : () => {}
+  const { maxRows, maxAgeMs } = limits.value
+  return { ok: true, value: { index, stop }, notes: [`results index: at most ${maxRows} results, ${maxAgeMs} ms (EVALSTREAM_INDEX_MAX_ROWS, EVALSTREAM_INDEX_MAX_AGE_MS)`] }
+}
+
+/**
+ * Unset or empty variables keep their default; anything but a whole number >= 1 is an error.
+ * @example
+ * indexLimitsFromEnv({ EVALSTREAM_INDEX_MAX_ROWS: '5000' }) // { ok: true, value: { maxRows: 5000, maxAgeMs: 2592000000 } }
+ */
+export function indexLimitsFromEnv(env: Env): Read<IndexLimits> {
+  return wholeNumbersFromEnv(env, INDEX_LIMIT_VARS, DEFAULT_INDEX_LIMITS)
+}
+
+/**
+ * Feeds an index from a result feed; returns the function that stops it. The watcher only queues;
+ * a microtask later the queue goes in with one `recordAll` (one transaction when the index has
+ * one), so a burst of results costs one commit and readers see them before any I/O runs.
+ * @example const stop = watchResults(deps.feed, index)
+ */
+export function watchResults(feed: ResultFeed, index: ResultsIndex): () => void {
+  let queue: FedResult[] = []
+  const flush = () => {
+    const batch = queue
+    queue = []
+    try {
+      index.recordAll(batch)
+    } catch (e) {
+      console.error(`evalstream: ${batch.length} result(s) not indexed: ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  return feed.watch((result) => {
+    if (queue.push(result) === 1) queueMicrotask(flush)
+  })
+}
+
+/**
+ * A transaction over statements of the `Sql` interface, for node:sqlite (a Durable Object's
+ * storage refuses BEGIN; it batches a request's writes by itself). Inside another transaction it
+ * just runs `fn`.
+ * @example sqliteResultsIndex(sql, { transaction: sqlTransaction(sql) })
+ */
+export function sqlTransaction(sql: Sql): (fn: () => void) => void {
+  return (fn) => {
+    try {
+      sql.query('BEGIN')
+    } catch {
+      return fn()
+    }
+    try {
+      fn()
+      sql.query('COMMIT')
+    } catch (e) {
+      sql.query('ROLLBACK')
+      throw e
+    }
+  }
+}

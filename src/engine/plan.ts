@@ -1,0 +1,112 @@
+/**
+ * Turns a session's spec (ADK EvalConfig + optional EvalCase) into what the engine runs: one entry
+ * per configured metric, each either a criterion with its parsed config or a reason why the metric
+ * cannot be evaluated. A metric evalstream does not implement is NOT_EVALUATED, as in ADK (spec
+ * §1.4, §2.9: an unknown name raises NotFoundError, which ADK records as NOT_EVALUATED). A config
+ * that cannot be right anywhere is bad input instead (422, or exit 2 in the CLI), naming the JSON
+ * path: a malformed config or case, and a known criterion with options it rejects (an unknown
+ * `match_type`, a threshold that is not a number). ADK would run the case and report that metric
+ * NOT_EVALUATED; a live service should refuse the session at creation instead of scoring it
+ * without the metric its owner asked for.
+ */
+import type { Problem } from './problem.ts'
+import { DEFAULT_EVAL_CONFIG, evalMetricsOf, parseEvalConfig, type EvalMetric } from '../adk/eval-config.ts'
+import { EvalCase } from '../adk/eval-set.ts'
+import type { Invocation, Rubric } from '../adk/invocation.ts'
+import { describeZodError, readableIssues, MAX_LISTED_ISSUES } from '../adk/parse-error.ts'
+import type { AnyCriterion } from '../core/criterion.ts'
+import { alwaysReportedCriteria, criterionByName, notImplementedReason } from '../core/registry.ts'
+
+export type MetricPlan = {
+  metric: EvalMetric
+  /** The criterion and its parsed config, or why this metric cannot be evaluated at all. */
+  runnable: { criterion: AnyCriterion; config: { threshold: number | null } } | { reason: string }
+}
+
+export type SessionPlan = {
+  metrics: MetricPlan[]
+  evalCase?: EvalCase
+  /** The case's static conversation; absent for conversation scenarios and case-less sessions. */
+  expected?: Invocation[]
+}
+
+export type SpecProblem = Problem & { status: 400 | 422 }
+
+/**
+ * @example
+ * const planned = planSession({ eval_config: { criteria: { response_match_score: 0.8 } } })
+ * if (!planned.ok) return problem(planned.problem.status, planned.problem.title, planned.problem.detail)
+ */
+export function planSession(
+  spec: { eval_config?: unknown; eval_case?: unknown },
+  defaultConfig: unknown = DEFAULT_EVAL_CONFIG,
+  options: { configSource?: string } = {},
+): { ok: true; plan: SessionPlan } | { ok: false; problem: SpecProblem } {
+  const configSource = options.configSource ?? 'eval_config'
+  const parsedConfig = parseEvalConfig(spec.eval_config ?? defaultConfig, { source: configSource })
+  if (!parsedConfig.ok)
+    return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: parsedConfig.error.message } }
+
+  let evalCase: EvalCase | undefined
+  if (spec.eval_case !== undefined) {
+    const parsedCase = EvalCase.safeParse(spec.eval_case)
+    if (!parsedCase.success)
+      return {
+        ok: false,
+        problem: {
+          status: 422,
+          title: 'Invalid eval_case',
+          detail: describeZodError(parsedCase.error, { source: 'eval_case' }),
+        },
+      }
+    evalCase = parsedCase.data
+  }
+
+  const metrics: MetricPlan[] = []
+  for (const metric of evalMetricsOf(parsedConfig.config)) {
+    const resolved = resolve(metric)
+    if ('problem' in resolved)
+      return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: `${configSource}: ${resolved.problem}` } }
+    metrics.push({ metric, runnable: resolved })
+  }
+  // ADK's efficiency metrics: reported for every case, unconfigured (no threshold, no criterion).
+  for (const criterion of alwaysReportedCriteria())
+    metrics.push({
+      metric: { metric_name: criterion.key, threshold: null, criterion: null },
+      runnable: { criterion, config: { threshold: null } },
+    })
+  return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
+}
+
+/** The metric's criterion with its options parsed; a reason if evalstream has no such criterion. */
+function resolve(metric: EvalMetric): MetricPlan['runnable'] | { problem: string } {
+  const criterion = criterionByName(metric.metric_name)
+  if (!criterion)
+    return { reason: notImplementedReason(metric.metric_name) ?? `metric '${metric.metric_name}' is not implemented by evalstream` }
+  const parsed = criterion.config.safeParse({ ...metric.criterion, threshold: metric.threshold })
+  if (parsed.success) return { criterion, config: parsed.data as { threshold: number } }
+  // Paths from the config document's root: $.criteria.<metric>.<option>.
+  const issues = readableIssues(parsed.error.issues, ['criteria', metric.metric_name]).slice(0, MAX_LISTED_ISSUES)
+  return { problem: issues.map((i) => `${i.path}: ${i.message}`).join('; ') }
+}
+
+/**
+ * Rubrics that apply to the n-th actual invocation: the case's rubrics, then the n-th expected
+ * invocation's rubrics (ADK copies both onto the actual invocation, spec §1.5).
+ */
+export function rubricsForInvocation(plan: SessionPlan, index: number): Rubric[] | undefined {
+  const fromCase = plan.evalCase?.rubrics ?? []
+  const fromExpected = plan.expected?.[index]?.rubrics ?? []
+  const all = [...fromCase, ...fromExpected]
+  return all.length > 0 ? all : undefined
+}
+
+/**
+ * `/run_sse` streams the agent's events only, not the user's message, so an invocation built from a
+ * pushed stream can lack its user content. The expected invocation's user content stands in (the
+ * conversation replays it verbatim); proxied runs get a real user event from the request instead.
+ */
+export function withUserContent(actual: Invocation, expected: Invocation | undefined): Invocation {
+  if ((actual.user_content.parts?.length ?? 0) > 0 || !expected) return actual
+  return { ...actual, user_content: expected.user_content }
+}

@@ -1,0 +1,165 @@
+/**
+ * The results index: every decided result of every session, kept in SQLite for monitoring across
+ * sessions (GET /v1/results, GET /v1/stats, GET /v1/sessions and the dashboard). It is fed from the
+ * result feed (src/session/result-feed.ts), so it sees each result once; a result that arrives twice
+ * anyway (a Worker's retried delivery) is recognised by (session, seq, time) and not counted again.
+ *
+ * Kept: `criterion.result` (criterion, status, score), `case.result` (the case status) and `error`
+ * rows; `invocation.started` and `criterion.progress` only move the session's row. A later
+ * revision of a criterion on the same invocation marks the earlier one not current, and the
+ * aggregates count current rows only. Retention: IndexLimits (results-index-limits.ts).
+ *
+ * One implementation over the `Sql` interface: node:sqlite on Node and Deno (the EVALSTREAM_DB
+ * file, or an in-memory database), `ctx.storage.sql` in the index Durable Object on Workers.
+ */
+import { isRecord } from '../adk/json.ts'
+import { statusFromCode } from '../adk/status.ts'
+import type { FedResult } from '../session/result-feed.ts'
+import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, MAX_INDEXED_DATA_CHARS, type IndexLimits } from './results-index-limits.ts'
+import { indexReads, type IndexReads } from './results-index-query.ts'
+import type { Sql } from '../session/sql.ts'
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS es_index_results (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL, at_ms INTEGER NOT NULL, tenant TEXT NOT NULL, app TEXT NOT NULL, type TEXT NOT NULL,
+    criterion TEXT, invocation_index INTEGER, status TEXT, score REAL, threshold REAL,
+    current INTEGER NOT NULL DEFAULT 1, data TEXT NOT NULL, UNIQUE (session_id, seq, at_ms))`,
+  // Age pruning walks time; the stats queries read this index alone (it covers every column they use).
+  'CREATE INDEX IF NOT EXISTS es_index_results_age ON es_index_results (at_ms)',
+  'CREATE INDEX IF NOT EXISTS es_index_results_stats ON es_index_results (tenant, type, current, at_ms, criterion, status, score, app)',
+  `CREATE TABLE IF NOT EXISTS es_index_sessions (session_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, app TEXT NOT NULL,
+    first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL, invocations INTEGER NOT NULL DEFAULT 0, status TEXT)`,
+  'CREATE INDEX IF NOT EXISTS es_index_sessions_time ON es_index_sessions (tenant, last_ms)',
+]
+
+export type ResultsIndex = IndexReads & {
+  /** Takes one result (synchronous and quick: a few statements). Returns false when it was a repeat. */
+  record(result: FedResult): boolean
+  /** Takes many in one transaction when the options gave one; returns how many were new. */
+  recordAll(results: readonly FedResult[]): number
+  /** Drops what the limits no longer allow; `record` calls it as needed, tests call it directly. */
+  prune(): void
+  readonly limits: IndexLimits
+}
+
+export type ResultsIndexOptions = {
+  limits?: Partial<IndexLimits>
+  now?: () => number
+  /** Runs `fn` in one transaction (node:sqlite: one commit per batch instead of per statement). */
+  transaction?: (fn: () => void) => void
+}
+
+/**
+ * @example
+ * const index = sqliteResultsIndex(sqlFromDatabaseSync(new DatabaseSync(':memory:')))
+ * const stop = watchResults(feed, index) // results-index-setup.ts
+ * index.stats({ tenant: '' })
+ */
+export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}): ResultsIndex {
+  const limits: IndexLimits = { ...DEFAULT_INDEX_LIMITS, ...options.limits }
+  const now = options.now ?? Date.now
+  for (const statement of SCHEMA) sql.query(statement)
+  let rows = Number(sql.query('SELECT COUNT(*) AS n FROM es_index_results')[0]?.n ?? 0)
+  let lastAgePrune = 0
+
+  const touchSession = (r: FedResult, invocations: number, status: string | null) =>
+    sql.query(
+      `INSERT INTO es_index_sessions (session_id, tenant, app, first_ms, last_ms, invocations, status) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET last_ms = MAX(last_ms, excluded.last_ms),
+       invocations = MAX(invocations, excluded.invocations), status = COALESCE(excluded.status, status)`,
+      r.sessionId, r.tenant ?? '', r.appName ?? '', r.atMs, r.atMs, invocations, status,
+    )
+
+  /** Oldest first, down to maxRows: at steady state one row per insert, by the primary key. */
+  const trimRows = () => {
+    const excess = rows - limits.maxRows
+    // RETURNING counts what went without a COUNT(*) scan per insert.
+    if (excess > 0)
+      rows -= sql.query('DELETE FROM es_index_results WHERE id IN (SELECT id FROM es_index_results ORDER BY id LIMIT ?) RETURNING 1 AS x', excess).length
+  }
+
+  const prune = () => {
+    const cutoff = now() - limits.maxAgeMs
+    lastAgePrune = now()
+    rows -= sql.query('DELETE FROM es_index_results WHERE at_ms < ? RETURNING 1 AS x', cutoff).length
+    trimRows()
+    // A session goes with its last result (or, with none, once it is older than the age limit).
+    sql.query(
+      `DELETE FROM es_index_sessions WHERE last_ms < ? OR (last_ms < COALESCE((SELECT MIN(at_ms) FROM es_index_results), ?)
+       AND NOT EXISTS (SELECT 1 FROM es_index_results r WHERE r.session_id = es_index_sessions.session_id))`,
+      cutoff, cutoff,
+    )
+  }
+
+  const record = (r: FedResult): boolean => {
+    const { type, data, seq } = r.event
+    if (type === 'invocation.started' || type === 'criterion.progress') {
+      touchSession(r, data.invocation_index + 1, null)
+      return true
+    }
+    const row = rowOf(r)
+    const inserted = sql.query(
+      `INSERT INTO es_index_results (session_id, seq, at_ms, tenant, app, type, criterion, invocation_index, status, score, threshold, data)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+      r.sessionId, seq, r.atMs, r.tenant ?? '', r.appName ?? '', type, row.criterion, row.invocation, row.status, row.score, row.threshold, row.data,
+    )
+    const id = inserted[0]?.id
+    if (id === undefined) return false
+    rows += 1
+    if (type === 'criterion.result' && data.revision !== undefined && data.revision > 0) {
+      // The latest revision of a criterion on an invocation is the one that counts (revision 0,
+      // the common case, has nothing before it: no statement for it).
+      sql.query(
+        'UPDATE es_index_results SET current = 0 WHERE session_id = ? AND invocation_index = ? AND criterion = ? AND id <> ? AND current = 1',
+        r.sessionId, row.invocation, row.criterion, Number(id),
+      )
+    }
+    touchSession(r, row.invocation === null ? 0 : row.invocation + 1, type === 'case.result' ? row.status : null)
+    if (now() - lastAgePrune >= AGE_PRUNE_INTERVAL_MS) prune()
+    else trimRows()
+    return true
+  }
+
+  const recordAll = (results: readonly FedResult[]) => {
+    let added = 0
+    const all = () => {
+      for (const r of results) if (record(r)) added += 1
+    }
+    if (options.transaction) options.transaction(all)
+    else all()
+    return added
+  }
+  return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, prune, limits }
+}
+
+type Row = { criterion: string | null; invocation: number | null; status: string | null; score: number | null; threshold: number | null; data: string }
+
+function rowOf(r: FedResult): Row {
+  const { type, data } = r.event
+  if (type === 'case.result') {
+    // ADK's file shape: the case status is its number.
+    const code = data.final_eval_status
+    const status = typeof code === 'number' && Number.isFinite(code) ? statusFromCode(code) : null
+    return { criterion: null, invocation: null, status, score: null, threshold: null, data: boundedData(data) }
+  }
+  if (type !== 'criterion.result') return { criterion: null, invocation: null, status: null, score: null, threshold: null, data: boundedData(data) }
+  return {
+    criterion: data.metric_name,
+    invocation: data.invocation_index,
+    status: data.eval_status,
+    score: data.score,
+    threshold: data.threshold,
+    data: boundedData(data),
+  }
+}
+
+/** The JSON as is when short; else its scalar top-level fields, a clipped rationale and a marker. */
+function boundedData(data: Record<string, unknown>): string {
+  const json = JSON.stringify(data)
+  if (json.length <= MAX_INDEXED_DATA_CHARS) return json
+  const summary: Record<string, unknown> = { truncated: true, chars: json.length }
+  for (const [k, v] of Object.entries(data)) if (v === null || typeof v !== 'object') summary[k] = typeof v === 'string' ? v.slice(0, 1024) : v
+  const rationale = isRecord(data.details) ? data.details.rationale : undefined
+  if (typeof rationale === 'string') summary.details = { rationale: rationale.slice(0, 2048) }
+  return JSON.stringify(summary)
+}

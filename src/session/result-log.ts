@@ -1,0 +1,118 @@
+/**
+ * The result log of one session: assigns each result its sequence number, keeps every result so a
+ * subscriber can resume from any `Last-Event-ID`, and fans new results out to live subscribers.
+ * Where the results are kept is a port (`ResultStorage`): memory on Node/Deno, SQLite in the
+ * Durable Object. Subscribers always live in memory: they are open HTTP responses.
+ *
+ * The log is typed by its event types: a session's results by default, and an eval set run's
+ * progress (src/runner/hosted-run.ts) in the same kind of log, so both stream through one streamer.
+ */
+import type { ResultEventType } from '../engine/types.ts'
+
+/** One logged event: its seq (from 1), type, key and JSON data. A session's is a `ResultEvent`. */
+export type LoggedEvent<T extends string = ResultEventType> = { seq: number; type: T; key: string; data: Record<string, unknown> }
+
+/** Where a log keeps its results. `insert` is called with strictly increasing seq, starting at 1. */
+export interface ResultStorage<T extends string = ResultEventType> {
+  lastSeq(): number
+  insert(event: LoggedEvent<T>): void
+  /** Results with seq > afterSeq, in seq order. */
+  readAfter(afterSeq: number): LoggedEvent<T>[]
+}
+
+export type ResultSubscriber<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
+
+/** Why a log stopped for good (its session was evicted or deleted): sent as an `error` frame. */
+export type LogClosing = { message: string }
+export type CloseSubscriber = (closing: LogClosing) => void
+
+export interface ResultLog<T extends string = ResultEventType> {
+  /** Gives the body the next seq, stores it and tells every subscriber. */
+  append(body: Omit<LoggedEvent<T>, 'seq'>): LoggedEvent<T>
+  readAfter(afterSeq: number): LoggedEvent<T>[]
+  lastSeq(): number
+  /**
+   * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
+   * a closed log hears it at once (on a microtask), so no subscriber waits for a session that left.
+   */
+  subscribe(subscriber: ResultSubscriber<T>, onClose?: CloseSubscriber): () => void
+  /** Tells every subscriber the log is done and drops them; appends after this are ignored. */
+  close(closing: LogClosing): void
+  /** Live subscribers (open result streams, proxied runs): shows that a client that left is gone. */
+  subscriberCount(): number
+}
+
+/**
+ * @example
+ * const log = createResultLog(memoryResultStorage())
+ * log.append({ type: 'invocation.started', key: 'started/0', data: {} }).seq // 1
+ */
+export function createResultLog<T extends string = ResultEventType>(storage: ResultStorage<T>): ResultLog<T> {
+  const subscribers = new Set<ResultSubscriber<T>>()
+  const closeSubscribers = new Map<ResultSubscriber<T>, CloseSubscriber>()
+  let closed: LogClosing | undefined
+  let last = storage.lastSeq()
+  return {
+    append(body) {
+      // A closed log's storage may already be deleted: the result goes nowhere.
+      if (closed) return { seq: last, ...body }
+      last += 1
+      const event: LoggedEvent<T> = { seq: last, type: body.type, key: body.key, data: body.data }
+      storage.insert(event)
+      // Copy first: a subscriber may unsubscribe itself (stream closing on case.result).
+      for (const subscriber of [...subscribers]) {
+        try {
+          subscriber(event)
+        } catch {
+          // One broken subscriber must not stop the others or the engine that emitted.
+          subscribers.delete(subscriber)
+        }
+      }
+      return event
+    },
+    readAfter: (afterSeq) => storage.readAfter(afterSeq),
+    lastSeq: () => last,
+    subscribe(subscriber, onClose) {
+      if (closed) {
+        const closing = closed
+        if (onClose) queueMicrotask(() => onClose(closing))
+        return () => false
+      }
+      subscribers.add(subscriber)
+      if (onClose) closeSubscribers.set(subscriber, onClose)
+      return () => {
+        closeSubscribers.delete(subscriber)
+        return subscribers.delete(subscriber)
+      }
+    },
+    close(closing) {
+      if (closed) return
+      closed = closing
+      const toTell = [...closeSubscribers.values()]
+      subscribers.clear()
+      closeSubscribers.clear()
+      for (const onClose of toTell) {
+        try {
+          onClose(closing)
+        } catch {
+          // A subscriber that cannot be told is dropped all the same.
+        }
+      }
+    },
+    subscriberCount: () => subscribers.size,
+  }
+}
+
+/**
+ * @example
+ * const storage = memoryResultStorage()
+ */
+export function memoryResultStorage<T extends string = ResultEventType>(): ResultStorage<T> {
+  const events: LoggedEvent<T>[] = []
+  return {
+    lastSeq: () => events.length,
+    insert: (event) => void events.push(event),
+    // seq n sits at index n - 1, so resuming is a slice, not a scan.
+    readAfter: (afterSeq) => events.slice(Math.max(0, afterSeq)),
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Session records in SQLite, written against the tiny `Sql` interface so one implementation serves
+ * Node and Deno (`node:sqlite`, many sessions in one file) and the Durable Object (`ctx.storage.sql`,
+ * one session per object). The schema is created on the first write, not on open: a Durable Object
+ * that is only asked about an unknown id keeps no storage at all.
+ */
+import type { ResultEvent, SessionSpec } from '../engine/types.ts'
+import type { ResultStorage } from './result-log.ts'
+import type { Journal, JournalEntry } from './session.ts'
+import type { GoneNotice, GoneReason, SessionRecords } from './records.ts'
+import type { Sql, SqlRow } from './sql.ts'
+
+/** A tenant's sessions found without parsing every spec (its quota is checked on each create). */
+const TENANT_INDEX = "CREATE INDEX IF NOT EXISTS es_sessions_tenant ON es_sessions (json_extract(spec, '$.tenant'))"
+const TENANT = "json_extract(spec, '$.tenant')"
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER)',
+  'CREATE INDEX IF NOT EXISTS es_sessions_open ON es_sessions (touched_ms) WHERE ended_ms IS NULL',
+  'CREATE INDEX IF NOT EXISTS es_sessions_ended ON es_sessions (ended_ms) WHERE ended_ms IS NOT NULL',
+  TENANT_INDEX,
+  'CREATE TABLE IF NOT EXISTS es_journal (session_id TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (session_id, n))',
+  'CREATE TABLE IF NOT EXISTS es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
+  'CREATE TABLE IF NOT EXISTS es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL, tenant TEXT)',
+  'CREATE INDEX IF NOT EXISTS es_gone_at ON es_gone (at_ms)',
+]
+
+export type SqliteSessionRecords = SessionRecords & {
+  /** The storage was wiped from outside (a Durable Object's deleteAll): create the schema again on next write. */
+  forgetSchema(): void
+}
+
+/**
+ * @example
+ * const records = sqliteSessionRecords(sqlFromDatabaseSync(db))
+ */
+export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
+  let ready: boolean | undefined
+  /** Reads on a storage without our tables answer "nothing" instead of creating them. */
+  const exists = (): boolean =>
+    (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_sessions'").length > 0)
+  // A database written before the tenant index existed gets it on its first write.
+  let indexed = false
+  const write = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
+    if (!exists()) {
+      for (const s of SCHEMA) sql.query(s)
+      ready = true
+    }
+    if (!indexed) {
+      upgradeForTenants(sql)
+      indexed = true
+    }
+    return sql.query(statement, ...params)
+  }
+  const read = (statement: string, ...params: (string | number | null)[]): SqlRow[] =>
+    exists() ? sql.query(statement, ...params) : []
+  const num = (rows: SqlRow[], column: string): number | undefined => {
+    const v = rows[0]?.[column]
+    return v === null || v === undefined ? undefined : Number(v)
+  }
+
+  return {
+    insert(spec, nowMs) {
+      if (read('SELECT 1 AS x FROM es_sessions WHERE id = ?', spec.session_id).length > 0) return false
+      write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', spec.session_id, JSON.stringify(spec), nowMs)
+      return true
+    },
+    read(id) {
+      const row = read('SELECT spec, touched_ms, ended_ms FROM es_sessions WHERE id = ?', id)[0]
+      if (!row) return undefined
+      const spec = JSON.parse(String(row.spec)) as SessionSpec
+      return row.ended_ms === null || row.ended_ms === undefined
+        ? { spec, touchedMs: Number(row.touched_ms) }
+        : { spec, touchedMs: Number(row.touched_ms), endedMs: Number(row.ended_ms) }
+    },
+    storage: (id) => ({ results: sqliteResults(id, read, write), journal: sqliteJournal(id, read, write) }),
+    touch: (id, nowMs) => void read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id),
+    markEnded: (id, nowMs) => void read('UPDATE es_sessions SET ended_ms = ? WHERE id = ? AND ended_ms IS NULL', nowMs, id),
+    remove(id) {
+      read('DELETE FROM es_journal WHERE session_id = ?', id)
+      read('DELETE FROM es_results WHERE session_id = ?', id)
+      read('DELETE FROM es_sessions WHERE id = ?', id)
+    },
+    count: (owner) =>
+      num(owner ? read(`SELECT COUNT(*) AS n FROM es_sessions WHERE ${TENANT} = ?`, owner.tenant) : read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
+    countOpen: () => num(read('SELECT COUNT(*) AS n FROM es_sessions WHERE ended_ms IS NULL'), 'n') ?? 0,
+    leastRecent: (limit, owner) =>
+      (owner
+        ? read(`SELECT id FROM es_sessions WHERE ${TENANT} = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?`, owner.tenant, limit)
+        : read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit)
+      ).map((r) => String(r.id)),
+    expired(nowMs, limits) {
+      const idle = read('SELECT id FROM es_sessions WHERE ended_ms IS NULL AND touched_ms <= ?', nowMs - limits.idleTtlMs)
+      const kept = read('SELECT id FROM es_sessions WHERE ended_ms IS NOT NULL AND ended_ms <= ?', nowMs - limits.endedRetentionMs)
+      return [
+        ...idle.map((r) => ({ id: String(r.id), reason: 'idle' as GoneReason })),
+        ...kept.map((r) => ({ id: String(r.id), reason: 'retention' as GoneReason })),
+      ]
+    },
+    bury: (n) =>
+      void write('INSERT OR REPLACE INTO es_gone (id, reason, at_ms, tenant) VALUES (?, ?, ?, ?)', n.id, n.reason, n.atMs, n.tenant ?? null),
+    notice(id) {
+      const row = read('SELECT reason, at_ms, tenant FROM es_gone WHERE id = ?', id)[0]
+      if (!row) return undefined
+      const notice = { id, reason: String(row.reason) as GoneReason, atMs: Number(row.at_ms) }
+      return row.tenant === null || row.tenant === undefined ? notice : { ...notice, tenant: String(row.tenant) }
+    },
+    unbury: (id) => void read('DELETE FROM es_gone WHERE id = ?', id),
+    pruneNotices(nowMs, limits) {
+      read('DELETE FROM es_gone WHERE at_ms <= ?', nowMs - limits.goneNoticeMs)
+      const excess = (num(read('SELECT COUNT(*) AS n FROM es_gone'), 'n') ?? 0) - limits.maxNotices
+      if (excess > 0) read('DELETE FROM es_gone WHERE id IN (SELECT id FROM es_gone ORDER BY at_ms LIMIT ?)', excess)
+    },
+    nextDue(limits) {
+      const open = num(read('SELECT MIN(touched_ms) AS t FROM es_sessions WHERE ended_ms IS NULL'), 't')
+      const ended = num(read('SELECT MIN(ended_ms) AS t FROM es_sessions WHERE ended_ms IS NOT NULL'), 't')
+      const gone = num(read('SELECT MIN(at_ms) AS t FROM es_gone'), 't')
+      const times = [
+        open === undefined ? undefined : open + limits.idleTtlMs,
+        ended === undefined ? undefined : ended + limits.endedRetentionMs,
+        gone === undefined ? undefined : gone + limits.goneNoticeMs,
+      ].filter((t): t is number => t !== undefined)
+      return times.length > 0 ? Math.min(...times) : undefined
+    },
+    isEmpty: () =>
+      (num(read('SELECT (SELECT COUNT(*) FROM es_sessions) + (SELECT COUNT(*) FROM es_gone) AS n'), 'n') ?? 0) === 0,
+    forgetSchema() {
+      ready = undefined
+      indexed = false
+    },
+  }
+}
+
+/** A database written before tenants were tracked: the tenant index, and the tenant of a notice. */
+function upgradeForTenants(sql: Sql): void {
+  sql.query(TENANT_INDEX)
+  try {
+    sql.query('SELECT tenant FROM es_gone LIMIT 0')
+  } catch {
+    sql.query('ALTER TABLE es_gone ADD COLUMN tenant TEXT')
+  }
+}
+
+type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[]
+
+function sqliteResults(id: string, read: Run, write: Run): ResultStorage {
+  // Rows this store wrote itself from logged results: read back as they were written.
+  const toEvent = (row: SqlRow): ResultEvent =>
+    ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(String(row.data)) }) as ResultEvent
+  return {
+    lastSeq: () => Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0),
+    insert: (e) =>
+      void write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, JSON.stringify(e.data)),
+    readAfter: (after) =>
+      read('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', id, after).map(toEvent),
+  }
+}
+
+function sqliteJournal(id: string, read: Run, write: Run): Journal {
+  let n = Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
+  return {
+    append: (entry) => void write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, ++n, JSON.stringify(entry)),
+    entries: () =>
+      read('SELECT entry FROM es_journal WHERE session_id = ? ORDER BY n', id).map((r) => JSON.parse(String(r.entry)) as JournalEntry),
+  }
+}
