@@ -3,7 +3,7 @@
  * long a string, how deeply arrays and kvlists nest. A broken limit names the attribute's key.
  */
 import type { Attributes, AttrValue } from './model.ts'
-import { type OtlpLimits, otlpLimitName } from './limits.ts'
+import { MAX_OTLP_ATTRIBUTE_KEY_LENGTH, type OtlpLimits, otlpLimitName } from './limits.ts'
 
 /** An attribute (or the body) that broke a limit or is malformed; `key` says which. */
 export class AttributeError extends Error {
@@ -28,7 +28,8 @@ export class AttributeCollector {
   add(key: string, value: AttrValue): void {
     if (++this.#count > this.limits.maxAttributes)
       throw new AttributeError(key, `more than ${this.limits.maxAttributes} attributes (${otlpLimitName('maxAttributes', this.limits)})`)
-    if (key.length > this.limits.maxAttributeValueLength) throw new AttributeError(key.slice(0, 80), 'key too long')
+    if (key.length > MAX_OTLP_ATTRIBUTE_KEY_LENGTH)
+      throw new AttributeError(`${key.slice(0, 80)}…`, `key longer than ${MAX_OTLP_ATTRIBUTE_KEY_LENGTH} characters`)
     this.attributes[key] = value
   }
 }

@@ -15,6 +15,8 @@ export const MAX_OTLP_ITEMS_PER_REQUEST = 10_000
 export const MAX_OTLP_ATTRIBUTES = 256
 /** UTF-16 code units of one attribute string value (ADK puts whole LLM requests in one). */
 export const MAX_OTLP_ATTRIBUTE_VALUE_LENGTH = 1_000_000
+/** UTF-16 code units of one attribute key (a fixed bound: OTel keys are short names). */
+export const MAX_OTLP_ATTRIBUTE_KEY_LENGTH = 1024
 /** Nesting of array / kvlist attribute values; the attribute itself is level 1. */
 export const MAX_OTLP_VALUE_DEPTH = 32
 
