@@ -36,7 +36,7 @@ const JSON_TYPE = { contentType: 'application/json' }
 const PROTO_TYPE = { contentType: 'application/x-protobuf' }
 
 async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'))
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream('gzip'))
   return new Uint8Array(await new Response(stream).arrayBuffer())
 }
 
