@@ -7,7 +7,7 @@
  */
 import { AttributeCollector, AttributeError, type AttributeLimits, checkDepth, checkedString, int64Value } from './attributes.ts'
 import type { OtlpLimits } from './limits.ts'
-import { type Attributes, type AttrValue, type DecodedLogs, type DecodedTraces, type OtlpSpan, toHex } from './model.ts'
+import { type Attributes, type AttrValue, type DecodedLogs, type DecodedTraces, nanosToMs, type OtlpSpan, toHex } from './model.ts'
 import { ProtoReader } from './protobuf-reader.ts'
 import { acceptLog, acceptSpan, ItemCounter } from './validate.ts'
 
@@ -177,8 +177,8 @@ function span(reader: ProtoReader, scoped: Scoped, limits: AttributeLimits): Otl
     else if (field === 2 && wire === 2) out.spanId = idHex(reader.bytes(), 8)
     else if (field === 4 && wire === 2) out.parentSpanId = idHex(reader.bytes(), 8, true)
     else if (field === 5 && wire === 2) out.name = reader.string(1000) ?? ''
-    else if (field === 7 && wire === 1) out.startMs = reader.fixed64() / 1e6
-    else if (field === 8 && wire === 1) out.endMs = reader.fixed64() / 1e6
+    else if (field === 7 && wire === 1) out.startMs = nanosToMs(reader.fixed64())
+    else if (field === 8 && wire === 1) out.endMs = nanosToMs(reader.fixed64())
     else if (field === 9 && wire === 2) addAttribute(collector, reader.message(), limits)
     else if (field === 15 && wire === 2) {
       const status = reader.message()
@@ -227,8 +227,8 @@ export function decodeLogsProtobuf(bytes: Uint8Array, limits: OtlpLimits): Decod
       const record = { traceId: '', spanId: '', eventName: '', timeMs: 0, attributes: collector.attributes, body: null as AttrValue }
       while (!reader.done) {
         const { field, wire } = reader.tag()
-        if (field === 1 && wire === 1) time = reader.fixed64() / 1e6
-        else if (field === 11 && wire === 1) observed = reader.fixed64() / 1e6
+        if (field === 1 && wire === 1) time = nanosToMs(reader.fixed64())
+        else if (field === 11 && wire === 1) observed = nanosToMs(reader.fixed64())
         else if (field === 5 && wire === 2) record.body = anyValue(reader.message(), 'body', limits, 1)
         else if (field === 6 && wire === 2) addAttribute(collector, reader.message(), limits)
         else if (field === 9 && wire === 2) record.traceId = idHex(reader.bytes(), 16, true)

@@ -68,10 +68,10 @@ export class OtlpRequestError extends Error {
  * @example nanosToMs('1700000000123456789') // 1700000000123.4568
  */
 export function nanosToMs(value: unknown): number {
-  if (typeof value === 'bigint') return Number(value / 1000n) / 1000
+  // Whole milliseconds and the rest apart, so both decoders give the same float for the same time.
+  if (typeof value === 'bigint') return Number(value / 1_000_000n) + Number(value % 1_000_000n) / 1e6
   if (typeof value === 'number') return value / 1e6
   if (typeof value === 'string' && /^\d{1,20}$/.test(value)) {
-    // Split so the integer milliseconds stay exact beyond 2^53 nanoseconds.
     const ms = value.length > 6 ? Number(value.slice(0, -6)) : 0
     const rest = Number(value.slice(-6)) / 1e6
     return ms + rest

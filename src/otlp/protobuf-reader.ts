@@ -57,12 +57,12 @@ export class ProtoReader {
     if (this.pos + bytes > this.end) this.#fail(`truncated field (${bytes} bytes needed)`)
   }
 
-  /** fixed64 as a number (nanosecond times: precision to about 256 ns, ample for milliseconds). */
-  fixed64(): number {
+  /** fixed64, exactly (nanosecond times exceed 2^53). */
+  fixed64(): bigint {
     this.#need(8)
-    const view = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8)
+    const value = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getBigUint64(0, true)
     this.pos += 8
-    return view.getUint32(4, true) * 4294967296 + view.getUint32(0, true)
+    return value
   }
 
   double(): number {

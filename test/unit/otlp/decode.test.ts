@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decodeLogsRequest, decodeTraceRequest, DEFAULT_OTLP_LIMITS, type OtlpLimits, OtlpRequestError } from '../../../src/otlp/index.ts'
 import { encodeLogsProtobuf, encodeTracesProtobuf } from './support/encode-protobuf.ts'
+import { fixtureText } from './support/fixtures.ts'
 
 const TRACE = '5b8aa5a2d2c872e8321cf37308d69df2'
 const str = (key: string, value: string) => ({ key, value: { stringValue: value } })
@@ -150,5 +151,22 @@ describe('OTLP logs request decoding', () => {
       ['gen_ai.user.message', 'hi'],
     ])
     expect(await decodeLogsRequest(encodeLogsProtobuf(body), PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
+  })
+})
+
+describe('the recorded fixtures as protobuf', () => {
+  it.each(['adk-python-v1.jsonl', 'adk-python-v2.jsonl', 'adk-js.jsonl', 'adk-go.jsonl', 'genai-semconv.jsonl'])('%s decodes to the same spans and logs from protobuf as from JSON', async (file) => {
+    for (const line of fixtureText(file).split('\n').filter((l) => l.trim() !== '')) {
+      const body = JSON.parse(line) as Record<string, unknown>
+      if ('resourceLogs' in body) {
+        const fromJson = await decodeLogsRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
+        expect(fromJson.logs.length).toBeGreaterThan(0)
+        expect(await decodeLogsRequest(encodeLogsProtobuf(body), PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
+      } else {
+        const fromJson = await decodeTraceRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
+        expect(fromJson.spans.length).toBeGreaterThan(0)
+        expect(await decodeTraceRequest(encodeTracesProtobuf(body), PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
+      }
+    }
   })
 })
