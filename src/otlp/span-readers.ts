@@ -24,7 +24,11 @@ function jsonAttr(span: { spanId: string; name: string; attributes: Record<strin
   return isEmptyObject(parsed.value) ? undefined : parsed.value
 }
 
-export type ModelRequest = { contents: Content[]; system: string | undefined; tools: unknown[] | undefined }
+/**
+ * `contents` as sent (either spelling), converted only where read: a request repeats the whole
+ * conversation so far, and only the user's last message of the first request is needed.
+ */
+export type ModelRequest = { contents: readonly unknown[]; system: string | undefined; tools: unknown[] | undefined }
 export type ModelResponse = {
   content: Content | undefined
   usage: Record<string, unknown> | undefined
@@ -49,7 +53,7 @@ export function readRequest(span: OtlpSpan, logs: readonly OtlpLogRecord[], ctx:
   const request = jsonAttr(span, 'gcp.vertex.agent.llm_request', ctx)
   if (isRecord(request)) {
     const config = isRecord(request.config) ? request.config : {}
-    const contents = Array.isArray(request.contents) ? request.contents.map(toContent).filter((c): c is Content => c !== undefined) : []
+    const contents = Array.isArray(request.contents) ? request.contents : []
     const tools = config.tools
     return { contents, system: instructionText(config.system_instruction ?? config.systemInstruction), tools: Array.isArray(tools) ? tools : undefined }
   }

@@ -13,7 +13,8 @@
 import type { Content, FunctionCall, Part } from '../adk/content.ts'
 import { AdkEvent } from '../adk/event.ts'
 import type { AppDetails } from '../adk/invocation.ts'
-import { callsOf } from './genai-content.ts'
+import { isRecord } from '../adk/json.ts'
+import { callsOf, toContent } from './genai-content.ts'
 import type { OtlpLogRecord, OtlpSpan } from './model.ts'
 import { type ModelRequest, type ModelResponse, type ReadContext, readRequest, readResponse, readToolSpan, type ToolResult } from './span-readers.ts'
 import { agentNameOf, conversationIdOf, invocationIdOf, isInferenceSpan, isToolSpan, logsBySpan, rootOf, sortByStart } from './span-tree.ts'
@@ -56,8 +57,10 @@ type Turn = { span: OtlpSpan | undefined; agent: string; at: number; request?: M
 function userContentOf(turns: readonly Turn[]): Content | undefined {
   const contents = turns.find((t) => t.request)?.request?.contents ?? []
   for (let i = contents.length - 1; i >= 0; i--) {
-    const content = contents[i]!
-    if (content.role === 'user' && (content.parts ?? []).some((p) => typeof p.text === 'string' || p.inline_data || p.file_data)) return content
+    const raw = contents[i]
+    if (!isRecord(raw) || raw.role !== 'user') continue
+    const content = toContent(raw)
+    if (content && (content.parts ?? []).some((p) => typeof p.text === 'string' || p.inline_data || p.file_data)) return content
   }
   return undefined
 }
