@@ -8,3 +8,4 @@ export { type AssemblerOptions, type CompletionReason, createSpanAssembler, type
 export { type Conversation, conversationKey, toAdkInvocation, tracesToConversations } from './invocations.ts'
 export { CONTENT_OFF_REASON, type Missing, type MissingField, type TracedToolCall, type TraceInvocation, traceToInvocation } from './trace-to-events.ts'
 export { decodeOtlpFile, type DecodedOtlpFile, looksLikeOtlpJson, type OtlpFileIssue } from './file.ts'
+export { unscorableMetrics } from './unscorable.ts'

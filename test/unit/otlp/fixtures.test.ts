@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { toolCallsOf } from '../../../src/adk/invocation.ts'
-import { CONTENT_OFF_REASON, toAdkInvocation, tracesToConversations } from '../../../src/otlp/index.ts'
+import { CONTENT_OFF_REASON, toAdkInvocation, tracesToConversations, unscorableMetrics } from '../../../src/otlp/index.ts'
 import { EPOCH_MS, TURNS } from '../../fixtures/otlp/scenario.ts'
 import { BOUNDS, CAMEL_TOOLS, expectedInvocation, loadFixture, SNAKE_TOOLS } from './support/fixtures.ts'
 
@@ -71,5 +71,16 @@ describe('content capture off (ADK Python, every content attribute "{}")', () =>
       { field: 'tool_arguments', reason: CONTENT_OFF_REASON },
       { field: 'tool_responses', reason: CONTENT_OFF_REASON },
     ])
+  })
+})
+
+describe('metrics that cannot be scored without content', () => {
+  it('lists the text and argument metrics with the reason, never the count and time metrics', () => {
+    const { spans, logs } = loadFixture('adk-python-v1-content-off.jsonl')
+    const trace = tracesToConversations(spans, logs, BOUNDS)[0]!.traces[0]!
+    const unscorable = unscorableMetrics(trace.missing, ['tool_trajectory_avg_score', 'response_match_score', 'hallucinations_v1', 'tool_call_count_v1', 'inference_call_count_v1', 'invocation_duration_v1', 'token_usage_v1'])
+    expect([...unscorable.keys()]).toEqual(['tool_trajectory_avg_score', 'response_match_score', 'hallucinations_v1'])
+    expect(unscorable.get('response_match_score')).toBe(`final response unknown: ${CONTENT_OFF_REASON}`)
+    expect(unscorable.get('tool_trajectory_avg_score')).toBe(`tool arguments unknown: ${CONTENT_OFF_REASON}`)
   })
 })
