@@ -13,6 +13,7 @@
 import type { JsonBounds } from '../adk/json-bounds.ts'
 import { type AssemblerLimits, DEFAULT_ASSEMBLER_LIMITS } from './limits.ts'
 import type { OtlpLogRecord, OtlpSpan } from './model.ts'
+import { isRootSpan } from './span-tree.ts'
 import { type TracedToolCall, type TraceInvocation, traceToInvocation } from './trace-to-events.ts'
 
 export type CompletionReason = 'root' | 'grace' | 'evicted' | 'flush'
@@ -97,7 +98,7 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
       while (traces.size >= limits.maxOpenTraces) {
         const [oldestId, oldest] = traces.entries().next().value!
         traces.delete(oldestId)
-        if (!oldest.completed) {
+        if (!oldest.completed && oldest.spans.size > 0) {
           evictedOpen++
           out.push(update(oldest, 'evicted'))
         }
@@ -128,6 +129,7 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
     }
     for (const { state, rootArrived } of touched.values()) {
       if (!traces.has(state.traceId)) continue // evicted within this batch: already reported
+      if (state.spans.size === 0) continue // log records alone: nothing to map until a span comes
       out.push(update(state, rootArrived && !state.completed ? 'root' : undefined))
     }
     return out
@@ -138,7 +140,7 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
       add(spans, (state, span) => {
         // A retried export repeats spans: the span id decides.
         state.spans.set(span.spanId, span)
-        return span.parentSpanId === ''
+        return isRootSpan(span)
       }),
     addLogs: (logs) =>
       add(logs, (state, log) => {
@@ -150,14 +152,15 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
       const now = options.now()
       for (const [traceId, state] of [...traces]) {
         const idle = now - state.touchedAt
-        if (!state.completed && idle >= limits.graceMs) out.push(update(state, 'grace'))
+        if (state.spans.size === 0 && idle >= limits.graceMs) traces.delete(traceId) // log records whose spans never came
+        else if (!state.completed && idle >= limits.graceMs) out.push(update(state, 'grace'))
         else if (state.completed && idle >= limits.idleMs) traces.delete(traceId)
       }
       return out
     },
     flush() {
       const out: TraceUpdate[] = []
-      for (const state of traces.values()) if (!state.completed) out.push(update(state, 'flush'))
+      for (const state of traces.values()) if (!state.completed && state.spans.size > 0) out.push(update(state, 'flush'))
       return out
     },
     size: () => traces.size,

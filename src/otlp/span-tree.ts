@@ -26,9 +26,17 @@ export function isToolSpan(span: OtlpSpan): boolean {
   return op(span) === 'execute_tool' || span.name.startsWith('execute_tool')
 }
 
-/** The span without a parent. */
+/**
+ * Whether a span ends its trace's turn: ADK's runner span `invocation` (even under an HTTP server
+ * span or a remote parent), or any span without a parent.
+ */
+export function isRootSpan(span: OtlpSpan): boolean {
+  return span.name === 'invocation' || span.parentSpanId === ''
+}
+
+/** The turn's root: ADK's `invocation` span where there is one (its duration is the turn's), else the parentless span. */
 export function rootOf(sorted: readonly OtlpSpan[]): OtlpSpan | undefined {
-  return sorted.find((s) => s.parentSpanId === '')
+  return sorted.find((s) => s.name === 'invocation') ?? sorted.find((s) => s.parentSpanId === '')
 }
 
 function firstString(sorted: readonly OtlpSpan[], key: string): string | undefined {

@@ -142,14 +142,13 @@ export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], l
       push({ invocation_id: invocationId, author: turn.agent, content: { role: 'user', parts: turn.results }, timestamp: (turn.span?.endMs ?? turn.at) / 1000 }, 'tool results')
   }
 
-  const missing: Missing[] = []
   const toolCalls = turns.flatMap((t) => t.calls)
-  if (!contentKnown && turns.length > 0) {
+  const missing: Missing[] = []
+  if (turns.length > 0 && !contentKnown) {
     missing.push({ field: 'user_content', reason: CONTENT_OFF_REASON }, { field: 'final_response', reason: CONTENT_OFF_REASON })
     if (toolCalls.length > 0) missing.push({ field: 'tool_arguments', reason: CONTENT_OFF_REASON })
-  } else if (!userContent && turns.length > 0) missing.push({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
-  if (toolCalls.some((t) => !turns.some((turn) => turn.results.some((p) => p.function_response?.id === t.call.id && p.function_response?.name === t.call.name))) && !contentKnown)
-    missing.push({ field: 'tool_responses', reason: CONTENT_OFF_REASON })
+    if (toolCalls.length > turns.reduce((n, t) => n + t.results.length, 0)) missing.push({ field: 'tool_responses', reason: CONTENT_OFF_REASON })
+  } else if (turns.length > 0 && !userContent) missing.push({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
   if (turns.length > 0 && !turns.some((t) => t.response?.usage)) missing.push({ field: 'token_usage', reason: 'the model spans report no token usage' })
 
   return {

@@ -59,6 +59,32 @@ describe('span assembler', () => {
     expect(assembler.size()).toBe(0)
   })
 
+  it("completes on ADK's `invocation` span even under an HTTP server span, and times the turn by it", () => {
+    const { spans } = loadFixture('adk-python-v1.jsonl')
+    const traceId = spans[0]!.traceId
+    const root = spans.find((s) => s.traceId === traceId && s.parentSpanId === '')!
+    const http: OtlpSpan = { ...root, spanId: 'ffffffffffffffff', name: 'POST /run', startMs: root.startMs - 50, endMs: root.endMs + 50 }
+    const underHttp = { ...root, parentSpanId: http.spanId }
+    const assembler = createSpanAssembler({ bounds: BOUNDS, now: () => 0 })
+    assembler.addSpans(spans.filter((s) => s.traceId === traceId && s !== root))
+    const [done] = assembler.addSpans([underHttp])
+    expect(done).toMatchObject({ completed: 'root', trace: { rootSpanId: root.spanId, durationMs: root.endMs - root.startMs } })
+    const [late] = assembler.addSpans([http])
+    expect(late).toMatchObject({ late: true, trace: { rootSpanId: root.spanId, durationMs: root.endMs - root.startMs } })
+  })
+
+  it('maps nothing for log records whose spans never come, and forgets them after the grace period', () => {
+    const { logs } = loadFixture('adk-go.jsonl')
+    const c = clock()
+    const assembler = createSpanAssembler({ bounds: BOUNDS, now: c.now, limits: { graceMs: 100 } })
+    expect(assembler.addLogs(logs)).toEqual([])
+    expect(assembler.size()).toBe(2)
+    c.ms = 100
+    expect(assembler.tick()).toEqual([])
+    expect(assembler.flush()).toEqual([])
+    expect(assembler.size()).toBe(0)
+  })
+
   it('holds at most maxOpenTraces, completing the least recently touched one when full', () => {
     const { spans } = loadFixture('adk-go.jsonl')
     const [t1, t2] = [...new Set(spans.map((s) => s.traceId))]
