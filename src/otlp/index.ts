@@ -9,3 +9,4 @@ export { type Conversation, conversationKey, toAdkInvocation, tracesToConversati
 export { CONTENT_OFF_REASON, type Missing, type MissingField, type TracedToolCall, type TraceInvocation, traceToInvocation } from './trace-to-events.ts'
 export { decodeOtlpFile, type DecodedOtlpFile, looksLikeOtlpJson, type OtlpFileIssue } from './file.ts'
 export { unscorableMetrics } from './unscorable.ts'
+export { exportResponse, rejectionMessage } from './response.ts'
