@@ -12,16 +12,29 @@ import type { AttrValue, OtlpLogRecord, OtlpSpan } from './model.ts'
 
 export type ReadContext = { bounds: JsonBounds; issues: string[] }
 
+/**
+ * Parsed JSON attributes by the attributes object they came from. The assembler maps a trace again
+ * each time it gains spans; without this, a trace sent one span per request would parse every
+ * earlier span's (possibly megabyte) JSON again each time: quadratic in the trace's size.
+ */
+const parsedAttributes = new WeakMap<object, Map<string, { value: unknown; issue?: string }>>()
+
 /** An attribute holding JSON, parsed; undefined when absent, empty (`{}`, content off) or unreadable. */
 function jsonAttr(span: { spanId: string; name: string; attributes: Record<string, AttrValue> }, key: string, ctx: ReadContext): unknown {
-  const parsed = parseJsonAttribute(span.attributes[key], ctx.bounds)
-  if (!parsed) return undefined
-  if (!parsed.ok) {
-    if (span.attributes[key] !== 'N/A' && span.attributes[key] !== '<not serializable>')
-      ctx.issues.push(`span ${span.spanId} (${span.name}): attribute '${key}' ${parsed.error}`)
-    return undefined
+  let cache = parsedAttributes.get(span.attributes)
+  if (!cache) parsedAttributes.set(span.attributes, (cache = new Map()))
+  let entry = cache.get(key)
+  if (!entry) {
+    const parsed = parseJsonAttribute(span.attributes[key], ctx.bounds)
+    const quiet = span.attributes[key] === 'N/A' || span.attributes[key] === '<not serializable>'
+    entry =
+      !parsed ? { value: undefined }
+      : !parsed.ok ? { value: undefined, ...(quiet ? {} : { issue: `span ${span.spanId} (${span.name}): attribute '${key}' ${parsed.error}` }) }
+      : { value: isEmptyObject(parsed.value) ? undefined : parsed.value }
+    cache.set(key, entry)
   }
-  return isEmptyObject(parsed.value) ? undefined : parsed.value
+  if (entry.issue) ctx.issues.push(entry.issue)
+  return entry.value
 }
 
 /**
