@@ -119,6 +119,11 @@ describe('packages and runtime specifics stay where they belong', () => {
     expect(bad).toEqual([])
   })
 
+  it('src/otlp reads only src/adk and src/core (it decodes and maps; hosting is for the layers above)', () => {
+    const bad = IMPORTS.filter((i) => i.file.startsWith('src/otlp/') && (i.target === null ? i.specifier !== 'zod' : !/^src\/(adk|core|otlp)\//.test(i.target)))
+    expect(bad.map((i) => `${i.file}: ${i.specifier}`)).toEqual([])
+  })
+
   it('only src/judge imports @google/genai', () => {
     const bad = packageImports((s) => s.startsWith('@google/genai')).filter((l) => !l.startsWith('src/judge/'))
     expect(bad).toEqual([])
