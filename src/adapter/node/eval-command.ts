@@ -19,7 +19,7 @@ import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
 import { looksLikeOtlpJson } from '../../otlp/index.ts'
 import { DEFAULT_LIMITS } from '../../ingest/index.ts'
-import { otlpRunFromText, pushOtlpRun } from './otlp-events.ts'
+import { otlpRunFromText, pushOtlpRun, unscorableOf } from './otlp-events.ts'
 
 export type EvalRunInput = {
   evalSetPath: string
@@ -85,7 +85,7 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
       if (body.type === 'criterion.result') results.push(body.data as CriterionResultData)
     },
     ...wiring.judging(sessionId),
-    ...(otlp ? { clock: () => traceTimeMs } : {}),
+    ...(otlp ? { clock: () => traceTimeMs, unscorable: unscorableOf(otlp) } : {}),
   })
   if (!created.ok) return { ok: false, error: `${created.title}: ${created.detail}` }
   const engine = created.engine

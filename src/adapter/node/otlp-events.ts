@@ -6,7 +6,7 @@
  * duration, as a live OTLP session measures it.
  */
 import type { IngestedEvent } from '../../engine/types.ts'
-import { decodeOtlpFile, DEFAULT_OTLP_LIMITS, type TraceInvocation, tracesToConversations } from '../../otlp/index.ts'
+import { decodeOtlpFile, DEFAULT_OTLP_LIMITS, type TraceInvocation, tracesToConversations, unscorableMetrics } from '../../otlp/index.ts'
 
 export type OtlpRun = { traces: TraceInvocation[]; warnings: string[] }
 
@@ -30,6 +30,12 @@ export function otlpRunFromText(text: string, name: string, conversationId: stri
     for (const m of trace.missing) warnings.push(`${name}: invocation ${trace.invocationId}: ${m.field.replace('_', ' ')} unknown: ${m.reason}`)
   }
   return { traces: chosen.traces, warnings }
+}
+
+/** Per invocation id, the metrics its trace's missing parts rule out (the engine's `unscorable`). */
+export function unscorableOf(run: OtlpRun): (invocationId: string) => ReadonlyMap<string, string> | undefined {
+  const byId = new Map(run.traces.map((t) => [t.invocationId, unscorableMetrics(t.missing)]))
+  return (invocationId) => byId.get(invocationId)
 }
 
 /** The engine calls a run needs, in order: per trace its events, then completion. */

@@ -46,6 +46,11 @@ describe('evalstream eval with an OTLP JSON export', () => {
     expect(outcome.passed).toBe(false)
     expect(outcome.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/user content unknown: the agent exported no message content/)]))
     expect(outcome.results.find((r) => r.metric_name === 'invocation_duration_v1')?.score).toBe(3)
+    // What the spans cannot show is NOT_EVALUATED with the reason, not a wrong answer.
+    const byMetric = (name: string) => outcome.results.find((r) => r.metric_name === name)
+    for (const [metric, field] of [['response_match_score', 'final response'], ['tool_trajectory_avg_score', 'tool arguments']] as const)
+      expect(byMetric(metric)).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(new RegExp(`^${field} unknown: the agent exported no message content`)) })
+    expect(byMetric('tool_call_count_v1')).toMatchObject({ score: 1 })
   })
 
   it('asks which conversation to score when the export holds several', async () => {
