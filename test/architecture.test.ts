@@ -1,8 +1,8 @@
 /**
  * The layering, checked on the source: every folder imports only folders to its left.
  *
- *   adk <- core, ingest <- engine, judge <- session <- monitor, export, runner <- http <- config
- *       <- adapter, worker
+ *   adk <- core, ingest <- engine, judge, otlp <- session <- monitor, export, runner <- http
+ *       <- config <- adapter, worker
  *
  * Folders on the same level do not import each other either (core/ingest, engine/judge,
  * monitor/export/runner, adapter/worker). The composition root (config) sits above http because
@@ -26,6 +26,7 @@ const LEVELS: Record<string, number> = {
   ingest: 1,
   engine: 2,
   judge: 2,
+  otlp: 2,
   session: 3,
   monitor: 4,
   export: 4,
@@ -198,6 +199,11 @@ describe('packages and runtime specifics stay where they belong', () => {
   it('src/engine imports no package but zod', () => {
     const bad = packageImports((s) => s !== 'zod').filter((l) => l.startsWith('src/engine/'))
     expect(bad).toEqual([])
+  })
+
+  it('src/otlp reads only src/adk and src/core (it decodes and maps; hosting is for the layers above)', () => {
+    const bad = IMPORTS.filter((i) => i.file.startsWith('src/otlp/') && (i.target === null ? i.specifier !== 'zod' : !/^src\/(adk|core|otlp)\//.test(i.target)))
+    expect(bad.map((i) => `${i.file}: ${i.specifier}`)).toEqual([])
   })
 
   it('only src/judge imports @google/genai', () => {

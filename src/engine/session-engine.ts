@@ -200,10 +200,16 @@ class LiveSession implements SessionEngine {
     const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
     const generation = invocation.generation
     const timing = this.#timing(invocation)
+    const ruledOut = this.#options.unscorable?.(id)
     for (const slot of invocation.slots) {
       const { run, plan } = slot
       if (!run) {
         this.#record(invocation, slot, generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
+        continue
+      }
+      const unscorable = ruledOut?.get(plan.metric.metric_name)
+      if (unscorable !== undefined) {
+        this.#record(invocation, slot, generation, { score: null, reason: unscorable })
         continue
       }
       const outcome = run.finish(actual, timing)

@@ -99,4 +99,11 @@ export type EngineOptions = {
    * the times the entries were first received, so a rebuilt session reports the same durations.
    */
   clock?: () => number
+  /**
+   * Metrics that cannot be scored on an invocation, by metric name, with the reason: parts its
+   * source did not carry (an OTLP trace exported without message content). Those metrics report
+   * NOT_EVALUATED with the reason instead of scoring what is absent as wrong. Asked when the
+   * invocation completes; a host replaying a journal must answer as it did the first time.
+   */
+  unscorable?: (invocationId: string) => ReadonlyMap<string, string> | undefined
 }

@@ -1,5 +1,5 @@
 /**
- * `evalstream eval EVALSET --events FILE [--config FILE] [--case ID] [--out FILE] [--json]`
+ * `evalstream eval EVALSET --events FILE [--config FILE] [--case ID] [--conversation ID] [--out FILE] [--json]`
  *
  * Scores a recorded agent run against an ADK eval case with the same engine the live service
  * uses, so a CI run and a live session give the same scores. Exit codes: 0 every case passed,
@@ -11,12 +11,14 @@ import { parseArgs } from 'node:util'
 import { runEval, type EvalRunInput } from './eval-command.ts'
 import { writeEvalSetResultFile } from './files.ts'
 
-const USAGE = `usage: evalstream eval EVALSET --events FILE [--config FILE] [--case ID] [--out FILE] [--json]
+const USAGE = `usage: evalstream eval EVALSET --events FILE [--config FILE] [--case ID] [--conversation ID] [--out FILE] [--json]
 
   EVALSET         an ADK eval set: .evalset.json, legacy .test.json, or a named legacy list
-  --events FILE   the recorded run: a /run_sse body (SSE), NDJSON, or a JSON array of events; - for stdin
+  --events FILE   the recorded run: a /run_sse body (SSE), NDJSON, or a JSON array of events; or an
+                  OTLP JSON export (the Collector's file exporter: one request per line); - for stdin
   --config FILE   an ADK EvalConfig (default: test_config.json beside EVALSET, else ADK's defaults)
   --case ID       the eval case to score when the set holds several
+  --conversation ID  the conversation (gen_ai.conversation.id) of an OTLP export that holds several
   --out FILE      also write an ADK EvalSetResult JSON file
   --json          print the EvalSetResult JSON instead of the table
 
@@ -40,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       events: { type: 'string' },
       config: { type: 'string' },
       case: { type: 'string' },
+      conversation: { type: 'string' },
       out: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -52,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
     eventsText: values.events === '-' ? await readStdin() : await readText(values.events),
     configPath: values.config,
     caseId: values.case,
+    conversationId: values.conversation,
     env: process.env,
   }
   const outcome = await runEval(input)

@@ -18,6 +18,8 @@ import type { CriterionResultData } from '../../engine/types.ts'
 import { judgeWiringFromEnv } from '../../config/judge-wiring.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
+import { looksLikeOtlpJson } from '../../otlp/index.ts'
+import { otlpRunFromText, pushOtlpRun, unscorableOf } from './otlp-events.ts'
 
 export type EvalRunInput = {
   evalSetPath: string
@@ -25,6 +27,8 @@ export type EvalRunInput = {
   eventsText: string
   configPath?: string
   caseId?: string
+  /** Which conversation of an OTLP export to score, when it holds several. */
+  conversationId?: string
   env: Record<string, string | undefined>
   /** Seconds since the epoch for the result id; the CLI passes the clock, tests a constant. */
   now?: number
@@ -65,6 +69,12 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
   if (!wiring.ok) return { ok: false, error: wiring.error }
 
   const warnings: string[] = []
+  // An OTLP export carries its own times: the engine's clock reads them (see otlp-events.ts).
+  const otlp = looksLikeOtlpJson(input.eventsText)
+    ? otlpRunFromText(input.eventsText, input.eventsName, input.conversationId, DEFAULT_LIMITS)
+    : undefined
+  if (otlp && 'error' in otlp) return { ok: false, error: otlp.error }
+  let traceTimeMs = Number.NaN
   const results: CriterionResultData[] = []
   const sessionId = `${evalSet.eval_set_id}/${picked.evalCase.eval_id}`
   const created = createSessionEngine({
@@ -75,17 +85,23 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
       if (body.type === 'criterion.result') results.push(body.data)
     },
     ...wiring.value.judging(sessionId),
+    ...(otlp ? { clock: () => traceTimeMs, unscorable: unscorableOf(otlp) } : {}),
   })
   if (!created.ok) return { ok: false, error: `${created.problem.title}: ${created.problem.detail}` }
   const engine = created.engine
 
-  const format = sniffFormat(input.eventsText, input.eventsName)
-  const feed = feedSession(countedTarget(engine), format, DEFAULT_LIMITS, {
-    issue: (issue) => warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`),
-  })
-  feed.push(input.eventsText)
-  feed.end()
-  if (feed.stopped) warnings.push(`${input.eventsName}: ${feed.stopped.problem.detail}`)
+  if (otlp) {
+    pushOtlpRun(otlp, (ms) => (traceTimeMs = ms), engine)
+    warnings.push(...otlp.warnings)
+  } else {
+    const format = sniffFormat(input.eventsText, input.eventsName)
+    const feed = feedSession(countedTarget(engine), format, DEFAULT_LIMITS, {
+      issue: (issue) => warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`),
+    })
+    feed.push(input.eventsText)
+    feed.end()
+    if (feed.stopped) warnings.push(`${input.eventsName}: ${feed.stopped.problem.detail}`)
+  }
   const caseResult = await engine.end()
   // ADK's eval sets name results after the case's app; a recorded run has no other app name.
   const appName = picked.evalCase.session_input?.app_name ?? DEFAULT_APP_NAME

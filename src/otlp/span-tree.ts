@@ -1,0 +1,92 @@
+/**
+ * Where a span sits in its trace and what kind it is: LLM, tool or root; the agent it ran in (its
+ * own `gen_ai.agent.name`, else the nearest `invoke_agent` ancestor's); the ids that tie a trace to
+ * an ADK invocation and conversation, read from whichever span carries them.
+ */
+import type { OtlpLogRecord, OtlpSpan } from './model.ts'
+
+const INFERENCE_OPERATIONS = new Set(['generate_content', 'chat', 'text_completion'])
+
+function op(span: OtlpSpan): string {
+  const value = span.attributes['gen_ai.operation.name']
+  return typeof value === 'string' ? value : ''
+}
+
+/** Spans in start order (ties by span id), so a result never depends on arrival order. */
+export function sortByStart(spans: readonly OtlpSpan[]): OtlpSpan[] {
+  return [...spans].sort((a, b) => a.startMs - b.startMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0))
+}
+
+/** A model call: `generate_content {model}` (ADK Go, Python's inner span) or a semconv `chat` span. */
+export function isInferenceSpan(span: OtlpSpan): boolean {
+  return INFERENCE_OPERATIONS.has(op(span)) || /^(generate_content|chat|text_completion)( |$)/.test(span.name)
+}
+
+export function isToolSpan(span: OtlpSpan): boolean {
+  return op(span) === 'execute_tool' || span.name.startsWith('execute_tool')
+}
+
+/**
+ * Whether a span ends its trace's turn: ADK's runner span `invocation` (even under an HTTP server
+ * span or a remote parent), or any span without a parent.
+ */
+export function isRootSpan(span: OtlpSpan): boolean {
+  return span.name === 'invocation' || span.parentSpanId === ''
+}
+
+/** The turn's root: ADK's `invocation` span where there is one (its duration is the turn's), else the parentless span. */
+export function rootOf(sorted: readonly OtlpSpan[]): OtlpSpan | undefined {
+  return sorted.find((s) => s.name === 'invocation') ?? sorted.find((s) => s.parentSpanId === '')
+}
+
+function firstString(sorted: readonly OtlpSpan[], key: string): string | undefined {
+  for (const span of sorted) {
+    const value = span.attributes[key]
+    if (typeof value === 'string' && value !== '') return value
+  }
+  return undefined
+}
+
+/** ADK's invocation id where a span carries it, else the trace id (one trace is one turn). */
+export function invocationIdOf(sorted: readonly OtlpSpan[], traceId: string): string {
+  return firstString(sorted, 'gcp.vertex.agent.invocation_id') ?? traceId
+}
+
+export function conversationIdOf(sorted: readonly OtlpSpan[]): string | undefined {
+  return firstString(sorted, 'gen_ai.conversation.id') ?? firstString(sorted, 'gcp.vertex.agent.session_id')
+}
+
+/** The agent a span ran in; walks up at most as many parents as the trace has spans. */
+export function agentNameOf(span: OtlpSpan, byId: ReadonlyMap<string, OtlpSpan>): string {
+  let current: OtlpSpan | undefined = span
+  for (let steps = 0; current && steps <= byId.size; steps++) {
+    const name = current.attributes['gen_ai.agent.name']
+    if (typeof name === 'string' && name !== '') return name
+    if (op(current) === 'invoke_agent' || current.name.startsWith('invoke_agent ')) {
+      const fromName = current.name.replace(/^invoke_agent\s*/, '')
+      if (fromName) return fromName
+    }
+    current = current.parentSpanId ? byId.get(current.parentSpanId) : undefined
+  }
+  return 'agent'
+}
+
+/**
+ * Log records by the span they belong to; an LLM span also gets its child inference span's records
+ * (ADK Python logs its message events on `generate_content`, a child of `call_llm`).
+ */
+export function logsBySpan(logs: readonly OtlpLogRecord[], byId: ReadonlyMap<string, OtlpSpan>): (span: OtlpSpan) => OtlpLogRecord[] {
+  const own = new Map<string, OtlpLogRecord[]>()
+  // Ties broken by content, so the order never depends on which batch a record came in.
+  const keyed = logs.map((log) => ({ log, key: `${log.eventName}\u0000${JSON.stringify(log.body)}` }))
+  keyed.sort((a, b) => a.log.timeMs - b.log.timeMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  for (const { log } of keyed) {
+    const list = own.get(log.spanId)
+    if (list) list.push(log)
+    else own.set(log.spanId, [log])
+  }
+  const children = new Map<string, string[]>()
+  for (const span of byId.values())
+    if (span.parentSpanId && isInferenceSpan(span)) children.set(span.parentSpanId, [...(children.get(span.parentSpanId) ?? []), span.spanId])
+  return (span) => [...(own.get(span.spanId) ?? []), ...(children.get(span.spanId) ?? []).flatMap((id) => own.get(id) ?? [])]
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_ASSEMBLER_LIMITS, DEFAULT_OTLP_LIMITS, OTLP_LIMIT_ENV, otlpLimitsFromEnv } from '../../../src/otlp/index.ts'
+
+const EVENT = { maxJsonDepth: 32, maxStringLength: 5000 }
+
+describe('OTLP limits from the environment', () => {
+  it('keeps the defaults and takes the event JSON bounds', () => {
+    expect(otlpLimitsFromEnv({}, EVENT)).toEqual({ ok: true, otlp: { ...DEFAULT_OTLP_LIMITS, ...EVENT }, assembler: DEFAULT_ASSEMBLER_LIMITS })
+  })
+
+  it('reads every variable into its limit', () => {
+    const env = Object.fromEntries(Object.values(OTLP_LIMIT_ENV).map((name, i) => [name, String(i + 2)]))
+    const read = otlpLimitsFromEnv(env, EVENT)
+    if (!read.ok) throw new Error(read.error)
+    const all: Record<string, number> = { ...read.otlp, ...read.assembler }
+    Object.keys(OTLP_LIMIT_ENV).forEach((key, i) => expect([key, all[key]]).toEqual([key, i + 2]))
+  })
+
+  it('refuses a value that is not a positive whole number, or a depth above its ceiling, naming the variable', () => {
+    expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_ATTRIBUTES: '-3' }, EVENT)).toEqual({ ok: false, error: "EVALSTREAM_OTLP_MAX_ATTRIBUTES must be a positive whole number, got '-3'" })
+    expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_VALUE_DEPTH: '5000' }, EVENT)).toEqual({ ok: false, error: 'EVALSTREAM_OTLP_MAX_VALUE_DEPTH is at most 1000, got 5000' })
+  })
+})
