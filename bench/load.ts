@@ -1,20 +1,34 @@
 /**
- * Load on loopback, bounded in count and time: the Node server (`npm start`, a child process) takes
- * N sessions x E events while S subscribers per session follow each session's result stream.
+ * Load on loopback, bounded in count and time: the Node server (`npm start`, a child process, on a
+ * fresh SQLite file in a temp dir, or `--db memory`) takes N sessions x E events while S
+ * subscribers per session follow each session's result stream.
  * Reports lost results (a subscriber missing a seq that GET /v1/sessions/{id} says exists; must be
  * 0), duplicate results (a seq received twice by one subscriber; must be 0), verdict latency (from
  * sending the POST that carries an invocation's final answer, the event that decides its
  * tool_trajectory_avg_score, to a subscriber receiving that criterion.result), and the server's
  * peak RSS. Stops by itself after --max-seconds, reporting what it has.
  *
+ * From inside the server (bench/server-probe.ts, loaded with --import): event-loop delay p50/p99/max
+ * and when each request reached its handler, which splits verdict latency (first subscriber) into
+ * queue (POST sent -> handler reached: accept queue, loop delay, parsing), server (handler -> the
+ * first of the POST's response and the verdict at the client) and delivery (how much later than the
+ * POST's response the verdict arrived; 0 when it came first). The
+ * listening socket's accept queue is sampled from /proc/net/tcp every 100 ms; the mean wait in it
+ * follows from Little's law (mean length / connections accepted per second).
+ *
+ * Exits 1 on any failed request, lost, duplicate or missing result or failed session.
+ *
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
+ *     [--db sqlite|memory] [--root DIR (another checkout's server, for A/B runs)]
  *
  * Each invocation is 4 events (tool call, tool response, partial text, final text) posted together
  * as NDJSON; the eval case expects every invocation, so each one gets a verdict per criterion.
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createParser } from 'eventsource-parser'
 
@@ -24,8 +38,11 @@ const { values } = parseArgs({
     events: { type: 'string', default: '200' },
     subscribers: { type: 'string', default: '2' },
     'max-seconds': { type: 'string', default: '300' },
+    db: { type: 'string', default: 'sqlite' },
+    root: { type: 'string', default: '.' },
   },
 })
+if (values.db !== 'sqlite' && values.db !== 'memory') throw new Error(`--db is sqlite or memory, not '${values.db}'`)
 const SESSIONS = Number(values.sessions)
 const INVOCATIONS = Math.max(1, Math.floor(Number(values.events) / 4))
 const SUBSCRIBERS = Number(values.subscribers)
@@ -77,10 +94,36 @@ function peakRssMiB(pid: number): number | null {
   }
 }
 
+/** The listening socket's accept queue (rx_queue of the LISTEN row in /proc/net/tcp), or null. */
+function acceptQueue(port: number): number | null {
+  try {
+    const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+    for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n')) {
+      const f = line.trim().split(/\s+/)
+      if (f[1]?.endsWith(hexPort) && f[3] === '0A') return parseInt(f[4]!.split(':')[1]!, 16)
+    }
+  } catch {}
+  return null
+}
+
 const port = await freePort()
 const base = `http://127.0.0.1:${port}`
-const server = spawn(process.execPath, ['src/adapter/node/server.ts'], {
-  env: { ...process.env, PORT: String(port), GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '' },
+const work = mkdtempSync(join(tmpdir(), 'evalstream-load-'))
+const probeOut = join(work, 'probe.json')
+const root = resolve(values.root)
+// EVALSTREAM_LOAD_NODE_ARGS: extra node flags for the server only (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+const nodeArgs = (process.env.EVALSTREAM_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean)
+const server = spawn(process.execPath, [...nodeArgs, '--import', resolve('bench/server-probe.ts'), join(root, 'src/adapter/node/server.ts')], {
+  cwd: root,
+  env: {
+    ...process.env,
+    PORT: String(port),
+    GEMINI_API_KEY: '',
+    GOOGLE_API_KEY: '',
+    GOOGLE_CLOUD_PROJECT: '',
+    EVALSTREAM_DB: values.db === 'memory' ? ':memory:' : join(work, 'evalstream.db'),
+    EVALSTREAM_PROBE_OUT: probeOut,
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 await new Promise<void>((resolve, reject) => {
@@ -92,21 +135,32 @@ const idleRss = peakRssMiB(server.pid!)
 const stop = new AbortController()
 const deadline = setTimeout(() => stop.abort(new Error(`stopped after --max-seconds ${MAX_MS / 1000}`)), MAX_MS)
 const latencies: number[] = []
+/** Per verdict: queue (sent -> handler), server (handler -> response at client), delivery (response -> verdict). */
+const split = { queue: [] as number[], server: [] as number[], delivery: [] as number[] }
+const queueSamples: number[] = []
+const sampler = setInterval(() => {
+  const q = acceptQueue(port)
+  if (q !== null) queueSamples.push(q)
+}, 100)
+const epochMs = () => performance.timeOrigin + performance.now()
 const totals = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0 }
 
 type Received = { seqs: number[]; done: boolean; verdicts: Set<string> }
+/** When an invocation's POST was sent, reached the handler, and its response came back (epoch ms). */
+type Sent = { sent: number; handled?: number; answered?: number; verdict?: number }
 
 /**
  * Opens one session's result stream; resolves once the response headers are in (the server
  * subscribes before it answers), with the promise of everything the stream will carry.
  */
-async function subscribe(id: string, sentAt: Map<number, number>): Promise<{ rest: Promise<Received> }> {
+async function subscribe(id: string, sentAt: Map<number, Sent>): Promise<{ rest: Promise<Received> }> {
   const res = await fetch(`${base}/v1/sessions/${id}/results`, { signal: stop.signal })
   return { rest: follow(res, sentAt) }
 }
 
 /** Reads a result stream to its end; every seq received (with repeats), and the verdicts seen. */
-async function follow(res: Response, sentAt: Map<number, number>): Promise<Received> {
+async function follow(res: Response, sentAt: Map<number, Sent>): Promise<Received> {
+  if (res.status !== 200) totals.failedRequests++
   const seqs: number[] = []
   const verdicts = new Set<string>()
   let done = false
@@ -118,7 +172,11 @@ async function follow(res: Response, sentAt: Map<number, number>): Promise<Recei
       const data = JSON.parse(message.data) as { invocation_index: number; metric_name: string }
       verdicts.add(`${data.invocation_index}/${data.metric_name}`)
       const sent = sentAt.get(data.invocation_index)
-      if (data.metric_name === METRIC && sent !== undefined) latencies.push(performance.now() - sent)
+      if (data.metric_name !== METRIC || sent === undefined) return
+      const at = epochMs()
+      latencies.push(at - sent.sent)
+      // The split is taken once the session is done (the verdict usually comes before the POST's response).
+      sent.verdict ??= at
     },
   })
   const decoder = new TextDecoder()
@@ -126,9 +184,19 @@ async function follow(res: Response, sentAt: Map<number, number>): Promise<Recei
   return { seqs, done, verdicts }
 }
 
-async function post(path: string, body: string, type = 'application/json'): Promise<Response> {
+const failures = new Map<string, number>()
+async function post(path: string, body: string, type = 'application/json', timing?: Sent): Promise<Response> {
   const res = await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': type }, signal: stop.signal })
-  if (!res.ok) totals.failedRequests++
+  if (timing) {
+    timing.answered = epochMs()
+    const handled = Number(res.headers.get('x-probe-received-at'))
+    if (handled > 0) timing.handled = handled
+  }
+  if (!res.ok) {
+    totals.failedRequests++
+    const what = `${res.status} on POST ${path.replace(/load-\d+/, '{id}')}`
+    failures.set(what, (failures.get(what) ?? 0) + 1)
+  }
   await res.arrayBuffer()
   return res
 }
@@ -136,15 +204,22 @@ async function post(path: string, body: string, type = 'application/json'): Prom
 async function runSession(n: number): Promise<void> {
   const id = `load-${n}`
   await post('/v1/sessions', JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase }))
-  const sentAt = new Map<number, number>()
+  const sentAt = new Map<number, Sent>()
   // Every subscriber is live before the first event, so latencies are not backlog replays.
   const subscribers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => subscribe(id, sentAt)))
   for (let k = 0; k < INVOCATIONS; k++) {
-    sentAt.set(k, performance.now())
-    await post(`/v1/sessions/${id}/events`, invocationBody(k), 'application/x-ndjson')
+    const timing: Sent = { sent: epochMs() }
+    sentAt.set(k, timing)
+    await post(`/v1/sessions/${id}/events`, invocationBody(k), 'application/x-ndjson', timing)
   }
   await post(`/v1/sessions/${id}/end`, '')
   const received = await Promise.all(subscribers.map((s) => s.rest))
+  for (const t of sentAt.values()) {
+    if (t.handled === undefined || t.answered === undefined || t.verdict === undefined) continue
+    split.queue.push(t.handled - t.sent)
+    split.server.push(Math.min(t.answered, t.verdict) - t.handled)
+    split.delivery.push(Math.max(0, t.verdict - t.answered))
+  }
   const snap = (await (await fetch(`${base}/v1/sessions/${id}`, { signal: stop.signal })).json()) as { last_seq: number }
   for (const { seqs, done, verdicts } of received) {
     const distinct = new Set(seqs)
@@ -164,17 +239,40 @@ const started = performance.now()
 const outcomes = await Promise.allSettled(Array.from({ length: SESSIONS }, (_, n) => runSession(n)))
 const elapsed = (performance.now() - started) / 1000
 clearTimeout(deadline)
+clearInterval(sampler)
 const peak = peakRssMiB(server.pid!)
 server.kill('SIGTERM')
+await new Promise((r) => server.once('exit', r))
+let probe: { loopDelayMs: { p50: number; p99: number; max: number }; connections: number; requests: number } | undefined
+try {
+  probe = JSON.parse(readFileSync(probeOut, 'utf8'))
+} catch {}
+rmSync(work, { recursive: true, force: true })
 
 const failed = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[]
 const sorted = latencies.sort((a, b) => a - b)
-const pct = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1) : 'n/a')
+const pctOf = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!.toFixed(1) : 'n/a')
+const pct = (p: number) => pctOf(sorted, p)
+const p50p99 = (xs: number[]) => {
+  xs.sort((a, b) => a - b)
+  return `p50 ${pctOf(xs, 50)} / p99 ${pctOf(xs, 99)} ms`
+}
+const meanQueue = queueSamples.length ? queueSamples.reduce((a, b) => a + b, 0) / queueSamples.length : 0
+const acceptRate = probe ? probe.connections / elapsed : 0
 console.log(`load: ${SESSIONS} sessions x ${INVOCATIONS * 4} events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${elapsed.toFixed(1)} s`)
 console.log(`  events posted/s: ${((SESSIONS * INVOCATIONS * 4) / elapsed).toFixed(0)}; results delivered: ${totals.received} of ${totals.expected} expected`)
 console.log(`  lost results: ${totals.lost}; duplicate results: ${totals.duplicates}; streams without case.result: ${totals.unfinished}; missing verdicts: ${totals.missingVerdicts}`)
 console.log(`  verdict latency (${METRIC}, ${sorted.length} samples): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms`)
+console.log(`  verdict latency split: queue ${p50p99(split.queue)}; server ${p50p99(split.server)}; delivery ${p50p99(split.delivery)}`)
+console.log(
+  `  server event-loop delay: ${probe ? `p50 ${probe.loopDelayMs.p50} ms, p99 ${probe.loopDelayMs.p99} ms, max ${probe.loopDelayMs.max} ms` : 'n/a (no probe output)'}`,
+)
+console.log(
+  `  accept queue: max ${queueSamples.length ? Math.max(...queueSamples) : 'n/a'}, mean ${meanQueue.toFixed(1)} connections; ` +
+    `${probe?.connections ?? 'n/a'} accepted (${acceptRate.toFixed(0)}/s), mean wait ~${acceptRate > 0 ? ((1000 * meanQueue) / acceptRate).toFixed(0) : 'n/a'} ms (Little's law)`,
+)
 console.log(`  server RSS: ${idleRss?.toFixed(0)} MiB at start, peak ${peak?.toFixed(0)} MiB; failed requests: ${totals.failedRequests}; failed sessions: ${failed.length}`)
+for (const [what, n] of failures) console.log(`  failed: ${n} x ${what}`)
 if (failed.length > 0) {
   const reason = failed[0]!.reason as Error & { cause?: unknown }
   console.log(`  first failure: ${String(reason)}${reason?.cause ? ` (cause: ${String((reason.cause as Error).message ?? reason.cause)})` : ''}`)
