@@ -31,7 +31,7 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
     const res = args[1] as { setHeader(name: string, value: string): void }
     res.setHeader('x-probe-received-at', epochMs().toFixed(3))
   } else if (event === 'connection') connections += 1
-  return emit.call(this, event, ...(args as [])) as boolean
+  return (emit as (...a: unknown[]) => boolean).apply(this, [event, ...args])
 } as typeof Server.prototype.emit
 
 const ms = (ns: number) => Number((ns / 1e6).toFixed(2))

@@ -27,6 +27,9 @@ const SCHEMA = [
   // Age pruning walks time; the stats queries read this index alone (it covers every column they use).
   'CREATE INDEX IF NOT EXISTS es_index_results_age ON es_index_results (at_ms)',
   'CREATE INDEX IF NOT EXISTS es_index_results_stats ON es_index_results (tenant, type, current, at_ms, criterion, status, score, app)',
+  // A revision finds the current row of its (session, invocation, criterion) by key, not by a scan
+  // of the session's rows (which made one long, often reopened invocation quadratic).
+  'CREATE INDEX IF NOT EXISTS es_index_results_current ON es_index_results (session_id, invocation_index, criterion) WHERE current = 1',
   `CREATE TABLE IF NOT EXISTS es_index_sessions (session_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, app TEXT NOT NULL,
     first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL, invocations INTEGER NOT NULL DEFAULT 0, status TEXT)`,
   'CREATE INDEX IF NOT EXISTS es_index_sessions_time ON es_index_sessions (tenant, last_ms)',

@@ -3,11 +3,16 @@
  * Node and Deno (`node:sqlite`, many sessions in one file) and the Durable Object (`ctx.storage.sql`,
  * one session per object). The schema is created on the first write, not on open: a Durable Object
  * that is only asked about an unknown id keeps no storage at all.
+ *
+ * Each session's record (spec, touched and ended times) is kept in memory once read or written and
+ * written through: the store reads it on every request (expiry), and a SELECT plus a JSON.parse of
+ * the whole spec per request cost more than the request's own work. The spec object is the one the
+ * live session holds, so the cache adds a few numbers per session, not a copy.
  */
 import type { ResultEvent, SessionSpec } from '../engine/types.ts'
 import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
-import type { GoneNotice, GoneReason, SessionRecords } from './records.ts'
+import type { GoneNotice, GoneReason, SessionRecord, SessionRecords } from './records.ts'
 import type { Sql, SqlRow } from './sql.ts'
 
 /** A tenant's sessions found without parsing every spec (its quota is checked on each create). */
@@ -54,6 +59,8 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   }
   const read = (statement: string, ...params: (string | number | null)[]): SqlRow[] =>
     exists() ? sql.query(statement, ...params) : []
+  /** Records read or written through this object (bounded by the session cap); cleared with the schema. */
+  const cached = new Map<string, SessionRecord>()
   const num = (rows: SqlRow[], column: string): number | undefined => {
     const v = rows[0]?.[column]
     return v === null || v === undefined ? undefined : Number(v)
@@ -61,22 +68,38 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
 
   return {
     insert(spec, nowMs) {
-      if (read('SELECT 1 AS x FROM es_sessions WHERE id = ?', spec.session_id).length > 0) return false
+      if (cached.get(spec.session_id) || read('SELECT 1 AS x FROM es_sessions WHERE id = ?', spec.session_id).length > 0) return false
       write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', spec.session_id, JSON.stringify(spec), nowMs)
+      cached.set(spec.session_id, { spec, touchedMs: nowMs })
       return true
     },
     read(id) {
+      const hit = cached.get(id)
+      if (hit) return hit
+      // Misses are not kept: an unknown id per request must not grow the map.
       const row = read('SELECT spec, touched_ms, ended_ms FROM es_sessions WHERE id = ?', id)[0]
       if (!row) return undefined
       const spec = JSON.parse(String(row.spec)) as SessionSpec
-      return row.ended_ms === null || row.ended_ms === undefined
-        ? { spec, touchedMs: Number(row.touched_ms) }
-        : { spec, touchedMs: Number(row.touched_ms), endedMs: Number(row.ended_ms) }
+      const record: SessionRecord =
+        row.ended_ms === null || row.ended_ms === undefined
+          ? { spec, touchedMs: Number(row.touched_ms) }
+          : { spec, touchedMs: Number(row.touched_ms), endedMs: Number(row.ended_ms) }
+      cached.set(id, record)
+      return record
     },
     storage: (id) => ({ results: sqliteResults(id, read, write), journal: sqliteJournal(id, read, write) }),
-    touch: (id, nowMs) => void read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id),
-    markEnded: (id, nowMs) => void read('UPDATE es_sessions SET ended_ms = ? WHERE id = ? AND ended_ms IS NULL', nowMs, id),
+    touch(id, nowMs) {
+      read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id)
+      const hit = cached.get(id)
+      if (hit) hit.touchedMs = nowMs
+    },
+    markEnded(id, nowMs) {
+      read('UPDATE es_sessions SET ended_ms = ? WHERE id = ? AND ended_ms IS NULL', nowMs, id)
+      const hit = cached.get(id)
+      if (hit && hit.endedMs === undefined) hit.endedMs = nowMs
+    },
     remove(id) {
+      cached.delete(id)
       read('DELETE FROM es_journal WHERE session_id = ?', id)
       read('DELETE FROM es_results WHERE session_id = ?', id)
       read('DELETE FROM es_sessions WHERE id = ?', id)
@@ -125,6 +148,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     isEmpty: () =>
       (num(read('SELECT (SELECT COUNT(*) FROM es_sessions) + (SELECT COUNT(*) FROM es_gone) AS n'), 'n') ?? 0) === 0,
     forgetSchema() {
+      cached.clear()
       ready = undefined
       indexed = false
     },

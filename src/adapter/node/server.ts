@@ -6,6 +6,7 @@
  */
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
+import type { Server as HttpServer } from 'node:http'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
@@ -19,6 +20,13 @@ installProcessGuard()
 export { DEFAULT_PORT } from '../listen-port.ts'
 /** Connections waiting to be accepted; the kernel caps it (Linux: net.core.somaxconn, 4096 by default). */
 export const LISTEN_BACKLOG = 4096
+/**
+ * An idle keep-alive connection is closed after this long: above the idle timeouts of common clients
+ * and proxies (undici 4 s, Node's agent 5 s, load balancers 60 s), so the client closes first and
+ * never sends a request on a connection the server is closing; every new connection instead waits
+ * in the accept queue for a turn of the event loop.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 
 const db = openSessionDb(process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH)
 const setup = depsFromEnv(process.env, {
@@ -47,6 +55,10 @@ if (!listen.ok) {
 const port = listen.port
 const hostname = process.env.HOST ?? '127.0.0.1'
 const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.value.index }).fetch, hostname })
+// Plain HTTP/1.1 here (createAdaptorServer without http2 options).
+;(server as HttpServer).keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+// Node requires the headers timeout above the keep-alive timeout (else an idle socket is cut mid-request).
+;(server as HttpServer).headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000
 // A listen that fails (the port in use) stops the process: without this it would be a stray exception.
 server.once('error', (error) => {
   if (server.listening) return console.error('evalstream: server error:', error)
