@@ -12,15 +12,21 @@ import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
 export type IndexSetup = Read<{ index: ResultsIndex; stop(): void }>
 
 /**
+ * `write`: where the feed's batches go instead of `index.recordAll` on this thread (the Node
+ * adapter's writer thread, src/adapter/node/index-writer.ts); `sql` then only reads.
+ */
+export type IndexWriting = { write?: (batch: readonly FedResult[]) => void }
+
+/**
  * @example
  * const setup = resultsIndexFromEnv(process.env, db.indexSql, deps.feed)
  * if (setup.ok) createApp({ ...deps, resultsIndex: setup.value.index })
  */
-export function resultsIndexFromEnv(env: Env, sql: Sql, feed: ResultFeed | undefined): IndexSetup {
+export function resultsIndexFromEnv(env: Env, sql: Sql, feed: ResultFeed | undefined, options: IndexWriting = {}): IndexSetup {
   const limits = indexLimitsFromEnv(env)
   if (!limits.ok) return limits
   const index = sqliteResultsIndex(sql, { limits: limits.value, transaction: sqlTransaction(sql) })
-  const stop = feed ? watchResults(feed, index) : () => {}
+  const stop = feed ? watchResults(feed, options.write ? { recordAll: options.write } : index) : () => {}
   const { maxRows, maxAgeMs } = limits.value
   return { ok: true, value: { index, stop }, notes: [`results index: at most ${maxRows} results, ${maxAgeMs} ms (EVALSTREAM_INDEX_MAX_ROWS, EVALSTREAM_INDEX_MAX_AGE_MS)`] }
 }
@@ -40,7 +46,7 @@ export function indexLimitsFromEnv(env: Env): Read<IndexLimits> {
  * one), so a burst of results costs one commit and readers see them before any I/O runs.
  * @example const stop = watchResults(deps.feed, index)
  */
-export function watchResults(feed: ResultFeed, index: ResultsIndex): () => void {
+export function watchResults(feed: ResultFeed, index: { recordAll(results: readonly FedResult[]): unknown }): () => void {
   let queue: FedResult[] = []
   const flush = () => {
     const batch = queue

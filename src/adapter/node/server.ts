@@ -11,7 +11,9 @@ import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
-import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
+import { indexLimitsFromEnv } from '../../config/results-index.ts'
+import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
+import { indexPathFor, startIndexWriter } from './index-writer.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { listenFailure, listenPort } from '../listen-port.ts'
 
@@ -28,7 +30,8 @@ export const LISTEN_BACKLOG = 4096
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 
-const db = openSessionDb(process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH)
+const dbPath = process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH
+const db = openSessionDb(dbPath)
 const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
@@ -42,7 +45,12 @@ if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   process.exit(2)
 }
-const index = resultsIndexFromEnv(process.env, db.indexSql, setup.deps.feed)
+// With a database file, the results index is written by a worker thread into its own file.
+const indexLimits = indexLimitsFromEnv(process.env)
+const writer = dbPath !== MEMORY_DB && indexLimits.ok ? startIndexWriter(indexPathFor(dbPath), indexLimits.value) : undefined
+const index = writer
+  ? resultsIndexFromEnv(process.env, writer.readSql, setup.deps.feed, { write: writer.write })
+  : resultsIndexFromEnv(process.env, db.indexSql, setup.deps.feed)
 if (!index.ok) {
   console.error(`evalstream: ${index.error}`)
   process.exit(2)
@@ -76,7 +84,7 @@ server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
 const stop = () =>
   server.close(() => {
     // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out.
-    void setup.deps.exporters?.close().finally(() => {
+    void Promise.allSettled([setup.deps.exporters?.close(), writer?.close()]).finally(() => {
       db.close()
       process.exit(0)
     })
