@@ -7,6 +7,11 @@
  *
  * EVALSTREAM_ENGINE=/abs/path/engine.ts swaps in another module exporting createSessionEngine, to
  * measure an engine change side by side before it lands.
+ *
+ * A round that is not what it claims stops the benchmark with exit code 1: every request's status
+ * is checked, the service must stream exactly the results GET /v1/sessions/{id} says it logged
+ * (ending with case.result), and the relay must re-emit every event. Each round has its own
+ * session, deleted after it, and runs after a GC (with --expose-gc) so rounds do not share garbage.
  */
 import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
@@ -22,12 +27,17 @@ const SAMPLE = readFileSync(new URL('../test/fixtures/shared/samples/adk-js-weat
 const FRAMES = SAMPLE.split(/(?<=\n\n)/).filter((f) => f.startsWith('data: '))
 const CONFIG = { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }
 
+/** Events in each body built, so a round can check that all of them went through. */
+const EVENTS_OF = new Map<string, number>()
+
 /** The weather run repeated, each copy its own invocation (as a long multi-turn session). */
 function body(invocations: number): { text: string; events: number } {
   const id = /e-a899f5c0-0a05-4e99-8149-ceda68159f27/g
   const parts: string[] = []
   for (let i = 0; i < invocations; i++) for (const f of FRAMES) parts.push(f.replace(id, `e-${i}`))
-  return { text: parts.join(''), events: invocations * FRAMES.length }
+  const text = parts.join('')
+  EVENTS_OF.set(text, invocations * FRAMES.length)
+  return { text, events: invocations * FRAMES.length }
 }
 
 function listen(fetch: (r: Request) => Response | Promise<Response>): Promise<{ url: string; close(): void }> {
@@ -52,22 +62,43 @@ async function drain(response: Response, until?: (text: string) => boolean): Pro
   }
 }
 
+/** Fails the run: a benchmark of requests that did not do their work measures nothing. */
+function check(ok: boolean, what: string): void {
+  if (ok) return
+  console.error(`broken round: ${what}`)
+  process.exit(1)
+}
+
+async function expectStatus(response: Promise<Response>, status: number, what: string): Promise<Response> {
+  const res = await response
+  if (res.status !== status) check(false, `${what} answered ${res.status}, not ${status}: ${(await res.text()).slice(0, 300)}`)
+  return res
+}
+
 async function evalstreamRound(url: string, text: string, n: number): Promise<{ ms: number; results: number }> {
   const id = `bench-${n}`
-  await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id, eval_config: CONFIG }) })
-  const subscriber = await fetch(`${url}/v1/sessions/${id}/results`)
+  const create = fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id, eval_config: CONFIG }) })
+  await (await expectStatus(create, 201, 'POST /v1/sessions')).arrayBuffer()
+  const subscriber = await expectStatus(fetch(`${url}/v1/sessions/${id}/results`), 200, 'GET results')
   const t0 = performance.now()
   const received = drain(subscriber, (event) => event === 'case.result')
-  await fetch(`${url}/v1/sessions/${id}/events`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: text })
-  await fetch(`${url}/v1/sessions/${id}/end`, { method: 'POST' })
+  const upload = fetch(`${url}/v1/sessions/${id}/events`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: text })
+  const summary = (await (await expectStatus(upload, 202, 'POST events')).json()) as { accepted?: number; rejected?: unknown[] }
+  await (await expectStatus(fetch(`${url}/v1/sessions/${id}/end`, { method: 'POST' }), 200, 'POST end')).arrayBuffer()
   const results = await received
-  return { ms: performance.now() - t0, results }
+  const ms = performance.now() - t0
+  const snapshot = (await (await expectStatus(fetch(`${url}/v1/sessions/${id}`), 200, 'GET session')).json()) as { last_seq: number }
+  check(summary.accepted === EVENTS_OF.get(text), `the upload accepted ${summary.accepted} of ${EVENTS_OF.get(text)} events`)
+  check(snapshot.last_seq > 0 && results === snapshot.last_seq, `streamed ${results} results, the session logged ${snapshot.last_seq}`)
+  await expectStatus(fetch(`${url}/v1/sessions/${id}`, { method: 'DELETE' }), 204, 'DELETE session')
+  return { ms, results }
 }
 
 async function relayRound(url: string, text: string): Promise<{ ms: number; results: number }> {
   const t0 = performance.now()
   const res = await fetch(`${url}/relay`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: text })
   const results = await drain(res)
+  check(res.status === 200 && results === EVENTS_OF.get(text), `the relay answered ${res.status} with ${results} of ${EVENTS_OF.get(text)} frames`)
   return { ms: performance.now() - t0, results }
 }
 
@@ -86,10 +117,14 @@ const app = createApp({ store: memorySessionStore(), createEngine: (o) => create
 const service = await listen(app.fetch)
 const bare = await listen(relay.fetch)
 console.log(`body: ${events} events (${INVOCATIONS} invocations), ${(text.length / 1e6).toFixed(1)} MB; Node ${process.version}`)
-await evalstreamRound(service.url, body(50).text, -1) // warm-up
-await relayRound(bare.url, body(50).text)
+const warm = body(50).text
+await evalstreamRound(service.url, warm, -1) // warm-up
+await relayRound(bare.url, warm)
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 for (let r = 0; r < ROUNDS; r++) {
+  gc()
   const e = await evalstreamRound(service.url, text, r)
+  gc()
   const b = await relayRound(bare.url, text)
   const rate = (ms: number) => Math.round(events / (ms / 1000)).toLocaleString('en-US')
   console.log(
