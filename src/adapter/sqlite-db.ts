@@ -22,14 +22,20 @@ export const MEMORY_DB = ':memory:'
  * `evalSets`: the ADK web UI's eval sets and results beside the sessions (absent: in memory).
  * `indexSql`: where the results index lives (the same file, or a database in memory).
  */
-export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?: EvalSetStore; indexSql: Sql; note: string; close(): void }
+export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?: EvalSetStore; indexSql: Sql; note: string; close(): unknown }
 
 /**
  * @example
  * const db = openSessionDb(process.env.EVALSTREAM_DB || DEFAULT_DB_PATH)
  * depsFromEnv(process.env, { store: db.store, judgeCache: db.judgeCache })
  */
-export function openSessionDb(path: string): SessionDb {
+/**
+ * `sql`: how the file is written; the default is one connection on this thread with grouped
+ * commits (Deno); the Node server passes its write-behind writer thread (node/write-behind-sql.ts).
+ */
+export type SessionDbOptions = { sql?: (path: string) => Sql & { close(): unknown } }
+
+export function openSessionDb(path: string, options: SessionDbOptions = {}): SessionDb {
   if (path === MEMORY_DB) {
     const memory = new DatabaseSync(MEMORY_DB)
     return {
@@ -40,12 +46,18 @@ export function openSessionDb(path: string): SessionDb {
     }
   }
   mkdirSync(dirname(path), { recursive: true })
-  const db = new DatabaseSync(path)
-  // WAL: a write is durable once its statement returns, even if the process is killed right after;
-  // NORMAL skips the fsync per write that only a power loss would need.
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
-  // Grouped commits: one commit per turn of the event loop, not per statement (sql.ts).
-  const sql = sqlFromDatabaseSync(db, { groupCommit: true })
+  const custom = options.sql?.(path)
+  let db: DatabaseSync | undefined
+  let sql: Sql & { flush?(): void } 
+  if (custom) sql = custom
+  else {
+    db = new DatabaseSync(path)
+    // WAL: a write is durable once its statement returns, even if the process is killed right after;
+    // NORMAL skips the fsync per write that only a power loss would need.
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
+    // Grouped commits: one commit per turn of the event loop, not per statement (sql.ts).
+    sql = sqlFromDatabaseSync(db, { groupCommit: true })
+  }
   let closeStore = () => {}
   return {
     store: (limits, feed) => {
@@ -56,11 +68,12 @@ export function openSessionDb(path: string): SessionDb {
     judgeCache: sqliteJudgeCache(sql),
     evalSets: sqliteEvalSetStore(sql),
     indexSql: sql,
-    note: `sessions in SQLite at ${path} (EVALSTREAM_DB); a restart resumes them`,
+    note: `sessions in SQLite at ${path} (EVALSTREAM_DB)${custom ? ', written by a writer thread' : ''}; a restart resumes them`,
     close() {
       closeStore()
-      sql.flush()
-      db.close()
+      sql.flush?.()
+      db?.close()
+      return custom?.close()
     },
   }
 }

@@ -70,7 +70,8 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
       }
       return event
     },
-    readAfter: (afterSeq) => storage.readAfter(afterSeq),
+    // A reader that has everything (a new stream, a caught-up resume) costs the storage nothing.
+    readAfter: (afterSeq) => (afterSeq >= last ? [] : storage.readAfter(afterSeq)),
     lastSeq: () => last,
     subscribe(subscriber, onClose) {
       if (closed) {

@@ -61,6 +61,33 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     exists() ? sql.query(statement, ...params) : []
   /** Records read or written through this object (bounded by the session cap); cleared with the schema. */
   const cached = new Map<string, SessionRecord>()
+  /**
+   * Every session id with its tenant and whether it ended, read once: creates (is the id taken, how
+   * many sessions, how many of this tenant's) and unknown ids never touch SQL.
+   */
+  let known: Map<string, { tenant: string | undefined; ended: boolean }> | undefined
+  let openCount = 0
+  const perTenant = new Map<string, number>()
+  const countTenant = (tenant: string | undefined, by: 1 | -1) => {
+    if (tenant === undefined) return
+    const n = (perTenant.get(tenant) ?? 0) + by
+    if (n > 0) perTenant.set(tenant, n)
+    else perTenant.delete(tenant)
+  }
+  const directory = () => {
+    if (known) return known
+    known = new Map()
+    for (const row of read(`SELECT id, ${TENANT} AS tenant, ended_ms FROM es_sessions`)) {
+      const tenant = row.tenant === null || row.tenant === undefined ? undefined : String(row.tenant)
+      const ended = row.ended_ms !== null && row.ended_ms !== undefined
+      known.set(String(row.id), { tenant, ended })
+      countTenant(tenant, 1)
+      if (!ended) openCount += 1
+    }
+    return known
+  }
+  /** Sessions this object created: their journal and results start empty, nothing to read. */
+  const fresh = new Set<string>()
   const num = (rows: SqlRow[], column: string): number | undefined => {
     const v = rows[0]?.[column]
     return v === null || v === undefined ? undefined : Number(v)
@@ -68,14 +95,20 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
 
   return {
     insert(spec, nowMs) {
-      if (cached.get(spec.session_id) || read('SELECT 1 AS x FROM es_sessions WHERE id = ?', spec.session_id).length > 0) return false
-      write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', spec.session_id, JSON.stringify(spec), nowMs)
-      cached.set(spec.session_id, { spec, touchedMs: nowMs })
+      const id = spec.session_id
+      if (directory().has(id)) return false
+      write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', id, JSON.stringify(spec), nowMs)
+      cached.set(id, { spec, touchedMs: nowMs })
+      directory().set(id, { tenant: spec.tenant, ended: false })
+      countTenant(spec.tenant, 1)
+      openCount += 1
+      fresh.add(id)
       return true
     },
     read(id) {
       const hit = cached.get(id)
       if (hit) return hit
+      if (!directory().has(id)) return undefined
       // Misses are not kept: an unknown id per request must not grow the map.
       const row = read('SELECT spec, touched_ms, ended_ms FROM es_sessions WHERE id = ?', id)[0]
       if (!row) return undefined
@@ -87,7 +120,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       cached.set(id, record)
       return record
     },
-    storage: (id) => ({ results: sqliteResults(id, read, write), journal: sqliteJournal(id, read, write) }),
+    storage: (id) => ({ results: sqliteResults(id, read, write, fresh.has(id)), journal: sqliteJournal(id, read, write, fresh.has(id)) }),
     touch(id, nowMs) {
       read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id)
       const hit = cached.get(id)
@@ -97,16 +130,27 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       read('UPDATE es_sessions SET ended_ms = ? WHERE id = ? AND ended_ms IS NULL', nowMs, id)
       const hit = cached.get(id)
       if (hit && hit.endedMs === undefined) hit.endedMs = nowMs
+      const entry = directory().get(id)
+      if (entry && !entry.ended) {
+        entry.ended = true
+        openCount -= 1
+      }
     },
     remove(id) {
       cached.delete(id)
+      fresh.delete(id)
+      const entry = directory().get(id)
+      if (entry) {
+        known!.delete(id)
+        countTenant(entry.tenant, -1)
+        if (!entry.ended) openCount -= 1
+      }
       read('DELETE FROM es_journal WHERE session_id = ?', id)
       read('DELETE FROM es_results WHERE session_id = ?', id)
       read('DELETE FROM es_sessions WHERE id = ?', id)
     },
-    count: (owner) =>
-      num(owner ? read(`SELECT COUNT(*) AS n FROM es_sessions WHERE ${TENANT} = ?`, owner.tenant) : read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
-    countOpen: () => num(read('SELECT COUNT(*) AS n FROM es_sessions WHERE ended_ms IS NULL'), 'n') ?? 0,
+    count: (owner) => (owner ? (directory(), perTenant.get(owner.tenant) ?? 0) : directory().size),
+    countOpen: () => (directory(), openCount),
     leastRecent: (limit, owner) =>
       (owner
         ? read(`SELECT id FROM es_sessions WHERE ${TENANT} = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?`, owner.tenant, limit)
@@ -149,6 +193,10 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       (num(read('SELECT (SELECT COUNT(*) FROM es_sessions) + (SELECT COUNT(*) FROM es_gone) AS n'), 'n') ?? 0) === 0,
     forgetSchema() {
       cached.clear()
+      fresh.clear()
+      known = undefined
+      perTenant.clear()
+      openCount = 0
       ready = undefined
       indexed = false
     },
@@ -167,12 +215,13 @@ function upgradeForTenants(sql: Sql): void {
 
 type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[]
 
-function sqliteResults(id: string, read: Run, write: Run): ResultStorage {
+/** `fresh`: created by this process just now, so there is nothing stored to count. */
+function sqliteResults(id: string, read: Run, write: Run, fresh: boolean): ResultStorage {
   // Rows this store wrote itself from logged results: read back as they were written.
   const toEvent = (row: SqlRow): ResultEvent =>
     ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(String(row.data)) }) as ResultEvent
   return {
-    lastSeq: () => Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0),
+    lastSeq: () => (fresh ? 0 : Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0)),
     insert: (e) =>
       void write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, JSON.stringify(e.data)),
     readAfter: (after) =>
@@ -180,11 +229,11 @@ function sqliteResults(id: string, read: Run, write: Run): ResultStorage {
   }
 }
 
-function sqliteJournal(id: string, read: Run, write: Run): Journal {
-  let n = Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
+function sqliteJournal(id: string, read: Run, write: Run, fresh: boolean): Journal {
+  let n = fresh ? 0 : Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
   return {
     append: (entry) => void write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, ++n, JSON.stringify(entry)),
     entries: () =>
-      read('SELECT entry FROM es_journal WHERE session_id = ? ORDER BY n', id).map((r) => JSON.parse(String(r.entry)) as JournalEntry),
+      fresh && n === 0 ? [] : read('SELECT entry FROM es_journal WHERE session_id = ? ORDER BY n', id).map((r) => JSON.parse(String(r.entry)) as JournalEntry),
   }
 }

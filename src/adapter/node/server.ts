@@ -14,6 +14,7 @@ import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { indexLimitsFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { indexPathFor, startIndexWriter } from './index-writer.ts'
+import { writeBehindSql } from './write-behind-sql.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { listenFailure, listenPort } from '../listen-port.ts'
 
@@ -31,7 +32,8 @@ export const LISTEN_BACKLOG = 4096
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 
 const dbPath = process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH
-const db = openSessionDb(dbPath)
+// Journal, results and session rows are written by a worker thread (write-behind-sql.ts).
+const db = openSessionDb(dbPath, { sql: (path) => writeBehindSql(path) })
 const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
@@ -84,10 +86,9 @@ server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
 const stop = () =>
   server.close(() => {
     // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out.
-    void Promise.allSettled([setup.deps.exporters?.close(), writer?.close()]).finally(() => {
-      db.close()
-      process.exit(0)
-    })
+    void Promise.allSettled([setup.deps.exporters?.close(), writer?.close()])
+      .then(() => db.close())
+      .finally(() => process.exit(0))
   })
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)

@@ -8,13 +8,21 @@ import { describe, expect, it } from 'vitest'
 import { sqliteSessionRecords } from '../../../src/session/sqlite-records.ts'
 import { type Sql, sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 
-/** node:sqlite in memory, counting the statements that read es_sessions' spec. */
-function countingSql(): { sql: Sql; specReads: () => number } {
+/** node:sqlite in memory, counting the statements that read es_sessions' spec, and all SELECTs. */
+function countingSql(): { sql: Sql; specReads: () => number; selects: () => number } {
   const inner = sqlFromDatabaseSync(new DatabaseSync(':memory:'))
   let reads = 0
+  let selects = 0
   return {
-    sql: { query: (statement, ...params) => ((reads += /SELECT spec\b/.test(statement) ? 1 : 0), inner.query(statement, ...params)) },
+    sql: {
+      query(statement, ...params) {
+        if (/SELECT spec\b/.test(statement)) reads += 1
+        if (/^\s*SELECT\b/i.test(statement)) selects += 1
+        return inner.query(statement, ...params)
+      },
+    },
     specReads: () => reads,
+    selects: () => selects,
   }
 }
 
@@ -61,5 +69,27 @@ describe('sqlite session records: metadata in memory, written through', () => {
     for (const table of ['es_sessions', 'es_journal', 'es_results', 'es_gone']) sql.query(`DROP TABLE ${table}`)
     records.forgetSchema()
     expect(records.read('nobody')).toBeUndefined()
+  })
+
+  it('creating sessions, counting them and opening their new journal and results run no SELECT', () => {
+    const { sql, selects } = countingSql()
+    const records = sqliteSessionRecords(sql)
+    records.insert({ session_id: 'first', tenant: 'a' }, 1) // reads the (empty) directory once
+    const before = selects()
+    for (let i = 0; i < 50; i++) {
+      expect(records.insert({ session_id: `s${i}`, tenant: i % 2 ? 'a' : 'b' }, 2)).toBe(true)
+      const { results, journal } = records.storage(`s${i}`)
+      expect(results.lastSeq()).toBe(0)
+      expect(journal.entries()).toEqual([])
+      expect(records.read(`unknown-${i}`)).toBeUndefined()
+    }
+    records.markEnded('s0', 3)
+    expect([records.count(), records.count({ tenant: 'a' }), records.count({ tenant: 'b' }), records.countOpen()]).toEqual([51, 26, 25, 50])
+    expect(selects()).toBe(before)
+    records.remove('s1')
+    expect([records.count(), records.count({ tenant: 'a' }), records.countOpen()]).toEqual([50, 25, 49])
+    // A restarted process reads the directory from SQLite and counts the same.
+    const restarted = sqliteSessionRecords(sql)
+    expect([restarted.count(), restarted.count({ tenant: 'a' }), restarted.countOpen()]).toEqual([50, 25, 49])
   })
 })

@@ -1,0 +1,134 @@
+/**
+ * The sessions database written behind (Node, with a database file): journal entries, results,
+ * session rows and judge answers are queued on the main thread and written by a worker thread
+ * (write-behind-worker.ts) that owns the only writing connection, so statements and commits never
+ * hold up the event loop that accepts connections and serves requests.
+ *
+ * Durability window: a write is acknowledged when it is queued and committed within
+ * WRITE_BEHIND_FLUSH_MS of reaching the writer (or at once when WRITE_BEHIND_MAX_STATEMENTS are
+ * waiting). A kill -9 loses at most the writes of that window, and always a suffix of them: the
+ * writer runs them in the order they were queued and commits a prefix, so a restarted session
+ * replays a journal whose results are all there (results are logged after the journal entry that
+ * caused them), never a gap, never a duplicate.
+ *
+ * Reads see every write made before them, as with one connection: a read (on the main thread's own
+ * connection; WAL readers never wait for the writer) first has the writer commit what was sent
+ * (Atomics.wait, at most WRITE_BEHIND_SETTLE_MS). A write that returns rows (RETURNING) runs on
+ * the writer synchronously the same way. On the request path reads are rare: session records are
+ * kept in memory (sqlite-records.ts), so it is a session's creation and a stream's resume that wait.
+ */
+import { DatabaseSync } from 'node:sqlite'
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
+import type { Sql, SqlValue } from '../../session/sql.ts'
+import type { QueuedStatement, WriteBehindMessage, WriteBehindReply, WriteBehindWorkerData } from './write-behind-worker.ts'
+
+/** The writer commits what it has at least this often (ms): the durability window. */
+export const WRITE_BEHIND_FLUSH_MS = 5
+/** ...or as soon as this many statements wait. */
+export const WRITE_BEHIND_MAX_STATEMENTS = 5_000
+/** A read waits at most this long for the writer (ms); past it, it reads what is committed and says so. */
+export const WRITE_BEHIND_SETTLE_MS = 5_000
+
+/** Reads: SELECT, PRAGMA and WITH without RETURNING run on the main thread's connection. */
+const READ = /^\s*(SELECT|PRAGMA|WITH)\b/i
+const RETURNING = /\bRETURNING\b/i
+
+export type WriteBehindSql = Sql & {
+  /** Waits until every write queued so far is committed. */
+  settle(): void
+  /** Commits what is queued and stops the writer (the main thread's connection closes too). */
+  close(): Promise<void>
+}
+
+/**
+ * @example
+ * const sql = writeBehindSql('.evalstream/evalstream.db')
+ * sqliteSessionStore(sql)
+ */
+export function writeBehindSql(path: string, options: { flushMs?: number; maxStatements?: number } = {}): WriteBehindSql {
+  // The main thread's connection (reads only) creates the file and sets WAL before the writer opens it.
+  const reader = new DatabaseSync(path)
+  reader.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000')
+  const counters = new SharedArrayBuffer(12)
+  const view = new Int32Array(counters)
+  const { port1: replies, port2: replyPort } = new MessageChannel()
+  const workerData: WriteBehindWorkerData = {
+    path,
+    flushMs: options.flushMs ?? WRITE_BEHIND_FLUSH_MS,
+    maxStatements: options.maxStatements ?? WRITE_BEHIND_MAX_STATEMENTS,
+    counters,
+    replies: replyPort,
+  }
+  const worker = new Worker(new URL('./write-behind-worker.ts', import.meta.url), { workerData, transferList: [replyPort] })
+  worker.unref()
+  let alive = true
+  worker.on('error', (e) => {
+    alive = false
+    console.error(`evalstream: the SQLite writer stopped: ${e instanceof Error ? e.message : String(e)}`)
+  })
+  worker.on('exit', () => {
+    alive = false
+  })
+
+  let queued: QueuedStatement[] = []
+  let sent = 0
+  let calls = 0
+  const post = () => {
+    if (queued.length === 0) return
+    sent += 1
+    worker.postMessage({ batch: queued, n: sent } satisfies WriteBehindMessage)
+    queued = []
+  }
+  /** Waits (blocking) until counter `at` reaches `target`; false past the deadline or without a writer. */
+  const waitFor = (at: 1 | 2, target: number): boolean => {
+    const deadline = performance.now() + WRITE_BEHIND_SETTLE_MS
+    for (let seen = Atomics.load(view, at); seen < target; seen = Atomics.load(view, at)) {
+      const left = deadline - performance.now()
+      if (!alive || left <= 0) return false
+      Atomics.wait(view, at, seen, Math.min(left, 50))
+    }
+    return true
+  }
+  const settle = () => {
+    post()
+    if (Atomics.load(view, 1) >= sent) return
+    worker.postMessage({ commit: true } satisfies WriteBehindMessage)
+    if (!waitFor(1, sent)) console.error('evalstream: the SQLite writer did not commit in time; reading what is committed')
+  }
+  const call = (statement: string, params: SqlValue[]): unknown[] => {
+    post()
+    calls += 1
+    worker.postMessage({ call: [statement, params], id: calls } satisfies WriteBehindMessage)
+    if (!waitFor(2, calls)) throw new Error('the SQLite writer did not answer in time')
+    // Replies come in order, one per call: the newest is this call's.
+    let reply: WriteBehindReply | undefined
+    for (let m = receiveMessageOnPort(replies); m; m = receiveMessageOnPort(replies)) reply = m.message as WriteBehindReply
+    if (!reply || reply.id !== calls) throw new Error('the SQLite writer answered out of order')
+    if (reply.error !== undefined) throw new Error(reply.error)
+    return reply.rows ?? []
+  }
+
+  const prepared = new Map<string, ReturnType<DatabaseSync['prepare']>>()
+  const read = (statement: string, params: SqlValue[]) => {
+    settle()
+    let p = prepared.get(statement)
+    if (!p) prepared.set(statement, (p = reader.prepare(statement)))
+    return p.all(...params)
+  }
+
+  return {
+    query(statement, ...params) {
+      if (READ.test(statement) && !RETURNING.test(statement)) return read(statement, params) as ReturnType<Sql['query']>
+      if (RETURNING.test(statement)) return call(statement, params) as ReturnType<Sql['query']>
+      // One message per turn of the event loop, however many statements the turn queued.
+      if (queued.push([statement, params]) === 1) queueMicrotask(post)
+      return []
+    },
+    settle,
+    async close() {
+      settle()
+      await worker.terminate()
+      reader.close()
+    },
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The sessions database's writer thread (write-behind-sql.ts starts it): owns the only writing
+ * connection, runs the statements the main thread queued in the order they were queued, inside one
+ * transaction committed every `flushMs` or every `maxStatements` statements, and at once when the
+ * main thread asks (a read that must see every write before it, or a write that returns rows).
+ * After each commit it publishes the number of the last batch in, so the main thread can wait for
+ * exactly the batches it sent.
+ */
+import { DatabaseSync } from 'node:sqlite'
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import type { SqlValue } from '../../session/sql.ts'
+
+export type WriteBehindWorkerData = { path: string; flushMs: number; maxStatements: number; counters: SharedArrayBuffer; replies: MessagePort }
+export type QueuedStatement = [statement: string, params: SqlValue[]]
+/**
+ * `batch`: statements queued in one turn, numbered from 1. `commit`: commit now. `call`: one
+ * statement whose rows (or error) the main thread waits for, committed with everything before it.
+ */
+export type WriteBehindMessage = { batch: QueuedStatement[]; n: number } | { commit: true } | { call: QueuedStatement; id: number }
+export type WriteBehindReply = { id: number; rows?: unknown[]; error?: string }
+
+const data = workerData as WriteBehindWorkerData
+const db = new DatabaseSync(data.path)
+db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
+/** [0]: batches received; [1]: batches committed; [2]: calls answered. */
+const counters = new Int32Array(data.counters)
+const prepared = new Map<string, ReturnType<DatabaseSync['prepare']>>()
+let open = false
+let inTransaction = 0
+let received = 0
+let timer: ReturnType<typeof setTimeout> | undefined
+
+/** Callers' own BEGIN/COMMIT/ROLLBACK: the writer's transaction already groups them. */
+const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b/i
+
+const run = ([statement, params]: QueuedStatement): unknown[] => {
+  if (CONTROL.test(statement)) return []
+  if (!open) {
+    db.exec('BEGIN')
+    open = true
+  }
+  inTransaction += 1
+  let p = prepared.get(statement)
+  if (!p) prepared.set(statement, (p = db.prepare(statement)))
+  return p.all(...params)
+}
+
+const commit = () => {
+  if (timer !== undefined) clearTimeout(timer)
+  timer = undefined
+  if (open) {
+    try {
+      db.exec('COMMIT')
+    } catch (e) {
+      // A COMMIT that fails (disk full) leaves SQLite to roll back; say so, the host goes on.
+      console.error(`evalstream: SQLite commit failed: ${e instanceof Error ? e.message : String(e)}`)
+      if (db.isTransaction) db.exec('ROLLBACK')
+    }
+    open = false
+    inTransaction = 0
+  }
+  Atomics.store(counters, 1, received)
+  Atomics.notify(counters, 1)
+}
+
+parentPort!.on('message', (message: WriteBehindMessage) => {
+  if ('commit' in message) return commit()
+  if ('call' in message) {
+    let reply: WriteBehindReply
+    try {
+      reply = { id: message.id, rows: run(message.call) }
+    } catch (e) {
+      reply = { id: message.id, error: e instanceof Error ? e.message : String(e) }
+    }
+    commit()
+    data.replies.postMessage(reply)
+    Atomics.store(counters, 2, message.id)
+    Atomics.notify(counters, 2)
+    return
+  }
+  for (const statement of message.batch) {
+    try {
+      run(statement)
+    } catch (e) {
+      // One failed write must not cost the others (the caller was answered when it queued it).
+      console.error(`evalstream: SQLite write failed (${statement[0].slice(0, 60)}): ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  received = message.n
+  Atomics.store(counters, 0, received)
+  if (inTransaction >= data.maxStatements) commit()
+  else timer ??= setTimeout(commit, data.flushMs)
+})
