@@ -1,0 +1,82 @@
+/**
+ * The sessions database written behind by a worker thread (src/adapter/node/write-behind-sql.ts):
+ * writes are acknowledged when queued and reach the file only when the writer commits (after its
+ * flush interval, or when a read asks), reads on the main thread see every write before them, a
+ * write that returns rows runs synchronously, and a failing write costs no other write. Through the
+ * real Node server, a kill -9 right after uploads (no read in between, so inside the window) leaves
+ * a session whose replay is a prefix of what was sent: its results numbered 1..n with no gap and no
+ * repeat, and it takes more events and ends.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { afterAll, describe, expect, it } from 'vitest'
+import { writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
+import { CONFIG, MATCHING_CASE } from '../../http/fixtures.ts'
+import { WEATHER_EVENTS } from '../../http/fixtures.ts'
+import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { readSse } from '../../support/sse-client.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'evalstream-write-behind-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('write-behind SQL', () => {
+  it('queues writes, commits them when a read asks, and answers RETURNING synchronously', async () => {
+    const path = join(dir, 'unit.db')
+    // An hour between flushes: only a read (or a RETURNING write) can have committed anything.
+    const sql = writeBehindSql(path, { flushMs: 3_600_000 })
+    const outside = new DatabaseSync(path)
+    try {
+      sql.query('CREATE TABLE t (n INTEGER PRIMARY KEY, v TEXT)')
+      for (let n = 1; n <= 100; n++) expect(sql.query('INSERT INTO t (n, v) VALUES (?, ?)', n, `v${n}`)).toEqual([])
+      sql.query('INSERT INTO t (n, v) VALUES (?, ?)', 1, 'duplicate key: fails alone')
+      sql.query('INSERT INTO t (n, v) VALUES (?, ?)', 101, 'after the failure')
+      // A second connection (what a restarted process would read) sees nothing yet: the window.
+      expect(outside.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 't'").get()).toEqual({ n: 0 })
+      expect(sql.query('SELECT COUNT(*) AS n FROM t')).toEqual([{ n: 101 }])
+      expect(outside.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 101 })
+      expect(sql.query("UPDATE t SET v = 'x' WHERE n > 99 RETURNING n")).toEqual([{ n: 100 }, { n: 101 }])
+      expect(() => sql.query("INSERT INTO t (n, v) VALUES (1, 'again') RETURNING n")).toThrow(/UNIQUE/)
+    } finally {
+      outside.close()
+      await sql.close()
+    }
+  })
+})
+
+describe('kill -9 inside the durability window (Node, EVALSTREAM_DB file)', () => {
+  let server: ServerProcess | undefined
+  afterAll(async () => {
+    if (server?.child.exitCode === null) await server.stop('SIGKILL')
+  })
+
+  it('leaves a prefix of what was sent: results without gap or repeat, and the session goes on', async () => {
+    const env = { EVALSTREAM_DB: join(dir, 'server', 'evalstream.db') }
+    server = await spawnServer('node', { env })
+    const call = (path: string, init?: RequestInit) => fetch(new URL(path, server!.baseUrl).href, init)
+    const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    expect((await call('/v1/sessions', json({ session_id: 'k', eval_config: CONFIG, eval_case: MATCHING_CASE }))).status).toBe(201)
+    for (let i = 0; i < 20; i++) {
+      const upload = await call('/v1/sessions/k/events', json(WEATHER_EVENTS.map((e) => ({ ...e, invocationId: `inv-${i}` }))))
+      expect(upload.status).toBe(202)
+      await upload.text()
+    }
+    await server.stop('SIGKILL')
+
+    server = await spawnServer('node', { env })
+    const snapshot = await call('/v1/sessions/k')
+    expect(snapshot.status).toBe(200)
+    const { last_seq: lastSeq } = (await snapshot.json()) as { last_seq: number }
+    const upload = await call('/v1/sessions/k/events', json(WEATHER_EVENTS.map((e) => ({ ...e, invocationId: 'inv-after' }))))
+    expect(upload.status).toBe(202)
+    await upload.text()
+    expect((await call('/v1/sessions/k/end', { method: 'POST' })).status).toBe(200)
+    const all = await readSse(await call('/v1/sessions/k/results'))
+    expect(all.map((m) => Number(m.id))).toEqual(all.map((_, i) => i + 1))
+    expect(all.length).toBeGreaterThan(lastSeq)
+    expect(new Set(all.map((m) => JSON.stringify(m.data))).size).toBe(all.length)
+    expect(all.at(-1)?.event).toBe('case.result')
+    await server.stop('SIGTERM')
+  })
+})
