@@ -11,7 +11,8 @@
  */
 import type { Problem } from './problem.ts'
 import { DEFAULT_EVAL_CONFIG, evalMetricsOf, parseEvalConfig, type EvalMetric } from '../adk/eval-config.ts'
-import { EvalCase } from '../adk/eval-set.ts'
+import type { EvalCase } from '../adk/eval-set.ts'
+import { parseEvalCaseShared } from './interned-cases.ts'
 import type { Invocation, Rubric } from '../adk/invocation.ts'
 import { describeZodError, readableIssues, MAX_LISTED_ISSUES } from '../adk/parse-error.ts'
 import type { AnyCriterion } from '../core/criterion.ts'
@@ -49,7 +50,8 @@ export function planSession(
 
   let evalCase: EvalCase | undefined
   if (spec.eval_case !== undefined) {
-    const parsedCase = EvalCase.safeParse(spec.eval_case)
+    // Equal cases (a thousand sessions of one eval set) share one parse (interned-cases.ts).
+    const parsedCase = parseEvalCaseShared(spec.eval_case)
     if (!parsedCase.success)
       return {
         ok: false,
