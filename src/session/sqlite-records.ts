@@ -151,8 +151,9 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     },
     count: (owner) => (owner ? (directory(), perTenant.get(owner.tenant) ?? 0) : directory().size),
     countOpen: () => (directory(), openCount),
+    // Every create asks, mostly for none: no statement then.
     leastRecent: (limit, owner) =>
-      (owner
+      limit <= 0 ? [] : (owner
         ? read(`SELECT id FROM es_sessions WHERE ${TENANT} = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?`, owner.tenant, limit)
         : read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit)
       ).map((r) => String(r.id)),
