@@ -143,7 +143,7 @@ const sampler = setInterval(() => {
   if (q !== null) queueSamples.push(q)
 }, 100)
 const epochMs = () => performance.timeOrigin + performance.now()
-const totals = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0 }
+const totals = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0, refusedCreates: 0 }
 
 type Received = { seqs: number[]; done: boolean; verdicts: Set<string> }
 /** When an invocation's POST was sent, reached the handler, and its response came back (epoch ms). */
@@ -203,7 +203,25 @@ async function post(path: string, body: string, type = 'application/json', timin
 
 async function runSession(n: number): Promise<void> {
   const id = `load-${n}`
-  await post('/v1/sessions', JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase }))
+  // A server at capacity answers 503 with Retry-After (admission): wait as told and ask again.
+  for (;;) {
+    const res = await fetch(`${base}/v1/sessions`, {
+      method: 'POST',
+      body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase }),
+      headers: { 'content-type': 'application/json' },
+      signal: stop.signal,
+    })
+    await res.arrayBuffer()
+    if (res.status === 201) break
+    const wait = Number(res.headers.get('retry-after'))
+    if (res.status !== 503 || !(wait > 0)) {
+      totals.failedRequests++
+      failures.set(`${res.status} on POST /v1/sessions`, (failures.get(`${res.status} on POST /v1/sessions`) ?? 0) + 1)
+      return
+    }
+    totals.refusedCreates++
+    await new Promise((r) => setTimeout(r, wait * 1000))
+  }
   const sentAt = new Map<number, Sent>()
   // Every subscriber is live before the first event, so latencies are not backlog replays.
   const subscribers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => subscribe(id, sentAt)))
@@ -272,6 +290,7 @@ console.log(
     `${probe?.connections ?? 'n/a'} accepted (${acceptRate.toFixed(0)}/s), mean wait ~${acceptRate > 0 ? ((1000 * meanQueue) / acceptRate).toFixed(0) : 'n/a'} ms (Little's law)`,
 )
 console.log(`  server RSS: ${idleRss?.toFixed(0)} MiB at start, peak ${peak?.toFixed(0)} MiB; failed requests: ${totals.failedRequests}; failed sessions: ${failed.length}`)
+console.log(`  creates answered 503 + Retry-After (admission) and retried: ${totals.refusedCreates}`)
 for (const [what, n] of failures) console.log(`  failed: ${n} x ${what}`)
 if (failed.length > 0) {
   const reason = failed[0]!.reason as Error & { cause?: unknown }

@@ -2,6 +2,7 @@
  * What the HTTP app needs from its host. Runtime specifics (process, Deno, node:*, Worker env)
  * stay in the adapters, which build these.
  */
+import type { Admission } from './admission.ts'
 import type { RunQuotas } from '../runner/run-quotas.ts'
 import type { JudgeExecutor } from '../judge/executor.ts'
 import type { RunStore } from '../runner/run-store.ts'
@@ -58,4 +59,6 @@ export type AppDeps = {
   runQuotas?: RunQuotas
   /** Prometheus counters for GET /metrics (Node and Deno; not the ADK eval metrics); absent: /metrics answers 404 (Workers). */
   metrics?: PrometheusMetrics
+  /** Whether a new session is admitted now (src/http/admission.ts); absent: always. */
+  admission?: Admission
 }

@@ -2,6 +2,7 @@
  * `/v1/sessions`: create, inspect, stream results, end. Events upload is in events-route.ts.
  */
 import type { Context } from 'hono'
+import { admissionProblem } from './admission.ts'
 import { Hono } from 'hono'
 import type { SessionSpec } from '../engine/types.ts'
 import { DEFAULT_LIMITS, type Limits } from '../ingest/index.ts'
@@ -32,6 +33,13 @@ export function sessionsRoutes(deps: AppDeps): Hono {
   const limits: Limits = deps.limits ?? DEFAULT_LIMITS
 
   app.post('/', async (c) => {
+    // Refused before the body is read: an overloaded process spends nothing on a session it will not take.
+    const refusal = deps.admission?.()
+    if (refusal) {
+      const refused = problem(c, admissionProblem(refusal).problem)
+      refused.headers.set('Retry-After', String(refusal.retryAfterS))
+      return refused
+    }
     const body = await parseCreateBody(c.req.raw, limits)
     if (!body.ok) return problem(c, body.problem)
     const request = resolveCreateRequest(body.value)

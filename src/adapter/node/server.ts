@@ -15,6 +15,9 @@ import { indexLimitsFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { indexPathFor, startIndexWriter } from './index-writer.ts'
 import { writeBehindSql } from './write-behind-sql.ts'
+import { admissionLagFromEnv } from '../../config/admission.ts'
+import { admissionFromLag } from '../../http/admission.ts'
+import { loopLagMonitor } from './loop-lag.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { listenFailure, listenPort } from '../listen-port.ts'
 
@@ -57,6 +60,13 @@ if (!index.ok) {
   console.error(`evalstream: ${index.error}`)
   process.exit(2)
 }
+const admissionLag = admissionLagFromEnv(process.env)
+if (!admissionLag.ok) {
+  console.error(`evalstream: ${admissionLag.error}`)
+  process.exit(2)
+}
+// New sessions wait (503, Retry-After) while the loop is behind; admitted ones are served first.
+const admission = admissionFromLag(loopLagMonitor().p99Ms, admissionLag.value)
 const listen = listenPort(process.env.PORT)
 if (!listen.ok) {
   console.error(`evalstream: ${listen.error}`)
@@ -64,7 +74,7 @@ if (!listen.ok) {
 }
 const port = listen.port
 const hostname = process.env.HOST ?? '127.0.0.1'
-const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.value.index }).fetch, hostname })
+const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.value.index, admission }).fetch, hostname })
 // Plain HTTP/1.1 here (createAdaptorServer without http2 options).
 ;(server as HttpServer).keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
 // Node requires the headers timeout above the keep-alive timeout (else an idle socket is cut mid-request).
