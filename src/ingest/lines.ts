@@ -39,11 +39,15 @@ export function sseSplitter(sink: FrameSink, maxEventBytes: number = MAX_EVENT_B
     // Line by line: after an overflow the parser drops whatever is left of the text it was fed, so
     // a whole chunk fed at once would lose the frames behind an oversized one (but only when they
     // came in the same chunk). Fed a line at a time, an overflow drops only the rest of its line.
+    // Each of the next `\n` and `\r` is searched for again only once passed: a chunk of many
+    // LF-only lines is scanned once, not once per line for a `\r` that never comes.
     feed(text) {
       let start = 0
+      let lf = text.indexOf('\n')
+      let cr = text.indexOf('\r')
       for (;;) {
-        const lf = text.indexOf('\n', start)
-        const cr = text.indexOf('\r', start)
+        if (lf !== -1 && lf < start) lf = text.indexOf('\n', start)
+        if (cr !== -1 && cr < start) cr = text.indexOf('\r', start)
         const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr)
         if (end === -1) break
         parser.feed(text.slice(start, end + 1))
