@@ -102,7 +102,9 @@ function acceptQueue(port: number): number | null {
       const f = line.trim().split(/\s+/)
       if (f[1]?.endsWith(hexPort) && f[3] === '0A') return parseInt(f[4]!.split(':')[1]!, 16)
     }
-  } catch {}
+  } catch {
+    // Not Linux (no /proc): the queue is reported as n/a.
+  }
   return null
 }
 
@@ -264,7 +266,9 @@ await new Promise((r) => server.once('exit', r))
 let probe: { loopDelayMs: { p50: number; p99: number; max: number }; connections: number; requests: number } | undefined
 try {
   probe = JSON.parse(readFileSync(probeOut, 'utf8'))
-} catch {}
+} catch {
+  // The server wrote no probe line (it died first): reported as n/a below.
+}
 rmSync(work, { recursive: true, force: true })
 
 const failed = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[]

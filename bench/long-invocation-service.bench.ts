@@ -65,7 +65,11 @@ async function measure(root: string, events: number): Promise<Measurement> {
     const created = await call('/v1/sessions', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id: 'long', eval_config: { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }, eval_case: EVAL_CASE }),
+      body: JSON.stringify({
+        session_id: 'long',
+        eval_config: { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } },
+        eval_case: EVAL_CASE,
+      }),
     })
     if (created.status !== 201) throw new Error(`create answered ${created.status}: ${await created.text()}`)
     const subscriber = await call('/v1/sessions/long/results')
@@ -129,10 +133,18 @@ function child(root: string, events: number, budgetS: number): Measurement | str
 if (process.argv[2] === '--measure') {
   console.log(JSON.stringify(await measure(process.argv[3]!, Number(process.argv[4]))))
 } else {
-  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1000,5000,20000' }, root: { type: 'string' }, budget: { type: 'string', default: '120' } } })
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1000,5000,20000' },
+      root: { type: 'string' },
+      budget: { type: 'string', default: '120' },
+    },
+  })
   const sizes = values.sizes.split(',').map(Number)
   const roots = [resolve('.'), ...(values.root ? [resolve(values.root)] : [])]
-  console.log(`node ${process.version}; full service in process (SQLite file, index, metrics, one subscriber); tool call, response, text repeated`)
+  console.log(
+    `node ${process.version}; full service in process (SQLite file, index, metrics, one subscriber); tool call, response, text repeated`,
+  )
   console.log(`| events | ${roots.map((r) => `${r}: per event (results)`).join(' | ')} |`)
   console.log(`|---|${roots.map(() => '---|').join('')}`)
   const over = new Set<string>()

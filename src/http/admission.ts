@@ -19,7 +19,9 @@ export function admissionProblem(r: AdmissionRefusal): Failure {
   return failure(
     503,
     'Server at capacity',
-    `the event loop's delay (p99 over the last second, or the turn in progress) is ${Math.round(r.measuredMs)} ms, above ${r.limitMs} ms (${r.variable}): no new session now, the ones admitted are served first; retry after ${r.retryAfterS} s`,
+    `the event loop's delay (p99 over the last second, or the turn in progress) is ${
+      Math.round(r.measuredMs)
+    } ms, above ${r.limitMs} ms (${r.variable}): no new session now, the ones admitted are served first; retry after ${r.retryAfterS} s`,
     { limit: { name: r.variable, value: r.limitMs } },
   )
 }

@@ -12,7 +12,7 @@
 import type { ResultEvent, SessionSpec } from '../engine/types.ts'
 import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
-import type { GoneNotice, GoneReason, SessionRecord, SessionRecords } from './records.ts'
+import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
 import type { Sql, SqlRow } from './sql.ts'
 
 /** A tenant's sessions found without parsing every spec (its quota is checked on each create). */

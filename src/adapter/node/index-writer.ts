@@ -48,7 +48,11 @@ export function indexPathFor(sessionsPath: string): string {
  * const writer = startIndexWriter(indexPathFor(dbPath), limits)
  * resultsIndexFromEnv(process.env, writer.readSql, feed, { write: writer.write })
  */
-export function startIndexWriter(path: string, limits: IndexLimits, options: { flushMs?: number; maxBatchRows?: number } = {}): IndexWriter {
+export function startIndexWriter(
+  path: string,
+  limits: IndexLimits,
+  options: { flushMs?: number; maxBatchRows?: number } = {},
+): IndexWriter {
   const counters = new SharedArrayBuffer(8)
   const view = new Int32Array(counters)
   const workerData: IndexWorkerData = {

@@ -112,7 +112,7 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
   const read = (statement: string, params: SqlValue[]) => {
     settle()
     let p = prepared.get(statement)
-    if (!p) prepared.set(statement, (p = reader.prepare(statement)))
+    if (!p) prepared.set(statement, p = reader.prepare(statement))
     return p.all(...params)
   }
 

@@ -10,7 +10,13 @@ import { DatabaseSync } from 'node:sqlite'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import type { SqlValue } from '../../session/sql.ts'
 
-export type WriteBehindWorkerData = { path: string; flushMs: number; maxStatements: number; counters: SharedArrayBuffer; replies: MessagePort }
+export type WriteBehindWorkerData = {
+  path: string
+  flushMs: number
+  maxStatements: number
+  counters: SharedArrayBuffer
+  replies: MessagePort
+}
 export type QueuedStatement = [statement: string, params: SqlValue[]]
 /**
  * `batch`: statements queued in one turn, numbered from 1. `commit`: commit now. `call`: one
@@ -41,7 +47,7 @@ const run = ([statement, params]: QueuedStatement): unknown[] => {
   }
   inTransaction += 1
   let p = prepared.get(statement)
-  if (!p) prepared.set(statement, (p = db.prepare(statement)))
+  if (!p) prepared.set(statement, p = db.prepare(statement))
   return p.all(...params)
 }
 

@@ -12,7 +12,7 @@ import { indexPathFor, startIndexWriter } from '../../../src/adapter/node/index-
 import { DEFAULT_INDEX_LIMITS } from '../../../src/monitor/results-index-limits.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from '../../http/fixtures.ts'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-index-writer-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -22,7 +22,12 @@ const result = (sessionId: string, seq: number): FedResult =>
     sessionId,
     atMs: Date.now(),
     webhook: { url: 'https://example.test/hook', secret: 'never-indexed' },
-    event: { seq, type: 'criterion.result', key: `k${seq}`, data: { invocation_index: 0, metric_name: `m${seq}`, score: 1, threshold: 1, eval_status: 'PASSED' } },
+    event: {
+      seq,
+      type: 'criterion.result',
+      key: `k${seq}`,
+      data: { invocation_index: 0, metric_name: `m${seq}`, score: 1, threshold: 1, eval_status: 'PASSED' },
+    },
   }) as unknown as FedResult
 
 describe('index writer thread', () => {
@@ -60,7 +65,11 @@ describe('kill -9 with the index written off the event loop (Node, EVALSTREAM_DB
     for (const id of ['one', 'two']) {
       const body = JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE })
       expect((await call('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(201)
-      const upload = await call(`/v1/sessions/${id}/events`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: WEATHER_SSE })
+      const upload = await call(`/v1/sessions/${id}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/event-stream' },
+        body: WEATHER_SSE,
+      })
       expect(upload.status).toBe(202)
       await upload.text()
       expect((await call(`/v1/sessions/${id}/end`, { method: 'POST' })).status).toBe(200)
@@ -73,7 +82,9 @@ describe('kill -9 with the index written off the event loop (Node, EVALSTREAM_DB
 
     server = await spawnServer('node', { env })
     const after = (await (await fetch(new URL('/v1/results?limit=100', server.baseUrl).href)).json()) as typeof before
-    expect(after.results.map((r) => `${r.session_id}/${r.seq}`).sort()).toEqual(before.results.map((r) => `${r.session_id}/${r.seq}`).sort())
+    expect(after.results.map((r) => `${r.session_id}/${r.seq}`).sort()).toEqual(
+      before.results.map((r) => `${r.session_id}/${r.seq}`).sort(),
+    )
     await server.stop('SIGTERM')
   })
 })

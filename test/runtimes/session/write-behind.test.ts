@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
 import { CONFIG, MATCHING_CASE } from '../../http/fixtures.ts'
 import { WEATHER_EVENTS } from '../../http/fixtures.ts'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 import { readSse } from '../../support/sse-client.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-write-behind-'))

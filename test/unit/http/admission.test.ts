@@ -14,9 +14,17 @@ import { memorySessionStore } from '../../../src/session/store.ts'
 describe('admission of new sessions', () => {
   it('refuses creates with 503 and Retry-After while the loop is behind, and admits again after', async () => {
     let lagMs = 10
-    const app = createApp({ store: memorySessionStore({ sweeper: 'manual' }), createEngine: (o) => createSessionEngine(o), admission: admissionFromLag(() => lagMs, 250) })
+    const app = createApp({
+      store: memorySessionStore({ sweeper: 'manual' }),
+      createEngine: (o) => createSessionEngine(o),
+      admission: admissionFromLag(() => lagMs, 250),
+    })
     const create = (id: string) =>
-      app.request('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id }) })
+      app.request('/v1/sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: id }),
+      })
     expect((await create('early')).status).toBe(201)
 
     lagMs = 400

@@ -29,7 +29,10 @@ describe('results index: revisions by key', () => {
     const plan = sql
       .query(
         'EXPLAIN QUERY PLAN UPDATE es_index_results SET current = 0 WHERE session_id = ? AND invocation_index = ? AND criterion = ? AND id <> ? AND current = 1',
-        's', 0, 'm', 1,
+        's',
+        0,
+        'm',
+        1,
       )
       .map((r) => String(r.detail))
       .join('\n')
