@@ -128,6 +128,13 @@ const server = spawn(process.execPath, [...nodeArgs, '--import', resolve('bench/
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
+// Stopped from outside (Ctrl-C, a timeout): no server and no temp dir left behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    server.kill('SIGKILL')
+    rmSync(work, { recursive: true, force: true })
+    process.exit(130)
+  })
 await new Promise<void>((resolve, reject) => {
   server.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve())
   server.once('exit', (code) => reject(new Error(`server exited with ${code}`)))

@@ -45,6 +45,11 @@ type Measurement = { pushMs: number; results: number; uploads: number }
 
 async function measure(root: string, events: number): Promise<Measurement> {
   const dir = mkdtempSync(join(tmpdir(), 'evalstream-long-service-'))
+  // The parent stops a run past its budget with SIGTERM: the temp dir goes with it.
+  process.once('SIGTERM', () => {
+    rmSync(dir, { recursive: true, force: true })
+    process.exit(143)
+  })
   try {
     const { DatabaseSync } = await import('node:sqlite')
     const { sqlFromDatabaseSync } = await import(join(root, 'src/session/sql.ts'))
