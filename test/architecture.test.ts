@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest'
 const ROOT = resolve(import.meta.dirname, '..')
 
 /** Folder -> level; a folder may import folders of a lower level (and itself) only. */
-const LEVELS: Record<string, number> = { adk: 0, core: 1, ingest: 1, engine: 2, judge: 2, host: 3, runner: 4, http: 5, adapter: 6, worker: 6 }
+const LEVELS: Record<string, number> = { adk: 0, core: 1, ingest: 1, engine: 2, judge: 2, session: 2.5, host: 3, runner: 4, http: 5, adapter: 6, worker: 6 }
 /** src/index.ts and the package's other entry files sit above everything. */
 const TOP = '(entry)'
 

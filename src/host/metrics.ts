@@ -23,10 +23,18 @@ export const HTTP_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 export const SCORE_BUCKETS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const
 
 /** Why one event was rejected (its neighbours kept): the `reason` label of evalstream_events_rejected_total. */
-export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure'
+export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure' | 'over_budget'
 
 /** Why an upload was refused or stopped early: the `reason` label of evalstream_event_uploads_refused_total. */
-export type UploadRefusal = 'session_full' | 'too_large' | 'unsupported_format' | 'session_ended' | 'broken_body' | 'internal_error'
+export type UploadRefusal =
+  | 'session_full'
+  | 'too_large'
+  | 'unsupported_format'
+  | 'session_ended'
+  | 'broken_body'
+  | 'internal_error'
+  | 'session_bytes'
+  | 'process_bytes'
 
 export type EventSource = 'upload' | 'proxy'
 

@@ -1,6 +1,7 @@
 /**
- * The session lifecycle's limits from the environment: idle TTL, session cap, ended retention and
- * how long a gone session is remembered (for its 410).
+ * The session lifecycle's limits from the environment: idle TTL, session cap, ended retention,
+ * how long a gone session is remembered (for its 410), and the byte budgets per session and per
+ * process (whose default the host derives from its heap limit: `defaults`).
  */
 import { wholeNumbersFromEnv } from './env-numbers.ts'
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-store.ts'
@@ -11,6 +12,8 @@ export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {
   maxSessions: 'EVALSTREAM_MAX_SESSIONS',
   endedRetentionMs: 'EVALSTREAM_ENDED_RETENTION_MS',
   goneNoticeMs: 'EVALSTREAM_GONE_NOTICE_MS',
+  maxSessionBytes: 'EVALSTREAM_MAX_SESSION_BYTES',
+  maxProcessBytes: 'EVALSTREAM_MAX_PROCESS_BYTES',
 }
 
 /**
@@ -20,6 +23,7 @@ export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {
  */
 export function sessionLimitsFromEnv(
   env: Record<string, string | undefined>,
+  defaults: SessionLimits = DEFAULT_SESSION_LIMITS,
 ): { ok: true; value: SessionLimits } | { ok: false; error: string } {
-  return wholeNumbersFromEnv(env, SESSION_LIMIT_VARS, DEFAULT_SESSION_LIMITS)
+  return wholeNumbersFromEnv(env, SESSION_LIMIT_VARS, defaults)
 }

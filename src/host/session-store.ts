@@ -6,10 +6,11 @@
  * retention of ended sessions, and notices so a client asking for a session that went is told why.
  */
 import type { SessionSpec } from '../engine/types.ts'
+import { DEFAULT_MAX_PROCESS_BYTES, DEFAULT_MAX_SESSION_BYTES, ProcessByteBudget } from '../session/byte-budget.ts'
 import { createResultLog } from './result-log.ts'
 import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './session-records.ts'
 import { fedSession, type ResultFeed } from './result-feed.ts'
-import { HostedSession, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
+import { HostedSession, OPEN_SESSION_BYTES, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
 import { sqliteSessionRecords } from './sqlite-session-records.ts'
 import type { Sql } from './sql.ts'
 
@@ -31,6 +32,10 @@ export type SessionLimits = {
   maxSessions: number
   endedRetentionMs: number
   goneNoticeMs: number
+  /** Encoded bytes one session may hold (src/session/byte-budget.ts). */
+  maxSessionBytes: number
+  /** Encoded bytes all sessions held in memory may take together. */
+  maxProcessBytes: number
 }
 
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
@@ -38,9 +43,14 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSessions: DEFAULT_MAX_SESSIONS,
   endedRetentionMs: DEFAULT_ENDED_RETENTION_MS,
   goneNoticeMs: DEFAULT_GONE_NOTICE_MS,
+  maxSessionBytes: DEFAULT_MAX_SESSION_BYTES,
+  maxProcessBytes: DEFAULT_MAX_PROCESS_BYTES,
 }
 
-export type CreateOutcome = { ok: true; session: HostedSession } | Extract<EngineCreation, { ok: false }>
+/** A refusal may name the limit (problem `limit` member) and when to retry (503 Retry-After). */
+export type CreateOutcome =
+  | { ok: true; session: HostedSession }
+  | (Extract<EngineCreation, { ok: false }> & { limit?: { name: string; value: number }; retryAfterS?: number })
 
 export interface SessionStore {
   /** 409 problem when the id is taken; 400/422 when the engine refuses the spec. */
@@ -67,6 +77,8 @@ export type StoreStats = {
   /** Sessions whose engine is in memory right now (the rest are rebuilt by replay on first use). */
   live: number
   evicted: Record<GoneReason, number>
+  /** Bytes the sessions in memory hold, by the byte budget's estimate (EVALSTREAM_MAX_PROCESS_BYTES bounds it). */
+  heldBytes?: number
 }
 
 export const SESSION_EXISTS = (id: string): Extract<EngineCreation, { ok: false }> => ({
@@ -82,6 +94,7 @@ export function goneDetail(notice: GoneNotice, limits: SessionLimits = DEFAULT_S
     idle: `it had no request for ${limits.idleTtlMs} ms (EVALSTREAM_SESSION_IDLE_TTL_MS)`,
     capacity: `the server holds at most ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS) and it was the least recently active`,
     retention: `it ended and its result was kept for ${limits.endedRetentionMs} ms (EVALSTREAM_ENDED_RETENTION_MS)`,
+    memory: `it had ended and the sessions held reached ${limits.maxProcessBytes} bytes (EVALSTREAM_MAX_PROCESS_BYTES); ended sessions go first`,
   }
   return `session '${notice.id}' was evicted at ${new Date(notice.atMs).toISOString()}: ${why[notice.reason]}`
 }
@@ -148,7 +161,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
   }
   const partsFor = (spec: SessionSpec, createEngine: EngineFactory) => {
     const { results, journal } = records.storage(spec.session_id)
-    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec) }
+    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec), budget: sessionBudget }
   }
   const forget = (id: string, detail: string) => {
     live.get(id)?.close(detail)
@@ -156,7 +169,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     touchedAt.delete(id)
     records.remove(id)
   }
-  const evicted: Record<GoneReason, number> = { idle: 0, capacity: 0, retention: 0 }
+  const evicted: Record<GoneReason, number> = { idle: 0, capacity: 0, retention: 0, memory: 0 }
   const evict = (id: string, reason: GoneReason) => {
     evicted[reason] += 1
     const notice = { id, reason, atMs: now() }
@@ -173,11 +186,28 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
       evict(id, record.endedMs !== undefined ? 'retention' : 'idle')
   }
 
+  // The byte budgets (src/session/byte-budget.ts). Short of memory, ended sessions go first: unloaded
+  // when their records are durable (rebuilt on demand), evicted otherwise; open ones are never touched.
+  const processBudget = new ProcessByteBudget(limits)
+  const sessionBudget = { maxSessionBytes: limits.maxSessionBytes, shared: processBudget }
+  processBudget.onShortage((needed) => {
+    const target = processBudget.used - needed
+    for (const [id, session] of live) {
+      if (processBudget.used <= target) return
+      if (!session.ended || opening.has(id)) continue
+      if (records.durable) {
+        live.delete(id)
+        session.unload()
+      } else evict(id, 'memory')
+    }
+  })
+
   const store: SessionStore = {
     async create(spec, createEngine) {
       const id = spec.session_id
       if (!opening.has(id)) expireIfDue(id)
       if (opening.has(id) || records.read(id)) return SESSION_EXISTS(id)
+      if (!processBudget.fits(OPEN_SESSION_BYTES)) return { ok: false, ...processBudget.refusal(`a new session '${id}'`) }
       for (const oldest of records.leastRecent(Math.max(0, records.count() - limits.maxSessions + 1)))
         evict(oldest, 'capacity')
       records.insert(spec, now())
@@ -239,7 +269,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     },
     stats() {
       const open = records.countOpen()
-      return { open, ended: records.count() - open, live: live.size, evicted: { ...evicted } }
+      return { open, ended: records.count() - open, live: live.size, evicted: { ...evicted }, heldBytes: processBudget.used }
     },
     close() {
       if (timer !== undefined) clearInterval(timer)

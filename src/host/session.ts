@@ -20,6 +20,18 @@ import type {
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
+import { jsonBytes, sessionBudgetRefusal, type BudgetRefusal, type ProcessByteBudget } from '../session/byte-budget.ts'
+import { endedEngine } from '../session/ended-engine.ts'
+
+/** What a session may hold (EVALSTREAM_MAX_SESSION_BYTES) and the process budget it draws from. */
+export type SessionBudget = { maxSessionBytes: number; shared: ProcessByteBudget }
+
+/**
+ * What a session costs besides its events and results, in the budget's bytes: the engine, criteria
+ * and judge state of an open session, and what an ended one keeps (its record, snapshot and log).
+ */
+export const OPEN_SESSION_BYTES = 64 * 1024
+export const ENDED_SESSION_BYTES = 8 * 1024
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -46,11 +58,25 @@ export type JournalEntry = (
 
 export interface Journal {
   append(entry: JournalEntry): void
-  entries(): JournalEntry[]
+  /** Every entry in order; read lazily (a page at a time), so a replay's slices each read only theirs. */
+  entries(): Iterable<JournalEntry>
 }
 
 /** A journal that keeps nothing: in-memory sessions never need replaying. */
 export const NO_JOURNAL: Journal = { append() {}, entries: () => [] }
+
+/**
+ * A replay yields to other work after this many bytes of journaled events (by the budget's
+ * estimate) or this many entries, whichever comes first: about 10 ms of scoring on a 2025 laptop
+ * core, so no turn of the event loop holds a replay for long (measured in docs/limits.md).
+ */
+export const REPLAY_SLICE_BYTES = 256 * 1024
+export const REPLAY_SLICE_ENTRIES = 500
+/** What a result costs the budget beyond its data: its seq, type and the log's entry. */
+const RESULT_OVERHEAD_BYTES = 64
+
+/** A macrotask, so I/O and timers queued meanwhile run before the next slice. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 
 export type HostedSessionParts = {
   spec: SessionSpec
@@ -61,6 +87,10 @@ export type HostedSessionParts = {
   lifecycle?: SessionLifecycleHooks
   /** The clock inputs are timed by, in ms (default Date.now): invocation_duration_v1 measures with it. */
   now?: () => number
+  /** The byte budgets (none: unbounded, as for the CLI's one session). */
+  budget?: SessionBudget
+  /** Lets other work run between slices of a replay (default: a macrotask); tests count the slices. */
+  yieldTurn?: () => Promise<void>
 }
 
 /** Called by a session so its store can tell idle sessions and ended ones apart. */
@@ -95,6 +125,15 @@ export class HostedSession {
 
   #engine!: SessionEngine
   #release: (() => void) | undefined
+  /** The engine was swapped for its final snapshot at the end (ended-engine.ts). */
+  #frozen = false
+  // Bytes held, by the budget's estimate: everything, and the results alone (what outlives the end).
+  #bytes = 0
+  #resultBytes = 0
+  #budget: SessionBudget | undefined
+  /** The last event was refused: further refusals are not recorded until one is accepted again. */
+  #refusing = false
+  #yieldTurn: () => Promise<void>
   #now: () => number
   /** When the input being fed to the engine arrived: what the engine's clock reads. */
   #at = Number.NaN
@@ -106,6 +145,9 @@ export class HostedSession {
     this.#journal = parts.journal
     this.#lifecycle = parts.lifecycle ?? {}
     this.#logged = new Map(parts.log.readAfter(0).map((e) => [e.key, e.seq]))
+    this.#budget = parts.budget
+    this.#yieldTurn = parts.yieldTurn ?? nextTurn
+    this.#charge(OPEN_SESSION_BYTES)
   }
 
   /**
@@ -129,14 +171,78 @@ export class HostedSession {
     return this.#ended
   }
 
-  push(item: IngestedEvent): void {
-    if (this.#ended || this.#closed) return
+  /**
+   * Feeds one event, or refuses it when it would take the session past its byte budget or the
+   * process past its own: the refusal is recorded as a rejected event (an `error` result naming the
+   * limit and the index; once per run of refusals) and returned, for the caller to answer with.
+   */
+  push(item: IngestedEvent): BudgetRefusal | undefined {
+    if (this.#ended || this.#closed) return undefined
+    const bytes = jsonBytes(item.raw)
+    const refusal = this.#admit(item.index, bytes)
+    if (refusal) {
+      if (!this.#refusing) this.reject({ index: item.index, message: refusal.detail })
+      this.#refusing = true
+      return refusal
+    }
+    this.#refusing = false
+    this.#charge(bytes)
     this.#lifecycle.active?.()
     this.#at = this.#now()
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw, at: this.#at })
     this.#count(item)
     this.transcript.add(item)
     this.#engine.push(item)
+    return undefined
+  }
+
+  /** Bytes this session holds, by the budget's estimate (EVALSTREAM_MAX_SESSION_BYTES counts them). */
+  get heldBytes(): number {
+    return this.#bytes
+  }
+
+  #admit(index: number, bytes: number): BudgetRefusal | undefined {
+    const budget = this.#budget
+    if (!budget) return undefined
+    if (this.#bytes + bytes > budget.maxSessionBytes) return sessionBudgetRefusal(this.id, index, this.#bytes, bytes, budget.maxSessionBytes)
+    if (!budget.shared.fits(bytes)) return budget.shared.refusal(`event ${index} of session '${this.id}'`)
+    return undefined
+  }
+
+  #charge(bytes: number): void {
+    this.#bytes += bytes
+    this.#budget?.shared.add(bytes)
+  }
+
+  /** Gives back what this session held to the process budget: it is no longer in memory. */
+  #discharge(): void {
+    this.#budget?.shared.release(this.#bytes)
+    this.#bytes = 0
+  }
+
+  /**
+   * Once ended, the engine (every event, every invocation, the criteria's state) is swapped for its
+   * final snapshot and the transcript for its clipped entries: an ended session held for its
+   * retention keeps its results, not its inputs.
+   */
+  #freeze(): void {
+    if (this.#frozen || this.#closed) return
+    const final = this.#engine.snapshot()
+    if (!final.case_result) return
+    this.#frozen = true
+    this.#engine = endedEngine(final)
+    this.#release?.()
+    this.transcript.freeze()
+    const held = ENDED_SESSION_BYTES + this.#resultBytes + this.transcript.heldBytes
+    if (held < this.#bytes) {
+      this.#budget?.shared.release(this.#bytes - held)
+      this.#bytes = held
+    }
+  }
+
+  /** The store dropped this ended session from memory (its records stay; it is rebuilt on demand). */
+  unload(): void {
+    this.#discharge()
   }
 
   reject(rejected: RejectedEvent): void {
@@ -184,7 +290,9 @@ export class HostedSession {
       this.#lifecycle.ended?.()
     }
     try {
-      return this.#fileShape(await this.#engine.end())
+      const result = this.#fileShape(await this.#engine.end())
+      this.#freeze()
+      return result
     } finally {
       this.#release?.()
     }
@@ -215,6 +323,7 @@ export class HostedSession {
     this.#engine.abort(detail)
     this.#release?.()
     this.log.close({ message: detail })
+    this.#discharge()
   }
 
   get closed(): boolean {
@@ -229,6 +338,11 @@ export class HostedSession {
   #emit(emitted: EngineEmission): void {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
     let seq = this.#logged.get(body.key)
+    if (!this.#closed) {
+      const bytes = jsonBytes(body.data) + body.key.length + RESULT_OVERHEAD_BYTES
+      this.#resultBytes += bytes
+      this.#charge(bytes)
+    }
     if (seq === undefined) {
       const event = this.log.append(body)
       seq = event.seq
@@ -243,14 +357,29 @@ export class HostedSession {
     return this.#caseResultValue.value
   }
 
+  /**
+   * Feeds the journal to the fresh engine in slices (REPLAY_SLICE_BYTES, REPLAY_SLICE_ENTRIES),
+   * yielding between them, so rebuilding a large session never holds the event loop for long.
+   */
   async #replay(): Promise<void> {
+    let sliceBytes = 0
+    let sliceEntries = 0
     for (const entry of this.#journal.entries()) {
+      if (sliceBytes >= REPLAY_SLICE_BYTES || sliceEntries >= REPLAY_SLICE_ENTRIES) {
+        await this.#yieldTurn()
+        sliceBytes = 0
+        sliceEntries = 0
+      }
+      sliceEntries += 1
       this.#at = entry.at ?? Number.NaN
       if (entry.op === 'event') {
         const decoded = decodeCheckedValue(entry.raw, entry.index)
         // Only valid events were journaled, within the limits in force then (a lower limit set since
         // must not drop them), so the bounds are not checked again; an issue means the schema changed.
         if (!isIngestIssue(decoded)) {
+          const bytes = jsonBytes(entry.raw)
+          sliceBytes += bytes
+          this.#charge(bytes)
           this.#count(decoded)
           this.transcript.add(decoded)
           this.#engine.push(decoded)
@@ -265,5 +394,6 @@ export class HostedSession {
         await this.#engine.end()
       }
     }
+    if (this.#ended) this.#freeze()
   }
 }

@@ -9,6 +9,10 @@ import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
 import type { GoneNotice, GoneReason, SessionRecords } from './session-records.ts'
 import type { Sql, SqlRow } from './sql.ts'
+import { CHUNKS_SCHEMA, sqlChunks, type SqlChunks } from '../session/sql-chunks.ts'
+
+/** Journal entries read per query during a replay: each slice of the replay reads only its own. */
+export const JOURNAL_PAGE_ROWS = 200
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER)',
@@ -18,6 +22,8 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
   'CREATE TABLE IF NOT EXISTS es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL)',
   'CREATE INDEX IF NOT EXISTS es_gone_at ON es_gone (at_ms)',
+  // Texts longer than one SQLite value may be (src/session/sql-chunks.ts).
+  CHUNKS_SCHEMA,
 ]
 
 export type SqliteSessionRecords = SessionRecords & {
@@ -31,44 +37,51 @@ export type SqliteSessionRecords = SessionRecords & {
  */
 export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   let ready: boolean | undefined
+  // The schema is (re)applied on this instance's first write: a file from before a table was added gets it.
+  let migrated = false
   /** Reads on a storage without our tables answer "nothing" instead of creating them. */
   const exists = (): boolean =>
     (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_sessions'").length > 0)
   const write = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
-    if (!exists()) {
+    if (!migrated) {
       for (const s of SCHEMA) sql.query(s)
       ready = true
+      migrated = true
     }
     return sql.query(statement, ...params)
   }
   const read = (statement: string, ...params: (string | number | null)[]): SqlRow[] =>
     exists() ? sql.query(statement, ...params) : []
+  const chunks = sqlChunks(read, write)
   const num = (rows: SqlRow[], column: string): number | undefined => {
     const v = rows[0]?.[column]
     return v === null || v === undefined ? undefined : Number(v)
   }
 
   return {
+    durable: true,
     insert(spec, nowMs) {
       if (read('SELECT 1 AS x FROM es_sessions WHERE id = ?', spec.session_id).length > 0) return false
-      write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', spec.session_id, JSON.stringify(spec), nowMs)
+      const text = chunks.put(spec.session_id, 'spec', JSON.stringify(spec))
+      write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', spec.session_id, text, nowMs)
       return true
     },
     read(id) {
       const row = read('SELECT spec, touched_ms, ended_ms FROM es_sessions WHERE id = ?', id)[0]
       if (!row) return undefined
-      const spec = JSON.parse(String(row.spec)) as SessionSpec
+      const spec = JSON.parse(chunks.get(id, 'spec', String(row.spec))) as SessionSpec
       return row.ended_ms === null || row.ended_ms === undefined
         ? { spec, touchedMs: Number(row.touched_ms) }
         : { spec, touchedMs: Number(row.touched_ms), endedMs: Number(row.ended_ms) }
     },
-    storage: (id) => ({ results: sqliteResults(id, read, write), journal: sqliteJournal(id, read, write) }),
+    storage: (id) => ({ results: sqliteResults(id, read, write, chunks), journal: sqliteJournal(id, read, write, chunks) }),
     touch: (id, nowMs) => void read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id),
     markEnded: (id, nowMs) => void read('UPDATE es_sessions SET ended_ms = ? WHERE id = ? AND ended_ms IS NULL', nowMs, id),
     remove(id) {
       read('DELETE FROM es_journal WHERE session_id = ?', id)
       read('DELETE FROM es_results WHERE session_id = ?', id)
       read('DELETE FROM es_sessions WHERE id = ?', id)
+      if (migrated || read("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_chunks'").length > 0) chunks.drop(id)
     },
     count: () => num(read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
     countOpen: () => num(read('SELECT COUNT(*) AS n FROM es_sessions WHERE ended_ms IS NULL'), 'n') ?? 0,
@@ -108,33 +121,49 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       (num(read('SELECT (SELECT COUNT(*) FROM es_sessions) + (SELECT COUNT(*) FROM es_gone) AS n'), 'n') ?? 0) === 0,
     forgetSchema() {
       ready = undefined
+      migrated = false
     },
   }
 }
 
 type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[]
 
-function sqliteResults(id: string, read: Run, write: Run): ResultStorage {
+function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks): ResultStorage {
   const toEvent = (row: SqlRow): ResultEvent => ({
     seq: Number(row.seq),
     type: row.type as ResultEvent['type'],
     key: String(row.key),
-    data: JSON.parse(String(row.data)) as Record<string, unknown>,
+    data: JSON.parse(chunks.get(id, `r:${row.seq}`, String(row.data))) as Record<string, unknown>,
   })
   return {
     lastSeq: () => Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0),
-    insert: (e) =>
-      void write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, JSON.stringify(e.data)),
+    insert: (e) => {
+      const data = chunks.put(id, `r:${e.seq}`, JSON.stringify(e.data))
+      write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, data)
+    },
     readAfter: (after) =>
       read('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', id, after).map(toEvent),
   }
 }
 
-function sqliteJournal(id: string, read: Run, write: Run): Journal {
+function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChunks): Journal {
   let n = Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
   return {
-    append: (entry) => void write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, ++n, JSON.stringify(entry)),
-    entries: () =>
-      read('SELECT entry FROM es_journal WHERE session_id = ? ORDER BY n', id).map((r) => JSON.parse(String(r.entry)) as JournalEntry),
+    append(entry) {
+      n += 1
+      write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, n, chunks.put(id, `j:${n}`, JSON.stringify(entry)))
+    },
+    // A page at a time, so each slice of a replay parses only the entries it feeds.
+    *entries() {
+      let after = 0
+      for (;;) {
+        const rows = read('SELECT n, entry FROM es_journal WHERE session_id = ? AND n > ? ORDER BY n LIMIT ?', id, after, JOURNAL_PAGE_ROWS)
+        for (const row of rows) {
+          after = Number(row.n)
+          yield JSON.parse(chunks.get(id, `j:${row.n}`, String(row.entry))) as JournalEntry
+        }
+        if (rows.length < JOURNAL_PAGE_ROWS) return
+      }
+    },
   }
 }

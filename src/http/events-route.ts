@@ -29,7 +29,15 @@ import type { HostedSession } from '../host/session.ts'
 export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
 
 /** Why an upload stopped early, with the status a non-streaming answer gets. */
-type UploadFailure = { ok: false; status: 400 | 413 | 422 | 500; title: string; error: string; limit?: { name: string; value: number } }
+type UploadFailure = {
+  ok: false
+  status: 400 | 413 | 422 | 500 | 503
+  title: string
+  error: string
+  limit?: { name: string; value: number }
+  /** Set when a byte budget stopped the upload (metrics label; 503 answers carry Retry-After). */
+  budget?: { refusal: UploadRefusal; retryAfterS?: number }
+}
 type UploadOutcome = { ok: true } | UploadFailure
 
 
@@ -66,7 +74,7 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
   const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics).then((outcome) => {
-    if (!outcome.ok) refuse(REFUSAL_BY_STATUS[outcome.status])
+    if (!outcome.ok) refuse(outcome.budget?.refusal ?? REFUSAL_BY_STATUS[outcome.status])
     return outcome
   })
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
@@ -83,7 +91,9 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
   const outcome = await upload
   if (outcome.ok) return c.json(summary, 202)
   const extensions = { ...(outcome.limit ? { limit: outcome.limit } : {}), ...summary }
-  return problem(c, outcome.status, outcome.title, outcome.error, extensions)
+  const response = problem(c, outcome.status, outcome.title, outcome.error, extensions)
+  if (outcome.budget?.retryAfterS !== undefined) response.headers.set('retry-after', String(outcome.budget.retryAfterS))
+  return response
 }
 
 /** The metrics reason of an upload that stopped part-way, by the status it is answered with. */
@@ -92,6 +102,7 @@ const REFUSAL_BY_STATUS: Record<UploadFailure['status'], UploadRefusal> = {
   413: 'too_large',
   422: 'session_full',
   500: 'internal_error',
+  503: 'process_bytes',
 }
 
 function tooLarge(limits: Limits, what: string): UploadFailure {
@@ -138,7 +149,15 @@ async function feedBody(
           return reject({ index: item.index, message, path: '$.invocationId' }, 'invocation_limit')
         }
         try {
-          session.push(item)
+          const refusal = session.push(item)
+          if (refusal) {
+            // The session recorded the refusal as a rejected event; the upload stops here.
+            summary.rejected.push({ index: item.index, message: refusal.detail })
+            metrics?.events.rejected('upload', 'over_budget', 1)
+            const which = refusal.status === 503 ? 'process_bytes' : 'session_bytes'
+            stopped = { ok: false, status: refusal.status, title: refusal.title, error: refusal.detail, limit: refusal.limit, budget: { refusal: which, retryAfterS: refusal.retryAfterS } }
+            return
+          }
           summary.accepted += 1
           metrics?.events.ingested('upload', 1)
         } catch (e) {

@@ -91,8 +91,9 @@ export function interleaveResults(
       }
       userSent = true
       try {
-        session.push(item)
-        metrics?.events.ingested('proxy', 1)
+        // A refusal (a byte budget) is recorded by the session as an `error` result naming the limit.
+        if (session.push(item)) metrics?.events.rejected('proxy', 'over_budget', 1)
+        else metrics?.events.ingested('proxy', 1)
       } catch (e) {
         // An engine fault on one event must not cut the agent's stream off from the client.
         session.reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` })

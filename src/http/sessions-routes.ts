@@ -48,7 +48,11 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       ...(request.webhook ? { webhook: request.webhook } : {}),
     }
     const created = await deps.store.create(spec, deps.createEngine)
-    if (!created.ok) return problem(c, created.status, created.title, created.detail)
+    if (!created.ok) {
+      const refused = problem(c, created.status, created.title, created.detail, created.limit ? { limit: created.limit } : undefined)
+      if (created.retryAfterS !== undefined) refused.headers.set('retry-after', String(created.retryAfterS))
+      return refused
+    }
     const urls = sessionUrls(spec.session_id, deps.publicUrl)
     return c.json({ session_id: spec.session_id, urls }, 201, { location: urls.self })
   })

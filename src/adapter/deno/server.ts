@@ -3,6 +3,7 @@
  * defaults to .evalstream/evalstream.db when Deno may write there (`npm run start:deno` grants
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
+import { getHeapStatistics } from 'node:v8'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
 import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
@@ -37,6 +38,7 @@ const setup = depsFromEnv(env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  heapLimitBytes: getHeapStatistics().heap_size_limit,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
   observers: { resolve },

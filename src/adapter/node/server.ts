@@ -6,6 +6,7 @@
  */
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
+import { getHeapStatistics } from 'node:v8'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
@@ -24,6 +25,7 @@ const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  heapLimitBytes: getHeapStatistics().heap_size_limit,
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.
