@@ -12,6 +12,8 @@ export interface ResultStorage {
   insert(event: ResultEvent): void
   /** Results with seq > afterSeq, in seq order. */
   readAfter(afterSeq: number): ResultEvent[]
+  /** Up to `limit` results after `afterSeq` as key and seq, without their data (what a replay needs to recognise them). */
+  keys?(afterSeq: number, limit: number): Array<{ key: string; seq: number }>
 }
 
 export type ResultListener = (event: ResultEvent) => void
@@ -24,6 +26,8 @@ export interface ResultLog {
   /** Gives the body the next seq, stores it and tells every subscriber. */
   append(body: ResultEventBody): ResultEvent
   readAfter(afterSeq: number): ResultEvent[]
+  /** Up to `limit` logged results after `afterSeq`, as key and seq: read a page at a time. */
+  keys(afterSeq: number, limit: number): Array<{ key: string; seq: number }>
   lastSeq(): number
   /**
    * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
@@ -65,6 +69,8 @@ export function createResultLog(storage: ResultStorage): ResultLog {
       return event
     },
     readAfter: (afterSeq) => storage.readAfter(afterSeq),
+    keys: (afterSeq, limit) =>
+      storage.keys?.(afterSeq, limit) ?? storage.readAfter(afterSeq).slice(0, limit).map(({ key, seq }) => ({ key, seq })),
     lastSeq: () => last,
     subscribe(listener, onClose) {
       if (closed) {

@@ -72,6 +72,10 @@ export const NO_JOURNAL: Journal = { append() {}, entries: () => [] }
  */
 export const REPLAY_SLICE_BYTES = 256 * 1024
 export const REPLAY_SLICE_ENTRIES = 500
+/** And after this long by the session's clock, for entries whose scoring costs more than usual. */
+export const REPLAY_SLICE_MS = 20
+/** Logged result keys read per slice before a replay (a key and a number each: cheap, but a long session has many). */
+export const REPLAY_KEYS_PAGE = 5_000
 /** What a result costs the budget beyond its data: its seq, type and the log's entry. */
 const RESULT_OVERHEAD_BYTES = 64
 
@@ -114,8 +118,8 @@ export class HostedSession {
   #ended = false
   /** Evicted or deleted: the session takes nothing more and its subscribers were told. */
   #closed = false
-  /** Keys (and seqs) of the results the log held when this session was opened. */
-  #logged: Map<string, number>
+  /** Keys (and seqs) of the results the log held when this session was opened (read by the replay). */
+  #logged = new Map<string, number>()
   #caseResultSeq: number | undefined
   /** The case result in ADK's file shape, written once: what /end answers and case.result carries. */
   #caseResultValue: { typed: EvalCaseResult; value: Record<string, unknown> } | undefined
@@ -144,7 +148,6 @@ export class HostedSession {
     this.log = parts.log
     this.#journal = parts.journal
     this.#lifecycle = parts.lifecycle ?? {}
-    this.#logged = new Map(parts.log.readAfter(0).map((e) => [e.key, e.seq]))
     this.#budget = parts.budget
     this.#yieldTurn = parts.yieldTurn ?? nextTurn
     this.#charge(OPEN_SESSION_BYTES)
@@ -358,17 +361,26 @@ export class HostedSession {
   }
 
   /**
-   * Feeds the journal to the fresh engine in slices (REPLAY_SLICE_BYTES, REPLAY_SLICE_ENTRIES),
-   * yielding between them, so rebuilding a large session never holds the event loop for long.
+   * Feeds the journal to the fresh engine in slices (REPLAY_SLICE_BYTES, REPLAY_SLICE_ENTRIES,
+   * REPLAY_SLICE_MS), yielding between them, so rebuilding a large session never holds the event loop for long.
    */
   async #replay(): Promise<void> {
+    for (let after = 0; ; ) {
+      const page = this.log.keys(after, REPLAY_KEYS_PAGE)
+      for (const { key, seq } of page) this.#logged.set(key, seq)
+      if (page.length < REPLAY_KEYS_PAGE) break
+      after = page.at(-1)!.seq
+      await this.#yieldTurn()
+    }
     let sliceBytes = 0
     let sliceEntries = 0
+    let sliceStart = this.#now()
     for (const entry of this.#journal.entries()) {
-      if (sliceBytes >= REPLAY_SLICE_BYTES || sliceEntries >= REPLAY_SLICE_ENTRIES) {
+      if (sliceBytes >= REPLAY_SLICE_BYTES || sliceEntries >= REPLAY_SLICE_ENTRIES || this.#now() - sliceStart >= REPLAY_SLICE_MS) {
         await this.#yieldTurn()
         sliceBytes = 0
         sliceEntries = 0
+        sliceStart = this.#now()
       }
       sliceEntries += 1
       this.#at = entry.at ?? Number.NaN

@@ -143,6 +143,12 @@ function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks): Re
     },
     readAfter: (after) =>
       read('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', id, after).map(toEvent),
+    // Without the data: a replay of a long session would otherwise parse every result it ever had.
+    keys: (after, limit) =>
+      read('SELECT seq, key FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?', id, after, limit).map((r) => ({
+        key: String(r.key),
+        seq: Number(r.seq),
+      })),
   }
 }
 
