@@ -67,7 +67,7 @@ export function depsFromEnv(
   if (!publicUrl.ok) return publicUrl
   const proxy = proxySettingsFromEnv(env)
   if (!proxy.ok) return proxy
-  const notes = [...access.value.notes, ...wiring.notes]
+  const notes = [...access.value.notes, ...wiring.notes, memoryNote(sessionLimits.value)]
   if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
@@ -113,6 +113,10 @@ export function depsFromEnv(
       ...(metrics ? { metrics } : {}),
     },
   }
+}
+
+function memoryNote(limits: SessionLimits): string {
+  return `memory: a session holds at most ${limits.maxSessionBytes} bytes (EVALSTREAM_MAX_SESSION_BYTES), all sessions ${limits.maxProcessBytes} (EVALSTREAM_MAX_PROCESS_BYTES)`
 }
 
 function metricsNote(hasToken: boolean, hasTenants: boolean): string {

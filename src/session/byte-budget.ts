@@ -14,6 +14,13 @@ export const DEFAULT_MAX_SESSION_BYTES = 64 * 1024 * 1024
 export const DEFAULT_MAX_PROCESS_BYTES = 1024 * 1024 * 1024
 /** The share of the runtime's heap limit the process budget defaults to: heap use is ~2x encoded bytes, plus request bodies in flight. */
 export const PROCESS_SHARE_OF_HEAP = 0.25
+/**
+ * What V8 counts in its heap limit for the young generation (three semi-spaces: 64 MiB each on
+ * Node 24, 32 MiB on Deno): sessions live in the old space, so the share is taken of the rest.
+ */
+export const YOUNG_GENERATION_RESERVE = 192 * 1024 * 1024
+/** The smallest default, for very small heaps. */
+export const MIN_DEFAULT_PROCESS_BYTES = 4 * 1024 * 1024
 /** Seconds a client refused for memory is told to wait (Retry-After): sessions end and free memory that fast in practice. */
 export const MEMORY_RETRY_AFTER_S = 10
 
@@ -94,13 +101,14 @@ export function sessionBudgetRefusal(sessionId: string, index: number, held: num
 }
 
 /**
- * The process budget's default from the runtime's heap limit (a quarter of it), or 1 GiB when the
- * host cannot tell.
- * @example processBytesDefault(4 * 2 ** 30) // 1073741824
+ * The process budget's default from the runtime's heap limit (V8's heap_size_limit): a quarter of
+ * it past the young generation, or 1 GiB when the host cannot tell.
+ * @example processBytesDefault(4288 * 2 ** 20) // 1073741824 (Node 24's default 4 GiB old space)
  */
 export function processBytesDefault(heapLimitBytes: number | undefined): number {
   if (heapLimitBytes === undefined || !(heapLimitBytes > 0)) return DEFAULT_MAX_PROCESS_BYTES
-  return Math.max(1, Math.floor(heapLimitBytes * PROCESS_SHARE_OF_HEAP))
+  const oldSpace = heapLimitBytes - YOUNG_GENERATION_RESERVE
+  return Math.max(MIN_DEFAULT_PROCESS_BYTES, Math.floor(oldSpace * PROCESS_SHARE_OF_HEAP))
 }
 
 /**
