@@ -14,7 +14,6 @@ import { proxySettingsFromEnv } from './proxy-settings.ts'
 import { createResultFeed, type ResultFeed } from './result-feed.ts'
 import { sessionLimitsFromEnv } from './session-limits-env.ts'
 import { DEFAULT_SESSION_LIMITS, type SessionLimits, type SessionStore } from './session-store.ts'
-import { processBytesDefault } from '../session/byte-budget.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -41,16 +40,16 @@ export function depsFromEnv(
     evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
     metrics?: boolean
-    /** The runtime's heap limit in bytes, when known: EVALSTREAM_MAX_PROCESS_BYTES defaults to a share of it. */
-    heapLimitBytes?: number
+    /** EVALSTREAM_MAX_PROCESS_BYTES when unset: the adapters derive it from their heap (`processBytesDefault`). */
+    defaultProcessBytes?: number
     /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
     observers?: ObserverHost
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
   if (!config.ok) return config
-  // The process byte budget defaults to a share of the heap the host says it has (byte-budget.ts).
-  const sessionLimits = sessionLimitsFromEnv(env, { ...DEFAULT_SESSION_LIMITS, maxProcessBytes: processBytesDefault(host.heapLimitBytes) })
+  // The process byte budget's default is the host's: a share of its heap (byte-budget.ts).
+  const sessionLimits = sessionLimitsFromEnv(env, { ...DEFAULT_SESSION_LIMITS, maxProcessBytes: host.defaultProcessBytes ?? DEFAULT_SESSION_LIMITS.maxProcessBytes })
   if (!sessionLimits.ok) return sessionLimits
   const built = host.metrics ? hostMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built

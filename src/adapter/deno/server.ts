@@ -6,6 +6,7 @@
 import { getHeapStatistics } from 'node:v8'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../host/setup.ts'
+import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../host/results-index-setup.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
@@ -38,7 +39,7 @@ const setup = depsFromEnv(env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
-  heapLimitBytes: getHeapStatistics().heap_size_limit,
+  defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
   observers: { resolve },
