@@ -10,7 +10,8 @@ import { DEFAULT_MAX_PROCESS_BYTES, DEFAULT_MAX_SESSION_BYTES, ProcessByteBudget
 import { createResultLog } from './result-log.ts'
 import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './session-records.ts'
 import { fedSession, type ResultFeed } from './result-feed.ts'
-import { HostedSession, OPEN_SESSION_BYTES, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
+import { OPEN_SESSION_BYTES } from '../session/session-bytes.ts'
+import { HostedSession, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
 import { sqliteSessionRecords } from './sqlite-session-records.ts'
 import type { Sql } from './sql.ts'
 

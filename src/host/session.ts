@@ -20,18 +20,9 @@ import type {
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
-import { jsonBytes, sessionBudgetRefusal, type BudgetRefusal, type ProcessByteBudget } from '../session/byte-budget.ts'
+import { jsonBytes, type BudgetRefusal } from '../session/byte-budget.ts'
 import { endedEngine } from '../session/ended-engine.ts'
-
-/** What a session may hold (EVALSTREAM_MAX_SESSION_BYTES) and the process budget it draws from. */
-export type SessionBudget = { maxSessionBytes: number; shared: ProcessByteBudget }
-
-/**
- * What a session costs besides its events and results, in the budget's bytes: the engine, criteria
- * and judge state of an open session, and what an ended one keeps (its record, snapshot and log).
- */
-export const OPEN_SESSION_BYTES = 64 * 1024
-export const ENDED_SESSION_BYTES = 8 * 1024
+import { SessionBytes, type SessionBudget } from '../session/session-bytes.ts'
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -76,8 +67,6 @@ export const REPLAY_SLICE_ENTRIES = 500
 export const REPLAY_SLICE_MS = 20
 /** Logged result keys read per slice before a replay (a key and a number each: cheap, but a long session has many). */
 export const REPLAY_KEYS_PAGE = 5_000
-/** What a result costs the budget beyond its data: its seq, type and the log's entry. */
-const RESULT_OVERHEAD_BYTES = 64
 
 /** A macrotask, so I/O and timers queued meanwhile run before the next slice. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
@@ -131,10 +120,8 @@ export class HostedSession {
   #release: (() => void) | undefined
   /** The engine was swapped for its final snapshot at the end (ended-engine.ts). */
   #frozen = false
-  // Bytes held, by the budget's estimate: everything, and the results alone (what outlives the end).
-  #bytes = 0
-  #resultBytes = 0
-  #budget: SessionBudget | undefined
+  /** Bytes held, by the budget's estimate (src/session/session-bytes.ts). */
+  #bytes: SessionBytes
   /** The last event was refused: further refusals are not recorded until one is accepted again. */
   #refusing = false
   #yieldTurn: () => Promise<void>
@@ -148,9 +135,8 @@ export class HostedSession {
     this.log = parts.log
     this.#journal = parts.journal
     this.#lifecycle = parts.lifecycle ?? {}
-    this.#budget = parts.budget
+    this.#bytes = new SessionBytes(this.id, parts.budget)
     this.#yieldTurn = parts.yieldTurn ?? nextTurn
-    this.#charge(OPEN_SESSION_BYTES)
   }
 
   /**
@@ -182,14 +168,14 @@ export class HostedSession {
   push(item: IngestedEvent): BudgetRefusal | undefined {
     if (this.#ended || this.#closed) return undefined
     const bytes = jsonBytes(item.raw)
-    const refusal = this.#admit(item.index, bytes)
+    const refusal = this.#bytes.refusal(item.index, bytes)
     if (refusal) {
       if (!this.#refusing) this.reject({ index: item.index, message: refusal.detail })
       this.#refusing = true
       return refusal
     }
     this.#refusing = false
-    this.#charge(bytes)
+    this.#bytes.charge(bytes)
     this.#lifecycle.active?.()
     this.#at = this.#now()
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw, at: this.#at })
@@ -201,26 +187,7 @@ export class HostedSession {
 
   /** Bytes this session holds, by the budget's estimate (EVALSTREAM_MAX_SESSION_BYTES counts them). */
   get heldBytes(): number {
-    return this.#bytes
-  }
-
-  #admit(index: number, bytes: number): BudgetRefusal | undefined {
-    const budget = this.#budget
-    if (!budget) return undefined
-    if (this.#bytes + bytes > budget.maxSessionBytes) return sessionBudgetRefusal(this.id, index, this.#bytes, bytes, budget.maxSessionBytes)
-    if (!budget.shared.fits(bytes)) return budget.shared.refusal(`event ${index} of session '${this.id}'`)
-    return undefined
-  }
-
-  #charge(bytes: number): void {
-    this.#bytes += bytes
-    this.#budget?.shared.add(bytes)
-  }
-
-  /** Gives back what this session held to the process budget: it is no longer in memory. */
-  #discharge(): void {
-    this.#budget?.shared.release(this.#bytes)
-    this.#bytes = 0
+    return this.#bytes.held
   }
 
   /**
@@ -236,16 +203,12 @@ export class HostedSession {
     this.#engine = endedEngine(final)
     this.#release?.()
     this.transcript.freeze()
-    const held = ENDED_SESSION_BYTES + this.#resultBytes + this.transcript.heldBytes
-    if (held < this.#bytes) {
-      this.#budget?.shared.release(this.#bytes - held)
-      this.#bytes = held
-    }
+    this.#bytes.ended(this.transcript.heldBytes)
   }
 
   /** The store dropped this ended session from memory (its records stay; it is rebuilt on demand). */
   unload(): void {
-    this.#discharge()
+    this.#bytes.releaseAll()
   }
 
   reject(rejected: RejectedEvent): void {
@@ -326,7 +289,7 @@ export class HostedSession {
     this.#engine.abort(detail)
     this.#release?.()
     this.log.close({ message: detail })
-    this.#discharge()
+    this.#bytes.releaseAll()
   }
 
   get closed(): boolean {
@@ -341,11 +304,7 @@ export class HostedSession {
   #emit(emitted: EngineEmission): void {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
     let seq = this.#logged.get(body.key)
-    if (!this.#closed) {
-      const bytes = jsonBytes(body.data) + body.key.length + RESULT_OVERHEAD_BYTES
-      this.#resultBytes += bytes
-      this.#charge(bytes)
-    }
+    if (!this.#closed) this.#bytes.chargeResult(jsonBytes(body.data) + body.key.length)
     if (seq === undefined) {
       const event = this.log.append(body)
       seq = event.seq
@@ -391,7 +350,7 @@ export class HostedSession {
         if (!isIngestIssue(decoded)) {
           const bytes = jsonBytes(entry.raw)
           sliceBytes += bytes
-          this.#charge(bytes)
+          this.#bytes.charge(bytes)
           this.#count(decoded)
           this.transcript.add(decoded)
           this.#engine.push(decoded)
