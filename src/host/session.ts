@@ -16,6 +16,7 @@ import type {
   RejectedEvent,
   ResultEvent,
   SessionEngine,
+  SessionSnapshot,
   SessionSpec,
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
@@ -118,8 +119,11 @@ export class HostedSession {
 
   #engine!: SessionEngine
   #release: (() => void) | undefined
-  /** The engine was swapped for its final snapshot at the end (ended-engine.ts). */
-  #frozen = false
+  /**
+   * Once ended: the final snapshot and the case result in ADK's file shape, all an ended session
+   * answers from; the engine and the typed case result are let go (ended-engine.ts).
+   */
+  #final: { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> } | undefined
   /** Bytes held, by the budget's estimate (src/session/session-bytes.ts). */
   #bytes: SessionBytes
   /** The last event was refused: further refusals are not recorded until one is accepted again. */
@@ -196,11 +200,12 @@ export class HostedSession {
    * retention keeps its results, not its inputs.
    */
   #freeze(): void {
-    if (this.#frozen || this.#closed) return
-    const final = this.#engine.snapshot()
-    if (!final.case_result) return
-    this.#frozen = true
-    this.#engine = endedEngine(final)
+    if (this.#final || this.#closed) return
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot()
+    if (!typed) return
+    this.#final = { snapshot, caseResult: this.#fileShape(typed) }
+    this.#caseResultValue = undefined
+    this.#engine = endedEngine(this.id)
     this.#release?.()
     this.transcript.freeze()
     this.#bytes.ended(this.transcript.heldBytes)
@@ -255,8 +260,14 @@ export class HostedSession {
       this.#ended = true
       this.#lifecycle.ended?.()
     }
+    const kept = this.#keptResult()
+    if (kept) return kept
     try {
-      const result = this.#fileShape(await this.#engine.end())
+      const typed = await this.#engine.end()
+      // A concurrent end() may have finished first and let the engine go.
+      const settled = this.#keptResult()
+      if (settled) return settled
+      const result = this.#fileShape(typed)
       this.#freeze()
       return result
     } finally {
@@ -265,13 +276,23 @@ export class HostedSession {
   }
 
   snapshot(): Record<string, unknown> {
-    const snapshot = this.#engine.snapshot()
+    const { snapshot, caseResult } = this.#final ?? this.#liveSnapshot()
     return {
       ...snapshot,
-      case_result: snapshot.case_result && this.#fileShape(snapshot.case_result),
+      case_result: caseResult,
       last_seq: this.log.lastSeq(),
       subscribers: this.log.subscriberCount(),
     }
+  }
+
+  /** The case result an ended session kept, once its engine is gone. */
+  #keptResult(): Record<string, unknown> | undefined {
+    return this.#final?.caseResult
+  }
+
+  #liveSnapshot(): { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> | null } {
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot()
+    return { snapshot, caseResult: typed && this.#fileShape(typed) }
   }
 
   abort(reason?: string): void {
