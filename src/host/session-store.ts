@@ -244,6 +244,8 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
         // The spec was accepted once; if the engine now refuses it, the session cannot be served.
         if (!opened.ok) throw new Error(`stored session '${id}' no longer opens: ${opened.detail}`)
         live.set(id, opened.session)
+        // A rebuilt session is never refused (its events were accepted once); past the budget, ended ones make room.
+        processBudget.fits(0)
         return opened.session
       })
       opening.set(id, rebuild)

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'
-import { memorySessionStore, type SessionStore } from '../../../src/host/session-store.ts'
+import { DatabaseSync } from 'node:sqlite'
+import { memorySessionStore, sqliteSessionStore, type SessionLimits, type SessionStore } from '../../../src/host/session-store.ts'
+import { sqlFromDatabaseSync } from '../../../src/host/sql.ts'
 import { depsFromEnv, type Env } from '../../../src/host/setup.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
 import { CONFIG } from '../../http/fixtures.ts'
@@ -19,8 +21,10 @@ const textEvent = (inv: string, chars: number, n = 0) => ({
   content: { role: 'model', parts: [{ text: `${n}:`.padEnd(chars, 'x') }] },
 })
 
-function app(env: Env) {
-  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store: (limits) => memorySessionStore({ limits }) })
+function app(env: Env, durable = false) {
+  const sql = sqlFromDatabaseSync(new DatabaseSync(':memory:'))
+  const store = (limits: SessionLimits) => (durable ? sqliteSessionStore(sql, { limits }) : memorySessionStore({ limits }))
+  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store })
   if (!setup.ok) throw new Error(setup.error)
   const a = createApp(setup.deps)
   const call = (method: string, path: string, body?: unknown) =>
@@ -33,7 +37,7 @@ function app(env: Env) {
     )
   const create = (id: string) => call('POST', '/v1/sessions', { session_id: id, eval_config: CONFIG })
   const held = () => (setup.deps.store as SessionStore).stats!().heldBytes!
-  return { call, create, held }
+  return { call, create, held, store: setup.deps.store as SessionStore }
 }
 
 type Problem = { status: number; detail: string; limit: { name: string; value: number }; accepted: number; rejected: { index: number; message: string }[] }
@@ -100,6 +104,20 @@ describe('per-process byte budget (EVALSTREAM_MAX_PROCESS_BYTES)', () => {
     expect((await call('DELETE', '/v1/sessions/b')).status).toBe(204)
     expect(held()).toBe(0)
     expect((await create('c')).status).toBe(201)
+  })
+
+  it('with SQLite an ended session is unloaded, not evicted: it is rebuilt when asked for', async () => {
+    const { call, create, store } = app({ EVALSTREAM_MAX_PROCESS_BYTES: '1000000', EVALSTREAM_MAX_SESSION_BYTES: '10000000' }, true)
+    expect((await create('a')).status).toBe(201)
+    const a = Array.from({ length: 8 }, (_, n) => textEvent(`a${n}`, 100_000, n))
+    expect((await call('POST', '/v1/sessions/a/events', a)).status).toBe(202)
+    const ended = await (await call('POST', '/v1/sessions/a/end')).json()
+    expect((await create('b')).status).toBe(201)
+    expect((await call('POST', '/v1/sessions/b/events', [textEvent('b0', 100_000)])).status).toBe(202)
+    expect(store.stats!()).toMatchObject({ live: 1, ended: 1, evicted: { memory: 0 } })
+    // Asked for, `a` is rebuilt from SQLite and answers as before.
+    expect(await (await call('POST', '/v1/sessions/a/end')).json()).toEqual(ended)
+    expect(store.stats!().live).toBe(2)
   })
 
   it('an ended session keeps its results, not its engine: it answers the same and holds tens of KB', async () => {
