@@ -13,6 +13,12 @@ import { forwardResults } from './index-feed.ts'
 import { durableJudgeCache } from './judge-cache.ts'
 import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
 
+/**
+ * EVALSTREAM_MAX_PROCESS_BYTES by default in a Durable Object: a quarter of the 128 MB an isolate
+ * may use (it holds one session, and may share the isolate with other objects).
+ */
+export const WORKER_PROCESS_BYTES = 32 * 1024 * 1024
+
 export const EVICT_PATH = /^\/v1\/sessions\/[^/]+\/__evict$/
 export const STORAGE_PATH = /^\/v1\/sessions\/[^/]+\/__storage$/
 
@@ -31,6 +37,7 @@ export class EvalSession {
     const setup = depsFromEnv(stringEnv(env), {
       store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
       judgeCache,
+      defaultProcessBytes: WORKER_PROCESS_BYTES,
       // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })

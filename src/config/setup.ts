@@ -18,7 +18,7 @@ import { proxySettingsFromEnv } from './proxy.ts'
 import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { memoryRunStore } from '../runner/run-store.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
-import type { SessionLimits, SessionStore } from '../session/store.ts'
+import { DEFAULT_SESSION_LIMITS, type SessionLimits, type SessionStore } from '../session/store.ts'
 
 export type { Env }
 
@@ -45,6 +45,8 @@ export function depsFromEnv(
     evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
     metrics?: boolean
+    /** EVALSTREAM_MAX_PROCESS_BYTES when unset: the adapters derive it from their heap (`processBytesDefault`). */
+    defaultProcessBytes?: number
     /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
     exporters?: ExporterHost
   },
@@ -54,7 +56,8 @@ export function depsFromEnv(
   const configProblem = config.value === undefined ? undefined : evalConfigProblem(config.value)
   if (configProblem) return { ok: false, error: configProblem }
 
-  const sessionLimits = sessionLimitsFromEnv(env)
+  // The process byte budget's default is the host's: a share of its heap (byte-budget.ts).
+  const sessionLimits = sessionLimitsFromEnv(env, { ...DEFAULT_SESSION_LIMITS, maxProcessBytes: host.defaultProcessBytes ?? DEFAULT_SESSION_LIMITS.maxProcessBytes })
   if (!sessionLimits.ok) return sessionLimits
   const built = host.metrics ? prometheusMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built
@@ -75,7 +78,7 @@ export function depsFromEnv(
   if (!proxy.ok) return proxy
   const runQuotas = runQuotasFromEnv(env)
   if (!runQuotas.ok) return runQuotas
-  const notes = [...access.value.notes, ...(wiring.notes ?? [])]
+  const notes = [...access.value.notes, ...(wiring.notes ?? []), memoryNote(sessionLimits.value)]
   if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
@@ -120,6 +123,10 @@ export function depsFromEnv(
       ...(metrics ? { metrics } : {}),
     },
   }
+}
+
+function memoryNote(limits: SessionLimits): string {
+  return `memory: a session holds at most ${limits.maxSessionBytes} bytes (EVALSTREAM_MAX_SESSION_BYTES), all sessions ${limits.maxProcessBytes} (EVALSTREAM_MAX_PROCESS_BYTES)`
 }
 
 function metricsNote(hasToken: boolean, hasTenants: boolean): string {

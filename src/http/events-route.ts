@@ -9,7 +9,7 @@
  */
 import type { z } from 'zod'
 import type { Context } from 'hono'
-import { type Failure, failure } from '../engine/problem.ts'
+import { type Failure, failure, type Problem } from '../engine/problem.ts'
 import type { RejectedEvent } from '../engine/types.ts'
 import { DEFAULT_LIMITS, formatFromContentType, type EventFormat, type Limits, limitMember, limitName } from '../ingest/index.ts'
 import type { PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
@@ -19,6 +19,7 @@ import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
 import type { HostedSession } from '../session/session.ts'
+import { PROCESS_BYTES_VAR, SESSION_BYTES_VAR } from '../session/byte-budget.ts'
 
 /** The upload's answer (202) and, with `error` and `limit` when it stopped early, its `upload.summary` frame. */
 export type UploadSummary = z.infer<typeof UploadSummarySchema>
@@ -55,7 +56,7 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
   const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics).then((outcome) => {
-    if (!outcome.ok) refuse(REFUSAL_BY_STATUS[outcome.problem.status] ?? 'internal_error')
+    if (!outcome.ok) refuse(uploadRefusal(outcome.problem))
     return outcome
   })
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
@@ -80,6 +81,14 @@ const REFUSAL_BY_STATUS: Record<number, UploadRefusal> = {
   413: 'too_large',
   422: 'session_full',
   500: 'internal_error',
+  503: 'process_bytes',
+}
+
+/** The metrics reason of an upload that stopped part-way: a byte budget by its limit, else by status. */
+function uploadRefusal(refused: Problem): UploadRefusal {
+  if (refused.limit?.name === SESSION_BYTES_VAR) return 'session_bytes'
+  if (refused.limit?.name === PROCESS_BYTES_VAR) return 'process_bytes'
+  return REFUSAL_BY_STATUS[refused.status] ?? 'internal_error'
 }
 
 function tooLarge(limits: Limits, what: string): Failure {

@@ -10,18 +10,23 @@
  * - events per session (EVALSTREAM_MAX_EVENTS_PER_SESSION, accepted and rejected together): the
  *   feed stops, and says so as a problem value naming the limit; the session keeps what it has.
  *
+ * - the session's byte budget (EVALSTREAM_MAX_SESSION_BYTES) or the process's
+ *   (EVALSTREAM_MAX_PROCESS_BYTES): the session records the refused event as rejected, and the feed
+ *   stops with the budget's problem (413, or 503 with Retry-After).
+ *
  * An engine fault on one event rejects that event; nothing here throws at the caller.
  */
-import type { Failure } from '../engine/problem.ts'
+import type { Failure, Problem } from '../engine/problem.ts'
 import type { IngestedEvent, RejectedEvent } from '../engine/types.ts'
 import { createEventDecoder, type DecodedEvent, type EventFormat, type IngestIssue, type Limits, limitMember, limitName } from '../ingest/index.ts'
 
 /** Why one event was rejected (its neighbours kept): the `reason` label of evalstream_events_rejected_total. */
-export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure'
+export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure' | 'over_budget'
 
 /** What a feed pushes into: a hosted session, or a bare engine counted by `countedTarget`. */
 export type FeedTarget = {
-  push(item: IngestedEvent): void
+  /** Takes the event, or refuses it over a byte budget (having recorded the refusal itself). */
+  push(item: IngestedEvent): Problem | undefined | void
   reject(rejected: RejectedEvent): void
   /** Events recorded so far, accepted and rejected. */
   readonly recordedEvents: number
@@ -91,7 +96,13 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
       return reject({ index: item.index, message, path: '$.invocationId' }, 'invocation_limit')
     }
     try {
-      target.push(item)
+      const refused = target.push(item)
+      if (refused) {
+        // The session recorded the refusal as a rejected event; the feed stops with it.
+        options.rejected?.('over_budget', { index: item.index, message: refused.detail })
+        stopped = { ok: false, problem: refused }
+        return
+      }
       options.accepted?.()
     } catch (e) {
       // An engine fault on one event must not take the feed (or the server) down.

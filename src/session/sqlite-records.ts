@@ -9,20 +9,28 @@ import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
 import type { GoneNotice, GoneReason, SessionRecords } from './records.ts'
 import type { Sql, SqlRow } from './sql.ts'
+import { CHUNKS_SCHEMA, sqlChunks, type SqlChunks } from '../session/sql-chunks.ts'
 
-/** A tenant's sessions found without parsing every spec (its quota is checked on each create). */
-const TENANT_INDEX = "CREATE INDEX IF NOT EXISTS es_sessions_tenant ON es_sessions (json_extract(spec, '$.tenant'))"
-const TENANT = "json_extract(spec, '$.tenant')"
+/** Journal entries read per query during a replay: each slice of the replay reads only its own. */
+export const JOURNAL_PAGE_ROWS = 200
+
+/**
+ * A tenant's sessions found without parsing every spec (its quota is checked on each create): the
+ * tenant is a column of its own, since a long spec is stored in parts (sql-chunks.ts) and is then
+ * no JSON SQLite could read.
+ */
+const TENANT_INDEX = 'CREATE INDEX IF NOT EXISTS es_sessions_by_tenant ON es_sessions (tenant)'
 
 const SCHEMA = [
-  'CREATE TABLE IF NOT EXISTS es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER)',
+  'CREATE TABLE IF NOT EXISTS es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER, tenant TEXT)',
   'CREATE INDEX IF NOT EXISTS es_sessions_open ON es_sessions (touched_ms) WHERE ended_ms IS NULL',
   'CREATE INDEX IF NOT EXISTS es_sessions_ended ON es_sessions (ended_ms) WHERE ended_ms IS NOT NULL',
-  TENANT_INDEX,
   'CREATE TABLE IF NOT EXISTS es_journal (session_id TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (session_id, n))',
   'CREATE TABLE IF NOT EXISTS es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
   'CREATE TABLE IF NOT EXISTS es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL, tenant TEXT)',
   'CREATE INDEX IF NOT EXISTS es_gone_at ON es_gone (at_ms)',
+  // Texts longer than one SQLite value may be (src/session/sql-chunks.ts).
+  CHUNKS_SCHEMA,
 ]
 
 export type SqliteSessionRecords = SessionRecords & {
@@ -36,15 +44,18 @@ export type SqliteSessionRecords = SessionRecords & {
  */
 export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   let ready: boolean | undefined
+  // The schema is (re)applied on this instance's first write: a file from before a table was added gets it.
+  let migrated = false
   /** Reads on a storage without our tables answer "nothing" instead of creating them. */
   const exists = (): boolean =>
     (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_sessions'").length > 0)
   // A database written before the tenant index existed gets it on its first write.
   let indexed = false
   const write = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
-    if (!exists()) {
+    if (!migrated) {
       for (const s of SCHEMA) sql.query(s)
       ready = true
+      migrated = true
     }
     if (!indexed) {
       upgradeForTenants(sql)
@@ -54,39 +65,51 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   }
   const read = (statement: string, ...params: (string | number | null)[]): SqlRow[] =>
     exists() ? sql.query(statement, ...params) : []
+  /** A read by tenant on a database from before the tenant column: the column comes first. */
+  const readByTenant = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
+    if (exists() && !indexed) {
+      upgradeForTenants(sql)
+      indexed = true
+    }
+    return read(statement, ...params)
+  }
+  const chunks = sqlChunks(read, write)
   const num = (rows: SqlRow[], column: string): number | undefined => {
     const v = rows[0]?.[column]
     return v === null || v === undefined ? undefined : Number(v)
   }
 
   return {
+    durable: true,
     insert(spec, nowMs) {
       if (read('SELECT 1 AS x FROM es_sessions WHERE id = ?', spec.session_id).length > 0) return false
-      write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', spec.session_id, JSON.stringify(spec), nowMs)
+      const text = chunks.put(spec.session_id, 'spec', JSON.stringify(spec))
+      write('INSERT INTO es_sessions (id, spec, touched_ms, tenant) VALUES (?, ?, ?, ?)', spec.session_id, text, nowMs, spec.tenant ?? null)
       return true
     },
     read(id) {
       const row = read('SELECT spec, touched_ms, ended_ms FROM es_sessions WHERE id = ?', id)[0]
       if (!row) return undefined
-      const spec = JSON.parse(String(row.spec)) as SessionSpec
+      const spec = JSON.parse(chunks.get(id, 'spec', String(row.spec))) as SessionSpec
       return row.ended_ms === null || row.ended_ms === undefined
         ? { spec, touchedMs: Number(row.touched_ms) }
         : { spec, touchedMs: Number(row.touched_ms), endedMs: Number(row.ended_ms) }
     },
-    storage: (id) => ({ results: sqliteResults(id, read, write), journal: sqliteJournal(id, read, write) }),
+    storage: (id) => ({ results: sqliteResults(id, read, write, chunks), journal: sqliteJournal(id, read, write, chunks) }),
     touch: (id, nowMs) => void read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id),
     markEnded: (id, nowMs) => void read('UPDATE es_sessions SET ended_ms = ? WHERE id = ? AND ended_ms IS NULL', nowMs, id),
     remove(id) {
       read('DELETE FROM es_journal WHERE session_id = ?', id)
       read('DELETE FROM es_results WHERE session_id = ?', id)
       read('DELETE FROM es_sessions WHERE id = ?', id)
+      if (migrated || read("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_chunks'").length > 0) chunks.drop(id)
     },
     count: (owner) =>
-      num(owner ? read(`SELECT COUNT(*) AS n FROM es_sessions WHERE ${TENANT} = ?`, owner.tenant) : read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
+      num(owner ? readByTenant('SELECT COUNT(*) AS n FROM es_sessions WHERE tenant = ?', owner.tenant) : read('SELECT COUNT(*) AS n FROM es_sessions'), 'n') ?? 0,
     countOpen: () => num(read('SELECT COUNT(*) AS n FROM es_sessions WHERE ended_ms IS NULL'), 'n') ?? 0,
     leastRecent: (limit, owner) =>
       (owner
-        ? read(`SELECT id FROM es_sessions WHERE ${TENANT} = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?`, owner.tenant, limit)
+        ? readByTenant('SELECT id FROM es_sessions WHERE tenant = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', owner.tenant, limit)
         : read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit)
       ).map((r) => String(r.id)),
     expired(nowMs, limits) {
@@ -127,12 +150,20 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     forgetSchema() {
       ready = undefined
       indexed = false
+      migrated = false
     },
   }
 }
 
 /** A database written before tenants were tracked: the tenant index, and the tenant of a notice. */
 function upgradeForTenants(sql: Sql): void {
+  try {
+    sql.query('SELECT tenant FROM es_sessions LIMIT 0')
+  } catch {
+    sql.query('ALTER TABLE es_sessions ADD COLUMN tenant TEXT')
+    // Specs of that time were never split, so each is JSON SQLite can read.
+    sql.query("UPDATE es_sessions SET tenant = json_extract(spec, '$.tenant') WHERE json_valid(spec)")
+  }
   sql.query(TENANT_INDEX)
   try {
     sql.query('SELECT tenant FROM es_gone LIMIT 0')
@@ -143,24 +174,45 @@ function upgradeForTenants(sql: Sql): void {
 
 type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[]
 
-function sqliteResults(id: string, read: Run, write: Run): ResultStorage {
+function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks): ResultStorage {
   // Rows this store wrote itself from logged results: read back as they were written.
   const toEvent = (row: SqlRow): ResultEvent =>
-    ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(String(row.data)) }) as ResultEvent
+    ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(chunks.get(id, `r:${row.seq}`, String(row.data))) }) as ResultEvent
   return {
     lastSeq: () => Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0),
-    insert: (e) =>
-      void write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, JSON.stringify(e.data)),
+    insert: (e) => {
+      const data = chunks.put(id, `r:${e.seq}`, JSON.stringify(e.data))
+      write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, data)
+    },
     readAfter: (after) =>
       read('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', id, after).map(toEvent),
+    // Without the data: a replay of a long session would otherwise parse every result it ever had.
+    keys: (after, limit) =>
+      read('SELECT seq, key FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?', id, after, limit).map((r) => ({
+        key: String(r.key),
+        seq: Number(r.seq),
+      })),
   }
 }
 
-function sqliteJournal(id: string, read: Run, write: Run): Journal {
+function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChunks): Journal {
   let n = Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
   return {
-    append: (entry) => void write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, ++n, JSON.stringify(entry)),
-    entries: () =>
-      read('SELECT entry FROM es_journal WHERE session_id = ? ORDER BY n', id).map((r) => JSON.parse(String(r.entry)) as JournalEntry),
+    append(entry) {
+      n += 1
+      write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, n, chunks.put(id, `j:${n}`, JSON.stringify(entry)))
+    },
+    // A page at a time, so each slice of a replay parses only the entries it feeds.
+    *entries() {
+      let after = 0
+      for (;;) {
+        const rows = read('SELECT n, entry FROM es_journal WHERE session_id = ? AND n > ? ORDER BY n LIMIT ?', id, after, JOURNAL_PAGE_ROWS)
+        for (const row of rows) {
+          after = Number(row.n)
+          yield JSON.parse(chunks.get(id, `j:${row.n}`, String(row.entry))) as JournalEntry
+        }
+        if (rows.length < JOURNAL_PAGE_ROWS) return
+      }
+    },
   }
 }

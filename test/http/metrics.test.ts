@@ -125,7 +125,10 @@ describe('GET /metrics', () => {
     const { metrics: m } = await scrape(app)
     expect(m.value('evalstream_sessions_evicted_total', { reason: 'capacity' })).toBe(1)
     expect(m.value('evalstream_sessions_evicted_total', { reason: 'idle' })).toBe(0)
+    expect(m.value('evalstream_sessions_evicted_total', { reason: 'memory' })).toBe(0)
     expect(m.value('evalstream_sessions', { state: 'open' })).toBe(1)
+    // One open session's overhead (64 KiB) plus nothing else yet.
+    expect(m.value('evalstream_session_bytes')).toBe(64 * 1024)
     expect(m.types.get('evalstream_sessions_evicted_total')).toBe('counter')
   })
 

@@ -3,9 +3,11 @@
  * defaults to .evalstream/evalstream.db when Deno may write there (`npm run start:deno` grants
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
+import { getHeapStatistics } from 'node:v8'
 import { listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
+import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
@@ -38,6 +40,7 @@ const setup = depsFromEnv(env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
   exporters: { resolve },

@@ -6,9 +6,11 @@
  */
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
+import { getHeapStatistics } from 'node:v8'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
+import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
@@ -25,6 +27,7 @@ const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.
