@@ -11,7 +11,9 @@ import {
   mayExceedLimit,
   tooLarge,
   utf8ByteLength,
+  violationIssue,
 } from './frame.ts'
+import { type RawBoundsViolation, scanJsonItems } from '../adk/json-scan.ts'
 import { DEFAULT_LIMITS } from './limits.ts'
 import { type FrameSplitter, ndjsonSplitter, sseSplitter } from './lines.ts'
 import {
@@ -42,6 +44,17 @@ function jsonSplitter(
   limits: FrameLimits,
 ): void {
   if (text.trim() === '') return
+  // Bounds on the raw text first, item by item: a body out of bounds is never parsed whole.
+  const scanned = scanJsonItems(text, limits)
+  if (scanned.violation) {
+    deliver(violationIssue(scanned.violation, next(), limits))
+    return
+  }
+  if (scanned.items?.some((item) => item.violation !== undefined)) {
+    const measure = mayExceedLimit(text.length, limits.maxEventBytes)
+    for (const item of scanned.items) deliverItem(text.slice(item.start, item.end), item.violation, next(), deliver, limits, measure)
+    return
+  }
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -67,6 +80,26 @@ function jsonSplitter(
     const bytes = measure ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
     deliver(bytes > limits.maxEventBytes ? tooLarge(index, bytes, limits) : decodeCheckedValue(item, index))
   }
+}
+
+/** One item of a list body where some item broke a bound: that one is an issue, the rest parsed alone. */
+function deliverItem(
+  text: string,
+  violation: RawBoundsViolation | undefined,
+  index: number,
+  deliver: (output: DecoderOutput) => void,
+  limits: FrameLimits,
+  measure: boolean,
+): void {
+  if (violation) return deliver(violationIssue(violation, index, limits))
+  let item: unknown
+  try {
+    item = JSON.parse(text)
+  } catch (error) {
+    return deliver({ index, kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` })
+  }
+  const bytes = measure ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
+  deliver(bytes > limits.maxEventBytes ? tooLarge(index, bytes, limits) : decodeCheckedValue(item, index))
 }
 
 /**

@@ -3,7 +3,8 @@
  */
 import { parseAdkEvent } from '../adk/event-fast.ts'
 import { toCamel } from '../adk/casing.ts'
-import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
+import { findJsonBoundsViolation, type JsonBoundsViolation } from '../adk/json-bounds.ts'
+import { scanJsonBounds } from '../adk/json-scan.ts'
 import { DEFAULT_LIMITS, type Limits, limitName } from './limits.ts'
 import type { DecoderOutput, IngestIssue } from './types.ts'
 import { isRecord } from '../adk/json.ts'
@@ -51,14 +52,22 @@ export function tooLarge(index: number, bytes?: number, limits: FrameLimits = DE
  */
 export function boundsIssue(value: unknown, index: number, limits: FrameLimits = DEFAULT_LIMITS): IngestIssue | undefined {
   const found = findJsonBoundsViolation(value, limits)
-  if (!found) return undefined
+  return found ? violationIssue(found, index, limits) : undefined
+}
+
+/**
+ * A broken bound as an issue; from the raw text (json-scan.ts) it also says at which character.
+ * @example violationIssue({ kind: 'depth', path: '$[0]', depth: 2 }, 0, { ...DEFAULT_LIMITS, maxJsonDepth: 1 }).kind // 'too_deep'
+ */
+export function violationIssue(found: JsonBoundsViolation & { offset?: number }, index: number, limits: FrameLimits = DEFAULT_LIMITS): IngestIssue {
+  const at = found.offset === undefined ? '' : ` (at character ${found.offset})`
   if (found.kind === 'depth') {
     const name = limitName('maxJsonDepth', limits as Limits)
-    const message = `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${name})`
+    const message = `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${name})${at}`
     return { index, kind: 'too_deep', message, path: found.path }
   }
   const name = limitName('maxStringLength', limits as Limits)
-  const message = `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${name})`
+  const message = `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${name})${at}`
   return { index, kind: 'string_too_long', message, path: found.path }
 }
 
@@ -127,6 +136,9 @@ export function decodeFrameText(text: string, index: number, limits: FrameLimits
     const bytes = utf8ByteLength(text)
     if (bytes > limits.maxEventBytes) return tooLarge(index, bytes, limits)
   }
+  // Bounds on the raw text first: an out-of-bounds frame is never parsed.
+  const found = scanJsonBounds(text, limits)
+  if (found) return violationIssue(found, index, limits)
   let value: unknown
   try {
     value = JSON.parse(text)

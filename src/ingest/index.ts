@@ -1,7 +1,7 @@
 /** src/ingest: bytes (SSE, NDJSON, JSON) -> ADK events, with numbered issues for bad frames. */
 export { createEventDecoder, decodeAll, type EventDecoder, EventDecoderStream } from './decoder.ts'
 export { formatFromContentType, sniffFormat } from './format.ts'
-export { boundsIssue, decodeCheckedValue, decodeFrameText, decodeFrameValue, type FrameLimits, utf8ByteLength } from './frame.ts'
+export { boundsIssue, decodeCheckedValue, decodeFrameText, decodeFrameValue, type FrameLimits, utf8ByteLength, violationIssue } from './frame.ts'
 export {
   DEFAULT_LIMITS,
   LIMIT_ENV,
