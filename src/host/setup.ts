@@ -3,6 +3,7 @@
  * adapters pass in what only they can do: reading a file, the env record, the session store.
  */
 import { limitsFromEnv } from '../ingest/limits.ts'
+import { cpuBudget } from '../engine/cpu-budget.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import { accessFromEnv } from './auth-config.ts'
 import type { EvalSetStore } from './eval-set-store.ts'
@@ -75,7 +76,8 @@ export function depsFromEnv(
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
-  const createEngine = judgedEngines(wiring.judging)
+  // Every session's scoring is timed against the CPU budget (EVALSTREAM_MAX_*_CPU_MS).
+  const createEngine = judgedEngines(wiring.judging, { budget: cpuBudget(limits.limits) })
   const feed = createResultFeed()
   // OpenTelemetry events and webhooks per result (observers-setup.ts), watching the feed.
   const observers = observersFromEnv(env, feed, host.observers)

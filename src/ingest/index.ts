@@ -9,11 +9,13 @@ export {
   limitMember,
   limitName,
   limitsFromEnv,
+  MAX_EVENT_CPU_MS,
   MAX_EVENTS_PER_SESSION,
   MAX_INVOCATIONS_PER_SESSION,
   MAX_JSON_DEPTH,
   MAX_JSON_DEPTH_CEILING,
   MAX_REQUEST_BYTES,
+  MAX_SESSION_CPU_MS,
   MAX_STRING_LENGTH,
 } from './limits.ts'
 export {
