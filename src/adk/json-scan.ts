@@ -43,7 +43,28 @@ export function scanJsonItems(text: string, bounds: JsonBounds): { violation?: R
   return scan(text, bounds, true)
 }
 
-function scan(text: string, bounds: JsonBounds, itemMode: boolean): { violation?: RawBoundsViolation; items: ScannedItem[] | undefined } {
+type ScanResult = { violation?: RawBoundsViolation; items: ScannedItem[] | undefined }
+
+/** Characters scanned between two pauses of scanJsonItemsInSteps (a few ms of work). */
+export const SCAN_STEP_CHARS = 1 << 20
+
+function scan(text: string, bounds: JsonBounds, itemMode: boolean): ScanResult {
+  const steps = scanSteps(text, bounds, itemMode)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/**
+ * scanJsonItems as a generator that pauses every SCAN_STEP_CHARS characters, so a caller can give
+ * the event loop back between steps of a big body; the result is the generator's return value.
+ */
+export function scanJsonItemsInSteps(text: string, bounds: JsonBounds): Generator<void, ScanResult> {
+  return scanSteps(text, bounds, true)
+}
+
+function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Generator<void, ScanResult> {
   const frames: Frame[] = []
   /** Containers open; frames are pushed only for those within the bound (depth === frames.length). */
   let depth = 0
@@ -94,7 +115,12 @@ function scan(text: string, bounds: JsonBounds, itemMode: boolean): { violation?
     skipping = false
   }
 
+  let pauseAt = SCAN_STEP_CHARS
   while (i < n) {
+    if (i >= pauseAt) {
+      yield
+      pauseAt = i + SCAN_STEP_CHARS
+    }
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
       const start = i

@@ -21,9 +21,8 @@ import type { MatchOptions, ToolCall } from './trajectory.ts'
 /** Keys calls; identity numbers are per keyer, so keys from one keyer are only compared with each other. */
 export type CallKeyer = (call: ToolCall, options?: MatchOptions) => string | undefined
 
-/** A container being written: where its text starts, and whether a NaN inside poisons it. */
-type Open = { value: object; start: number; poisoned: boolean }
-type Task = { kind: 'value'; value: unknown } | { kind: 'text'; text: string } | { kind: 'close'; open: Open }
+/** A container being written: its sorted keys (records), the next child, where its text starts, and whether a NaN inside poisons it. */
+type Open = { value: object; array: boolean; keys: string[] | undefined; next: number; start: number; poisoned: boolean }
 
 /** @example const key = createCallKeyer(); key({ name: 'f', args: { n: 1 } }) === key({ name: 'f', args: { n: true } }) // true */
 export function createCallKeyer(): CallKeyer {
@@ -42,56 +41,43 @@ export function createCallKeyer(): CallKeyer {
 
   /** The key of a value, or undefined when it equals nothing (NaN). */
   function valueKey(root: unknown): string | undefined {
-    const out: string[] = []
-    const opened: Open[] = []
-    const tasks: Task[] = [{ kind: 'value', value: root }]
-    while (tasks.length > 0) {
-      const task = tasks.pop()!
-      if (task.kind === 'text') {
-        out.push(task.text)
-        continue
-      }
-      if (task.kind === 'close') {
-        opened.pop()
-        if (task.open.poisoned) {
-          out.length = task.open.start
-          out.push(identity(task.open.value))
-        }
-        continue
-      }
-      const value = task.value
-      const scalar = scalarKey(value)
-      if (scalar !== undefined) {
-        out.push(scalar)
-        continue
-      }
-      if (typeof value === 'number') {
-        // NaN: equal to nothing, so the innermost container is equal only to itself.
-        const parent = opened[opened.length - 1]
-        if (parent === undefined) return undefined
-        parent.poisoned = true
-        continue
-      }
-      if (Array.isArray(value) || isRecord(value)) {
-        const open: Open = { value, start: out.length, poisoned: false }
-        opened.push(open)
-        tasks.push({ kind: 'close', open })
-        if (Array.isArray(value)) {
-          out.push('[')
-          tasks.push({ kind: 'text', text: ']' })
-          for (let i = value.length - 1; i >= 0; i--) tasks.push({ kind: 'value', value: value[i] }, { kind: 'text', text: ',' })
-        } else {
-          out.push('{')
-          tasks.push({ kind: 'text', text: '}' })
-          const keys = Object.keys(value).sort()
-          for (let i = keys.length - 1; i >= 0; i--)
-            tasks.push({ kind: 'value', value: value[keys[i]!] }, { kind: 'text', text: `${JSON.stringify(keys[i])}:` })
-        }
-        continue
-      }
-      out.push(identity(value as object | symbol))
+    const scalar = scalarKey(root)
+    if (scalar !== undefined) return scalar
+    if (typeof root === 'number') return undefined // NaN
+    if (!Array.isArray(root) && !isRecord(root)) return identity(root as object | symbol)
+    let out = ''
+    const stack: Open[] = []
+    const open = (value: object) => {
+      const array = Array.isArray(value)
+      stack.push({ value, array, keys: array ? undefined : Object.keys(value).sort(), next: 0, start: out.length, poisoned: false })
+      out += array ? '[' : '{'
     }
-    return out.join('')
+    open(root)
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!
+      const size = top.array ? (top.value as unknown[]).length : top.keys!.length
+      if (top.next === size) {
+        stack.pop()
+        // NaN inside: equal only to this very object (pythonEqual's identity short-cut).
+        out = top.poisoned ? out.slice(0, top.start) + identity(top.value) : out + (top.array ? ']' : '}')
+        continue
+      }
+      let child: unknown
+      if (top.array) {
+        child = (top.value as unknown[])[top.next++]
+        out += ','
+      } else {
+        const key = top.keys![top.next++]!
+        child = (top.value as Record<string, unknown>)[key]
+        out += `${JSON.stringify(key)}:`
+      }
+      const childKey = scalarKey(child)
+      if (childKey !== undefined) out += childKey
+      else if (typeof child === 'number') top.poisoned = true // NaN
+      else if (Array.isArray(child) || isRecord(child)) open(child)
+      else out += identity(child as object | symbol)
+    }
+    return out
   }
 
   return (call, options) => {

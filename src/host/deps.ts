@@ -6,6 +6,7 @@ import type { JudgeExecutor } from '../judge/executor.ts'
 import type { Authenticator, CorsSettings } from './auth-config.ts'
 import type { EvalSetStore } from './eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
+import type { TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 import type { HostMetrics } from './metrics.ts'
 import type { Observers } from './observers-setup.ts'
 import type { ProxySettings } from './proxy-settings.ts'
@@ -44,6 +45,8 @@ export type AppDeps = {
   cors?: CorsSettings
   /** What a client may send (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
   limits?: Limits
+  /** How an upload's synchronous work is sliced (src/ingest/turn-slicer.ts); defaults when absent. */
+  turns?: TurnSlicerOptions
   /** Proxy mode's eval sets and results for the ADK web UI (src/http/dev-eval); in memory when absent. */
   evalSets?: EvalSetStore
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */

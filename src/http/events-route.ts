@@ -24,7 +24,11 @@ import type { EventRejectReason, HostMetrics, UploadRefusal } from '../host/metr
 import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
+import { createTurnSlicer, type TurnSlicer, type TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 import type { HostedSession } from '../host/session.ts'
+
+/** Bytes handed to the decoder at once: decoding them is well under one turn slice. */
+const DECODE_PIECE_BYTES = 64 * 1024
 
 export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
 
@@ -34,7 +38,7 @@ type UploadOutcome = { ok: true } | UploadFailure
 
 
 /** @example app.post('/:id/events', (c) => eventsRoute(c, session, deps.limits)) */
-export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS): Promise<Response> {
+export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS, turns?: TurnSlicerOptions): Promise<Response> {
   const metrics = c.get('evalstreamMetrics')
   const refuse = (reason: UploadRefusal) => metrics?.events.refused(reason)
   const contentType = c.req.header('content-type')
@@ -65,7 +69,7 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
   }
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
-  const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics).then((outcome) => {
+  const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics, turns).then((outcome) => {
     if (!outcome.ok) refuse(REFUSAL_BY_STATUS[outcome.status])
     return outcome
   })
@@ -109,7 +113,8 @@ function sessionFull(session: HostedSession, limits: Limits): UploadFailure {
 /**
  * Pushes the body through the decoder chunk by chunk. Never rejects: a broken upload, a limit or a
  * fault anywhere below is a value. An interrupted body is not flushed, so its torn last frame is
- * not scored as a bad event.
+ * not scored as a bad event. Decoded events are scored one at a time in short slices of the event
+ * loop (turn-slicer.ts), so a big chunk or a big JSON body never holds the loop for long.
  */
 async function feedBody(
   body: ReadableStream<Uint8Array> | null,
@@ -117,6 +122,25 @@ async function feedBody(
   session: HostedSession,
   summary: UploadSummary,
   limits: Limits,
+  metrics?: HostMetrics,
+  turns?: TurnSlicerOptions,
+): Promise<UploadOutcome> {
+  const slicer = createTurnSlicer(turns)
+  try {
+    return await feedSliced(body, format, session, summary, limits, slicer, metrics)
+  } finally {
+    slicer.end()
+    turns?.report?.(slicer.longestMs)
+  }
+}
+
+async function feedSliced(
+  body: ReadableStream<Uint8Array> | null,
+  format: EventFormat,
+  session: HostedSession,
+  summary: UploadSummary,
+  limits: Limits,
+  slicer: TurnSlicer,
   metrics?: HostMetrics,
 ): Promise<UploadOutcome> {
   let stopped: UploadFailure | undefined
@@ -127,10 +151,17 @@ async function feedBody(
     stopped = sessionFull(session, limits)
     return false
   }
-  const decoder = createEventDecoder(
-    format,
-    {
-      onEvent: (item: DecodedEvent) => {
+  // Decoded outputs wait here and are handled one per unit of work, in order.
+  const queue: Array<() => void> = []
+  const drain = async (): Promise<void> => {
+    for (let k = 0; k < queue.length; k++) {
+      queue[k]!()
+      const pause = slicer.check()
+      if (pause) await pause
+    }
+    queue.length = 0
+  }
+  const onEvent = (item: DecodedEvent): void => {
         if (!admit()) return
         if (session.isNewInvocation(item.event.invocation_id) && session.invocationCount >= limits.maxInvocationsPerSession) {
           const name = limitName('maxInvocationsPerSession', limits)
@@ -145,10 +176,15 @@ async function feedBody(
           // An engine fault on one event must not take the upload (or the server) down.
           reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` }, 'scoring_error')
         }
-      },
-      onIssue: (issue: IngestIssue) => {
-        if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
-      },
+  }
+  const decoder = createEventDecoder(
+    format,
+    {
+      onEvent: (item: DecodedEvent) => void queue.push(() => onEvent(item)),
+      onIssue: (issue: IngestIssue) =>
+        void queue.push(() => {
+          if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
+        }),
     },
     limits,
   )
@@ -168,7 +204,9 @@ async function feedBody(
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>
       try {
+        slicer.end()
         chunk = await reader.read()
+        slicer.begin()
       } catch (e) {
         return { ok: false, status: 400, title: 'Body could not be read', error: `the upload broke off: ${(e as Error).message}` }
       }
@@ -176,10 +214,14 @@ async function feedBody(
       meter.add(chunk.value)
       if (meter.over) stopped = tooLarge(limits, `the body grew past ${limits.maxRequestBytes} bytes`)
       else {
-        try {
-          decoder.push(chunk.value)
-        } catch (e) {
-          stopped = internal(e)
+        // A big chunk (an in-process Request, a Worker body) is decoded a piece at a time.
+        for (let at = 0; at < chunk.value.length && !stopped; at += DECODE_PIECE_BYTES) {
+          try {
+            decoder.push(chunk.value.subarray(at, at + DECODE_PIECE_BYTES))
+          } catch (e) {
+            stopped = internal(e)
+          }
+          await drain()
         }
       }
       if (stopped) {
@@ -189,9 +231,14 @@ async function feedBody(
     }
   }
   try {
-    decoder.end()
+    for (const _ of decoder.endInSteps()) {
+      await drain()
+      const pause = slicer.check()
+      if (pause) await pause
+    }
   } catch (e) {
     return internal(e)
   }
+  await drain()
   return stopped ?? { ok: true }
 }
