@@ -20,6 +20,7 @@ import type {
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
+import { createTurnSlicer } from '../ingest/turn-slicer.ts'
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -244,7 +245,11 @@ export class HostedSession {
   }
 
   async #replay(): Promise<void> {
+    // A long journal is replayed in short slices of the event loop, as an upload is scored.
+    const slicer = createTurnSlicer()
     for (const entry of this.#journal.entries()) {
+      const pause = slicer.check()
+      if (pause) await pause
       this.#at = entry.at ?? Number.NaN
       if (entry.op === 'event') {
         const decoded = decodeCheckedValue(entry.raw, entry.index)
