@@ -76,18 +76,19 @@ export async function parseCreateBody(
   if (!parsed.ok && parsed.reason === 'invalid_json') return bad(400, 'Invalid JSON', `the request body is not JSON: ${parsed.message}`)
   const value = parsed.ok ? parsed.value : undefined
   const found = parsed.ok ? findJsonBoundsViolation(value, limits) : parsed.violation
+  const at = !parsed.ok && parsed.reason === 'bounds' ? ` (at character ${parsed.violation.offset})` : ''
   if (found?.kind === 'depth')
     return bad(
       422,
       'JSON nested too deep',
-      `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${limitName('maxJsonDepth', limits)})`,
+      `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${limitName('maxJsonDepth', limits)})${at}`,
       { limit: limitMember('maxJsonDepth', limits), path: found.path },
     )
   if (found?.kind === 'string')
     return bad(
       422,
       'JSON string too long',
-      `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${limitName('maxStringLength', limits)})`,
+      `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${limitName('maxStringLength', limits)})${at}`,
       { limit: limitMember('maxStringLength', limits), path: found.path },
     )
   return { ok: true, value }
