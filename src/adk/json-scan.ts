@@ -39,11 +39,16 @@ export function scanJsonBounds(text: string, bounds: JsonBounds): RawBoundsViola
  * with a path relative to it, and the scan goes on, so the other items can still be used.
  * `violation` is set only for a bound broken outside the items.
  */
-export function scanJsonItems(text: string, bounds: JsonBounds): { violation?: RawBoundsViolation; items: ScannedItem[] | undefined } {
+export function scanJsonItems(text: string, bounds: JsonBounds): ScanResult {
   return scan(text, bounds, true)
 }
 
-type ScanResult = { violation?: RawBoundsViolation; items: ScannedItem[] | undefined }
+/**
+ * `syntaxAt` (item mode only): where the text outside the items stops being JSON (a second top
+ * value, a missing or extra comma between items, an unclosed list). The items themselves are left
+ * to JSON.parse, one by one.
+ */
+type ScanResult = { violation?: RawBoundsViolation; items: ScannedItem[] | undefined; syntaxAt?: number }
 
 /** Characters scanned between two pauses of scanJsonItemsInSteps (a few ms of work). */
 export const SCAN_STEP_CHARS = 1 << 20
@@ -74,6 +79,11 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
   let current: ScannedItem | undefined
   /** The current item already broke a bound: the rest of it is only skipped over. */
   let skipping = false
+  /** Item mode: what the list takes next ('first' item, a 'value' after a comma, a 'comma'), and whether the top value began. */
+  let listExpect = 'first' as 'first' | 'value' | 'comma'
+  let topSeen = false
+  let syntaxAt: number | undefined
+  const atList = () => listIndex !== -1 && listIndex === frames.length - 1 && depth === frames.length
   const n = text.length
   let i = 0
 
@@ -102,7 +112,13 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
   const base = () => (current !== undefined ? listIndex + 1 : 0)
   /** A value starts at `at`: when it sits directly in the item list, it is the next item. */
   const valueStarts = (at: number) => {
-    if (current === undefined && listIndex !== -1 && listIndex === frames.length - 1 && depth === frames.length) {
+    if (depth === 0) {
+      if (topSeen) syntaxAt ??= at
+      topSeen = true
+    }
+    if (current === undefined && atList()) {
+      if (listExpect === 'comma') syntaxAt ??= at
+      listExpect = 'comma'
       current = { start: at, end: at }
       items!.push(current)
     }
@@ -115,6 +131,8 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
     skipping = false
   }
 
+  /** Where the next backslash is (-1: none left), found again only once the scan passed it. */
+  let nextEscape = -2
   let pauseAt = SCAN_STEP_CHARS
   while (i < n) {
     if (i >= pauseAt) {
@@ -123,15 +141,23 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
     }
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
+      // Jump from escape to escape with indexOf; the next backslash is searched again only once
+      // passed, so a text of many strings and no escapes is still scanned once.
       const start = i
       let length = 0
       i++
-      while (i < n) {
-        const d = text.charCodeAt(i)
-        if (d === QUOTE) break
-        if (d === BACKSLASH) i += text.charCodeAt(i + 1) === 0x75 ? 6 : 2
-        else i++
-        length++
+      for (;;) {
+        if (nextEscape !== -1 && nextEscape < i) nextEscape = text.indexOf('\\', i)
+        const close = text.indexOf('"', i)
+        const end = close === -1 ? n : close
+        if (nextEscape === -1 || nextEscape > end) {
+          length += end - i
+          i = end
+          break
+        }
+        length += nextEscape - i + 1
+        i = nextEscape + (text.charCodeAt(nextEscape + 1) === 0x75 ? 6 : 2)
+        if (i >= n) break
       }
       i++
       const top = frames[frames.length - 1]
@@ -162,6 +188,7 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
           if (itemMode && current === undefined && isItemList(text, frames, c)) {
             // JSON.parse keeps the last of duplicate `events` keys, so a later list replaces this one.
             listIndex = frames.length - 1
+            listExpect = 'first'
             items = []
           }
         }
@@ -170,6 +197,10 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
       continue
     }
     if (c === 0x7d || c === 0x5d) {
+      if (itemMode && (depth === 0 || (atList() && (c !== 0x5d || listExpect === 'value')))) {
+        syntaxAt ??= i
+        if (depth === 0) break
+      }
       if (depth === frames.length) {
         frames.pop()
         if (listIndex === frames.length) listIndex = -1
@@ -180,12 +211,15 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
       continue
     }
     if (c === 0x2c) {
+      if (itemMode && (depth === 0 || (atList() && listExpect !== 'comma'))) syntaxAt ??= i
+      if (atList()) listExpect = 'value'
       const top = frames[frames.length - 1]
       if (top !== undefined && depth === frames.length) {
         if (top.array) top.index++
         else top.expectKey = true
       }
     } else if (c === 0x3a) {
+      if (itemMode && (depth === 0 || atList())) syntaxAt ??= i
       const top = frames[frames.length - 1]
       if (top !== undefined && depth === frames.length) top.expectKey = false
     } else if (c > 0x20) {
@@ -198,7 +232,8 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
     }
     i++
   }
-  return { items }
+  if (itemMode && depth !== 0) syntaxAt ??= n
+  return syntaxAt === undefined ? { items } : { items, syntaxAt }
 }
 
 /** Whether the container just opened holds the items: the top array, or the top object's `events` array. */

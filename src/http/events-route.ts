@@ -28,7 +28,7 @@ import { createTurnSlicer, type TurnSlicer, type TurnSlicerOptions } from '../in
 import type { HostedSession } from '../host/session.ts'
 
 /** Bytes handed to the decoder at once: decoding them is well under one turn slice. */
-const DECODE_PIECE_BYTES = 64 * 1024
+const DECODE_PIECE_BYTES = 16 * 1024
 
 export type UploadSummary = { accepted: number; rejected: RejectedEvent[] }
 

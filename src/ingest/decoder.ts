@@ -61,6 +61,11 @@ function* jsonSplitter(
   // A big list (or one with an element out of bounds) is parsed element by element, pausing
   // between elements: a malformed element is then rejected alone and its neighbours kept.
   if (scanned.items && (text.length > WHOLE_JSON_BODY_CHARS || scanned.items.some((item) => item.violation !== undefined))) {
+    // The body around the elements is not JSON: one issue for the body, as JSON.parse would give.
+    if (scanned.syntaxAt !== undefined) {
+      deliver({ index: next(), kind: 'invalid_json', message: `invalid JSON: unexpected text at character ${scanned.syntaxAt} between or after the elements` })
+      return
+    }
     const measure = mayExceedLimit(text.length, limits.maxEventBytes)
     for (const item of scanned.items) {
       deliverItem(text.slice(item.start, item.end), item.violation, next(), deliver, limits, measure)

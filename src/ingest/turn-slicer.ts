@@ -6,7 +6,7 @@
  */
 
 /** Synchronous work one request does before it gives the event loop back. */
-export const MAX_TURN_SLICE_MS = 10
+export const MAX_TURN_SLICE_MS = 5
 
 export type TurnSlicer = {
   /** A slice starts (after an await that gave the loop back, e.g. reading the next chunk). */
@@ -23,13 +23,14 @@ export type TurnSlicerOptions = {
   sliceMs?: number
   /** Milliseconds, any origin; a test injects one that counts work instead of time. */
   clock?: () => number
-  /** Gives the loop back; by default a macrotask, so timers and I/O run in between. */
+  /** Gives the loop back; by default `setImmediate` (timers and I/O run in between), `setTimeout(0)` where there is none. */
   yieldTurn?: () => Promise<void>
   /** Told the longest slice of each request when it is done (tests and measurements). */
   report?: (longestMs: number) => void
 }
 
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate
+const macrotask = () => new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)))
 
 /** @example const slicer = createTurnSlicer(); for (const unit of work) { unit(); await slicer.check() } */
 export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {

@@ -64,6 +64,39 @@ describe('scanJsonBounds agrees with the check on the parsed value', () => {
     )
   })
 
+  it('a list body taken apart into elements is valid exactly when JSON.parse accepts it whole', () => {
+    const separator = fc.constantFrom(',', ', ', ',\n', ',,', ' ', '', ':')
+    const edge = fc.constantFrom('', ' ', '\n', ',', ' x', '[]', ']', '}', '"s"', ' 1')
+    const loose = { maxJsonDepth: 10, maxStringLength: 100 }
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, separator), { maxLength: 5 }), edge, edge, (parts, inside, after) => {
+        let raw = '['
+        parts.forEach(([v, sep], k) => (raw += (k > 0 ? sep : '') + JSON.stringify(v)))
+        raw += `${inside}]${after}`
+        let whole = true
+        try {
+          JSON.parse(raw)
+        } catch {
+          whole = false
+        }
+        const scanned = scanJsonItems(raw, loose)
+        const parsesApart =
+          scanned.syntaxAt === undefined &&
+          scanned.violation === undefined &&
+          (scanned.items ?? []).every((item) => {
+            try {
+              JSON.parse(raw.slice(item.start, item.end))
+              return true
+            } catch {
+              return false
+            }
+          })
+        expect(parsesApart).toBe(whole)
+      }),
+      { numRuns: 4000 },
+    )
+  })
+
   it('names the path and the character where a bound broke', () => {
     const b = { maxJsonDepth: 2, maxStringLength: 3 }
     expect(scanJsonBounds('{"a":[[1]]}', b)).toEqual({ kind: 'depth', path: '$.a[0]', depth: 3, offset: 6 })
