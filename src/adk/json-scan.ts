@@ -20,7 +20,7 @@ export type RawBoundsViolation = JsonBoundsViolation & { offset: number }
 export type ScannedItem = { start: number; end: number; violation?: RawBoundsViolation }
 
 /** An open container within the bound. `key*` is the raw range of the current key (objects). */
-type Frame = { array: boolean; index: number; keyStart: number; keyEnd: number; expectKey: boolean; start: number }
+type Frame = { array: boolean; index: number; keyStart: number; keyEnd: number; expectKey: boolean }
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -184,7 +184,7 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
           const violation = { kind: 'depth' as const, path: pathOf(base()), depth: relative, offset: i }
           if (broke(violation)) return { violation, items }
         } else {
-          frames.push({ array: c === 0x5b, index: 0, keyStart: 0, keyEnd: 0, expectKey: c === 0x7b, start: i })
+          frames.push({ array: c === 0x5b, index: 0, keyStart: 0, keyEnd: 0, expectKey: c === 0x7b })
           if (itemMode && current === undefined && isItemList(text, frames, c)) {
             // JSON.parse keeps the last of duplicate `events` keys, so a later list replaces this one.
             listIndex = frames.length - 1
@@ -256,27 +256,4 @@ function keyText(text: string, start: number, end: number): string {
 
 function isStructural(c: number): boolean {
   return c === 0x2c || c === 0x5d || c === 0x7d || c === 0x3a || c === QUOTE || c <= 0x20 || c === 0x5b || c === 0x7b
-}
-
-export type BoundedParse = { ok: true; value: unknown } | { ok: false; reason: 'bounds'; violation: RawBoundsViolation } | { ok: false; reason: 'invalid_json'; message: string }
-
-/**
- * JSON.parse, only after the raw text passed the bounds: a body out of bounds is never parsed.
- * @example parseJsonWithin('[[[1]]]', { maxJsonDepth: 2, maxStringLength: 9 }) // { ok: false, reason: 'bounds', violation: { kind: 'depth', path: '$[0][0]', … } }
- */
-export function parseJsonWithin(text: string, bounds: JsonBounds): BoundedParse {
-  const violation = scanJsonBounds(text, bounds)
-  if (violation) return { ok: false, reason: 'bounds', violation }
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown }
-  } catch (error) {
-    return { ok: false, reason: 'invalid_json', message: (error as Error).message }
-  }
-}
-
-/** A violation in words, naming the limit: "$.a[0]: nested more than 2 levels deep (EVALSTREAM_MAX_JSON_DEPTH)". */
-export function describeViolation(violation: JsonBoundsViolation, bounds: JsonBounds, limitName: (which: 'maxJsonDepth' | 'maxStringLength') => string): string {
-  return violation.kind === 'depth'
-    ? `${violation.path}: nested more than ${bounds.maxJsonDepth} levels deep (${limitName('maxJsonDepth')})`
-    : `${violation.path}: a string of ${violation.length} characters, more than ${bounds.maxStringLength} (${limitName('maxStringLength')})`
 }

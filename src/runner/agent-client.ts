@@ -6,7 +6,7 @@
  */
 import type { Content } from '../adk/content.ts'
 import { wireContent } from './wire-content.ts'
-import { parseJsonWithin } from '../adk/json-scan.ts'
+import { parseJsonWithin } from '../adk/json-within.ts'
 import { DEFAULT_LIMITS } from '../ingest/limits.ts'
 import { violationIssue } from '../ingest/frame.ts'
 
