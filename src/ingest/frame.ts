@@ -9,6 +9,9 @@ import { DEFAULT_LIMITS, type Limits, limitName } from './limits.ts'
 import type { DecoderOutput, IngestIssue } from './types.ts'
 import { isRecord } from '../adk/json.ts'
 
+/** Frames longer than this (UTF-16 code units) have their bounds checked before JSON.parse. */
+export const SCAN_BEFORE_PARSE_CHARS = 64 * 1024
+
 /** The limits one frame is held to. */
 export type FrameLimits = Pick<Limits, 'maxEventBytes' | 'maxJsonDepth' | 'maxStringLength'>
 
@@ -136,9 +139,12 @@ export function decodeFrameText(text: string, index: number, limits: FrameLimits
     const bytes = utf8ByteLength(text)
     if (bytes > limits.maxEventBytes) return tooLarge(index, bytes, limits)
   }
-  // Bounds on the raw text first: an out-of-bounds frame is never parsed.
-  const found = scanJsonBounds(text, limits)
-  if (found) return violationIssue(found, index, limits)
+  // A big frame is checked on its raw text first, so it is never parsed out of bounds; a small one
+  // costs little to parse (a few MB of heap at most) and is checked on the value, which is faster.
+  if (text.length > SCAN_BEFORE_PARSE_CHARS) {
+    const found = scanJsonBounds(text, limits)
+    if (found) return violationIssue(found, index, limits)
+  }
   let value: unknown
   try {
     value = JSON.parse(text)
