@@ -5,7 +5,8 @@
  * 0), duplicate results (a seq received twice by one subscriber; must be 0), verdict latency (from
  * sending the POST that carries an invocation's final answer, the event that decides its
  * tool_trajectory_avg_score, to a subscriber receiving that criterion.result), and the server's
- * peak RSS. Stops by itself after --max-seconds, reporting what it has.
+ * peak RSS and event-loop delay (bench/loop-probe.ts, preloaded into the server). Stops by itself
+ * after --max-seconds, reporting what it has.
  *
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
  *
@@ -79,9 +80,15 @@ function peakRssMiB(pid: number): number | null {
 
 const port = await freePort()
 const base = `http://127.0.0.1:${port}`
-const server = spawn(process.execPath, ['src/adapter/node/server.ts'], {
+// The loop probe prints the server's event-loop delay percentiles (bench/loop-probe.ts).
+const server = spawn(process.execPath, ['--import', './bench/loop-probe.ts', 'src/adapter/node/server.ts'], {
   env: { ...process.env, PORT: String(port), GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '' },
   stdio: ['ignore', 'pipe', 'inherit'],
+})
+let loopDelay = 'not measured'
+server.stdout!.on('data', (d: Buffer) => {
+  const lines = d.toString().match(/loop-delay .*/g)
+  if (lines) loopDelay = lines.at(-1)!.replace('loop-delay ', '').replaceAll('=', ' ').replaceAll(' max', ' ms, max').replaceAll(' p99', ' ms, p99') + ' ms'
 })
 await new Promise<void>((resolve, reject) => {
   server.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve())
@@ -165,6 +172,8 @@ const outcomes = await Promise.allSettled(Array.from({ length: SESSIONS }, (_, n
 const elapsed = (performance.now() - started) / 1000
 clearTimeout(deadline)
 const peak = peakRssMiB(server.pid!)
+// One more loop-delay report covers the end of the run.
+await new Promise((resolve) => setTimeout(resolve, 300))
 server.kill('SIGTERM')
 
 const failed = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[]
@@ -174,6 +183,7 @@ console.log(`load: ${SESSIONS} sessions x ${INVOCATIONS * 4} events (${INVOCATIO
 console.log(`  events posted/s: ${((SESSIONS * INVOCATIONS * 4) / elapsed).toFixed(0)}; results delivered: ${totals.received} of ${totals.expected} expected`)
 console.log(`  lost results: ${totals.lost}; duplicate results: ${totals.duplicates}; streams without case.result: ${totals.unfinished}; missing verdicts: ${totals.missingVerdicts}`)
 console.log(`  verdict latency (${METRIC}, ${sorted.length} samples): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms`)
+console.log(`  server event-loop delay (whole run, 10 ms resolution): ${loopDelay}`)
 console.log(`  server RSS: ${idleRss?.toFixed(0)} MiB at start, peak ${peak?.toFixed(0)} MiB; failed requests: ${totals.failedRequests}; failed sessions: ${failed.length}`)
 if (failed.length > 0) {
   const reason = failed[0]!.reason as Error & { cause?: unknown }

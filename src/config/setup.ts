@@ -4,6 +4,7 @@
  */
 import { runQuotasFromEnv } from './run-quotas.ts'
 import { agentUrlProblem, evalConfigProblem, jsonProblem, metricsTokenProblem } from './startup-checks.ts'
+import { cpuBudget } from '../engine/cpu-budget.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { AppDeps } from '../http/deps.ts'
@@ -87,7 +88,8 @@ export function depsFromEnv(
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
-  const createEngine = judgedEngines(wiring.value.judging)
+  // Every session's scoring is timed against the CPU budget (EVALSTREAM_MAX_*_CPU_MS).
+  const createEngine = judgedEngines(wiring.value.judging, { budget: cpuBudget(limits.value) })
   const feed = createResultFeed()
   // OpenTelemetry events and webhooks per result (exporters-setup.ts), watching the feed.
   const exporters = exportersFromEnv(env, feed, host.exporters)

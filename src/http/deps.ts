@@ -10,6 +10,7 @@ import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { PrometheusMetrics } from '../monitor/prometheus.ts'
 import type { Exporters } from '../export/exporters.ts'
+import type { TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from '../session/result-feed.ts'
 import type { ResultsIndex } from '../monitor/results-index.ts'
@@ -50,6 +51,8 @@ export type AppDeps = {
   cors?: CorsSettings
   /** What a client may send (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
   limits?: Limits
+  /** How an upload's synchronous work is sliced (src/ingest/turn-slicer.ts); defaults when absent. */
+  turns?: TurnSlicerOptions
   /** Proxy mode's eval sets and results for the ADK web UI (src/http/dev-eval); in memory when absent. */
   evalSets?: EvalSetStore
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */

@@ -39,11 +39,15 @@ export function sseSplitter(sink: FrameSink, maxEventBytes: number = MAX_EVENT_B
     // Line by line: after an overflow the parser drops whatever is left of the text it was fed, so
     // a whole chunk fed at once would lose the frames behind an oversized one (but only when they
     // came in the same chunk). Fed a line at a time, an overflow drops only the rest of its line.
+    // The next `\n` and `\r` are each looked up again only once passed, so every character is
+    // scanned once per kind: a chunk of many `\n` lines and no `\r` costs its length, not lines x length.
     feed(text) {
       let start = 0
+      let lf = -2
+      let cr = -2
       for (;;) {
-        const lf = text.indexOf('\n', start)
-        const cr = text.indexOf('\r', start)
+        if (lf !== -1 && lf < start) lf = text.indexOf('\n', start)
+        if (cr !== -1 && cr < start) cr = text.indexOf('\r', start)
         const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr)
         if (end === -1) break
         parser.feed(text.slice(start, end + 1))

@@ -9,7 +9,7 @@
  */
 
 /** Encoded bytes one session may hold: events accepted, rejections and results (EVALSTREAM_MAX_SESSION_BYTES). */
-export const DEFAULT_MAX_SESSION_BYTES = 64 * 1024 * 1024
+export const DEFAULT_MAX_SESSION_BYTES = 256 * 1024 * 1024
 /** Encoded bytes all sessions held in memory may take together when the heap size is not known. */
 export const DEFAULT_MAX_PROCESS_BYTES = 1024 * 1024 * 1024
 /** The share of the runtime's heap limit the process budget defaults to: heap use is ~2x encoded bytes, plus request bodies in flight. */

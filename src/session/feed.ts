@@ -45,6 +45,11 @@ export type FeedOptions = {
   issue?(issue: IngestIssue): void
   /** Added to every frame's index: a session fed by several bodies (a run's turns) numbers on. */
   firstIndex?: number
+  /**
+   * Where each decoded frame's work (scoring it, or rejecting it) waits to be done, one unit each:
+   * the events route queues it and does it in short slices of the event loop. Default: at once.
+   */
+  defer?(work: () => void): void
 }
 
 export type SessionFeed = {
@@ -58,6 +63,8 @@ export type SessionFeed = {
   oversized(): void
   /** The body is complete: flushes what the decoder holds, unless the feed has stopped. */
   end(): void
+  /** end(), in steps (a big JSON body is decoded element by element between pauses). */
+  endInSteps(): Generator<void, void>
   /** Why the feed stopped taking events (the session's event limit, or a decoder fault), if it did. */
   readonly stopped: Failure | undefined
   /** Frames seen, accepted and rejected (the index the next one gets). */
@@ -109,31 +116,37 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
       reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` }, 'scoring_error')
     }
   }
+  const run = options.defer ?? ((work: () => void) => work())
   const decoder = createEventDecoder(
     format,
     {
       onEvent: (decoded: DecodedEvent) => {
         frames += 1
-        if (stopped) return
-        const item = offset ? { ...decoded, index: decoded.index + offset } : decoded
-        options.before?.(item)
-        take(item)
+        run(() => {
+          if (stopped) return
+          const item = offset ? { ...decoded, index: decoded.index + offset } : decoded
+          options.before?.(item)
+          take(item)
+        })
       },
       onIssue: (raw: IngestIssue) => {
         frames += 1
-        const issue = offset ? { ...raw, index: raw.index + offset } : raw
-        options.issue?.(issue)
-        if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
+        run(() => {
+          const issue = offset ? { ...raw, index: raw.index + offset } : raw
+          options.issue?.(issue)
+          if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
+        })
       },
     },
     limits,
   )
+  const fault = (e: unknown): Failure => ({ ok: false, problem: { status: 500, title: 'Internal error', detail: `internal error while decoding: ${(e as Error).message}` } })
   const guarded = (step: () => void) => {
     if (stopped) return
     try {
       step()
     } catch (e) {
-      stopped = { ok: false, problem: { status: 500, title: 'Internal error', detail: `internal error while decoding: ${(e as Error).message}` } }
+      stopped = fault(e)
     }
   }
   return {
@@ -144,6 +157,14 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
     },
     oversized: () => guarded(() => decoder.oversized()),
     end: () => guarded(() => decoder.end()),
+    *endInSteps() {
+      if (stopped) return
+      try {
+        yield* decoder.endInSteps()
+      } catch (e) {
+        stopped = fault(e)
+      }
+    },
     get stopped() {
       return stopped
     },
