@@ -2,7 +2,7 @@
  * The zod schemas /openapi.json is generated from. Request bodies reuse the schemas the routes
  * validate with (CreateSessionRequest, and the ADK models the engine parses: EvalConfig, EvalCase,
  * EvalSet, AdkEvent); answers the routes build as plain objects get a schema here, which
- * test/http/openapi-contract.test.ts checks against real answers, so the two cannot drift apart.
+ * test/unit/http/openapi-contract.test.ts checks against real answers, so the two cannot drift apart.
  */
 import { z } from 'zod'
 import { AdkEvent } from '../adk/event.ts'
