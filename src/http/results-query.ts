@@ -71,10 +71,14 @@ export function resultsQuery(c: Context, tenant: string): Parsed<ResultsQuery> {
   }))
 }
 
-/** @example statsQuery(c, '', Date.now()) */
+/**
+ * The window is [since, until). Without `until` it ends just after the current millisecond, so a
+ * result recorded in the same millisecond as the request is counted.
+ * @example statsQuery(c, '', Date.now())
+ */
 export function statsQuery(c: Context, tenant: string, nowMs: number): Parsed<StatsQuery> {
   return parsing(() => {
-    const until = time(c, 'until') ?? nowMs
+    const until = time(c, 'until') ?? nowMs + 1
     const since = time(c, 'since') ?? until - DEFAULT_STATS_WINDOW_MS
     if (since >= until) throw new BadParam(`query parameter 'since' (${since}) must be before 'until' (${until})`)
     const bucketMs = whole(c, 'bucket_ms', 1, Number.MAX_SAFE_INTEGER) ?? Math.max(1, Math.ceil((until - since) / DEFAULT_TIME_BUCKETS))

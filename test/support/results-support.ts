@@ -15,12 +15,16 @@ import { NO_JUDGE_ENV } from './runtimes.ts'
 
 export type Host = ReturnType<typeof indexedHost>
 
-/** `db`: sessions and index in this SQLite database (a restart is a second host over it). */
+/**
+ * `db`: sessions and index in this SQLite database (a restart is a second host over it).
+ * `now`: one clock for the session store (which stamps each result), the index and the routes.
+ */
 export function indexedHost(env: Env = {}, options: ResultsIndexOptions & { db?: DatabaseSync } = {}) {
   const sql: Sql = sqlFromDatabaseSync(options.db ?? new DatabaseSync(':memory:'))
+  const now = options.now
   const setup = depsFromEnv(
     { ...NO_JUDGE_ENV, ...env },
-    { store: (limits, feed) => (options.db ? sqliteSessionStore(sql, { limits, feed }) : memorySessionStore({ limits, feed })) },
+    { store: (limits, feed) => (options.db ? sqliteSessionStore(sql, { limits, feed, now }) : memorySessionStore({ limits, feed, now })) },
   )
   if (!setup.ok) throw new Error(setup.error)
   const index = sqliteResultsIndex(sql, { transaction: sqlTransaction(sql), ...options })

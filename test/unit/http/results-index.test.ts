@@ -12,10 +12,13 @@ import { indexedHost } from '../../support/results-support.ts'
 const TRAJECTORY = 'tool_trajectory_avg_score'
 const ACME = 'a'.repeat(32)
 const GLOBEX = 'g'.repeat(32)
+/** Every host here runs on a stopped clock: results are stamped, and read, in this very millisecond. */
+const T = Date.UTC(2026, 0, 15, 12, 0, 0)
+const stopped = { now: () => T }
 
 describe('GET /v1/results', () => {
   it('filters by status, criterion, app, session and time, newest first', async () => {
-    const host = indexedHost()
+    const host = indexedHost({}, stopped)
     await host.run('good', { app: 'weather' })
     await host.run('bad', { app: 'other', tools: ['get_time'] })
     const failed = await host.json('/v1/results?status=FAILED')
@@ -30,10 +33,12 @@ describe('GET /v1/results', () => {
     ])
     expect((await host.json('/v1/results?app=weather')).results.every((r: any) => r.session_id === 'good' && r.app === 'weather')).toBe(true)
     expect((await host.json('/v1/results?session=bad&type=case.result')).results).toHaveLength(1)
-    expect((await host.json(`/v1/results?since=${Date.now() + 60_000}`)).results).toEqual([])
+    // `since` is inclusive and `until` exclusive, to the millisecond.
+    expect((await host.json(`/v1/results?since=${T + 1}`)).results).toEqual([])
+    expect((await host.json(`/v1/results?until=${T}`)).results).toEqual([])
     const everything = (await host.json('/v1/results')).results.length
     expect(everything).toBeGreaterThan(6)
-    expect((await host.json(`/v1/results?since=${new Date(Date.now() - 60_000).toISOString()}`)).results.length).toBe(everything)
+    expect((await host.json(`/v1/results?since=${new Date(T).toISOString()}&until=${T + 1}`)).results.length).toBe(everything)
   })
 
   it('pages with next_cursor: every result once, in order', async () => {
@@ -71,11 +76,13 @@ describe('GET /v1/results', () => {
 
 describe('GET /v1/stats and GET /v1/sessions', () => {
   it('aggregates per criterion: counts, pass rate, score buckets, time buckets', async () => {
-    const host = indexedHost()
+    // Recorded in the same millisecond as the request: the default window still counts them.
+    const host = indexedHost({}, stopped)
     await host.run('s-good')
     await host.run('s-bad', { tools: ['get_time'] })
     await host.run('s-good-2')
     const stats = await host.json('/v1/stats?bucket_ms=3600000')
+    expect([stats.since, stats.until]).toEqual([new Date(T + 1 - 86_400_000).toISOString(), new Date(T + 1).toISOString()])
     const trajectory = stats.criteria.find((c: any) => c.criterion === TRAJECTORY)
     expect(trajectory.counts).toEqual({ PASSED: 2, FAILED: 1, NOT_EVALUATED: 0, INFORMATIONAL: 0 })
     expect(trajectory.total).toBe(3)
@@ -127,7 +134,7 @@ describe('tenants', () => {
 
 describe('retention and replay', () => {
   it('keeps at most maxRows results, oldest dropped first, and nothing older than maxAgeMs', async () => {
-    let now = Date.now()
+    let now = T
     const host = indexedHost({}, { limits: { maxRows: 20, maxAgeMs: 10_000 }, now: () => now })
     await host.run('r1')
     const perSession = (await host.json('/v1/results?since=0')).results.length
@@ -141,7 +148,7 @@ describe('retention and replay', () => {
     expect(20 - 2 * perSession).toBeLessThan(perSession)
     expect(kept.at(-1).type).toBe('criterion.result')
     expect(kept.filter((r: any) => r.session_id === 'r1')[0].type).toBe('case.result')
-    now = Date.now() + 10_001
+    now = T + 10_001
     // Reads apply the age limit at once, before any prune ran.
     expect((await host.json('/v1/results?since=0')).results).toEqual([])
     host.index.prune()
@@ -158,14 +165,14 @@ describe('retention and replay', () => {
 
   it('a session rebuilt by replay after a restart, and a repeated delivery, count nothing twice', async () => {
     const db = new DatabaseSync(':memory:')
-    const first = indexedHost({}, { db })
+    const first = indexedHost({}, { db, ...stopped })
     await first.run('replayed', { end: false })
-    const window = `/v1/stats?since=${Date.now() - 3_600_000}&until=${Date.now() + 3_600_000}`
+    const window = `/v1/stats?since=${T - 3_600_000}&until=${T + 3_600_000}`
     const before = await first.json(window)
     expect(before.criteria.length).toBeGreaterThanOrEqual(2)
     expect(before.criteria.every((c: any) => c.total === 1)).toBe(true)
     // A restart: a new host over the same database replays the session's journal on first use.
-    const second = indexedHost({}, { db })
+    const second = indexedHost({}, { db, ...stopped })
     expect((await second.call('GET', '/v1/sessions/replayed')).status).toBe(200)
     expect(await second.json(window)).toEqual(before)
     // A delivery that arrives twice (a Worker's retried POST to its index) is recognised.
