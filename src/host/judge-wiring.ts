@@ -18,6 +18,7 @@ import {
   shouldJudgeSession,
 } from '../judge/executor.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
+import type { DeadlineTimer } from '../judge/within-deadline.ts'
 import type { EngineFactory } from './session.ts'
 
 type Env = Record<string, string | undefined>
@@ -41,7 +42,7 @@ export type JudgeWiring =
  */
 export function judgeWiringFromEnv(
   env: Env,
-  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void } = {},
+  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void; deadlineTimer?: DeadlineTimer } = {},
 ): JudgeWiring {
   const vars = {
     rate: numberVar(env, 'EVALSTREAM_JUDGE_SAMPLE_RATE', 1, (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
@@ -72,6 +73,7 @@ export function judgeWiringFromEnv(
     concurrency,
     concurrencyPerSession,
     deadlineMs,
+    deadlineTimer: options.deadlineTimer,
     cache: options.cache,
     budget,
     observe: options.observe,

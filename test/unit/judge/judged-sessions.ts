@@ -7,6 +7,7 @@ import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import type { ResultEventBody, SessionEngine } from '../../../src/engine/types.ts'
 import { judgeWiringFromEnv, type JudgeWiring } from '../../../src/host/judge-wiring.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
+import type { DeadlineTimer } from '../../../src/judge/within-deadline.ts'
 import type { GeminiStub } from '../../support/gemini-stub.ts'
 
 export const HANG = 'HANG-THIS-JUDGE'
@@ -18,9 +19,12 @@ export function hangOnMarker(stub: GeminiStub): void {
   stub.handle((request) => (JSON.stringify(request.body).includes(HANG) ? { hang: true } : { candidates: [VALID] }))
 }
 
-/** A wiring over the stub; `env` adds the EVALSTREAM_JUDGE_* variables under test. */
-export function stubWiring(stub: GeminiStub, env: Record<string, string>): Extract<JudgeWiring, { ok: true }> {
-  const wiring = judgeWiringFromEnv({ GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: stub.url, ...env })
+/**
+ * A wiring over the stub; `env` adds the EVALSTREAM_JUDGE_* variables under test, `deadlineTimer`
+ * a hand-moved deadline clock (test/support/manual-deadlines.ts).
+ */
+export function stubWiring(stub: GeminiStub, env: Record<string, string>, deadlineTimer?: DeadlineTimer): Extract<JudgeWiring, { ok: true }> {
+  const wiring = judgeWiringFromEnv({ GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: stub.url, ...env }, { deadlineTimer })
   if (!wiring.ok) throw new Error(wiring.error)
   return wiring
 }
