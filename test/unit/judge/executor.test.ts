@@ -115,7 +115,8 @@ describe('createJudgeExecutor: concurrency and abort', () => {
       async answer(r) {
         active++
         peak = Math.max(peak, active)
-        await new Promise((res) => setTimeout(res, 10))
+        // Yield to the event loop (no timer): the other queued requests get their turn meanwhile.
+        for (let i = 0; i < 3; i++) await new Promise((res) => setImmediate(res))
         active--
         return { id: r.id, via: 'gemini', samples: [{ text: r.id }] }
       },
@@ -132,7 +133,7 @@ describe('createJudgeExecutor: concurrency and abort', () => {
     const controller = new AbortController()
     const running = executor.answer(req('f1'), { signal: controller.signal })
     const queued = executor.answer(req('f2'), { signal: controller.signal })
-    await new Promise((r) => setTimeout(r, 50))
+    await stub.waitForRequests(1)
     controller.abort(new Error('session deleted'))
     await expect(running).rejects.toThrow('session deleted')
     await expect(queued).rejects.toThrow('session deleted')

@@ -131,7 +131,8 @@ describe('createGeminiJudge: retries and timeouts', () => {
   it('rejects with the abort reason when aborted mid-call', async () => {
     stub.enqueue({ hang: true })
     const controller = new AbortController()
-    setTimeout(() => controller.abort(new DOMException('client gone', 'AbortError')), 80)
+    // Aborted once the call is at the stub: mid-call, whatever the machine's speed.
+    void stub.waitForRequests(stub.requests.length + 1).then(() => controller.abort(new DOMException('client gone', 'AbortError')))
     const pending = judgeFor({ timeoutMs: 10_000 }).answer(request({ samples: 1 }), { signal: controller.signal })
     await expect(pending).rejects.toThrow('client gone')
   })

@@ -2,8 +2,9 @@
  * Session lifecycle through the HTTP app on Node (in-process, `app.fetch`): the cap evicts the
  * least recently active session, a client asking for it gets 410 problem+json saying why while a
  * never-existing id stays 404, open result streams get an `error` frame and close, DELETE frees a
- * session, and ended sessions and idle ones go after their retention and TTL (set short through the
- * same environment variables the servers read).
+ * session, and ended sessions and idle ones go after their retention and TTL (set through the
+ * same environment variables the servers read). The store runs on a clock the test moves, and the
+ * test runs its sweeper: nothing waits on real time.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'
@@ -14,7 +15,11 @@ import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { readSse } from '../../support/sse-client.ts'
 
 function app(env: Env) {
-  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store: (limits) => memorySessionStore({ limits }) })
+  const clock = { ms: 1_000_000 }
+  const setup = depsFromEnv(
+    { ...NO_JUDGE_ENV, ...env },
+    { store: (limits) => memorySessionStore({ limits, now: () => clock.ms, sweeper: 'manual' }) },
+  )
   if (!setup.ok) throw new Error(setup.error)
   const a = createApp(setup.deps)
   const call = (method: string, path: string, body?: unknown) =>
@@ -27,15 +32,7 @@ function app(env: Env) {
     )
   const create = async (id: string) =>
     expect((await call('POST', '/v1/sessions', { session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE })).status).toBe(201)
-  return { call, create, store: setup.deps.store }
-}
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 10))
-  }
-  throw new Error('condition never held')
+  return { call, create, store: setup.deps.store, clock }
 }
 
 describe('session lifecycle over HTTP', () => {
@@ -77,7 +74,7 @@ describe('session lifecycle over HTTP', () => {
   })
 
   it('an ended session is readable during EVALSTREAM_ENDED_RETENTION_MS, then 410', async () => {
-    const { call, create, store } = app({ EVALSTREAM_ENDED_RETENTION_MS: '1000' })
+    const { call, create, store, clock } = app({ EVALSTREAM_ENDED_RETENTION_MS: '1000' })
     await create('e')
     await call('POST', '/v1/sessions/e/events', WEATHER_EVENTS)
     const result = await (await call('POST', '/v1/sessions/e/end')).json()
@@ -85,17 +82,25 @@ describe('session lifecycle over HTTP', () => {
     const replay = await readSse(await call('GET', '/v1/sessions/e/results'))
     expect(replay.at(-1)).toMatchObject({ event: 'case.result', data: result })
     // Reading does not extend the retention: it is counted from the end.
-    await until(async () => (await call('GET', '/v1/sessions/e')).status === 410)
+    clock.ms += 999
+    expect((await call('GET', '/v1/sessions/e')).status).toBe(200)
+    clock.ms += 1
+    expect((await call('GET', '/v1/sessions/e')).status).toBe(410)
     const detail = ((await (await call('GET', '/v1/sessions/e/results')).json()) as { detail: string }).detail
     expect(detail).toMatch(/ended and its result was kept for 1000 ms \(EVALSTREAM_ENDED_RETENTION_MS\)/)
     store.close()
   })
 
   it('an open session with no request for EVALSTREAM_SESSION_IDLE_TTL_MS is swept; its subscriber is told', async () => {
-    const { call, create, store } = app({ EVALSTREAM_SESSION_IDLE_TTL_MS: '500' })
+    const { call, create, store, clock } = app({ EVALSTREAM_SESSION_IDLE_TTL_MS: '500' })
     await create('idle')
     // A subscriber is not activity: the stream waits, and the sweeper ends it.
-    const messages = await readSse(await call('GET', '/v1/sessions/idle/results'))
+    const stream = readSse(await call('GET', '/v1/sessions/idle/results'))
+    clock.ms += 499
+    store.sweep()
+    clock.ms += 1
+    store.sweep()
+    const messages = await stream
     expect(messages).toEqual([
       { id: undefined, event: 'error', data: { message: expect.stringMatching(/no request for 500 ms \(EVALSTREAM_SESSION_IDLE_TTL_MS\)/) } },
     ])
