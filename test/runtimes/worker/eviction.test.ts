@@ -3,7 +3,7 @@
  * subscriber resumes by Last-Event-ID. The reference is the same input sent to a session that was
  * never evicted; results are deterministic, so both must match exactly.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -31,13 +31,15 @@ describe('Durable Object eviction mid-session', () => {
   const persist = mkdtempSync(join(tmpdir(), 'evalstream-evict-'))
   let worker: Awaited<ReturnType<typeof startWorker>>
   const api = apiClient(() => ({ baseUrl: worker.baseUrl, agentUrl: '', agentRequests: () => [] }))
-  const evict = (id: string) => fetch(api.url(`/v1/sessions/${id}/__evict`), { method: 'POST' }).catch(() => undefined)
+  /** The object resets inside the request; the router still answers, so no connection is dropped. */
+  const evict = async (id: string) => expect((await fetch(api.url(`/v1/sessions/${id}/__evict`), { method: 'POST' })).status).toBe(204)
 
   beforeAll(async () => {
     worker = await startWorker({}, persist)
   })
   afterAll(async () => {
     await worker?.stop()
+    rmSync(persist, { recursive: true, force: true })
   })
 
   async function reference(): Promise<{ id: string; messages: Message[]; caseResult: unknown }> {

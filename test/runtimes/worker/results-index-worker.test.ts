@@ -11,7 +11,7 @@ import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'
 import { CONFIG, DIVERGING_CASE, MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
-import { freePort, NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../../support/worker-build.ts'
 
 const acme = { authorization: `Bearer ${ACME_TOKEN}` }
@@ -53,7 +53,7 @@ describe('results index on Workers (workerd via Miniflare)', () => {
       durableObjectsPersist: mkdtempSync(join(tmpdir(), 'evalstream-index-do-')),
       bindings: { ...NO_JUDGE_ENV, EVALSTREAM_TEST_HOOKS: '1', EVALSTREAM_TOKENS: TOKENS_ENV },
       host: '127.0.0.1',
-      port: await freePort(),
+      port: 0,
     })
     base = (await mf.ready).origin
   })
