@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // Every temporary file of a run (tests and the processes they start) under one folder, removed at the end.
+    globalSetup: ['test/support/temp-root.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT_TESTS } },
       { extends: true, test: { name: 'runtimes', include: RUNTIME_TESTS } },
