@@ -24,7 +24,10 @@ export default defineConfig({
     // Every temporary file of a run (tests and the processes they start) under one folder, removed at the end.
     globalSetup: ['test/support/temp-root.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT_TESTS } },
+      // One module graph per worker for unit tests (isolate: false): importing the app once instead of
+      // once per file cuts the project's CPU time by about two thirds. Unit tests therefore keep no
+      // state in modules and restore what they change (fake timers, env).
+      { extends: true, test: { name: 'unit', include: UNIT_TESTS, isolate: false } },
       { extends: true, test: { name: 'runtimes', include: RUNTIME_TESTS } },
       { extends: true, test: { name: 'e2e', include: E2E_TESTS } },
     ],

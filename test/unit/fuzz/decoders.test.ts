@@ -15,10 +15,10 @@ import {
   eventValue,
 } from './decoder-checks.ts'
 import { formatReport, fuzz } from './run.ts'
-import { FUZZ_SEED } from './seed.ts'
+import { FUZZ_SEED, fuzzRuns } from './seed.ts'
 
-/** Inputs per decoder per `npm test` run. */
-export const DECODER_RUNS = 800
+/** Inputs per decoder per `npm test` run (FUZZ_RUNS for a long run). */
+export const DECODER_RUNS = fuzzRuns(300)
 
 describe('the decoders survive hostile input', { timeout: 240_000 }, () => {
   it(`ingest decoder: ${DECODER_RUNS} bodies, never throws, same outputs for any chunking`, async () => {

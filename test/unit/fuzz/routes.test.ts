@@ -6,12 +6,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import { makeTarget, runProbe } from './route-driver.ts'
-import { FUZZ_SEED } from './seed.ts'
+import { FUZZ_SEED, fuzzRuns } from './seed.ts'
 import { formatReport, fuzz } from './run.ts'
 import { describeProbe, probe } from './route-probes.ts'
 
-/** Inputs per `npm test` run; bench/fuzz.ts runs far more. */
-export const ROUTE_RUNS = 1_000
+/** Inputs per `npm test` run (FUZZ_RUNS for a long run); bench/fuzz.ts runs far more. */
+export const ROUTE_RUNS = fuzzRuns(400)
 
 describe('every route survives hostile requests', () => {
   it(`${ROUTE_RUNS} seeded probes: no 5xx, no throw, no hang, no poisoned session`, { timeout: 240_000 }, async () => {
