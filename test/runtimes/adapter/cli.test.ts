@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readEvalSetResult } from '../../../src/adk/results-json.ts'
 import { sharedPath } from '../../support/shared-data.ts'
+import { testTempDir } from '../../support/temp-dir.ts'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 const SAMPLES = sharedPath('samples')
@@ -20,7 +20,7 @@ function cli(args: string[], input?: string) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'evalstream-cli-'))
+const tmp = () => testTempDir('evalstream-cli-')
 
 describe('evalstream eval', () => {
   for (const capture of ['adk-js-weather.sse', 'adk-js-weather-streaming.sse', 'adk-js-weather-scripted-streaming.sse']) {

@@ -5,8 +5,7 @@
  * names accepted and NOT_EVALUATED with a reason. The clock is the host's Date.now, moved with
  * vi.setSystemTime (only Date is faked; nothing waits on a timer).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { readEvalSetResult, evalSetResultJson } from '../../../src/adk/results-json.ts'
@@ -17,6 +16,7 @@ import { memorySessionStore } from '../../../src/host/session-store.ts'
 import { createApp } from '../../../src/http/app.ts'
 import { readSse } from '../../support/sse-client.ts'
 import { MATCHING_CASE, WEATHER_EVENTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
+import { testTempDir } from '../../support/temp-dir.ts'
 
 const EFFICIENCY = ['tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1']
 const json = { 'content-type': 'application/json' }
@@ -138,7 +138,7 @@ describe('the ADK result file', () => {
 describe('evalstream eval', () => {
   it('prints the efficiency metrics without a threshold, with the token breakdown and why there is no duration', async () => {
     vi.useRealTimers()
-    const dir = mkdtempSync(join(tmpdir(), 'efficiency-'))
+    const dir = testTempDir('efficiency-')
     const evalSetPath = join(dir, 'weather.evalset.json')
     writeFileSync(evalSetPath, JSON.stringify({ eval_set_id: 'weather', eval_cases: [MATCHING_CASE] }))
     const outcome = await runEval({ evalSetPath, eventsName: 'run.sse', eventsText: WEATHER_SSE, env: {} })
@@ -150,7 +150,7 @@ describe('evalstream eval', () => {
 
   it('refuses a config file with a threshold on an efficiency metric, naming the file and JSON path', async () => {
     vi.useRealTimers()
-    const dir = mkdtempSync(join(tmpdir(), 'efficiency-'))
+    const dir = testTempDir('efficiency-')
     const evalSetPath = join(dir, 'weather.evalset.json')
     writeFileSync(evalSetPath, JSON.stringify({ eval_set_id: 'weather', eval_cases: [MATCHING_CASE] }))
     const configPath = join(dir, 'config.json')

@@ -2,8 +2,7 @@
  * Webhooks on Node, in process, against a loopback receiver: signed POSTs that verify, the filter,
  * retries after a 500, per-session webhooks with their own secret, and the SSRF refusals.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -15,6 +14,7 @@ import { CONFIG, DIVERGING_CASE, MATCHING_CASE } from '../../support/weather-fix
 import { startReceiver, type Received, type Receiver } from '../../support/otlp-receiver.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { runSession } from './otel-session.ts'
+import { testTempDir } from '../../support/temp-dir.ts'
 
 const SECRET = 'deployment-secret-0123456789'
 const SESSION_SECRET = 'session-secret-abcdefghij'
@@ -67,7 +67,7 @@ describe('webhooks (Node, in process)', () => {
   it("verifies with the Node snippet docs/webhooks.md gives receivers", async () => {
     const doc = readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8')
     const snippet = /```js\n([\s\S]*?)```/.exec(doc)![1]!
-    const file = join(mkdtempSync(join(tmpdir(), 'evalstream-doc-')), 'verify.mjs')
+    const file = join(testTempDir('evalstream-doc-'), 'verify.mjs')
     writeFileSync(file, snippet)
     const { verifyEvalstream } = (await import(pathToFileURL(file).href)) as { verifyEvalstream: (s: string, h: Record<string, string>, b: string | Buffer, now?: number) => boolean }
     const hook = await receiver()

@@ -3,16 +3,15 @@
  * end of that turn (seen from a second connection, as after a kill and restart), and an explicit
  * transaction still works inside.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import { sqlTransaction } from '../../../src/host/results-index-setup.ts'
 import { sqlFromDatabaseSync } from '../../../src/host/sql.ts'
+import { testTempDir } from '../../support/temp-dir.ts'
 
 function databases() {
-  const file = join(mkdtempSync(join(tmpdir(), 'evalstream-group-')), 'db.sqlite')
+  const file = join(testTempDir('evalstream-group-'), 'db.sqlite')
   const writer = new DatabaseSync(file)
   writer.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER)')
   const reader = new DatabaseSync(file)

@@ -3,8 +3,6 @@
  * SQLite store over node:sqlite. Deno and the Durable Object run the same cases in
  * store-contract-runtimes.test.ts.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { describe, it } from 'vitest'
@@ -12,13 +10,14 @@ import { memorySessionStore, sqliteSessionStore } from '../../../src/host/sessio
 import { sqlFromDatabaseSync } from '../../../src/host/sql.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 import { STORE_CONTRACT, type ContractHarness } from '../../support/store-contract.ts'
+import { testTempDir } from '../../support/temp-dir.ts'
 
 const input = { events: WEATHER_EVENTS, config: CONFIG, evalCase: MATCHING_CASE }
 
 const harnesses: Record<string, () => ContractHarness> = {
   memory: () => ({ input, fresh: (o) => memorySessionStore(o) }),
   'node:sqlite': () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'evalstream-contract-')), 'db.sqlite')
+    const file = join(testTempDir('evalstream-contract-'), 'db.sqlite')
     const db = new DatabaseSync(file)
     return {
       input,
