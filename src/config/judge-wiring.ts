@@ -19,6 +19,7 @@ import {
   shouldJudgeSession,
 } from '../judge/executor.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
+import type { DeadlineTimer } from '../judge/within-deadline.ts'
 import type { EngineFactory } from '../session/session.ts'
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 
@@ -42,7 +43,7 @@ export type JudgeWiring = Read<{ judging: SessionJudging; /** Absent when no jud
  */
 export function judgeWiringFromEnv(
   env: Env,
-  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void } = {},
+  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void; deadlineTimer?: DeadlineTimer } = {},
 ): JudgeWiring {
   const vars = {
     rate: fraction(env, 'EVALSTREAM_JUDGE_SAMPLE_RATE', 1),
@@ -71,6 +72,7 @@ export function judgeWiringFromEnv(
     concurrencyPerSession,
     concurrencyPerTenant,
     deadlineMs,
+    deadlineTimer: options.deadlineTimer,
     cache: options.cache,
     budget,
     observe: options.observe,

@@ -1,7 +1,7 @@
 /**
  * What each route of the core API says about itself in /openapi.json. A route added to the app
  * without a description here (or in another list passed to openApiRoute) fails
- * test/http/openapi.test.ts. See docs/openapi.md.
+ * test/unit/http/openapi.test.ts. See docs/openapi.md.
  */
 import type { ResultEventType } from '../engine/types.ts'
 import { RUN_EVENT_DATA } from '../runner/run-events.ts'

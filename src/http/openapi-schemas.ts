@@ -3,7 +3,7 @@
  * validate with (CreateSessionRequest, and the ADK models the engine parses: EvalConfig, EvalCase,
  * EvalSet, AdkEvent), and the result stream's records are the engine's own wire schemas
  * (src/engine/result-events.ts); other answers the routes build as plain objects get a schema here,
- * which test/http/openapi-contract.test.ts checks against real answers.
+ * which test/unit/http/openapi-contract.test.ts checks against real answers.
  */
 import { z } from 'zod'
 import { AdkEvent } from '../adk/event.ts'

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
-import { CONFIG } from '../../http/fixtures.ts'
+import { CONFIG } from '../../support/weather-fixtures.ts'
 
 const SESSION_BYTES = 6_000_000
 /** Eight agent text events of ~400 KB in one body (3.2 MB). */

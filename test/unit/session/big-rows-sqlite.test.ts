@@ -11,7 +11,7 @@ import { decodeFrameValue, isIngestIssue } from '../../../src/ingest/index.ts'
 import { sqliteSessionStore } from '../../../src/session/store.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { CHUNK_CHARS } from '../../../src/session/sql-chunks.ts'
-import { CONFIG } from '../../http/fixtures.ts'
+import { CONFIG } from '../../support/weather-fixtures.ts'
 
 /** A Durable Object's SQLite refuses any string or row over 2 MB (SQLITE_TOOBIG). */
 const DURABLE_OBJECT_VALUE_BYTES = 2_000_000

@@ -11,7 +11,7 @@ import { memorySessionStore, sqliteSessionStore, type SessionLimits, type Sessio
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
-import { CONFIG } from '../../http/fixtures.ts'
+import { CONFIG } from '../../support/weather-fixtures.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 
 /** One agent text event of about `chars` characters in invocation `inv`. */

@@ -13,7 +13,7 @@ import { HostedSession, REPLAY_KEYS_PAGE, REPLAY_SLICE_BYTES, REPLAY_SLICE_ENTRI
 import { sqliteSessionRecords } from '../../../src/session/sqlite-records.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
-import { CONFIG } from '../../http/fixtures.ts'
+import { CONFIG } from '../../support/weather-fixtures.ts'
 
 const createEngine = (o: Parameters<typeof createSessionEngine>[0]) => createSessionEngine(o)
 const event = (n: number, chars: number) => {
