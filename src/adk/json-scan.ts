@@ -23,7 +23,6 @@ export type ScannedItem = { start: number; end: number; violation?: RawBoundsVio
 type Frame = { array: boolean; index: number; keyStart: number; keyEnd: number; expectKey: boolean }
 
 const QUOTE = 0x22
-const BACKSLASH = 0x5c
 
 /**
  * The first bound `text` breaks, or undefined.

@@ -10,7 +10,6 @@
 import type { z } from 'zod'
 import type { Context } from 'hono'
 import { type Failure, failure, type Problem } from '../engine/problem.ts'
-import type { RejectedEvent } from '../engine/types.ts'
 import { DEFAULT_LIMITS, formatFromContentType, type EventFormat, type Limits, limitMember, limitName } from '../ingest/index.ts'
 import type { PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
 import { feedSession, sessionFull } from '../session/feed.ts'

@@ -7,7 +7,7 @@
 import type { ResultEvent, SessionSpec } from '../engine/types.ts'
 import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
-import type { GoneNotice, GoneReason, SessionRecords } from './records.ts'
+import type { GoneReason, SessionRecords } from './records.ts'
 import type { Sql, SqlRow } from './sql.ts'
 import { CHUNKS_SCHEMA, sqlChunks, type SqlChunks } from '../session/sql-chunks.ts'
 

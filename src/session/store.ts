@@ -12,7 +12,7 @@ import { createResultLog } from './result-log.ts'
 import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './records.ts'
 import { fedSession, type ResultFeed } from './result-feed.ts'
 import { OPEN_SESSION_BYTES } from '../session/session-bytes.ts'
-import { HostedSession, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
+import { HostedSession, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
 import { sqliteSessionRecords } from './sqlite-records.ts'
 import type { Sql } from './sql.ts'
 

@@ -11,7 +11,7 @@ import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'
 import { CONFIG, DIVERGING_CASE, MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
-import { freePort, NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../../support/worker-build.ts'
 import { DASHBOARD_JS } from '../../../src/http/dashboard/bundle.generated.ts'
 

@@ -26,7 +26,7 @@ const N = 20_000
 const expected: ToolCall[] = Array.from({ length: N }, (_, i) => ({ name: 'lookup', args: { id: i, tags: ['a', i % 7] } }))
 const strangers: ToolCall[] = Array.from({ length: N }, (_, i) => ({ name: 'lookup', args: { id: N + i, tags: ['a', i % 7] } }))
 // Python-equal to the expected calls but not identical: floats and bools where ints were, keys reordered.
-const reversedMatches: ToolCall[] = expected.map((c, i) => ({ name: 'lookup', args: { tags: ['a', i % 7 === 1 ? true : (i % 7) * 1.0], id: i } })).reverse()
+const reversedMatches: ToolCall[] = expected.map((_call, i) => ({ name: 'lookup', args: { tags: ['a', i % 7 === 1 ? true : (i % 7) * 1.0], id: i } })).reverse()
 
 beforeEach(() => {
   counter.comparisons = 0
