@@ -31,6 +31,7 @@ export class EvalSession {
     const setup = depsFromEnv(stringEnv(env), {
       store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
       judgeCache,
+      workersAi: env.AI,
       // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })

@@ -6,7 +6,7 @@
  */
 import { createSessionEngine, type SessionEngineOptions } from '../engine/session-engine.ts'
 import type { JudgeCache } from '../judge/cache.ts'
-import { describeJudgeConfig, JUDGE_NOT_CONFIGURED, judgeConfigFromEnv } from '../judge/config.ts'
+import { JUDGE_NOT_CONFIGURED } from '../judge/config.ts'
 import {
   createJudgeExecutor,
   DEFAULT_JUDGE_CONCURRENCY,
@@ -17,7 +17,8 @@ import {
   type JudgeExecutor,
   shouldJudgeSession,
 } from '../judge/executor.ts'
-import { createGeminiJudge } from '../judge/gemini.ts'
+import { judgeFromEnv } from '../judge/from-env.ts'
+import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
 import type { EngineFactory } from './session.ts'
 
 type Env = Record<string, string | undefined>
@@ -41,7 +42,7 @@ export type JudgeWiring =
  */
 export function judgeWiringFromEnv(
   env: Env,
-  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void } = {},
+  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void; workersAi?: WorkersAiBinding; fetch?: typeof fetch } = {},
 ): JudgeWiring {
   const vars = {
     rate: numberVar(env, 'EVALSTREAM_JUDGE_SAMPLE_RATE', 1, (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
@@ -62,13 +63,14 @@ export function judgeWiringFromEnv(
   const sampleRate = value<number>(vars.rate)
   const budget: JudgeBudget = { perSession: value<number | undefined>(vars.perSession), perDeployment: value<number | undefined>(vars.perDeployment) }
 
-  const config = judgeConfigFromEnv(env)
-  if (!config) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], judging: () => ({}) }
+  const built = judgeFromEnv(env, { workersAi: options.workersAi, fetch: options.fetch })
+  if (!built.ok) return built
+  if (!built.judge) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], judging: () => ({}) }
   const concurrency = value<number>(vars.concurrency)
   const concurrencyPerSession = value<number>(vars.concurrencyPerSession)
   const deadlineMs = value<number>(vars.deadlineMs)
   const executor = createJudgeExecutor({
-    judge: createGeminiJudge(config),
+    judge: built.judge,
     concurrency,
     concurrencyPerSession,
     deadlineMs,
@@ -77,7 +79,7 @@ export function judgeWiringFromEnv(
     observe: options.observe,
   })
   const notes = [
-    describeJudgeConfig(config),
+    ...built.notes,
     `judge calls: ${concurrency} at once, ${Math.min(concurrency, concurrencyPerSession)} per session, ${deadlineMs} ms deadline each`,
   ]
   if (sampleRate < 1) notes.push(`judging ${sampleRate * 100}% of sessions (EVALSTREAM_JUDGE_SAMPLE_RATE)`)

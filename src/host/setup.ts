@@ -4,6 +4,7 @@
  */
 import { limitsFromEnv } from '../ingest/limits.ts'
 import type { JudgeCache } from '../judge/cache.ts'
+import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
 import { accessFromEnv } from './auth-config.ts'
 import type { EvalSetStore } from './eval-set-store.ts'
 import type { AppDeps } from './deps.ts'
@@ -36,6 +37,8 @@ export function depsFromEnv(
     readFile?: (path: string) => string
     fetch?: typeof fetch
     judgeCache?: JudgeCache
+    /** A Worker's Workers AI binding (env.AI): judge_model `workers-ai/...` is answered by it. */
+    workersAi?: WorkersAiBinding
     /** The ADK web UI's eval sets and results (src/http/dev-eval); in memory when absent. */
     evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
@@ -51,7 +54,7 @@ export function depsFromEnv(
   const built = host.metrics ? hostMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built
   const metrics = built?.metrics
-  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })
+  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge, workersAi: host.workersAi })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
   const access = accessFromEnv(env)

@@ -27,6 +27,8 @@ export type GenerateResult =
       retryAfter?: string
       /** The response came but could not be read (not JSON): another attempt will not help. */
       malformed: boolean
+      /** The server refused several candidates in one request (set by clients that can tell). */
+      nRejected?: boolean
     }
 
 /** One generateContent call; rejects only when `call.signal` aborts. */
