@@ -113,6 +113,8 @@ export type ClosingContext<Config> = {
   last: InvocationScore
   /** InvocationContext.key of the last invocation. */
   key: string
+  /** InvocationContext.caseRubrics of the last invocation. */
+  caseRubrics?: Invocation['rubrics']
 }
 
 /** The overall result of a criterion over all invocations of a case. */

@@ -17,6 +17,7 @@ import { inferenceCallCountV1 } from './criteria/inference-call-count.ts'
 import { invocationDurationV1 } from './criteria/invocation-duration.ts'
 import { perTurnUserSimulatorQualityV1 } from './criteria/per-turn-user-simulator-quality/criterion.ts'
 import { responseMatchScore } from './criteria/response-match.ts'
+import { rubricBasedMultiTurnTrajectoryQualityV1 } from './criteria/rubric-multi-turn-trajectory-quality/criterion.ts'
 import { rubricBasedFinalResponseQualityV1 } from './criteria/rubric-final-response-quality/criterion.ts'
 import { rubricBasedToolUseQualityV1 } from './criteria/rubric-tool-use-quality/criterion.ts'
 import { safetyV1 } from './criteria/safety/criterion.ts'
@@ -33,7 +34,7 @@ export { notImplementedReason }
 type Reported = 'when configured' | 'always'
 
 /**
- * ADK's eight evaluation criteria in the order ADK's docs list them, then ADK's four efficiency
+ * ADK's evaluation criteria (the eight of ADK's docs, then the conversation-level rubric metric), then ADK's four efficiency
  * metrics in the order they are reported.
  */
 const CRITERIA: readonly { criterion: AnyCriterion; reported: Reported }[] = [
@@ -45,6 +46,7 @@ const CRITERIA: readonly { criterion: AnyCriterion; reported: Reported }[] = [
   { criterion: hallucinationsV1, reported: 'when configured' },
   { criterion: safetyV1, reported: 'when configured' },
   { criterion: perTurnUserSimulatorQualityV1, reported: 'when configured' },
+  { criterion: rubricBasedMultiTurnTrajectoryQualityV1, reported: 'when configured' },
   { criterion: toolCallCountV1, reported: 'always' },
   { criterion: inferenceCallCountV1, reported: 'always' },
   { criterion: tokenUsageV1, reported: 'always' },

@@ -81,9 +81,9 @@ export class MetricRun {
    */
   closing(invocations: readonly Invocation[], last: InvocationScore): Outcome | null {
     if (!this.#criterion.closing) return null
-    const { config, scenario, key } = this.#context
+    const { config, scenario, key, caseRubrics } = this.#context
     try {
-      return this.#criterion.closing({ config, scenario, key, invocations, last })
+      return this.#criterion.closing({ config, scenario, key, invocations, last, ...(caseRubrics ? { caseRubrics } : {}) })
     } catch (error) {
       return notEvaluated(describe(error))
     }

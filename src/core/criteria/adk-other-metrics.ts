@@ -17,10 +17,6 @@ export const ADK_METRICS_NOT_IMPLEMENTED: ReadonlyMap<string, string> = new Map(
   ['multi_turn_task_success_v1', VERTEX_CONVERSATION],
   ['multi_turn_trajectory_quality_v1', VERTEX_CONVERSATION],
   ['multi_turn_tool_use_quality_v1', VERTEX_CONVERSATION],
-  [
-    'rubric_based_multi_turn_trajectory_quality_v1',
-    'it judges the whole conversation once, on its last invocation; evalstream scores one invocation at a time as it completes and does not implement conversation-level judging yet',
-  ],
 ])
 
 /**

@@ -178,7 +178,6 @@ describe("ADK's other metric names", () => {
       'multi_turn_task_success_v1',
       'multi_turn_trajectory_quality_v1',
       'multi_turn_tool_use_quality_v1',
-      'rubric_based_multi_turn_trajectory_quality_v1',
     ])
       expect(notImplementedReason(name)).toMatch(new RegExp(`^${name} is not implemented by evalstream: .{40,}`))
     expect(notImplementedReason('no_such_metric')).toBeUndefined()
