@@ -10,7 +10,8 @@
  */
 import { z } from 'zod'
 import type { AnyCriterion } from './criterion.ts'
-import { notImplementedReason } from './criteria/adk-other-metrics.ts'
+import { responseEvaluationScore } from './criteria/response-evaluation/criterion.ts'
+import { multiTurnTaskSuccessV1, multiTurnToolUseQualityV1, multiTurnTrajectoryQualityV1 } from './criteria/vertex-multi-turn/criterion.ts'
 import { finalResponseMatchV2 } from './criteria/final-response-match-v2/criterion.ts'
 import { hallucinationsV1 } from './criteria/hallucinations/criterion.ts'
 import { inferenceCallCountV1 } from './criteria/inference-call-count.ts'
@@ -25,8 +26,6 @@ import { tokenUsageV1 } from './criteria/token-usage.ts'
 import { toolCallCountV1 } from './criteria/tool-call-count.ts'
 import { toolTrajectoryAvgScore } from './criteria/tool-trajectory.ts'
 
-export { notImplementedReason }
-
 /**
  * When a session reports a criterion: when its EvalConfig lists it, or always (ADK's informational
  * efficiency metrics, reported after the configured ones and never listed in a config).
@@ -34,12 +33,14 @@ export { notImplementedReason }
 type Reported = 'when configured' | 'always'
 
 /**
- * ADK's evaluation criteria (the eight of ADK's docs, then the conversation-level rubric metric), then ADK's four efficiency
- * metrics in the order they are reported.
+ * ADK's 13 evaluation metrics (its docs' criteria, the conversation-level rubric metric, the three
+ * Vertex multi-turn metrics), then ADK's four efficiency metrics in the order they are reported:
+ * the 17 names of ADK's metric registry.
  */
 const CRITERIA: readonly { criterion: AnyCriterion; reported: Reported }[] = [
   { criterion: toolTrajectoryAvgScore, reported: 'when configured' },
   { criterion: responseMatchScore, reported: 'when configured' },
+  { criterion: responseEvaluationScore, reported: 'when configured' },
   { criterion: finalResponseMatchV2, reported: 'when configured' },
   { criterion: rubricBasedFinalResponseQualityV1, reported: 'when configured' },
   { criterion: rubricBasedToolUseQualityV1, reported: 'when configured' },
@@ -47,6 +48,9 @@ const CRITERIA: readonly { criterion: AnyCriterion; reported: Reported }[] = [
   { criterion: safetyV1, reported: 'when configured' },
   { criterion: perTurnUserSimulatorQualityV1, reported: 'when configured' },
   { criterion: rubricBasedMultiTurnTrajectoryQualityV1, reported: 'when configured' },
+  { criterion: multiTurnTaskSuccessV1, reported: 'when configured' },
+  { criterion: multiTurnTrajectoryQualityV1, reported: 'when configured' },
+  { criterion: multiTurnToolUseQualityV1, reported: 'when configured' },
   { criterion: toolCallCountV1, reported: 'always' },
   { criterion: inferenceCallCountV1, reported: 'always' },
   { criterion: tokenUsageV1, reported: 'always' },

@@ -33,16 +33,8 @@ export type GeminiJudgeOptions = RetryDeps & {
  * const answer = await judge.answer(request, { signal })
  */
 export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptions = {}): Judge {
-  const auth = options.auth
-  const bearerFromAuth = auth
-    ? async () => {
-        const header = (await auth()).authorization
-        if (!header) throw new Error('Vertex Gemini calls need an OAuth token, not an API key')
-        return header.replace(/^Bearer /, '')
-      }
-    : undefined
-  const token = options.token ?? (config.accessToken ? () => Promise.resolve(config.accessToken as string) : bearerFromAuth)
-  const evalAuth: AuthHeaders | undefined = auth ?? (token ? async () => ({ authorization: `Bearer ${await token()}` }) : undefined)
+  const token = options.token ?? (config.accessToken ? () => Promise.resolve(config.accessToken as string) : undefined)
+  const evalAuth: AuthHeaders | undefined = options.auth ?? (token ? async () => ({ authorization: `Bearer ${await token()}` }) : undefined)
   const client = createGeminiClient(config, token)
   const settings: CallSettings = { ...options, timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, retry: options.retry ?? DEFAULT_RETRY }
   const noCandidateCount = new Set<string>()

@@ -8,8 +8,8 @@
  * session's end, or a monitored conversation's idle rule), by the closing step, and it replaces
  * the last turn's result; the case's score, status and rubric scores are the last turn's.
  */
-import { statusFor } from '../../../adk/status.ts'
-import type { ClosingContext, Criterion, InvocationContext, InvocationScore, Outcome, OverallScore } from '../../criterion.ts'
+import type { ClosingContext, Criterion, InvocationContext, Outcome } from '../../criterion.ts'
+import { lastTurnAggregate, waitForEnd } from '../../judging/last-turn.ts'
 import { RubricsBasedCriterion } from '../../judging/options.ts'
 import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
 import { effectiveRubrics, rubricOutcome } from '../../judging/rubric-criterion.ts'
@@ -20,8 +20,6 @@ import { multiTurnTrajectoryPrompt, RUBRIC_ANSWER_SCHEMA } from './prompt.ts'
 
 const KEY = 'rubric_based_multi_turn_trajectory_quality_v1'
 export const RUBRIC_TYPE = 'TRAJECTORY_QUALITY'
-/** Why a turn carries no score of its own. */
-export const WAITS_FOR_END = 'judged over the whole conversation once it ends; the verdict is carried by the last turn'
 
 type Config = RubricsBasedCriterion
 
@@ -57,15 +55,6 @@ function closing(context: ClosingContext<Config>): Outcome {
   return { kind: 'judge', requests: [request], resume: (answers) => rubricOutcome(answers, request.id, rubrics) }
 }
 
-/** The case result is the last turn's: its score, status (`>=` threshold) and rubric scores. */
-function aggregate(scores: InvocationScore[], config: Config): OverallScore {
-  const last = scores.at(-1)
-  if (!last) return { score: null, status: 'NOT_EVALUATED', reason: 'there were no turns to score' }
-  if (last.score === null) return { score: null, status: 'NOT_EVALUATED', reason: last.reason ?? WAITS_FOR_END }
-  const rubricScores = last.details?.rubric_scores
-  return { score: last.score, status: statusFor(last.score, config.threshold), ...(rubricScores ? { details: { overall_rubric_scores: rubricScores } } : {}) }
-}
-
 /**
  * @example rubricBasedMultiTurnTrajectoryQualityV1.config.parse({ threshold: 0.8, rubrics: [] })
  */
@@ -77,7 +66,7 @@ export const rubricBasedMultiTurnTrajectoryQualityV1: Criterion<Config, Invocati
   needsExpected: false,
   judged: true,
   init: (context) => context,
-  finish: () => ({ kind: 'score', result: { score: null, status: 'NOT_EVALUATED', reason: WAITS_FOR_END } }),
+  finish: waitForEnd,
   closing,
-  aggregate,
+  aggregate: lastTurnAggregate,
 }
