@@ -163,6 +163,8 @@ export interface Criterion<Config extends { threshold: number | null }, State> {
   needsExpected: boolean
   /** Whether it calls a judge model. */
   judged: boolean
+  /** The interval its scores lie in, as ADK's metric info declares it; default [0, 1]. */
+  scoreRange?: { min: number; max: number }
   init(context: InvocationContext<Config>): State
   /** Called for each event of the invocation, in arrival order (partial chunks included). */
   step?(state: State, event: AdkEvent): State

@@ -69,17 +69,23 @@ export type CatalogueEntry = {
   description: string
   reference_based: boolean
   judged: boolean
+  /** Reported on every session with no threshold (status INFORMATIONAL); configuring it is an error. */
+  informational: boolean
+  /** Where its scores lie (ADK's metric_info interval); null for informational metrics, which take no threshold. */
+  interval: { min_value: number; max_value: number } | null
   /** JSON schema of the criterion's EvalConfig entry. */
   config_schema: unknown
 }
 
 /** The catalogue served at GET /v1/criteria. */
 export function criteriaCatalogue(): CatalogueEntry[] {
-  return CRITERIA.map(({ criterion: c }) => ({
+  return CRITERIA.map(({ criterion: c, reported }) => ({
     name: c.key,
     description: c.description,
     reference_based: c.needsExpected,
     judged: c.judged,
+    informational: reported === 'always',
+    interval: reported === 'always' ? null : { min_value: c.scoreRange?.min ?? 0, max_value: c.scoreRange?.max ?? 1 },
     config_schema: safeJsonSchema(c.config),
   }))
 }

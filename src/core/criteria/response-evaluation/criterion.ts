@@ -52,6 +52,7 @@ export const responseEvaluationScore: Criterion<Config, State> = {
   config: ResponseEvaluationCriterion,
   needsExpected: true,
   judged: true,
+  scoreRange: { min: 1, max: 5 },
   init: (context) => context,
   finish,
   aggregate: meanAggregate,
