@@ -7,7 +7,7 @@
  * honours it, otherwise one call per sample with early stop, each call admitted by the budgets.
  */
 import type { JudgeRequest } from '../core/criterion.ts'
-import { type CallSettings, callGemini } from './gemini-call.ts'
+import { callGemini, type CallSettings } from './gemini-call.ts'
 import type { GeminiClient } from './gemini-client.ts'
 import { drawSamples } from './gemini-samples.ts'
 import { createChatClient } from './openai-client.ts'
@@ -41,14 +41,20 @@ function failed(request: JudgeRequest, via: string | undefined, error: string): 
  * const judge = createAnyModelJudge({ gemini: createGeminiJudge(config), providers: chatProvidersFromEnv(env).providers })
  */
 export function createAnyModelJudge(options: AnyModelJudgeOptions): Judge {
-  const settings: CallSettings = { ...options, timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, retry: options.retry ?? DEFAULT_RETRY }
+  const settings: CallSettings = {
+    ...options,
+    timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
+    retry: options.retry ?? DEFAULT_RETRY,
+  }
   const clients = new Map<string, GeminiClient>()
   const binding = options.workersAi ? createWorkersAiClient(options.workersAi) : undefined
   const noCandidateCount = new Set<string>()
 
   function route(request: JudgeRequest): Route | string {
     const r = routeModel(request.model, binding !== undefined)
-    if (r.kind === 'workers-ai-binding') return { client: binding as GeminiClient, model: r.model, via: 'workers-ai-binding', batches: false }
+    if (r.kind === 'workers-ai-binding') {
+      return { client: binding as GeminiClient, model: r.model, via: 'workers-ai-binding', batches: false }
+    }
     if (r.kind === 'gemini') return 'gemini'
     const provider = options.providers.get(r.provider)
     if (!provider) {
@@ -56,7 +62,7 @@ export function createAnyModelJudge(options: AnyModelJudgeOptions): Judge {
       return `no judge provider '${r.provider}' is configured for judge_model '${request.model}': set ${prefix}BASE_URL (and ${prefix}API_KEY if it needs one)`
     }
     let client = clients.get(provider.name)
-    if (!client) clients.set(provider.name, (client = createChatClient(provider, options.fetch)))
+    if (!client) clients.set(provider.name, client = createChatClient(provider, options.fetch))
     return { client, model: r.model, via: provider.name, batches: provider.supportsN }
   }
 
@@ -67,7 +73,11 @@ export function createAnyModelJudge(options: AnyModelJudgeOptions): Judge {
       const r = native ? 'gemini' : route(request)
       if (r === 'gemini') {
         if (options.gemini) return options.gemini.answer(request, opts)
-        return failed(request, undefined, `judge_model '${request.model}' is a Gemini model but no Gemini judge is configured: set GEMINI_API_KEY or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION`)
+        return failed(
+          request,
+          undefined,
+          `judge_model '${request.model}' is a Gemini model but no Gemini judge is configured: set GEMINI_API_KEY or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION`,
+        )
       }
       if (typeof r === 'string') return failed(request, undefined, r)
       const sent = { ...request, model: r.model }

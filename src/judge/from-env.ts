@@ -19,7 +19,10 @@ export type JudgeFromEnv = { ok: true; judge: Judge | null; notes: string[] } | 
  * @example
  * const built = judgeFromEnv({ OPENAI_API_KEY: 'sk-...' }) // judge_model 'openai/gpt-4.1-mini' is answered by OpenAI
  */
-export function judgeFromEnv(env: Record<string, string | undefined>, extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch } = {}): JudgeFromEnv {
+export function judgeFromEnv(
+  env: Record<string, string | undefined>,
+  extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch } = {},
+): JudgeFromEnv {
   const config = judgeConfigFromEnv(env)
   const { providers, errors } = chatProvidersFromEnv(env)
   const credentials = googleCredentialsFromEnv(env)
@@ -31,11 +34,12 @@ export function judgeFromEnv(env: Record<string, string | undefined>, extra: { w
 
   const auth = credentials && typeof credentials !== 'string' ? authHeaders(credentials, { fetch: extra.fetch }) : undefined
   // A service account's exchanged token also authenticates Gemini calls on Vertex (no ADC on Workers).
-  const token =
-    auth && credentials && typeof credentials !== 'string' && credentials.kind === 'service-account'
-      ? async () => ((await auth()).authorization ?? '').replace(/^Bearer /, '')
-      : undefined
-  const gemini = config ? createGeminiJudge(config, { ...(extra.fetch ? { fetch: extra.fetch } : {}), ...(auth ? { auth } : {}), ...(token ? { token } : {}) }) : undefined
+  const token = auth && credentials && typeof credentials !== 'string' && credentials.kind === 'service-account'
+    ? async () => ((await auth()).authorization ?? '').replace(/^Bearer /, '')
+    : undefined
+  const gemini = config
+    ? createGeminiJudge(config, { ...(extra.fetch ? { fetch: extra.fetch } : {}), ...(auth ? { auth } : {}), ...(token ? { token } : {}) })
+    : undefined
   const notes: string[] = []
   if (config) notes.push(describeJudgeConfig(config))
   for (const p of providers.values()) {
@@ -44,16 +48,22 @@ export function judgeFromEnv(env: Record<string, string | undefined>, extra: { w
   }
   if (extra.workersAi) notes.push(`judge_model 'workers-ai/<model>': the Workers AI binding (one request per sample)`)
   // Without a Gemini judge, only the composite can answer; with one and nothing else, it adds nothing.
-  const inner =
-    gemini && providers.size === 0 && !extra.workersAi
-      ? gemini
-      : createAnyModelJudge({ gemini, vertexSafety: config?.vertexSafety !== undefined, providers, workersAi: extra.workersAi, fetch: extra.fetch })
+  const inner = gemini && providers.size === 0 && !extra.workersAi ? gemini : createAnyModelJudge({
+    gemini,
+    vertexSafety: config?.vertexSafety !== undefined,
+    providers,
+    workersAi: extra.workersAi,
+    fetch: extra.fetch,
+  })
 
   const vertexTarget = config?.vertexSafety
   const evalAuth = auth ?? (config?.accessToken ? authHeaders({ kind: 'access-token', token: config.accessToken }) : undefined)
   const vertex = vertexTarget && evalAuth ? { ...vertexTarget, auth: evalAuth, ...(extra.fetch ? { fetch: extra.fetch } : {}) } : undefined
   if (vertex) notes.push('response_evaluation_score and multi_turn_*_v1 via Vertex evaluateInstances')
-  else if (mode === 'evalstream') notes.push("response_evaluation_score and multi_turn_*_v1 by evalstream's own judge (labelled judge: evalstream), not Vertex")
-  else notes.push('response_evaluation_score and multi_turn_*_v1 need Vertex (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION and credentials): NOT_EVALUATED')
+  else if (mode === 'evalstream') {
+    notes.push("response_evaluation_score and multi_turn_*_v1 by evalstream's own judge (labelled judge: evalstream), not Vertex")
+  } else {notes.push(
+      'response_evaluation_score and multi_turn_*_v1 need Vertex (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION and credentials): NOT_EVALUATED',
+    )}
   return { ok: true, judge: withVertexMetrics(inner, { vertex, mode: mode as 'vertex' | 'evalstream' }), notes }
 }

@@ -32,7 +32,9 @@ export function parseServiceAccount(text: string): ServiceAccountKey | string {
   }
   if (typeof json !== 'object' || json === null) return 'GOOGLE_SERVICE_ACCOUNT_JSON must be a JSON object'
   if (typeof json.client_email !== 'string') return 'GOOGLE_SERVICE_ACCOUNT_JSON has no client_email'
-  if (typeof json.private_key !== 'string' || !json.private_key.includes('PRIVATE KEY')) return 'GOOGLE_SERVICE_ACCOUNT_JSON has no PEM private_key'
+  if (typeof json.private_key !== 'string' || !json.private_key.includes('PRIVATE KEY')) {
+    return 'GOOGLE_SERVICE_ACCOUNT_JSON has no PEM private_key'
+  }
   const tokenUri = typeof json.token_uri === 'string' ? json.token_uri : 'https://oauth2.googleapis.com/token'
   return { client_email: json.client_email, private_key: json.private_key, token_uri: tokenUri }
 }
@@ -57,7 +59,13 @@ export async function signedAssertion(key: ServiceAccountKey, nowMs: number, sco
   const iat = Math.floor(nowMs / 1000)
   const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }))
   const claims = base64url(JSON.stringify({ iss: key.client_email, scope, aud: key.token_uri, iat, exp: iat + ASSERTION_LIFETIME_S }))
-  const cryptoKey = await crypto.subtle.importKey('pkcs8', pemToPkcs8(key.private_key), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign'])
+  const cryptoKey = await crypto.subtle.importKey(
+    'pkcs8',
+    pemToPkcs8(key.private_key),
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  )
   const signature = await crypto.subtle.sign('RSASSA-PKCS1-v1_5', cryptoKey, new TextEncoder().encode(`${header}.${claims}`))
   return `${header}.${claims}.${base64url(new Uint8Array(signature))}`
 }

@@ -21,7 +21,12 @@ const PARAMS: Record<string, string> = {
 }
 
 /** The chat-completions body for one call: messages, `n`, sampling parameters and the answer schema. */
-export function chatBody(model: string, prompt: string, config: Record<string, unknown>, structuredOutput: boolean): Record<string, unknown> {
+export function chatBody(
+  model: string,
+  prompt: string,
+  config: Record<string, unknown>,
+  structuredOutput: boolean,
+): Record<string, unknown> {
   const messages: { role: string; content: string }[] = []
   const system = systemText(config.systemInstruction)
   if (system) messages.push({ role: 'system', content: system })

@@ -19,7 +19,7 @@ import {
   type RetryPolicy,
   withRetry,
 } from './retry.ts'
-import { evaluateInstancesBody, type ReadResult, readEvaluateInstances } from './vertex-instances.ts'
+import { evaluateInstancesBody, readEvaluateInstances, type ReadResult } from './vertex-instances.ts'
 
 export type VertexEvalOptions = {
   project: string
@@ -42,12 +42,11 @@ export function vertexVia(assessment: Assessment): string {
  * multi-regions (as the SDK does), `aiplatform.googleapis.com` for global, else `{location}-aiplatform`.
  */
 export function evaluateInstancesUrl(o: Pick<VertexEvalOptions, 'project' | 'location' | 'baseUrl'>): string {
-  const host =
-    o.location === 'global'
-      ? 'https://aiplatform.googleapis.com'
-      : o.location === 'us' || o.location === 'eu'
-        ? `https://aiplatform.${o.location}.rep.googleapis.com`
-        : `https://${o.location}-aiplatform.googleapis.com`
+  const host = o.location === 'global'
+    ? 'https://aiplatform.googleapis.com'
+    : o.location === 'us' || o.location === 'eu'
+    ? `https://aiplatform.${o.location}.rep.googleapis.com`
+    : `https://${o.location}-aiplatform.googleapis.com`
   const base = (o.baseUrl ?? host).replace(/\/+$/, '')
   return `${base}/v1beta1/projects/${encodeURIComponent(o.project)}/locations/${encodeURIComponent(o.location)}:evaluateInstances`
 }
@@ -57,7 +56,12 @@ export function evaluateInstancesUrl(o: Pick<VertexEvalOptions, 'project' | 'loc
  * @example
  * const answer = await askVertex('r1', request.assessment, { project: 'p', location: 'us-central1', auth }, {})
  */
-export async function askVertex(id: string, assessment: Assessment, options: VertexEvalOptions, call: JudgeCallOptions): Promise<JudgeReply> {
+export async function askVertex(
+  id: string,
+  assessment: Assessment,
+  options: VertexEvalOptions,
+  call: JudgeCallOptions,
+): Promise<JudgeReply> {
   const usage = emptyUsage()
   const via = vertexVia(assessment)
   const refused = call.admit?.()

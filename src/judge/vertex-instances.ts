@@ -23,7 +23,9 @@ function predefined(name: string, instance: Record<string, unknown>): Record<str
 /** `agent_eval_data` for a conversation: agents by name, one turn per invocation, its events in order. */
 export function agentEvalData(conversation: ConversationRecord): Record<string, unknown> {
   const agents = Object.fromEntries(
-    Object.entries(conversation.agents).map(([name, a]) => [name, { agent_id: name, instruction: a.instruction, tool_declarations: a.tool_declarations }]),
+    Object.entries(conversation.agents).map((
+      [name, a],
+    ) => [name, { agent_id: name, instruction: a.instruction, tool_declarations: a.tool_declarations }]),
   )
   const turns = conversation.turns.map((t, i) => ({
     turn_index: i,
@@ -87,15 +89,23 @@ export function readMetricResult(result: unknown): ReadResult {
     verdicts.forEach((v, i) => {
       const rubric = pick(v, 'evaluated_rubric', 'evaluatedRubric')
       const description = pick(pick(pick(rubric, 'content', 'content'), 'property', 'property'), 'description', 'description')
-      const id = typeof description === 'string' && description ? description : (pick(rubric, 'rubric_id', 'rubricId') as string | undefined) || `rubric_${i}`
+      const id = typeof description === 'string' && description
+        ? description
+        : (pick(rubric, 'rubric_id', 'rubricId') as string | undefined) || `rubric_${i}`
       const reasoning = pick(v, 'reasoning', 'reasoning')
-      rubricScores.push({ rubric_id: id, ...(typeof reasoning === 'string' ? { rationale: reasoning } : {}), score: pick(v, 'verdict', 'verdict') === true ? 1 : 0 })
+      rubricScores.push({
+        rubric_id: id,
+        ...(typeof reasoning === 'string' ? { rationale: reasoning } : {}),
+        score: pick(v, 'verdict', 'verdict') === true ? 1 : 0,
+      })
     })
   }
   const explanation = pick(result, 'explanation', 'explanation')
   if (typeof explanation === 'string' && explanation) rubricScores.push({ rubric_id: 'explanation', rationale: explanation })
   const error = pick(result, 'error', 'error') as { code?: unknown; message?: unknown } | undefined
-  if (error && error.code !== undefined && error.code !== 0) rubricScores.push({ rubric_id: 'error', rationale: `${String(error.code)}: ${String(error.message ?? '')}` })
+  if (error && error.code !== undefined && error.code !== 0) {
+    rubricScores.push({ rubric_id: 'error', rationale: `${String(error.code)}: ${String(error.message ?? '')}` })
+  }
   return { score, ...(rubricScores.length > 0 ? { rubric_scores: rubricScores } : {}) }
 }
 

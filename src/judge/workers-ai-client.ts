@@ -70,7 +70,12 @@ export function createWorkersAiClient(binding: WorkersAiBinding): GeminiClient {
       })
       try {
         const output = await Promise.race([binding.run(call.model, inputs), aborted])
-        return { ok: true, samples: [sampleOf(output)], promptTokens: tokens(output, 'prompt_tokens'), outputTokens: tokens(output, 'completion_tokens') }
+        return {
+          ok: true,
+          samples: [sampleOf(output)],
+          promptTokens: tokens(output, 'prompt_tokens'),
+          outputTokens: tokens(output, 'completion_tokens'),
+        }
       } catch (e) {
         if (call.signal.aborted) throw e
         return { ok: false, message: `Workers AI: ${(e as Error)?.message ?? String(e)}`, malformed: false }

@@ -20,7 +20,9 @@ import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
 
 const NAME = 'rubric_based_multi_turn_trajectory_quality_v1'
-const tools = [{ function_declarations: [{ name: 'get_weather', description: 'Weather for a city.' }, { name: 'get_time', description: 'Local time.' }] }]
+const tools = [{
+  function_declarations: [{ name: 'get_weather', description: 'Weather for a city.' }, { name: 'get_time', description: 'Local time.' }],
+}]
 const appDetails = {
   agent_details: {
     weather: { name: 'weather', instructions: 'Answer weather questions with the tools.', tool_declarations: tools },
@@ -66,16 +68,28 @@ describe('what the judge sees (spec §1.4 Inputs)', () => {
   })
 })
 
-const rubric = (id: string, text: string, type?: string) => ({ rubric_id: id, rubric_content: { text_property: text }, ...(type ? { type } : {}) })
+const rubric = (id: string, text: string, type?: string) => ({
+  rubric_id: id,
+  rubric_content: { text_property: text },
+  ...(type ? { type } : {}),
+})
 const verdicts = (v: Record<string, 'yes' | 'no'>) =>
-  JSON.stringify({ properties: Object.entries(v).map(([rubric_id, verdict]) => ({ rubric_id, property: rubric_id, rationale: 'r', verdict })) })
+  JSON.stringify({
+    properties: Object.entries(v).map(([rubric_id, verdict]) => ({ rubric_id, property: rubric_id, rationale: 'r', verdict })),
+  })
 
 /** A live two-turn session; `answer` plays the judge. Resolves with every result and the requests sent. */
 async function liveSession(answer: (request: JudgeRequest) => string[], caseRubrics: object[] = []) {
   const requests: JudgeRequest[] = []
   const emitted: { type: string; data: any }[] = []
   const config = {
-    criteria: { [NAME]: { threshold: 0.6, rubrics: [rubric('grounded', 'The agent bases every answer on a tool output.')], judge_model_options: { num_samples: 3 } } },
+    criteria: {
+      [NAME]: {
+        threshold: 0.6,
+        rubrics: [rubric('grounded', 'The agent bases every answer on a tool output.')],
+        judge_model_options: { num_samples: 3 },
+      },
+    },
   }
   const evalCase = {
     eval_id: 'live',
@@ -95,8 +109,16 @@ async function liveSession(answer: (request: JudgeRequest) => string[], caseRubr
   if (!created.ok) throw new Error(created.detail)
   const events = [
     { invocationId: 'i1', author: 'user', content: { role: 'user', parts: [{ text: 'Weather in Paris?' }] } },
-    { invocationId: 'i1', author: 'weather', content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] } },
-    { invocationId: 'i1', author: 'weather', content: { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 21 } } }] } },
+    {
+      invocationId: 'i1',
+      author: 'weather',
+      content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] },
+    },
+    {
+      invocationId: 'i1',
+      author: 'weather',
+      content: { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 21 } } }] },
+    },
     { invocationId: 'i1', author: 'weather', content: { role: 'model', parts: [{ text: 'Sunny, 21C.' }] } },
     { invocationId: 'i2', author: 'user', content: { role: 'user', parts: [{ text: 'And the time?' }] } },
     { invocationId: 'i2', author: 'weather', content: { role: 'model', parts: [{ text: 'It is 10:30.' }] } },
@@ -111,7 +133,9 @@ async function liveSession(answer: (request: JudgeRequest) => string[], caseRubr
 
 describe('a live session', () => {
   it('turns carry no verdict until the session ends; then the last turn and the case carry it', async () => {
-    const { requests, beforeEnd, results, caseResult } = await liveSession(() => [verdicts({ grounded: 'yes' }), verdicts({ grounded: 'yes' })])
+    const { requests, beforeEnd, results, caseResult } = await liveSession(
+      () => [verdicts({ grounded: 'yes' }), verdicts({ grounded: 'yes' })],
+    )
     expect(beforeEnd).toBe(0)
     expect(requests).toHaveLength(1)
     expect(requests[0]?.samples).toBe(3)
@@ -123,11 +147,18 @@ describe('a live session', () => {
     expect(byTurn).toContainEqual([0, null, 'NOT_EVALUATED'])
     expect(byTurn.at(-1)).toEqual([1, 1, 'PASSED'])
     const overall = caseResult.overall_eval_metric_results.find((m: { metric_name: string }) => m.metric_name === NAME)
-    expect([overall.score, overall.eval_status, overall.details.rubric_scores]).toEqual([1, 'PASSED', [{ rubric_id: 'grounded', rationale: 'r', score: 1 }]])
+    expect([overall.score, overall.eval_status, overall.details.rubric_scores]).toEqual([1, 'PASSED', [{
+      rubric_id: 'grounded',
+      rationale: 'r',
+      score: 1,
+    }]])
   })
 
   it("the last turn's TRAJECTORY_QUALITY rubrics join the criterion's; others are ignored; a 1-1 tie is negative", async () => {
-    const caseRubrics = [rubric('recovers', 'The agent recovers from tool errors.', 'TRAJECTORY_QUALITY'), rubric('brief', 'Answers are brief.', 'FINAL_RESPONSE_QUALITY')]
+    const caseRubrics = [
+      rubric('recovers', 'The agent recovers from tool errors.', 'TRAJECTORY_QUALITY'),
+      rubric('brief', 'Answers are brief.', 'FINAL_RESPONSE_QUALITY'),
+    ]
     const { requests, results } = await liveSession(
       () => [verdicts({ grounded: 'yes', recovers: 'no' }), verdicts({ grounded: 'yes', recovers: 'yes' }), 'not an answer'],
       caseRubrics,

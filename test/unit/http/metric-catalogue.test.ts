@@ -26,11 +26,16 @@ describe('the catalogue of ADK metrics', () => {
     const info = new Map(metricsInfo().map((m) => [m.metric_name, m.metric_value_info]))
     expect(info.size).toBe(17)
     for (const name of INFORMATIONAL) expect(info.get(name)).toEqual({})
-    expect(info.get('response_evaluation_score')).toEqual({ interval: { min_value: 1, max_value: 5, open_at_min: false, open_at_max: false } })
+    expect(info.get('response_evaluation_score')).toEqual({
+      interval: { min_value: 1, max_value: 5, open_at_min: false, open_at_max: false },
+    })
   })
 
   it('a run that chooses tool_call_count_v1 with a threshold is accepted, and the metric is still reported', () => {
-    const read = readRunRequest({ evalIds: ['c'], evalMetrics: [{ metricName: 'response_match_score', threshold: 0.7 }, { metricName: 'tool_call_count_v1', threshold: 0.5 }] }, undefined)
+    const read = readRunRequest({
+      evalIds: ['c'],
+      evalMetrics: [{ metricName: 'response_match_score', threshold: 0.7 }, { metricName: 'tool_call_count_v1', threshold: 0.5 }],
+    }, undefined)
     expect(read).toEqual({ ok: true, request: { caseIds: ['c'], evalConfig: { criteria: { response_match_score: 0.7 } } } })
     const spec = planSession({ eval_config: read.ok ? read.request.evalConfig : undefined })
     expect(spec.ok && spec.plan.metrics.map((m) => m.metric.metric_name)).toEqual(['response_match_score', ...INFORMATIONAL])

@@ -31,11 +31,16 @@ type Extra = { workersAi?: WorkersAiBinding; cache?: JudgeCache }
 async function judgeTurn(env: Record<string, string>, judgeModel: string, numSamples: number, extra: Extra = {}, id = 'chat') {
   const wiring = judgeWiringFromEnv(env, extra)
   if (!wiring.ok) throw new Error(wiring.error)
-  const config = { criteria: { final_response_match_v2: { threshold: 0.5, judge_model_options: { judge_model: judgeModel, num_samples: numSamples } } } }
+  const config = {
+    criteria: { final_response_match_v2: { threshold: 0.5, judge_model_options: { judge_model: judgeModel, num_samples: numSamples } } },
+  }
   const evalCase = {
     eval_id: id,
     conversation: [
-      { user_content: { role: 'user', parts: [{ text: 'Weather in Paris?' }] }, final_response: { role: 'model', parts: [{ text: 'Sunny, 21C.' }] } },
+      {
+        user_content: { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        final_response: { role: 'model', parts: [{ text: 'Sunny, 21C.' }] },
+      },
     ],
   }
   const results: Record<string, unknown>[] = []
@@ -171,8 +176,14 @@ describe('OpenAI-compatible judges', () => {
   })
 
   it('a bad provider setting stops the start, naming the variable', () => {
-    expect(judgeWiringFromEnv({ EVALSTREAM_JUDGE_VLLM_BASE_URL: 'gpu:8000' })).toEqual({ ok: false, error: expect.stringContaining('EVALSTREAM_JUDGE_VLLM_BASE_URL must be an http(s) URL') })
-    expect(judgeWiringFromEnv({ OLLAMA_HOST: stub.url, EVALSTREAM_JUDGE_OLLAMA_N: 'maybe' })).toEqual({ ok: false, error: expect.stringContaining('EVALSTREAM_JUDGE_OLLAMA_N must be true or false') })
+    expect(judgeWiringFromEnv({ EVALSTREAM_JUDGE_VLLM_BASE_URL: 'gpu:8000' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('EVALSTREAM_JUDGE_VLLM_BASE_URL must be an http(s) URL'),
+    })
+    expect(judgeWiringFromEnv({ OLLAMA_HOST: stub.url, EVALSTREAM_JUDGE_OLLAMA_N: 'maybe' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('EVALSTREAM_JUDGE_OLLAMA_N must be true or false'),
+    })
   })
 })
 
@@ -205,7 +216,12 @@ describe('the Workers AI binding (a fake binding object: Miniflare has no offlin
       },
     }
     const waits: number[] = []
-    const judge = createAnyModelJudge({ providers: new Map(), workersAi: binding, sleep: async (ms) => void waits.push(ms), random: () => 0 })
+    const judge = createAnyModelJudge({
+      providers: new Map(),
+      workersAi: binding,
+      sleep: async (ms) => void waits.push(ms),
+      random: () => 0,
+    })
     const reply = await judge.answer({ id: 'x', model: 'workers-ai/@cf/m', prompt: 'p', samples: 1 }, {})
     expect(reply).toMatchObject({ via: 'workers-ai-binding', samples: [{ text: INVALID }], usage: { requests: 1, attempts: 2 } })
     expect(waits).toHaveLength(1)

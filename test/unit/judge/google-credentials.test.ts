@@ -21,7 +21,11 @@ const part = (s: string) => Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'),
 describe('service account credentials', () => {
   it('signs RS256 over iss, scope, aud (the token_uri), iat and exp = iat + 3600', async () => {
     const { publicKey, pem } = await keyPair()
-    const jwt = await signedAssertion({ client_email: 'sa@p.iam.gserviceaccount.com', private_key: pem, token_uri: 'https://t.example/token' }, 1_700_000_000_500)
+    const jwt = await signedAssertion({
+      client_email: 'sa@p.iam.gserviceaccount.com',
+      private_key: pem,
+      token_uri: 'https://t.example/token',
+    }, 1_700_000_000_500)
     const [h, c, sig] = jwt.split('.') as [string, string, string]
     expect(JSON.parse(part(h).toString())).toEqual({ alg: 'RS256', typ: 'JWT' })
     expect(JSON.parse(part(c).toString())).toEqual({
@@ -38,11 +42,14 @@ describe('service account credentials', () => {
     const { pem } = await keyPair()
     let now = 1_000_000
     const exchanges: string[] = []
-    const fakeFetch = (async (url: string, init: RequestInit) => {
+    const fakeFetch = (async (_url: string, init: RequestInit) => {
       exchanges.push(new URLSearchParams(String(init.body)).get('grant_type') ?? '')
       return new Response(JSON.stringify({ access_token: `tok-${exchanges.length}`, expires_in: 3600 }), { status: 200 })
     }) as unknown as typeof fetch
-    const auth = authHeaders({ kind: 'service-account', key: { client_email: 'a@b', private_key: pem, token_uri: 'https://t/token' } }, { fetch: fakeFetch, now: () => now })
+    const auth = authHeaders({ kind: 'service-account', key: { client_email: 'a@b', private_key: pem, token_uri: 'https://t/token' } }, {
+      fetch: fakeFetch,
+      now: () => now,
+    })
     expect(await Promise.all([auth(), auth(), auth()])).toEqual(Array(3).fill({ authorization: 'Bearer tok-1' }))
     now += 3_539_000 // 59 min after: still valid
     expect(await auth()).toEqual({ authorization: 'Bearer tok-1' })
@@ -54,7 +61,9 @@ describe('service account credentials', () => {
   it('a refused exchange rejects with the status and body', async () => {
     const { pem } = await keyPair()
     const fakeFetch = (async () => new Response('{"error":"invalid_grant"}', { status: 400 })) as unknown as typeof fetch
-    const auth = authHeaders({ kind: 'service-account', key: { client_email: 'a@b', private_key: pem, token_uri: 'https://t/token' } }, { fetch: fakeFetch })
+    const auth = authHeaders({ kind: 'service-account', key: { client_email: 'a@b', private_key: pem, token_uri: 'https://t/token' } }, {
+      fetch: fakeFetch,
+    })
     await expect(auth()).rejects.toThrow('service account token exchange failed (400): {"error":"invalid_grant"}')
   })
 

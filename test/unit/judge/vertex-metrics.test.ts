@@ -49,16 +49,30 @@ const CONFIG = {
 const CASE = {
   eval_id: 'trip',
   conversation: [
-    { user_content: { role: 'user', parts: [{ text: 'Book me to Rome.' }] }, final_response: { role: 'model', parts: [{ text: 'Which date?' }] } },
-    { user_content: { role: 'user', parts: [{ text: 'Friday.' }] }, final_response: { role: 'model', parts: [{ text: 'Booked for Friday.' }] } },
+    {
+      user_content: { role: 'user', parts: [{ text: 'Book me to Rome.' }] },
+      final_response: { role: 'model', parts: [{ text: 'Which date?' }] },
+    },
+    {
+      user_content: { role: 'user', parts: [{ text: 'Friday.' }] },
+      final_response: { role: 'model', parts: [{ text: 'Booked for Friday.' }] },
+    },
   ],
 }
 const EVENTS = [
   { invocationId: 'inv-1', author: 'user', content: { role: 'user', parts: [{ text: 'Book me to Rome.' }] } },
   { invocationId: 'inv-1', author: 'travel', content: { role: 'model', parts: [{ text: 'Which date?' }] } },
   { invocationId: 'inv-2', author: 'user', content: { role: 'user', parts: [{ text: 'Friday.' }] } },
-  { invocationId: 'inv-2', author: 'travel', content: { role: 'model', parts: [{ functionCall: { name: 'book', args: { to: 'Rome', day: 'Fri' } } }] } },
-  { invocationId: 'inv-2', author: 'travel', content: { role: 'user', parts: [{ functionResponse: { name: 'book', response: { ok: true } } }] } },
+  {
+    invocationId: 'inv-2',
+    author: 'travel',
+    content: { role: 'model', parts: [{ functionCall: { name: 'book', args: { to: 'Rome', day: 'Fri' } } }] },
+  },
+  {
+    invocationId: 'inv-2',
+    author: 'travel',
+    content: { role: 'user', parts: [{ functionResponse: { name: 'book', response: { ok: true } } }] },
+  },
   { invocationId: 'inv-2', author: 'travel', content: { role: 'model', parts: [{ text: 'Booked for Friday.' }] } },
 ]
 
@@ -75,7 +89,8 @@ async function session(env: Record<string, string>) {
   if (!created.ok) throw new Error(created.detail)
   for (const e of decodeAll('json', JSON.stringify(EVENTS)).events) created.engine.push(e)
   const caseResult = (await created.engine.end()) as any
-  const latest = (name: string, index: number): Record<string, any> => results.filter((r) => r.metric_name === name && r.invocation_index === index).at(-1) ?? {}
+  const latest = (name: string, index: number): Record<string, any> =>
+    results.filter((r) => r.metric_name === name && r.invocation_index === index).at(-1) ?? {}
   const overall = (name: string) => caseResult.overall_eval_metric_results.find((m: any) => m.metric_name === name)
   return { latest, overall, notes: wiring.notes }
 }
@@ -83,10 +98,18 @@ async function session(env: Record<string, string>) {
 describe('agent_eval_data from invocations with app details', () => {
   it('agents by name (first declaration wins), agent_id, instruction and tool_declarations; the stub finds no problem', () => {
     const agents = (instructions: string) => ({ agent_details: { travel: { name: 'travel', instructions, tool_declarations: tools } } })
-    const invocations = CASE.conversation.map((turn, i) => Invocation.parse({ invocation_id: `inv-${i + 1}`, ...turn, app_details: agents(i === 0 ? 'Book trips.' : 'Later text') }))
-    const body = evaluateInstancesBody({ kind: 'conversation', metric: 'multi_turn_trajectory_quality_v1', conversation: conversationRecord(invocations) })
+    const invocations = CASE.conversation.map((turn, i) =>
+      Invocation.parse({ invocation_id: `inv-${i + 1}`, ...turn, app_details: agents(i === 0 ? 'Book trips.' : 'Later text') })
+    )
+    const body = evaluateInstancesBody({
+      kind: 'conversation',
+      metric: 'multi_turn_trajectory_quality_v1',
+      conversation: conversationRecord(invocations),
+    })
     expect(predefinedProblems(body)).toEqual([])
-    expect((body.instance as any).agent_eval_data.agents).toEqual({ travel: { agent_id: 'travel', instruction: 'Book trips.', tool_declarations: tools } })
+    expect((body.instance as any).agent_eval_data.agents).toEqual({
+      travel: { agent_id: 'travel', instruction: 'Book trips.', tool_declarations: tools },
+    })
   })
 })
 
@@ -155,14 +178,21 @@ describe('Vertex-backed metrics over REST', () => {
     expect(overall('multi_turn_task_success_v1')).toMatchObject({ score: 0.8, eval_status: 'PASSED' })
     // An error and no score: NOT_EVALUATED, the error kept as a rubric score; judge_model is ignored (Vertex's own judge).
     expect(latest('multi_turn_tool_use_quality_v1', 1)).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED' })
-    expect(latest('multi_turn_tool_use_quality_v1', 1).details.rubric_scores).toEqual([{ rubric_id: 'error', rationale: '3: agent_eval_data has no tool calls to rate' }])
+    expect(latest('multi_turn_tool_use_quality_v1', 1).details.rubric_scores).toEqual([{
+      rubric_id: 'error',
+      rationale: '3: agent_eval_data has no tool calls to rate',
+    }])
     expect(chat.requests).toHaveLength(0)
   })
 
   it('without Vertex they are NOT_EVALUATED with the reason, and nothing is called', async () => {
     vertex.calls.length = 0
     const { latest, notes } = await session({ OPENAI_API_KEY: 'sk', OPENAI_BASE_URL: chat.url })
-    expect(latest('multi_turn_task_success_v1', 1)).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED', reason: expect.stringContaining(VERTEX_NOT_CONFIGURED) })
+    expect(latest('multi_turn_task_success_v1', 1)).toMatchObject({
+      score: null,
+      eval_status: 'NOT_EVALUATED',
+      reason: expect.stringContaining(VERTEX_NOT_CONFIGURED),
+    })
     expect(latest('response_evaluation_score', 0).reason).toContain('GOOGLE_CLOUD_PROJECT')
     expect(notes.join('\n')).toContain('NOT_EVALUATED')
     expect([vertex.calls.length, chat.requests.length]).toEqual([0, 0])
@@ -183,7 +213,13 @@ describe('Vertex-backed metrics over REST', () => {
   })
 
   it('a bad service account JSON or mode stops the start with the variable named', () => {
-    expect(judgeWiringFromEnv({ GEMINI_API_KEY: 'k', GOOGLE_SERVICE_ACCOUNT_JSON: '{"client_email":"x"}' })).toEqual({ ok: false, error: expect.stringContaining('GOOGLE_SERVICE_ACCOUNT_JSON has no PEM private_key') })
-    expect(judgeWiringFromEnv({ GEMINI_API_KEY: 'k', EVALSTREAM_VERTEX_METRICS_JUDGE: 'gemini' })).toEqual({ ok: false, error: expect.stringContaining('EVALSTREAM_VERTEX_METRICS_JUDGE must be vertex or evalstream') })
+    expect(judgeWiringFromEnv({ GEMINI_API_KEY: 'k', GOOGLE_SERVICE_ACCOUNT_JSON: '{"client_email":"x"}' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('GOOGLE_SERVICE_ACCOUNT_JSON has no PEM private_key'),
+    })
+    expect(judgeWiringFromEnv({ GEMINI_API_KEY: 'k', EVALSTREAM_VERTEX_METRICS_JUDGE: 'gemini' })).toEqual({
+      ok: false,
+      error: expect.stringContaining('EVALSTREAM_VERTEX_METRICS_JUDGE must be vertex or evalstream'),
+    })
   })
 })

@@ -24,7 +24,9 @@ type Config = z.infer<typeof ResponseEvaluationCriterion>
 type State = InvocationContext<Config>
 
 function finish(state: State, actual: Invocation): Outcome {
-  if (!state.expected) return scoreOutcome(null, 'response_evaluation_score needs the expected invocation (its final response is the reference)')
+  if (!state.expected) {
+    return scoreOutcome(null, 'response_evaluation_score needs the expected invocation (its final response is the reference)')
+  }
   const userText = contentText(actual.user_content)
   const response = contentText(actual.final_response)
   const reference = contentText(state.expected.final_response)

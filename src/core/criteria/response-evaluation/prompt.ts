@@ -6,7 +6,8 @@
  */
 export { SCORE_ANSWER_SCHEMA } from '../vertex-multi-turn/prompt.ts'
 
-const SYSTEM = `You rate the coherence of an AI agent's response to a user: how well its ideas are organised and connected, whether it reads as one logical whole, and whether it stays consistent with itself and on the user's question.
+const SYSTEM =
+  `You rate the coherence of an AI agent's response to a user: how well its ideas are organised and connected, whether it reads as one logical whole, and whether it stays consistent with itself and on the user's question.
 Use this scale:
 5 - completely coherent: every part follows from the last and serves the answer.
 4 - mostly coherent: small jumps or a little redundancy.

@@ -71,9 +71,13 @@ export function conversationText(invocations: readonly Invocation[]): string {
       const who = speaker(event.author)
       for (const part of event.content?.parts ?? []) {
         if (typeof part.text === 'string' && part.text !== '') lines.push(`${who} TURN ${k}: ${part.text}`)
-        if (part.function_call) lines.push(`${who} TURN ${k} (tool call): ${part.function_call.name}(${JSON.stringify(part.function_call.args ?? {})})`)
+        if (part.function_call) {
+          lines.push(`${who} TURN ${k} (tool call): ${part.function_call.name}(${JSON.stringify(part.function_call.args ?? {})})`)
+        }
         if (part.function_response) {
-          lines.push(`${who} TURN ${k} (tool output): ${part.function_response.name} -> ${JSON.stringify(part.function_response.response ?? {})}`)
+          lines.push(
+            `${who} TURN ${k} (tool output): ${part.function_response.name} -> ${JSON.stringify(part.function_response.response ?? {})}`,
+          )
         }
       }
     }

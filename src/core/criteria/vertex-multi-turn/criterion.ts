@@ -38,7 +38,11 @@ function conversationCriterion(key: string, description: string): Criterion<Conf
       samples: 1,
       assessment: { kind: 'conversation', metric: key, conversation: conversationRecord(context.invocations) },
     })
-    return { kind: 'judge', requests: [request], resume: (answers: JudgeAnswer[]) => serviceScoreOutcome(answers, request.id, { min: 0, max: 1 }) }
+    return {
+      kind: 'judge',
+      requests: [request],
+      resume: (answers: JudgeAnswer[]) => serviceScoreOutcome(answers, request.id, { min: 0, max: 1 }),
+    }
   }
   return {
     key,

@@ -21,13 +21,16 @@ export const QUESTIONS: Record<string, string> = {
   multi_turn_trajectory_quality_v1:
     'How good was the path the agent took through this conversation, with no reference path to compare against? Consider whether each step moved toward the goal, whether steps were redundant, out of order or missing, and whether the agent recovered from mistakes.',
   multi_turn_tool_use_quality_v1:
-    "How well did the agent use its tools during this conversation? Consider whether the right tools were called with correct arguments at the right time, whether needed calls were missing, whether calls were repeated needlessly, and whether tool outputs were used correctly.",
+    'How well did the agent use its tools during this conversation? Consider whether the right tools were called with correct arguments at the right time, whether needed calls were missing, whether calls were repeated needlessly, and whether tool outputs were used correctly.',
 }
 
 /**
  * @example conversationMetricPrompt('multi_turn_task_success_v1', invocations).prompt.includes('<conversation_history>') // true
  */
-export function conversationMetricPrompt(metric: string, invocations: readonly Invocation[]): { systemInstruction: string; prompt: string } {
+export function conversationMetricPrompt(
+  metric: string,
+  invocations: readonly Invocation[],
+): { systemInstruction: string; prompt: string } {
   const systemInstruction = `You evaluate a complete multi-turn conversation between a user and an AI agent system.
 ${QUESTIONS[metric] ?? ''}
 Read every turn, including tool calls and tool outputs, before deciding. Give a score from 0 to 1: 1 when the answer to the question is fully yes, 0 when it is no, a value between for partial success.
