@@ -10,7 +10,7 @@ import { RUBRIC_ANSWER_SCHEMA } from './rubric-answer.ts'
 import { nullReason, samplesFor } from './answers.ts'
 import { RubricsBasedCriterion } from './options.ts'
 import { judgeRequest, scoreOutcome } from './request.ts'
-import { readRubricSample, readRubricText } from './rubric-sample.ts'
+import { readRubricSample, readRubricText, type RubricSample } from './rubric-sample.ts'
 import { rubricDecided, rubricVote } from './vote.ts'
 
 type State = InvocationContext<RubricsBasedCriterion>
@@ -50,9 +50,15 @@ export type RubricCriterionSpec = {
  * The rubric verdict from the answers to request `id`: per rubric the majority of the samples'
  * yes/no (tie negative), the score the mean of the chosen rubric scores.
  */
-export function rubricOutcome(answers: JudgeAnswer[], id: string, rubrics: Rubric[]): Outcome {
+export function rubricOutcome(
+  answers: JudgeAnswer[],
+  id: string,
+  rubrics: Rubric[],
+  /** Reads a text sample; defaults to the JSON answer with ADK v2.0's text format as the fallback. */
+  readText?: (text: string, rubrics: readonly Rubric[]) => RubricSample,
+): Outcome {
   const samples = samplesFor(answers, id)
-  const read = samples.map((s) => readRubricSample(s, rubrics))
+  const read = samples.map((s) => ('text' in s && readText ? readText(s.text, rubrics) : readRubricSample(s, rubrics)))
   const chosen = rubricVote(read.map((r) => r.rubric_scores))
   const scored: number[] = []
   for (const c of chosen) if (typeof c.score === 'number') scored.push(c.score)

@@ -15,6 +15,7 @@ import {
   toolsText,
 } from '../../../src/core/criteria/rubric-multi-turn-trajectory-quality/conversation.ts'
 import { criterionByName } from '../../../src/core/registry.ts'
+import { parseIdBlocks, readIdBlocks } from '../../../src/core/criteria/rubric-multi-turn-trajectory-quality/answer-text.ts'
 import type { JudgeAnswer, JudgeRequest } from '../../../src/core/criterion.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
@@ -131,6 +132,33 @@ async function liveSession(answer: (request: JudgeRequest) => string[], caseRubr
   return { requests, beforeEnd, results, caseResult: caseResult as any }
 }
 
+describe("the judge's text answer (spec §1.4: ID, Property, Rationale, Verdict per property)", () => {
+  const rubrics = [rubric('grounded', 'The agent bases every answer on a tool output.'), rubric('polite', 'The agent is polite.')]
+  it('matches by ID first, by property text when a block has no ID line, without shifting later blocks', () => {
+    const text = [
+      'STEP 1: ...',
+      'ID: grounded',
+      'Property: (paraphrased by the judge)',
+      'Rationale: TURN 1 calls get_weather before answering.',
+      'Verdict: yes',
+      '',
+      'Property: The agent is polite.',
+      'Rationale: TURN 2 is curt.',
+      'Verdict: no',
+    ].join('\n')
+    expect(readIdBlocks(text, rubrics)).toEqual([
+      { rubric_id: 'grounded', rationale: 'TURN 1 calls get_weather before answering.', score: 1 },
+      { rubric_id: 'polite', rationale: 'TURN 2 is curt.', score: 0 },
+    ])
+    expect(parseIdBlocks(text)).toHaveLength(2)
+  })
+
+  it('an unknown ID falls back to the property text; a block without a verdict scores nothing', () => {
+    const text = 'ID: 7\nProperty: The agent is polite.\nRationale: fine\nVerdict: Yes.\nID: grounded\nProperty: x\nRationale: cut off'
+    expect(readIdBlocks(text, rubrics)).toEqual([{ rubric_id: 'polite', rationale: 'fine', score: 1 }])
+  })
+})
+
 describe('a live session', () => {
   it('turns carry no verdict until the session ends; then the last turn and the case carry it', async () => {
     const { requests, beforeEnd, results, caseResult } = await liveSession(
@@ -160,7 +188,7 @@ describe('a live session', () => {
       rubric('brief', 'Answers are brief.', 'FINAL_RESPONSE_QUALITY'),
     ]
     const { requests, results } = await liveSession(
-      () => [verdicts({ grounded: 'yes', recovers: 'no' }), verdicts({ grounded: 'yes', recovers: 'yes' }), 'not an answer'],
+      () => [verdicts({ grounded: 'yes', recovers: 'no' }), verdicts({ grounded: 'yes', recovers: 'yes' }), 'no properties here'],
       caseRubrics,
     )
     expect(requests[0]?.prompt).toContain('"type": "TRAJECTORY_QUALITY"')
@@ -172,6 +200,12 @@ describe('a live session', () => {
       ['grounded', 1],
       ['recovers', 0],
     ])
+  })
+
+  it('text answers in the ID/Property/Rationale/Verdict format vote too', async () => {
+    const text = (v: string) => `ID: grounded\nProperty: grounded answers\nRationale: see TURN 1\nVerdict: ${v}`
+    const { results } = await liveSession(() => [text('yes'), text('no'), text('yes')])
+    expect(results.at(-1)).toMatchObject({ score: 1, eval_status: 'PASSED' })
   })
 
   it('is in the registry: no longer answered "not implemented"', () => {

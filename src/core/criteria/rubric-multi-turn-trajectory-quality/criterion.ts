@@ -13,7 +13,9 @@ import { lastTurnAggregate, waitForEnd } from '../../judging/last-turn.ts'
 import { RubricsBasedCriterion } from '../../judging/options.ts'
 import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
 import { effectiveRubrics, rubricOutcome } from '../../judging/rubric-criterion.ts'
-import { readRubricText } from '../../judging/rubric-sample.ts'
+import type { Rubric } from '../../../adk/invocation.ts'
+import { readRubricText, type RubricSample } from '../../judging/rubric-sample.ts'
+import { readIdBlocks } from './answer-text.ts'
 import { rubricDecided } from '../../judging/vote.ts'
 import { conversationText, instructionsText, toolsText } from './conversation.ts'
 import { multiTurnTrajectoryPrompt, RUBRIC_ANSWER_SCHEMA } from './prompt.ts'
@@ -22,6 +24,13 @@ const KEY = 'rubric_based_multi_turn_trajectory_quality_v1'
 export const RUBRIC_TYPE = 'TRAJECTORY_QUALITY'
 
 type Config = RubricsBasedCriterion
+
+/** The JSON answer (rubric id echoed); otherwise ADK's newer ID/Property/Rationale/Verdict text. */
+function readAnswer(text: string, rubrics: readonly Rubric[]): RubricSample {
+  const json = readRubricText(text, rubrics)
+  if (json.parsed_with === 'json') return json
+  return { rubric_scores: readIdBlocks(text, rubrics), parsed_with: 'adk-text' }
+}
 
 function closing(context: ClosingContext<Config>): Outcome {
   const last = context.invocations.at(-1)
@@ -50,9 +59,9 @@ function closing(context: ClosingContext<Config>): Outcome {
     responseJsonSchema: RUBRIC_ANSWER_SCHEMA,
     options,
     samples: options.num_samples,
-    decided: (texts) => rubricDecided(texts.map((t) => readRubricText(t, rubrics).rubric_scores), ids, options.num_samples),
+    decided: (texts) => rubricDecided(texts.map((t) => readAnswer(t, rubrics).rubric_scores), ids, options.num_samples),
   })
-  return { kind: 'judge', requests: [request], resume: (answers) => rubricOutcome(answers, request.id, rubrics) }
+  return { kind: 'judge', requests: [request], resume: (answers) => rubricOutcome(answers, request.id, rubrics, readAnswer) }
 }
 
 /**
