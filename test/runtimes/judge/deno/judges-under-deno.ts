@@ -5,7 +5,9 @@
  */
 import { judgeFromEnv } from '../../../../src/judge/from-env.ts'
 
-const [chatUrl, vertexUrl, serviceAccountJson] = Deno.args as [string, string, string]
+// Typed locally: tsc has no Deno types, and this file only ever runs under Deno.
+const deno = (globalThis as unknown as { Deno: { args: string[] } }).Deno
+const [chatUrl, vertexUrl, serviceAccountJson] = deno.args as [string, string, string]
 const built = judgeFromEnv({
   OPENAI_API_KEY: 'sk-deno',
   OPENAI_BASE_URL: chatUrl,
