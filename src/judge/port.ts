@@ -1,7 +1,8 @@
 /**
  * The judge port: the one seam between evalstream's engine and whatever answers judge requests
  * (Gemini through @google/genai, OpenAI-compatible servers, the Workers AI binding, Vertex's
- * evaluation service, a test double, a replay of stored answers). The engine only ever talks to a `Judge`, wrapped by the executor in ./executor.ts.
+ * evaluation service, a test double, a replay of stored answers). The engine only ever talks to a
+ * `Judge`, wrapped by the executor in ./executor.ts.
  */
 import type { JudgeAnswer, JudgeRequest } from '../core/criterion.ts'
 
