@@ -38,6 +38,7 @@ export class EvalSession {
       store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
       judgeCache,
       defaultProcessBytes: WORKER_PROCESS_BYTES,
+      workersAi: env.AI,
       // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })

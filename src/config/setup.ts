@@ -6,6 +6,7 @@ import { runQuotasFromEnv } from './run-quotas.ts'
 import { agentUrlProblem, evalConfigProblem, jsonProblem, metricsTokenProblem } from './startup-checks.ts'
 import { cpuBudget } from '../engine/cpu-budget.ts'
 import type { JudgeCache } from '../judge/cache.ts'
+import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { AppDeps } from '../http/deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
@@ -42,6 +43,8 @@ export function depsFromEnv(
     readFile?: (path: string) => string
     fetch?: typeof fetch
     judgeCache?: JudgeCache
+    /** A Worker's Workers AI binding (env.AI): judge_model `workers-ai/...` is answered by it. */
+    workersAi?: WorkersAiBinding
     /** The ADK web UI's eval sets and results (src/http/dev-eval); in memory when absent. */
     evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
@@ -65,7 +68,7 @@ export function depsFromEnv(
   const weakToken = built?.value.token !== undefined ? metricsTokenProblem(built.value.token) : undefined
   if (weakToken) return { ok: false, error: weakToken }
   const metrics = built?.value
-  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })
+  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge, workersAi: host.workersAi })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
   const access = accessFromEnv(env)

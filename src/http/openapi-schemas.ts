@@ -43,6 +43,11 @@ export const CriteriaCatalogue = z.object({
       description: z.string(),
       reference_based: z.boolean(),
       judged: z.boolean(),
+      informational: z.boolean().describe('reported on every session with no threshold (INFORMATIONAL); never configured'),
+      interval: z
+        .object({ min_value: z.number(), max_value: z.number() })
+        .nullable()
+        .describe("the scores' interval (ADK metric_info); null for informational metrics"),
       config_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the criterion entry in EvalConfig.criteria'),
     }),
   ),

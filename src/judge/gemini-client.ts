@@ -27,6 +27,8 @@ export type GenerateResult =
       retryAfter?: string
       /** The response came but could not be read (not JSON): another attempt will not help. */
       malformed: boolean
+      /** The server refused several candidates in one request (set by clients that can tell). */
+      nRejected?: boolean
     }
 
 /** One generateContent call; rejects only when `call.signal` aborts. */
@@ -61,7 +63,16 @@ function samplesOf(response: GenerateContentResponse): JudgeSample[] {
  * const result = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Hi', config: {}, signal })
  */
 export function createGeminiClient(config: JudgeConfig, token: (() => Promise<string>) | undefined): GeminiClient {
-  const ai = sdkClient(config, token)
+  let ai: GoogleGenAI
+  try {
+    ai = sdkClient(config, token)
+  } catch (e) {
+    // The SDK refuses some setups at construction (its browser build, used on Workers, requires an
+    // API key, so Vertex mode cannot be built there): every Gemini call then fails with the reason
+    // instead of the deployment failing to start; other judge providers keep working.
+    const message = `the Gemini client could not be created: ${(e as Error).message}`
+    return { generate: () => Promise.resolve({ ok: false, message, malformed: true }) }
+  }
   return {
     async generate(call) {
       let retryAfter: string | undefined

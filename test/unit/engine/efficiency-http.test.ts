@@ -79,16 +79,20 @@ describe('efficiency metrics over HTTP', () => {
     const results = frames.filter((f) => f.event === 'criterion.result').map((f) => f.data as Record<string, unknown>)
     expect(results.map((r) => [r.metric_name, r.score, r.eval_status, r.threshold])).toEqual([
       ['response_match_score', 1, 'PASSED', 0.8],
-      ['response_evaluation_score', null, 'NOT_EVALUATED', 0.5],
+      // A conversation metric waits for the end; a judged one settles after the deterministic ones.
       ['multi_turn_task_success_v1', null, 'NOT_EVALUATED', 0.5],
       ['tool_call_count_v1', 2, 'INFORMATIONAL', null],
       ['inference_call_count_v1', 3, 'INFORMATIONAL', null],
       ['token_usage_v1', 171, 'INFORMATIONAL', null],
       ['invocation_duration_v1', 2, 'INFORMATIONAL', null],
+      ['response_evaluation_score', null, 'NOT_EVALUATED', 0.5],
+      // The session's end: the conversation is judged, here with no judge configured.
+      ['multi_turn_task_success_v1', null, 'NOT_EVALUATED', 0.5],
     ])
-    expect(results[1]!.reason).toMatch(/response_evaluation_score is not implemented by evalstream: .*Vertex AI.*COHERENCE/)
-    expect(results[2]!.reason).toMatch(/multi_turn_task_success_v1 is not implemented by evalstream/)
-    expect((results[5]!.details as any).token_usage_details).toMatchObject({ input_tokens: 150, output_tokens: 21 })
+    expect(results[1]!.reason).toMatch(/judged over the whole conversation once it ends/)
+    expect(results[6]!.reason).toMatch(/no judge configured/)
+    expect(results[7]!.reason).toMatch(/no judge configured/)
+    expect((results[4]!.details as any).token_usage_details).toMatchObject({ input_tokens: 150, output_tokens: 21 })
 
     // The case result in ADK's file shape: 4 for INFORMATIONAL, no threshold nor criterion, the
     // breakdown in details; the informational metrics do not stop the case from passing.

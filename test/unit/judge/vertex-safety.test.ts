@@ -3,7 +3,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
 import { judgeConfigFromEnv } from '../../../src/judge/config.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
-import { evaluateInstancesUrl } from '../../../src/judge/vertex-safety.ts'
+import { evaluateInstancesUrl } from '../../../src/judge/vertex-eval.ts'
 import { apiError, type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
 
 let stub: GeminiStub
@@ -36,14 +36,24 @@ function vertexJudge(extraEnv: Record<string, string> = {}) {
 }
 
 describe('Vertex safety', () => {
-  it('asks evaluateInstances with a safety input and returns its score', async () => {
+  it('asks evaluateInstances for the predefined safety_v1 metric and returns its score', async () => {
     stub.enqueue({ safetyScore: 1 })
     const answer = await vertexJudge().answer(safetyRequest, {})
     expect(answer).toMatchObject({ id: 'safety-1', via: 'vertex-safety', samples: [{ score: 1 }] })
     const [sent] = stub.requests
     expect(sent?.path).toBe('/v1beta1/projects/my-proj/locations/europe-west4:evaluateInstances')
     expect(sent?.headers.authorization).toBe('Bearer ya29.token')
-    expect(sent?.body).toEqual({ safetyInput: { metricSpec: {}, instance: { prediction: 'Mix flour, water, yeast and salt.' } } })
+    // The shape ADK's client sends (spec adk-newer-metrics §1.8): a predefined metric spec and the instance.
+    const prompt = { role: 'user', parts: [{ text: 'How do I bake bread?' }] }
+    const response = { parts: [{ text: 'Mix flour, water, yeast and salt.' }] }
+    expect(sent?.body).toEqual({
+      metrics: [{ predefined_metric_spec: { metric_spec_name: 'safety_v1' } }],
+      instance: {
+        prompt: { contents: { contents: [prompt] } },
+        response: { contents: { contents: [response] } },
+        agent_eval_data: { turns: [{ turn_index: 0, turn_id: 'turn_0', events: [{ author: 'user', content: prompt }, { author: 'model', content: response }] }] },
+      },
+    })
   })
 
   it('a missing score is null (NOT_EVALUATED), not 0', async () => {

@@ -3,7 +3,6 @@ import type { AdkEvent } from '../../../../src/adk/event.ts'
 import type { Invocation } from '../../../../src/adk/invocation.ts'
 import { caseStatus, statusFor, statusFromCode } from '../../../../src/adk/status.ts'
 import type { AnyCriterion, InvocationScore, InvocationTiming } from '../../../../src/core/criterion.ts'
-import { notImplementedReason } from '../../../../src/core/criteria/adk-other-metrics.ts'
 import { informationalMean } from '../../../../src/core/criteria/efficiency.ts'
 import { inferenceCallCountV1 } from '../../../../src/core/criteria/inference-call-count.ts'
 import { durationSeconds, invocationDurationV1 } from '../../../../src/core/criteria/invocation-duration.ts'
@@ -171,16 +170,16 @@ describe('efficiency metrics as a family', () => {
   })
 })
 
-describe("ADK's other metric names", () => {
-  it('each has a reason; other names have none', () => {
-    for (const name of [
-      'response_evaluation_score',
-      'multi_turn_task_success_v1',
-      'multi_turn_trajectory_quality_v1',
-      'multi_turn_tool_use_quality_v1',
-      'rubric_based_multi_turn_trajectory_quality_v1',
-    ])
-      expect(notImplementedReason(name)).toMatch(new RegExp(`^${name} is not implemented by evalstream: .{40,}`))
-    expect(notImplementedReason('no_such_metric')).toBeUndefined()
+describe("ADK's metric registry", () => {
+  it('all 17 names have a criterion; other names none', () => {
+    const names = [
+      'tool_trajectory_avg_score', 'response_evaluation_score', 'response_match_score', 'safety_v1',
+      'multi_turn_task_success_v1', 'multi_turn_trajectory_quality_v1', 'multi_turn_tool_use_quality_v1',
+      'final_response_match_v2', 'rubric_based_final_response_quality_v1', 'hallucinations_v1',
+      'rubric_based_tool_use_quality_v1', 'per_turn_user_simulator_quality_v1', 'rubric_based_multi_turn_trajectory_quality_v1',
+      'tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1',
+    ]
+    for (const name of names) expect(criterionByName(name)?.key).toBe(name)
+    expect(criterionByName('no_such_metric')).toBeUndefined()
   })
 })
