@@ -19,7 +19,11 @@ export const RUNTIME_TESTS = [
 /** A real ADK api_server (test/e2e/agent, its own ~500-package install: `npm run setup:e2e`). */
 export const E2E_TESTS = ['test/e2e/**/*.test.ts']
 
+/** The package imported by its own name resolves to the source (dist/ exists only after a build). */
+const SELF_IMPORT = /^evalstream(\/(?:adk|core|ingest|engine|http))?$/
+
 export default defineConfig({
+  resolve: { alias: [{ find: SELF_IMPORT, replacement: `${import.meta.dirname}/src$1/index.ts` }] },
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,
