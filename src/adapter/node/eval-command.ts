@@ -17,6 +17,7 @@ import type { CriterionResultData } from '../../engine/types.ts'
 import { judgeWiringFromEnv } from '../../host/judge-wiring.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
+import type { ReportedCase } from './ci-reports.ts'
 
 export type EvalRunInput = {
   evalSetPath: string
@@ -37,6 +38,8 @@ export type EvalRunOutcome =
       evalSetResult: EvalSetResult
       evalSetResultJson: string
       results: CriterionResultData[]
+      /** The case as the JUnit and Markdown reports take it. */
+      reported: ReportedCase
       warnings: string[]
     }
   | { ok: false; error: string }
@@ -80,6 +83,8 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
 
   const format = sniffFormat(input.eventsText, input.eventsName)
   const decoded = decodeAll(format, input.eventsText)
+  // Nothing to score is bad input (exit 2), not a failed case: say what the file held instead.
+  if (decoded.events.length === 0) return { ok: false, error: noEvents(input.eventsName, input.eventsText, decoded.issues) }
   for (const item of decoded.events) engine.push(item)
   for (const issue of decoded.issues)
     warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
@@ -93,17 +98,14 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     timestamp: input.now ?? 0,
   })
   const status = caseResult.final_eval_status
-  const report = renderReport(results, {
-    evalId: picked.evalCase.eval_id,
-    status,
-    overall: caseResult.overall_eval_metric_results.map((m) => ({
-      metric_name: m.metric_name,
-      score: m.score,
-      threshold: m.threshold ?? 0,
-      eval_status: m.eval_status,
-      reason: m.eval_status === 'NOT_EVALUATED' ? firstReason(results, m.metric_name) : undefined,
-    })),
-  })
+  const overall = caseResult.overall_eval_metric_results.map((m) => ({
+    metric_name: m.metric_name,
+    score: m.score,
+    threshold: m.threshold ?? 0,
+    eval_status: m.eval_status,
+    reason: m.eval_status === 'NOT_EVALUATED' ? firstReason(results, m.metric_name) : undefined,
+  }))
+  const report = renderReport(results, { evalId: picked.evalCase.eval_id, status, overall })
   return {
     ok: true,
     passed: status === 'PASSED',
@@ -111,8 +113,17 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     evalSetResult: setResult,
     evalSetResultJson: evalSetResultJson(setResult),
     results,
+    reported: { suite: evalSet.eval_set_id, name: picked.evalCase.eval_id, status, results, overall },
     warnings,
   }
+}
+
+/** Where the first undecodable event is, or that the file is empty. */
+function noEvents(name: string, text: string, issues: Array<{ index: number; message: string; path?: string }>): string {
+  if (text.trim() === '') return `${name}: no events: the file is empty (expected a /run_sse body, NDJSON, or a JSON array of ADK events)`
+  const first = issues[0]
+  const where = first ? `; event ${first.index}: ${first.message}${first.path ? ` (at ${first.path})` : ''}` : ''
+  return `${name}: no ADK event found${issues.length ? ` (${issues.length} rejected)` : ''}${where.replace(/\s+/g, ' ')}`
 }
 
 function pickCase(cases: EvalCase[], caseId: string | undefined, source: string): { evalCase: EvalCase } | { error: string } {
