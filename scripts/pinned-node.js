@@ -59,7 +59,18 @@ function findNode() {
       `was not set up (its install script did not run), so fetching ${pkg} (no install script) into ${cacheDir}\n`,
   )
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-  const args = ['install', '--prefix', cacheDir, '--no-save', '--no-package-lock', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', pkg]
+  const args = [
+    'install',
+    '--prefix',
+    cacheDir,
+    '--no-save',
+    '--no-package-lock',
+    '--ignore-scripts',
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    pkg,
+  ]
   const install = spawnSync(npm, args, { stdio: ['ignore', 'ignore', 'inherit'], shell: process.platform === 'win32' })
   if (install.status !== 0 || !fetched || !existsSync(fetched)) return undefined
   return fetched
@@ -72,7 +83,9 @@ if (!script) {
 }
 const node = findNode()
 if (!node) {
-  process.stderr.write(`evalstream: no Node ${MIN_NODE_MAJOR}+ found or fetched; install Node ${MIN_NODE_MAJOR} or newer (this is ${process.version})\n`)
+  process.stderr.write(
+    `evalstream: no Node ${MIN_NODE_MAJOR}+ found or fetched; install Node ${MIN_NODE_MAJOR} or newer (this is ${process.version})\n`,
+  )
   process.exit(2)
 }
 const PATH = [dirname(node), process.env.PATH ?? ''].join(process.platform === 'win32' ? ';' : ':')
@@ -83,6 +96,5 @@ child.on('exit', (code, signal) => {
   if (signal) {
     process.removeAllListeners(signal)
     process.kill(process.pid, signal)
-  }
-  else process.exit(code ?? 1)
+  } else process.exit(code ?? 1)
 })

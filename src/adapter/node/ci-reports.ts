@@ -36,7 +36,8 @@ export function failureText(r: CriterionResultData): { message: string; body: st
     type Listed = Call & { expected_index?: number; actual_index?: number }
     const list = (key: string) => (Array.isArray(d[key]) ? (d[key] as Listed[]) : [])
     const [matched, missing, extra] = [list('matched'), list('missing'), list('extra')]
-    const inOrder = (calls: Listed[], key: 'expected_index' | 'actual_index') => [...calls].sort((a, b) => (a[key] ?? 0) - (b[key] ?? 0)).map(call)
+    const inOrder = (calls: Listed[], key: 'expected_index' | 'actual_index') =>
+      [...calls].sort((a, b) => (a[key] ?? 0) - (b[key] ?? 0)).map(call)
     lines.push(`expected calls: ${inOrder([...matched, ...missing], 'expected_index').join(', ') || '(none)'}`)
     lines.push(`actual calls:   ${inOrder([...matched, ...extra], 'actual_index').join(', ') || '(none)'}`)
     if (missing.length) lines.push(`missing: ${missing.map(call).join(', ')}`)
@@ -56,7 +57,13 @@ function failing(c: ReportedCase): CriterionResultData[] {
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' }
 /** XML 1.0 forbids most control characters even escaped: they become U+FFFD. */
 function xml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => XML_ESCAPES[ch]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd')
+  let out = ''
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!
+    const forbidden = (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0xfffe || code === 0xffff
+    out += forbidden ? '\ufffd' : (XML_ESCAPES[ch] ?? ch)
+  }
+  return out
 }
 
 /**
@@ -91,7 +98,9 @@ export function junitXml(cases: ReportedCase[]): string {
     total.failures += failures
     total.errors += errors
     blocks.push(
-      `  <testsuite name="${xml(suite)}" tests="${list.length}" failures="${failures}" errors="${errors}">\n${testcases.join('\n')}\n  </testsuite>`,
+      `  <testsuite name="${xml(suite)}" tests="${list.length}" failures="${failures}" errors="${errors}">\n${
+        testcases.join('\n')
+      }\n  </testsuite>`,
     )
   }
   return [
@@ -123,7 +132,11 @@ export function markdownSummary(cases: ReportedCase[]): string {
   for (const c of cases) {
     const criteria = c.overall
       .filter((m) => m.eval_status !== 'INFORMATIONAL')
-      .map((m) => `${m.metric_name} ${score(m.score)}${m.threshold === null ? '' : ` / ${m.threshold}`} ${m.eval_status === 'PASSED' ? '✅' : m.eval_status === 'FAILED' ? '❌' : '⚪'}`)
+      .map((m) =>
+        `${m.metric_name} ${score(m.score)}${m.threshold === null ? '' : ` / ${m.threshold}`} ${
+          m.eval_status === 'PASSED' ? '✅' : m.eval_status === 'FAILED' ? '❌' : '⚪'
+        }`
+      )
       .join('<br>')
     const mark = c.status === 'PASSED' ? '✅ PASSED' : c.status === 'FAILED' ? '❌ FAILED' : `⚪ ${c.status}`
     out.push(`| ${cell(c.suite)} | ${cell(c.name)} | ${mark} | ${cell(criteria || c.reason || '')} |`)
@@ -132,7 +145,17 @@ export function markdownSummary(cases: ReportedCase[]): string {
   const unexplained = cases.filter((c) => c.status !== 'PASSED' && failing(c).length === 0)
   if (failures.length > 0 || unexplained.length > 0) {
     out.push('', '### Failures', '')
-    for (const { c, f } of failures) out.push(`<details><summary>${xml(`${c.suite} / ${c.name}: ${f.message}`)}</summary>`, '', '```', f.body.replace(/```/g, "'''"), '```', '</details>', '')
+    for (const { c, f } of failures) {
+      out.push(
+        `<details><summary>${xml(`${c.suite} / ${c.name}: ${f.message}`)}</summary>`,
+        '',
+        '```',
+        f.body.replace(/```/g, "'''"),
+        '```',
+        '</details>',
+        '',
+      )
+    }
     for (const c of unexplained) out.push(`- ${cell(`${c.suite} / ${c.name}: ${c.status}: ${c.reason ?? 'no reason given'}`)}`)
   }
   return `${out.join('\n')}\n`

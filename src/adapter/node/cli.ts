@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { runEval, type EvalRunInput } from './eval-command.ts'
+import { type EvalRunInput, runEval } from './eval-command.ts'
 import { writeEvalSetResultFile } from './files.ts'
 import { junitXml, markdownSummary } from './ci-reports.ts'
 import { paintStatuses, useColor, whileWaiting } from './terminal.ts'
@@ -117,7 +117,10 @@ async function evalCommand(args: string[]): Promise<number> {
   const outcome = await whileWaiting(runEval(input), {
     everyMs: JUDGE_NOTICE_MS,
     write: (t) => process.stderr.write(t),
-    message: (ms) => `evalstream: still scoring after ${Math.round(ms / 1000)} s: waiting for the judge (EVALSTREAM_JUDGE_DEADLINE_MS bounds each request)\n`,
+    message: (ms) =>
+      `evalstream: still scoring after ${
+        Math.round(ms / 1000)
+      } s: waiting for the judge (EVALSTREAM_JUDGE_DEADLINE_MS bounds each request)\n`,
   })
   if (!outcome.ok) {
     console.error(`evalstream: ${outcome.error}`)
@@ -154,8 +157,9 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) console.error(`evalstream: ${error.message}\n\n${error.usage}`)
-    else if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`evalstream: ${(error as Error).message}\n\n${EVAL_USAGE}`)
-    else console.error(`evalstream: unexpected failure: ${error instanceof Error ? error.message : String(error)}`)
+    else if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`evalstream: ${(error as Error).message}\n\n${EVAL_USAGE}`)
+    } else console.error(`evalstream: unexpected failure: ${error instanceof Error ? error.message : String(error)}`)
     process.exitCode = 2
   },
 )

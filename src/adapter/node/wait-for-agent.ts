@@ -40,7 +40,7 @@ export async function waitForAgent(base: string, timeoutMs: number, io: WaitIo):
   let told = false
   // Bounded by attempts as well as by the clock, so a clock that stands still cannot loop forever.
   const maxAttempts = Math.ceil(timeoutMs / WAIT_RETRY_MS) + 1
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     const signal = AbortSignal.timeout(Math.max(1, Math.min(5_000, timeoutMs)))
     try {
       const response = await io.fetch(url, { signal })
@@ -51,7 +51,11 @@ export async function waitForAgent(base: string, timeoutMs: number, io: WaitIo):
       const waited = io.now() - started
       if (waited + WAIT_RETRY_MS > timeoutMs || attempt >= maxAttempts) return { ok: false, waitedMs: waited, cause: causeOf(e) }
       if (!told) {
-        io.err(`evalstream: waiting for the agent at ${url.origin} to listen (${causeOf(e)}; up to ${Math.round(timeoutMs / 1000)} s, --wait 0 to not wait)\n`)
+        io.err(
+          `evalstream: waiting for the agent at ${url.origin} to listen (${causeOf(e)}; up to ${
+            Math.round(timeoutMs / 1000)
+          } s, --wait 0 to not wait)\n`,
+        )
         told = true
       }
       await io.sleep(WAIT_RETRY_MS)

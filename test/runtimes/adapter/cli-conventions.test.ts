@@ -55,7 +55,10 @@ describe('evalstream CLI conventions', () => {
     const w = cli(['eval', EVALSET, '--events', EVALSET])
     expect(w.code).toBe(2)
     expect(w.stderr).toContain('event 0: $.author: required')
-    expect(cli(['eval', EVALSET, '--events', join(dir, 'missing.sse')])).toMatchObject({ code: 2, stderr: expect.stringContaining('missing.sse: ENOENT') })
+    expect(cli(['eval', EVALSET, '--events', join(dir, 'missing.sse')])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('missing.sse: ENOENT'),
+    })
   })
 
   it('--junit and --summary write the reports; stdout is the same table', () => {

@@ -38,7 +38,17 @@ let env: NodeJS.ProcessEnv
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'evalstream-noscripts-'))
-  for (const name of ['package.json', 'package-lock.json', 'scripts', 'src', 'vitest.config.ts', 'tsconfig.json', 'test/unit/adapter/terminal.test.ts']) {
+  for (
+    const name of [
+      'package.json',
+      'package-lock.json',
+      'scripts',
+      'src',
+      'vitest.config.ts',
+      'tsconfig.json',
+      'test/unit/adapter/terminal.test.ts',
+    ]
+  ) {
     cpSync(join(ROOT, name), join(dir, name), { recursive: true })
   }
   // Only the machine's folders on PATH: nothing from this repo's node_modules (its Node 24).
@@ -82,7 +92,11 @@ describe('npm scripts with install scripts skipped', () => {
   })
 
   it('npm run test:unit runs vitest on Node 24 (the launcher npm test uses too)', async () => {
-    const { stdout } = await exec('npm', ['run', 'test:unit', '--', 'test/unit/adapter/terminal.test.ts'], { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 })
+    const { stdout } = await exec('npm', ['run', 'test:unit', '--', 'test/unit/adapter/terminal.test.ts'], {
+      cwd: dir,
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    })
     expect(stdout).toMatch(/Tests\s+\S*\s*\d+ passed/)
   })
 })

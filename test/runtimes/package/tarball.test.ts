@@ -22,7 +22,14 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 const SUBPATHS = Object.keys(pkg.exports).filter((k) => k !== './package.json').map((k) => `evalstream${k.slice(1)}`)
 const exec = promisify(execFile)
 /** The pinned Node (the one running vitest) first on PATH, so npm, npx and the bin use it. */
-const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, NO_COLOR: '1', GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '' }
+const env = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+  NO_COLOR: '1',
+  GEMINI_API_KEY: '',
+  GOOGLE_API_KEY: '',
+  GOOGLE_CLOUD_PROJECT: '',
+}
 
 let dir: string
 let app: string
@@ -37,7 +44,13 @@ function appLockfile(tarball: string): object {
   const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'))
   const packages: Record<string, unknown> = {
     '': { name: 'app', dependencies: { evalstream: `file:${tarball}` } },
-    'node_modules/evalstream': { version: pkg.version, resolved: `file:${tarball}`, license: pkg.license, dependencies: pkg.dependencies, bin: pkg.bin },
+    'node_modules/evalstream': {
+      version: pkg.version,
+      resolved: `file:${tarball}`,
+      license: pkg.license,
+      dependencies: pkg.dependencies,
+      bin: pkg.bin,
+    },
   }
   for (const [key, entry] of Object.entries(lock.packages as Record<string, { dev?: boolean; devOptional?: boolean }>)) {
     if (!key.startsWith('node_modules/') || entry.dev) continue
@@ -51,7 +64,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'evalstream-pack-'))
   const copy = join(dir, 'pkg')
   mkdirSync(copy)
-  for (const name of ['package.json', 'bin', 'src', 'LICENSE', 'README.md', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(ROOT, name), join(copy, name), { recursive: true })
+  for (const name of ['package.json', 'bin', 'src', 'LICENSE', 'README.md', 'tsconfig.json', 'tsconfig.build.json']) {
+    cpSync(join(ROOT, name), join(copy, name), { recursive: true })
+  }
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
   await sh('npm', ['run', '--silent', 'build'], copy)
   // --ignore-scripts: prepack would build again; the build above is the one packed.
@@ -60,7 +75,10 @@ beforeAll(async () => {
   app = join(dir, 'app')
   mkdirSync(app)
   const tarball = `../${packed.filename}`
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { evalstream: `file:${tarball}` } }))
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { evalstream: `file:${tarball}` } }),
+  )
   writeFileSync(join(app, 'package-lock.json'), JSON.stringify(appLockfile(tarball)))
   await sh('npm', ['ci', '--offline', '--no-audit', '--no-fund'], app)
 }, 240_000)
@@ -72,7 +90,17 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('holds compiled JavaScript with .d.ts, source maps and the license, and no tests or sources', () => {
     const paths = packed.files.map((f) => f.path)
-    for (const path of ['LICENSE', 'README.md', 'bin/evalstream.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/adapter/node/cli.js']) {
+    for (
+      const path of [
+        'LICENSE',
+        'README.md',
+        'bin/evalstream.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/index.js.map',
+        'dist/adapter/node/cli.js',
+      ]
+    ) {
       expect(paths).toContain(path)
     }
     expect(paths.filter((p) => p.startsWith('test/') || p.startsWith('src/') || /\.test\.|(^|\/)tsconfig/.test(p))).toEqual([])
@@ -99,14 +127,24 @@ describe('the packed tarball', () => {
         "import { createSessionEngine } from 'evalstream/engine'",
         "import { createApp, depsFromEnv } from 'evalstream/http'",
         "const score: RougeScore = rouge1('a b', 'a b c')",
-        "const n: number = score.fmeasure",
+        'const n: number = score.fmeasure',
         'export { n, EvalSet, criterionByName, decodeAll, createSessionEngine, createApp, depsFromEnv }',
         // A wrong use must fail, or the check proves nothing.
-        "// @ts-expect-error rouge1 takes strings",
+        '// @ts-expect-error rouge1 takes strings',
         'rouge1(1, 2)',
       ].join('\n'),
     )
-    const tsconfig = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, skipLibCheck: false }, files: ['check.ts'] }
+    const tsconfig = {
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2023',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+      },
+      files: ['check.ts'],
+    }
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig))
     const tsc = join(ROOT, 'node_modules/.bin/tsc')
     await expect(sh(tsc, ['-p', 'tsconfig.json'], app)).resolves.toMatchObject({ stdout: '' })

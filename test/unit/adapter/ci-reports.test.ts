@@ -7,7 +7,16 @@ import { failureText, junitXml, markdownSummary, type ReportedCase } from '../..
 import type { CriterionResultData } from '../../../src/engine/types.ts'
 
 const result = (over: Partial<CriterionResultData>): CriterionResultData =>
-  ({ metric_name: 'response_match_score', invocation_index: 0, invocation_id: 'inv-1', score: 0.9, threshold: 0.8, eval_status: 'PASSED', details: {}, ...over }) as CriterionResultData
+  ({
+    metric_name: 'response_match_score',
+    invocation_index: 0,
+    invocation_id: 'inv-1',
+    score: 0.9,
+    threshold: 0.8,
+    eval_status: 'PASSED',
+    details: {},
+    ...over,
+  }) as CriterionResultData
 
 const trajectoryFailure = result({
   metric_name: 'tool_trajectory_avg_score',
@@ -23,7 +32,13 @@ const trajectoryFailure = result({
 })
 const responseFailure = result({ score: 0.25, eval_status: 'FAILED', reason: 'too different' })
 const cases: ReportedCase[] = [
-  { suite: 'weather', name: 'ok', status: 'PASSED', results: [result({})], overall: [{ metric_name: 'response_match_score', score: 0.9, threshold: 0.8, eval_status: 'PASSED' }] },
+  {
+    suite: 'weather',
+    name: 'ok',
+    status: 'PASSED',
+    results: [result({})],
+    overall: [{ metric_name: 'response_match_score', score: 0.9, threshold: 0.8, eval_status: 'PASSED' }],
+  },
   {
     suite: 'weather',
     name: 'bad',
@@ -62,6 +77,10 @@ describe('junitXml', () => {
     expect(bad.match(/<failure /g)).toHaveLength(2)
     expect(bad).not.toContain('token_usage_v1')
     expect(bad).toContain('search({&quot;q&quot;:&quot;&lt;Paris &amp; \\&quot;co\\&quot;&gt;&quot;})')
+  })
+  it('replaces the control characters XML cannot carry, even escaped', () => {
+    const odd = junitXml([{ suite: 's', name: 'a\u0001b\tc', status: 'PASSED', results: [], overall: [] }])
+    expect(odd).toContain('name="a\ufffdb\tc"')
   })
   it('reports a case not evaluated as an error with the reason', () => {
     expect(xml).toContain('<error message="cannot reach the agent (ECONNREFUSED)">')

@@ -44,7 +44,13 @@ afterAll(async () => {
 async function run(args: string[]) {
   let out = ''
   let err = ''
-  const code = await runCommand(args, { env: {}, out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, now: () => 1700000000 })
+  const code = await runCommand(args, {
+    env: {},
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    isTTY: false,
+    now: () => 1700000000,
+  })
   return { code, out, err }
 }
 
@@ -74,7 +80,11 @@ describe('evalstream run reports', () => {
     const r = await run([join(dir, 'mixed.evalset.json:passes'), '--agent', 'http://127.0.0.1:9', '--app', 'weather', '--wait', '0'])
     expect(r.code).toBe(1)
     expect(r.err).not.toContain('waiting for the agent')
-    expect((await run([join(dir, 'mixed.evalset.json'), '--agent', stub.url, '--app', 'w', '--wait', 'soon'])).err).toContain("--wait must be a positive number of seconds, not 'soon'")
-    expect((await run([join(dir, 'mixed.evalset.json'), '--agent', 'localhost:8000', '--app', 'w'])).err).toContain("--agent must be an http(s) URL, not 'localhost:8000'")
+    expect((await run([join(dir, 'mixed.evalset.json'), '--agent', stub.url, '--app', 'w', '--wait', 'soon'])).err).toContain(
+      "--wait must be a positive number of seconds, not 'soon'",
+    )
+    expect((await run([join(dir, 'mixed.evalset.json'), '--agent', 'localhost:8000', '--app', 'w'])).err).toContain(
+      "--agent must be an http(s) URL, not 'localhost:8000'",
+    )
   })
 })

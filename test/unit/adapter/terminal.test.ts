@@ -1,7 +1,7 @@
 /** Colours only where they help (NO_COLOR, TERM=dumb, pipes), and a notice during long waits. */
 import { describe, expect, it } from 'vitest'
 import { paintStatuses, useColor, whileWaiting } from '../../../src/adapter/node/terminal.ts'
-import { DEFAULT_LOOPBACK_WAIT_MS, isLoopback, waitForAgent, WAIT_RETRY_MS } from '../../../src/adapter/node/wait-for-agent.ts'
+import { DEFAULT_LOOPBACK_WAIT_MS, isLoopback, WAIT_RETRY_MS, waitForAgent } from '../../../src/adapter/node/wait-for-agent.ts'
 
 describe('colours', () => {
   it('are on for a terminal only, and NO_COLOR or TERM=dumb turn them off', () => {
@@ -52,7 +52,9 @@ describe('waitForAgent', () => {
     const fetchStub = (() => (++calls < 4 ? refused() : Promise.resolve(new Response('[]', { status: 404 })))) as typeof fetch
     const out = await waitForAgent('http://127.0.0.1:8000', 30_000, { fetch: fetchStub, ...c, err: (t) => err.push(t) })
     expect(out).toEqual({ ok: true, waitedMs: 3 * WAIT_RETRY_MS })
-    expect(err[0]).toBe('evalstream: waiting for the agent at http://127.0.0.1:8000 to listen (ECONNREFUSED; up to 30 s, --wait 0 to not wait)\n')
+    expect(err[0]).toBe(
+      'evalstream: waiting for the agent at http://127.0.0.1:8000 to listen (ECONNREFUSED; up to 30 s, --wait 0 to not wait)\n',
+    )
     expect(err[1]).toContain('is listening (after 0.8 s)')
   })
   it('gives up at the deadline with the cause, and is bounded even by a clock that stands still', async () => {

@@ -65,12 +65,15 @@ describe('environment variables', () => {
   for (const binding of bindings()) read.delete(binding)
 
   it('the scanner finds reads in each of its forms and ignores comments', () => {
-    const sample = "const a = env.PORT\nconst b = Deno.env.get('HOST')\nnumberVar(env, 'EVALSTREAM_X_MS')\n// env.NOT_READ\n/* 'EVALSTREAM_NOPE' */"
+    const sample =
+      "const a = env.PORT\nconst b = Deno.env.get('HOST')\nnumberVar(env, 'EVALSTREAM_X_MS')\n// env.NOT_READ\n/* 'EVALSTREAM_NOPE' */"
     expect([...envReads(sample)].sort()).toEqual(['EVALSTREAM_X_MS', 'HOST', 'PORT'])
   })
 
   it('finds the variables the issue named as undocumented (the scan sees them)', () => {
-    for (const name of ['HOST', 'GOOGLE_CLOUD_ACCESS_TOKEN', 'VERTEX_EVAL_BASE_URL', 'GOOGLE_GENAI_USE_VERTEXAI']) expect(read.has(name), name).toBe(true)
+    for (const name of ['HOST', 'GOOGLE_CLOUD_ACCESS_TOKEN', 'VERTEX_EVAL_BASE_URL', 'GOOGLE_GENAI_USE_VERTEXAI']) {
+      expect(read.has(name), name).toBe(true)
+    }
   })
 
   it('every variable read is in docs/configuration.md', () => {
