@@ -73,7 +73,8 @@ async function main(argv: string[]): Promise<number> {
   }
   // Loaded only for `run`: it brings the judge wiring (and the Gemini SDK) that `eval` loads lazily.
   if (command === 'run') {
-    const color = useColor(process.env, process.stdout.isTTY === true)
+    // --json output is for machines: never coloured.
+    const color = !rest.includes('--json') && useColor(process.env, process.stdout.isTTY === true)
     return (await import('./run-command.ts')).runCommand(rest, {
       env: process.env,
       out: (t) => process.stdout.write(color ? paintStatuses(t) : t),
