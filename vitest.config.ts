@@ -17,7 +17,11 @@ export const UNIT_TESTS = ['test/unit/**/*.test.ts']
 export const RUNTIME_TESTS = ['test/runtimes/**/*.test.ts']
 export const E2E_TESTS = ['test/e2e/**/*.test.ts']
 
+/** The package imported by its own name resolves to the source (dist/ exists only after a build). */
+const SELF_IMPORT = /^evalstream(\/(?:adk|core|ingest|engine|http))?$/
+
 export default defineConfig({
+  resolve: { alias: [{ find: /^evalstream\/http$/, replacement: `${import.meta.dirname}/src/http.ts` }, { find: SELF_IMPORT, replacement: `${import.meta.dirname}/src$1/index.ts` }] },
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,

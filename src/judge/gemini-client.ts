@@ -76,8 +76,10 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
   return {
     async generate(call) {
       let retryAfter: string | undefined
+      let target = ''
       // Per call, so concurrent calls never see each other's headers.
       const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+        target = new URL(input instanceof Request ? input.url : String(input)).origin
         const response = await fetch(input, init)
         if (!response.ok) retryAfter = response.headers.get('retry-after') ?? undefined
         return response
@@ -97,7 +99,12 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
       } catch (e) {
         if (call.signal.aborted) throw e
         if (e instanceof ApiError) return { ok: false, status: e.status, message: e.message, retryAfter, malformed: false }
-        return { ok: false, message: (e as Error).message, malformed: e instanceof SyntaxError }
+        // Node's fetch says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND...) and the
+        // judge's address are what a person needs to fix it.
+        const cause = (e as { cause?: { code?: string; message?: string } }).cause
+        const why = cause?.code ?? cause?.message
+        const message = why && target ? `cannot reach the judge at ${target} (${why})` : (e as Error).message
+        return { ok: false, message, malformed: e instanceof SyntaxError }
       }
     },
   }
