@@ -47,6 +47,8 @@ beforeAll(async () => {
       'vitest.config.ts',
       'tsconfig.json',
       'test/unit/adapter/terminal.test.ts',
+      // vitest.config.ts's global setup (one temporary folder per run).
+      'test/support/temp-root.ts',
     ]
   ) {
     cpSync(join(ROOT, name), join(dir, name), { recursive: true })
