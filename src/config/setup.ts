@@ -18,6 +18,9 @@ import { proxySettingsFromEnv } from './proxy.ts'
 import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { memoryRunStore } from '../runner/run-store.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
+import { otlpSettingsFromEnv } from './otlp.ts'
+import { createOtlpMonitor } from '../session/otlp-monitor.ts'
+import { createTraceLinks, tracedEngines } from '../session/traced-engine.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 
 export type { Env }
@@ -47,6 +50,8 @@ export function depsFromEnv(
     metrics?: boolean
     /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
     exporters?: ExporterHost
+    /** The clock of the OTLP monitor's grace and idle timers (tests pass a fake one). */
+    now?: () => number
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -84,13 +89,28 @@ export function depsFromEnv(
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
-  const createEngine = judgedEngines(wiring.value.judging)
+  // Sessions fed from OTLP carry their trace's ids and times on their events (traced-engine.ts).
+  const links = createTraceLinks()
+  const createEngine = tracedEngines(judgedEngines(wiring.value.judging), links)
   const feed = createResultFeed()
   // OpenTelemetry events and webhooks per result (exporters-setup.ts), watching the feed.
-  const exporters = exportersFromEnv(env, feed, host.exporters)
+  const exporters = exportersFromEnv(env, feed, host.exporters, links)
   if (!exporters.ok) return exporters
   notes.push(...(exporters.notes ?? []))
+  const otlpSettings = otlpSettingsFromEnv(env, limits.value, config.value, host.readFile)
+  if (!otlpSettings.ok) return otlpSettings
+  notes.push(...(otlpSettings.notes ?? []))
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
+  const otlp = otlpSettings.value
+  const monitor = createOtlpMonitor({
+    store,
+    createEngine,
+    appConfig: otlp.appConfig,
+    assemblerLimits: otlp.assembler,
+    limits: limits.value,
+    conversationIdleMs: otlp.conversationIdleMs,
+    ...(host.now ? { now: host.now } : {}),
+  })
   if (metrics) {
     metrics.watch(feed)
     metrics.attachStore(store)
@@ -118,6 +138,7 @@ export function depsFromEnv(
       runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
+      otlp: { monitor, limits: otlp.limits },
     },
   }
 }

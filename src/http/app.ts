@@ -13,6 +13,7 @@ import { devEvalRoutes } from './dev-eval/routes.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
+import { otlpRoute } from './otlp-routes.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { isRunSsePath } from './agent-sse.ts'
 import { noSniff } from './no-sniff.ts'
@@ -43,6 +44,10 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
   app.get('/openapi.json', openApiRoute(deps, [...devEvalDocs, ...RESULTS_DOCS]))
   app.get('/metrics', (c) => metricsRoute(c, deps))
+  if (deps.otlp) {
+    app.post('/v1/traces', otlpRoute('traces', deps.otlp))
+    app.post('/v1/logs', otlpRoute('logs', deps.otlp))
+  }
   app.route('/v1', resultsRoutes(deps.resultsIndex))
   app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))

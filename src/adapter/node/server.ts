@@ -4,6 +4,8 @@
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
  * session limits read in src/config/setup.ts.
  */
+import { startOtlpTicker } from '../../session/otlp-ticker.ts'
+import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
 import { createAdaptorServer } from '@hono/node-server'
@@ -39,6 +41,8 @@ if (!index.ok) {
   console.error(`evalstream: ${index.error}`)
   process.exit(2)
 }
+// Traces whose root never came, and conversations gone quiet, are finalised by this timer.
+if (setup.deps.otlp) startOtlpTicker(setup.deps.otlp.monitor, OTLP_TICK_MS)
 const listen = listenPort(process.env.PORT)
 if (!listen.ok) {
   console.error(`evalstream: ${listen.error}`)

@@ -1,0 +1,198 @@
+/**
+ * Production agents monitored from their own OpenTelemetry: decoded spans and log records go to a
+ * span assembler per tenant (trace ids are the client's word, so tenants never share one), and each
+ * completed trace becomes one invocation of the session its conversation maps to, fed through the
+ * session feed (every per-session limit holds) so its results stream, index and export like any
+ * session's. A trace completes when its root span arrives or after the grace period
+ * (EVALSTREAM_OTLP_TRACE_GRACE_MS); a conversation with no trace for EVALSTREAM_OTLP_CONVERSATION_IDLE_MS
+ * is ended, which emits its case result. `tick()` drives both, against the injected clock.
+ *
+ * A trace's conversation can be unknown until its root or model spans arrive (ADK JS puts no
+ * session id on `execute_tool` spans): the assembler holds every span by trace id, and the trace is
+ * routed only once it completes, when everything it will say about its conversation is known.
+ */
+import type { JsonBounds } from '../adk/json-bounds.ts'
+import type { SessionSpec } from '../engine/types.ts'
+import { DEFAULT_LIMITS, type Limits } from '../ingest/limits.ts'
+import {
+  type AssemblerLimits,
+  conversationKey,
+  createSpanAssembler,
+  type OtlpLogRecord,
+  type OtlpSpan,
+  type SpanAssembler,
+  type TraceInvocation,
+  type TraceUpdate,
+  unscorableMetrics,
+} from '../otlp/index.ts'
+import { feedSession } from './feed.ts'
+import type { EngineFactory, HostedSession } from './session.ts'
+import type { SessionStore } from './store.ts'
+import { TRACE_MARK_KEY, type TraceMark } from './traced-engine.ts'
+
+/** A conversation with no new trace for this long is ended (its case result is emitted). */
+export const DEFAULT_CONVERSATION_IDLE_MS = 30 * 60 * 1000
+
+/** What to score an app's conversations with: an ADK EvalConfig and, optionally, an EvalCase as reference. */
+export type MonitoredApp = { eval_config?: unknown; eval_case?: unknown }
+
+export type OtlpMonitorOptions = {
+  store: SessionStore
+  createEngine: EngineFactory
+  /** The app's monitoring config by `gen_ai.agent.name` (root agent) or `service.name`; undefined: the default. */
+  appConfig: (appName: string | undefined) => MonitoredApp
+  assemblerLimits: AssemblerLimits
+  /** Bounds on JSON inside attributes, and every per-session limit of the feed. */
+  limits?: Limits
+  conversationIdleMs?: number
+  now?: () => number
+  log?: (message: string) => void
+}
+
+export type OtlpIngestOutcome = { traces: number; invocations: number; dropped: string[] }
+
+export type OtlpMonitor = {
+  addSpans(tenant: string | undefined, spans: readonly OtlpSpan[]): Promise<OtlpIngestOutcome>
+  addLogs(tenant: string | undefined, logs: readonly OtlpLogRecord[]): Promise<OtlpIngestOutcome>
+  /** Completes traces past their grace and ends idle conversations. */
+  tick(): Promise<OtlpIngestOutcome>
+  /** Completes every open trace (shutdown). */
+  flush(): Promise<OtlpIngestOutcome>
+  /** Open traces held across tenants. */
+  openTraces(): number
+}
+
+/**
+ * The session a conversation scores into: `otlp-<conversation>`, under the tenant's `<tenant>:`
+ * namespace when there is one. A conversation id that is not URL-safe is replaced by a hash of it.
+ * @example otlpSessionId('acme', 'c0ffee') // 'acme:otlp-c0ffee'
+ */
+export function otlpSessionId(tenant: string | undefined, conversation: string): string {
+  const safe = /^[A-Za-z0-9._~-]{1,150}$/.test(conversation) ? conversation : `h${fnv1a(conversation)}`
+  return tenant === undefined ? `otlp-${safe}` : `${tenant}:otlp-${safe}`
+}
+
+function fnv1a(text: string): string {
+  let a = 0x811c9dc5
+  let b = 0x01000193
+  for (let i = 0; i < text.length; i++) {
+    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193) >>> 0
+    b = Math.imul(b ^ text.charCodeAt(i), 0x85ebca6b) >>> 0
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0')
+}
+
+/** The trace mark its first event carries (traced-engine.ts). */
+export function traceMark(trace: TraceInvocation): TraceMark {
+  const end = trace.durationMs === undefined ? undefined : trace.startMs + trace.durationMs
+  return {
+    trace_id: trace.traceId,
+    ...(trace.rootSpanId ? { root_span_id: trace.rootSpanId } : {}),
+    tool_span_ids: trace.toolCalls.map((c) => c.spanId ?? ''),
+    start_ms: trace.startMs,
+    ...(end !== undefined ? { end_ms: end } : {}),
+    unscorable: Object.fromEntries(unscorableMetrics(trace.missing)),
+  }
+}
+
+/** @example const monitor = createOtlpMonitor({ store, createEngine, appConfig: () => ({}), assemblerLimits }) */
+export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
+  const now = options.now ?? Date.now
+  const limits = options.limits ?? DEFAULT_LIMITS
+  const bounds: JsonBounds = { maxJsonDepth: limits.maxJsonDepth, maxStringLength: limits.maxStringLength }
+  const idleMs = options.conversationIdleMs ?? DEFAULT_CONVERSATION_IDLE_MS
+  const log = options.log ?? ((m: string) => console.error(m))
+  const assemblers = new Map<string, SpanAssembler>()
+  /** Conversations with a trace pushed and not yet ended: session id -> last trace time (host clock). */
+  const active = new Map<string, number>()
+  // Traces are pushed one at a time, in order, so two batches never interleave one session's events.
+  let queue: Promise<unknown> = Promise.resolve()
+
+  const assemblerOf = (tenant: string | undefined): SpanAssembler => {
+    const key = tenant ?? ''
+    let assembler = assemblers.get(key)
+    if (!assembler) assemblers.set(key, (assembler = createSpanAssembler({ bounds, now, limits: options.assemblerLimits })))
+    return assembler
+  }
+
+  const sessionFor = async (tenant: string | undefined, trace: TraceInvocation): Promise<HostedSession | string> => {
+    const id = otlpSessionId(tenant, conversationKey(trace))
+    const found = await options.store.get(id, options.createEngine)
+    if (found) return found.spec.tenant === tenant ? found : `session '${id}' belongs to another tenant`
+    const app = options.appConfig(trace.appName)
+    const spec: SessionSpec = {
+      session_id: id,
+      ...(app.eval_config !== undefined ? { eval_config: app.eval_config } : {}),
+      ...(app.eval_case !== undefined ? { eval_case: app.eval_case } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
+    }
+    const created = await options.store.create(spec, options.createEngine)
+    if (created.ok) return created.session
+    // Another batch created it meanwhile: take that one.
+    if (created.problem.status === 409) return (await options.store.get(id, options.createEngine)) ?? created.problem.detail
+    return created.problem.detail
+  }
+
+  const push = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
+    if (trace.events.length === 0) return void outcome.dropped.push(`trace ${trace.traceId}: no model or user content to score`)
+    const session = await sessionFor(tenant, trace)
+    if (typeof session === 'string') return void outcome.dropped.push(`trace ${trace.traceId}: ${session}`)
+    if (session.ended) return void outcome.dropped.push(`trace ${trace.traceId}: conversation session '${session.id}' has ended`)
+    const feed = feedSession(session, 'json', limits, { firstIndex: session.recordedEvents })
+    trace.events.forEach((event, i) => {
+      const withMark = i === 0 ? { ...event, [TRACE_MARK_KEY]: traceMark(trace) } : event
+      feed.pushEvent({ index: session.recordedEvents, event: withMark, raw: withMark })
+    })
+    if (feed.stopped) return void outcome.dropped.push(`trace ${trace.traceId}: ${feed.stopped.problem.detail}`)
+    session.completeInvocation()
+    active.set(session.id, now())
+    outcome.invocations += 1
+  }
+
+  const settle = (tenant: string | undefined, updates: TraceUpdate[]): Promise<OtlpIngestOutcome> => {
+    const run = queue.then(async () => {
+      const outcome: OtlpIngestOutcome = { traces: updates.length, invocations: 0, dropped: [] }
+      for (const update of updates) {
+        if (update.late) outcome.dropped.push(`trace ${update.trace.traceId}: spans after the trace was scored are not scored again`)
+        else if (update.completed) await push(tenant, update.trace, outcome).catch((e) => outcome.dropped.push(`trace ${update.trace.traceId}: ${(e as Error).message}`))
+      }
+      for (const d of outcome.dropped) log(`evalstream: OTLP ${d}`)
+      return outcome
+    })
+    queue = run.catch(() => undefined)
+    return run
+  }
+
+  const endIdle = async (): Promise<void> => {
+    const t = now()
+    for (const [id, at] of active) {
+      if (t - at < idleMs) continue
+      active.delete(id)
+      const session = await options.store.get(id, options.createEngine)
+      if (session && !session.ended) await session.end()
+    }
+  }
+
+  const each = async (take: (a: SpanAssembler) => TraceUpdate[]): Promise<OtlpIngestOutcome> => {
+    const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [] }
+    for (const [key, assembler] of assemblers) {
+      const part = await settle(key === '' ? undefined : key, take(assembler))
+      total.traces += part.traces
+      total.invocations += part.invocations
+      total.dropped.push(...part.dropped)
+    }
+    return total
+  }
+
+  return {
+    addSpans: (tenant, spans) => settle(tenant, assemblerOf(tenant).addSpans(spans)),
+    addLogs: (tenant, logs) => settle(tenant, assemblerOf(tenant).addLogs(logs)),
+    async tick() {
+      const outcome = await each((a) => a.tick())
+      await (queue = queue.then(endIdle).catch((e) => log(`evalstream: ending idle OTLP conversations: ${(e as Error).message}`)))
+      return outcome
+    },
+    flush: () => each((a) => a.flush()),
+    openTraces: () => [...assemblers.values()].reduce((n, a) => n + a.size(), 0),
+  }
+}
