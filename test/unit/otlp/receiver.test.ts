@@ -19,7 +19,7 @@ const rows = (events: ResultEvent[]): Row[] =>
 async function logOf(r: ReturnType<typeof receiverApp>, id: string): Promise<ResultEvent[]> {
   const session = await r.deps.store.get(id, r.deps.createEngine)
   if (!session) throw new Error(`no session ${id}`)
-  return session.log.readAfter(0)
+  return session.log.readAfter(0) as ResultEvent[]
 }
 
 /** The same run's ADK events posted to a session with the same config and case. */
