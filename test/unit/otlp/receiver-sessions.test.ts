@@ -28,7 +28,7 @@ describe('OTLP-born sessions', () => {
       // Tokyo's execute_tool span (it started first, but the model asked for it second).
       ['failed', '0000000003010006'],
     ])
-    expect(trajectory[1].traceId).toBe('000000016e2a96880000000000000002')
+    expect(trajectory[1]?.traceId).toBe('000000016e2a96880000000000000002')
   })
 
   it('a session rebuilt after a restart answers the unscorable metrics as it did live', async () => {
@@ -56,7 +56,7 @@ describe('OTLP-born sessions', () => {
   })
 
   it('keeps tenants apart and asks for a token like every route', async () => {
-    const r = receiverApp({ env: TWO_TENANTS_ENV })
+    const r = receiverApp({ env: TWO_TENANTS_ENV as Record<string, string> })
     const as = (tenant: keyof typeof TOKENS) => ({ 'content-type': 'application/json', authorization: `Bearer ${TOKENS[tenant]}` })
     const [first] = fixtureRequests(fixtureText('adk-js.jsonl'))
     expect((await r.post('/v1/traces', first!)).status).toBe(401)
