@@ -13,7 +13,7 @@ import { devEvalRoutes } from './dev-eval/routes.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
-import { otlpRoute } from './otlp-routes.ts'
+import { otlpMetricsDropped, otlpRoute } from './otlp-routes.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { isRunSsePath } from './agent-sse.ts'
 import { noSniff } from './no-sniff.ts'
@@ -47,6 +47,9 @@ export function createApp(deps: AppDeps): Hono {
   if (deps.otlp) {
     app.post('/v1/traces', otlpRoute('traces', deps.otlp))
     app.post('/v1/logs', otlpRoute('logs', deps.otlp))
+    // An SDK pointed at OTEL_EXPORTER_OTLP_ENDPOINT also sends metrics: taken and dropped (nothing
+    // here reads them), so the agent's exporter does not log a failure every interval.
+    app.post('/v1/metrics', otlpMetricsDropped)
   }
   app.route('/v1', resultsRoutes(deps.resultsIndex))
   app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))

@@ -76,3 +76,10 @@ function answer(kind: 'traces' | 'logs', encoding: OtlpEncoding, decoded: Parame
   const { contentType, body } = exportResponse(kind, encoding, decoded)
   return new Response(body as BodyInit, { status: 200, headers: { 'content-type': contentType } })
 }
+
+/** `POST /v1/metrics`: answered as accepted without reading the body (evalstream scores traces, not metrics). */
+export async function otlpMetricsDropped(c: Context): Promise<Response> {
+  await c.req.raw.body?.cancel().catch(() => {})
+  const encoding = otlpEncodingOf(c.req.header('content-type')) ?? 'json'
+  return encoding === 'json' ? new Response('{}', { headers: { 'content-type': 'application/json' } }) : new Response(new Uint8Array(), { headers: { 'content-type': 'application/x-protobuf' } })
+}
