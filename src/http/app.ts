@@ -13,7 +13,7 @@ import { devEvalRoutes } from './dev-eval/routes.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
-import { otlpMetricsDropped, otlpRoute } from './otlp-routes.ts'
+import { OTLP_DOCS, otlpMetricsDropped, otlpRoute } from './otlp-routes.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { isRunSsePath } from './agent-sse.ts'
 import { noSniff } from './no-sniff.ts'
@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
-  app.get('/openapi.json', openApiRoute(deps, [...devEvalDocs, ...RESULTS_DOCS]))
+  app.get('/openapi.json', openApiRoute(deps, [...devEvalDocs, ...RESULTS_DOCS, ...(deps.otlp ? OTLP_DOCS : [])]))
   app.get('/metrics', (c) => metricsRoute(c, deps))
   if (deps.otlp) {
     app.post('/v1/traces', otlpRoute('traces', deps.otlp))

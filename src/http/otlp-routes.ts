@@ -12,6 +12,7 @@ import type { Context } from 'hono'
 import { decodeLogsRequest, decodeTraceRequest, exportResponse, type OtlpEncoding, otlpEncodingOf, type OtlpLimits, OtlpRequestError } from '../otlp/index.ts'
 import type { OtlpMonitor } from '../session/otlp-monitor.ts'
 import { tenantOf } from './auth.ts'
+import { describeRoute, type RouteDoc } from './openapi-describe.ts'
 
 /** OTLP requests decoded at once per process; more are answered 429 with Retry-After. */
 export const MAX_CONCURRENT_OTLP_REQUESTS = 32
@@ -83,3 +84,44 @@ export async function otlpMetricsDropped(c: Context): Promise<Response> {
   const encoding = otlpEncodingOf(c.req.header('content-type')) ?? 'json'
   return encoding === 'json' ? new Response('{}', { headers: { 'content-type': 'application/json' } }) : new Response(new Uint8Array(), { headers: { 'content-type': 'application/x-protobuf' } })
 }
+
+const OTLP_BODY = {
+  description: 'An OTLP Export*ServiceRequest (opentelemetry-proto v1), optionally Content-Encoding: gzip',
+  required: true,
+  content: {
+    'application/json': { text: 'OTLP/JSON' },
+    'application/x-protobuf': { text: 'OTLP protobuf' },
+  },
+}
+const STATUS = (description: string) => ({ description, text: { mediaType: 'application/json', description: 'a google.rpc.Status ({ code, message }), in protobuf when the request was' } })
+const otlpDoc = (path: string, what: string, kind: string): RouteDoc =>
+  describeRoute({
+    method: 'post',
+    path,
+    tag: 'otlp',
+    summary: `OTLP/HTTP ${what} receiver`,
+    description: `What an agent's OpenTelemetry exporter sends with OTEL_EXPORTER_OTLP_ENDPOINT pointed here; each conversation becomes a monitored session \`otlp-<conversation>\` (docs/otlp.md).`,
+    body: OTLP_BODY,
+    responses: {
+      200: { description: `taken; \`partialSuccess\` counts and explains rejected ${kind}`, text: { mediaType: 'application/json', description: `an Export${what === 'trace' ? 'Trace' : 'Logs'}ServiceResponse, in protobuf when the request was` } },
+      400: STATUS('not JSON, truncated protobuf or bad gzip'),
+      413: STATUS('past EVALSTREAM_OTLP_MAX_REQUEST_BYTES or _MAX_DECOMPRESSED_BYTES'),
+      415: STATUS('neither application/json nor application/x-protobuf, or an encoding other than gzip'),
+      429: { ...STATUS('MAX_CONCURRENT_OTLP_REQUESTS are being decoded; retry'), headers: { 'Retry-After': 'seconds to wait' } },
+    },
+  })
+
+/** The receiver's routes for /openapi.json. */
+export const OTLP_DOCS: readonly RouteDoc[] = [
+  otlpDoc('/v1/traces', 'trace', 'spans'),
+  otlpDoc('/v1/logs', 'logs', 'log records'),
+  describeRoute({
+    method: 'post',
+    path: '/v1/metrics',
+    tag: 'otlp',
+    summary: 'OTLP/HTTP metrics, taken and dropped',
+    description: 'An SDK pointed at OTEL_EXPORTER_OTLP_ENDPOINT sends metrics too; nothing here uses them.',
+    body: OTLP_BODY,
+    responses: { 200: { description: 'taken, not read', text: { mediaType: 'application/json', description: 'an empty ExportMetricsServiceResponse' } } },
+  }),
+]
