@@ -12,7 +12,7 @@
  * routed only once it completes, when everything it will say about its conversation is known.
  */
 import type { JsonBounds } from '../adk/json-bounds.ts'
-import type { SessionSpec } from '../engine/types.ts'
+import type { IngestedEvent, SessionSpec } from '../engine/types.ts'
 import { DEFAULT_LIMITS, type Limits } from '../ingest/limits.ts'
 import {
   type AssemblerLimits,
@@ -36,7 +36,19 @@ export const DEFAULT_CONVERSATION_IDLE_MS = 30 * 60 * 1000
 /** What to score an app's conversations with: an ADK EvalConfig and, optionally, an EvalCase as reference. */
 export type MonitoredApp = { eval_config?: unknown; eval_case?: unknown }
 
+/**
+ * Where a completed trace goes: into a session of this host's store (Node, Deno), or to the
+ * session's own Durable Object (Workers). Returns why it was not taken, or undefined.
+ */
+export type TraceDelivery = {
+  invocation(sessionId: string, spec: SessionSpec, events: IngestedEvent['event'][]): Promise<string | undefined>
+  /** Ends the session (its case result); a session already ended or gone is not an error. */
+  end(sessionId: string): Promise<void>
+}
+
 export type OtlpMonitorOptions = {
+  /** Defaults to delivering into `store`. */
+  delivery?: TraceDelivery
   store: SessionStore
   createEngine: EngineFactory
   /** The app's monitoring config by `gen_ai.agent.name` (root agent) or `service.name`; undefined: the default. */
@@ -60,6 +72,8 @@ export type OtlpMonitor = {
   flush(): Promise<OtlpIngestOutcome>
   /** Open traces held across tenants. */
   openTraces(): number
+  /** Conversations waiting for their idle time to end them. */
+  activeConversations(): number
 }
 
 /**
@@ -115,10 +129,11 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     return assembler
   }
 
-  const sessionFor = async (tenant: string | undefined, trace: TraceInvocation): Promise<HostedSession | string> => {
+  const delivery = options.delivery ?? storeDelivery(options.store, options.createEngine, limits)
+
+  const push = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
+    if (trace.events.length === 0) return void outcome.dropped.push(`trace ${trace.traceId}: no model or user content to score`)
     const id = otlpSessionId(tenant, conversationKey(trace))
-    const found = await options.store.get(id, options.createEngine)
-    if (found) return found.spec.tenant === tenant ? found : `session '${id}' belongs to another tenant`
     const app = options.appConfig(trace.appName)
     const spec: SessionSpec = {
       session_id: id,
@@ -126,26 +141,10 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
       ...(app.eval_case !== undefined ? { eval_case: app.eval_case } : {}),
       ...(tenant !== undefined ? { tenant } : {}),
     }
-    const created = await options.store.create(spec, options.createEngine)
-    if (created.ok) return created.session
-    // Another batch created it meanwhile: take that one.
-    if (created.problem.status === 409) return (await options.store.get(id, options.createEngine)) ?? created.problem.detail
-    return created.problem.detail
-  }
-
-  const push = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
-    if (trace.events.length === 0) return void outcome.dropped.push(`trace ${trace.traceId}: no model or user content to score`)
-    const session = await sessionFor(tenant, trace)
-    if (typeof session === 'string') return void outcome.dropped.push(`trace ${trace.traceId}: ${session}`)
-    if (session.ended) return void outcome.dropped.push(`trace ${trace.traceId}: conversation session '${session.id}' has ended`)
-    const feed = feedSession(session, 'json', limits, { firstIndex: session.recordedEvents })
-    trace.events.forEach((event, i) => {
-      const withMark = i === 0 ? { ...event, [TRACE_MARK_KEY]: traceMark(trace) } : event
-      feed.pushEvent({ index: session.recordedEvents, event: withMark, raw: withMark })
-    })
-    if (feed.stopped) return void outcome.dropped.push(`trace ${trace.traceId}: ${feed.stopped.problem.detail}`)
-    session.completeInvocation()
-    active.set(session.id, now())
+    const events = trace.events.map((event, i) => (i === 0 ? { ...event, [TRACE_MARK_KEY]: traceMark(trace) } : event))
+    const refused = await delivery.invocation(id, spec, events)
+    if (refused !== undefined) return void outcome.dropped.push(`trace ${trace.traceId}: ${refused}`)
+    active.set(id, now())
     outcome.invocations += 1
   }
 
@@ -168,8 +167,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     for (const [id, at] of active) {
       if (t - at < idleMs) continue
       active.delete(id)
-      const session = await options.store.get(id, options.createEngine)
-      if (session && !session.ended) await session.end()
+      await delivery.end(id)
     }
   }
 
@@ -194,5 +192,39 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     },
     flush: () => each((a) => a.flush()),
     openTraces: () => [...assemblers.values()].reduce((n, a) => n + a.size(), 0),
+    activeConversations: () => active.size,
+  }
+}
+
+/**
+ * Delivery into a session of `store`: found or created with `spec`, the events fed through the
+ * session feed (every per-session limit), then the invocation completed.
+ */
+export function storeDelivery(store: SessionStore, createEngine: EngineFactory, limits: Limits): TraceDelivery {
+  const sessionFor = async (spec: SessionSpec): Promise<HostedSession | string> => {
+    const id = spec.session_id
+    const found = await store.get(id, createEngine)
+    if (found) return found.spec.tenant === spec.tenant ? found : `session '${id}' belongs to another tenant`
+    const created = await store.create(spec, createEngine)
+    if (created.ok) return created.session
+    // Another batch created it meanwhile: take that one.
+    if (created.problem.status === 409) return (await store.get(id, createEngine)) ?? created.problem.detail
+    return created.problem.detail
+  }
+  return {
+    async invocation(_id, spec, events) {
+      const session = await sessionFor(spec)
+      if (typeof session === 'string') return session
+      if (session.ended) return `conversation session '${session.id}' has ended`
+      const feed = feedSession(session, 'json', limits)
+      for (const event of events) feed.pushEvent({ index: session.recordedEvents, event, raw: event })
+      if (feed.stopped) return feed.stopped.problem.detail
+      session.completeInvocation()
+      return undefined
+    },
+    async end(id) {
+      const session = await store.get(id, createEngine)
+      if (session && !session.ended) await session.end()
+    },
   }
 }
