@@ -19,7 +19,7 @@ import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { memoryRunStore } from '../runner/run-store.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
 import { otlpSettingsFromEnv } from './otlp.ts'
-import { createOtlpMonitor } from '../session/otlp-monitor.ts'
+import { createOtlpMonitor, type TraceDelivery } from '../session/otlp-monitor.ts'
 import { createTraceLinks, tracedEngines } from '../session/traced-engine.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 
@@ -52,6 +52,8 @@ export function depsFromEnv(
     exporters?: ExporterHost
     /** The clock of the OTLP monitor's grace and idle timers (tests pass a fake one). */
     now?: () => number
+    /** Where completed traces go (a Worker's session objects); into `store` when absent. */
+    otlpDelivery?: TraceDelivery
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -110,6 +112,7 @@ export function depsFromEnv(
     limits: limits.value,
     conversationIdleMs: otlp.conversationIdleMs,
     ...(host.now ? { now: host.now } : {}),
+    ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),
   })
   if (metrics) {
     metrics.watch(feed)
@@ -138,7 +141,7 @@ export function depsFromEnv(
       runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
-      otlp: { monitor, limits: otlp.limits },
+      otlp: { monitor, limits: otlp.limits, assembler: otlp.assembler, conversationIdleMs: otlp.conversationIdleMs },
     },
   }
 }

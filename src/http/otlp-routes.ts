@@ -9,7 +9,7 @@
  * (src/session/otlp-monitor.ts), which scores each trace into its conversation's session.
  */
 import type { Context } from 'hono'
-import { decodeLogsRequest, decodeTraceRequest, exportResponse, type OtlpEncoding, otlpEncodingOf, type OtlpLimits, OtlpRequestError } from '../otlp/index.ts'
+import { type AssemblerLimits, decodeLogsRequest, decodeTraceRequest, exportResponse, type OtlpEncoding, otlpEncodingOf, type OtlpLimits, OtlpRequestError } from '../otlp/index.ts'
 import type { OtlpMonitor } from '../session/otlp-monitor.ts'
 import { tenantOf } from './auth.ts'
 import { describeRoute, type RouteDoc } from './openapi-describe.ts'
@@ -19,7 +19,14 @@ export const MAX_CONCURRENT_OTLP_REQUESTS = 32
 /** Seconds a refused exporter is told to wait (Retry-After). */
 export const OTLP_RETRY_AFTER_S = 1
 
-export type OtlpReceiver = { monitor: OtlpMonitor; limits: OtlpLimits; maxConcurrent?: number }
+export type OtlpReceiver = {
+  monitor: OtlpMonitor
+  limits: OtlpLimits
+  maxConcurrent?: number
+  /** The timers' settings, for a host that schedules its own ticks (a Durable Object's alarm). */
+  assembler?: AssemblerLimits
+  conversationIdleMs?: number
+}
 
 /** A google.rpc.Status (code 3 INVALID_ARGUMENT etc.) in the request's encoding. */
 function status(encoding: OtlpEncoding, httpStatus: number, message: string, headers: Record<string, string> = {}): Response {

@@ -2,8 +2,8 @@
  * The OTLP receiver in real server processes: Node and Deno, sessions in SQLite (EVALSTREAM_DB in a
  * temporary folder). ADK Go's traces and log records, posted as its exporter sends them (gzip
  * protobuf), become a scored session; a restarted process rebuilds it from the database with the
- * same results and ends it with a passing case result. The Worker says plainly that it does not
- * receive OTLP yet, instead of scoring into its router's memory.
+ * same results and ends it with a passing case result. On workerd the router sends the spans to the
+ * tenant's assembler object, which sends each completed trace to its conversation's session object.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -66,12 +66,23 @@ describe.each(['node', 'deno'] as const)('OTLP receiver in a %s process', (runti
 })
 
 describe('OTLP receiver on workerd', () => {
-  it('answers 501 naming what is missing', async () => {
-    const worker = await startWorker({})
+  it("fans each trace out to its conversation's session object, scored as on Node", async () => {
+    const worker = await startWorker({ EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG })
     try {
-      const res = await fetch(`${worker.baseUrl}/v1/traces`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-      expect(res.status).toBe(501)
-      expect(((await res.json()) as Json).detail).toMatch(/runs on Node and Deno/)
+      for (const line of fixtureText('adk-js.jsonl').split('\n').filter((l) => l.trim() !== '')) {
+        const res = await fetch(`${worker.baseUrl}/v1/traces`, { method: 'POST', body: line, headers: { 'content-type': 'application/json' } })
+        expect([res.status, await res.text()]).toEqual([200, '{}'])
+      }
+      const snapshot = (await (await fetch(`${worker.baseUrl}/v1/sessions/otlp-session-js`)).json()) as Json
+      expect(trajectory(snapshot)).toEqual([
+        [true, 1],
+        [true, 1],
+      ])
+      const ended = (await (await fetch(`${worker.baseUrl}/v1/sessions/otlp-session-js/end`, { method: 'POST' })).json()) as Json
+      expect(ended.final_eval_status).toBe(1)
+      expect(ended.overall_eval_metric_results.find((m: Json) => m.metric_name === 'invocation_duration_v1')?.score).toBe(3.5)
+      // The object-to-object path is not reachable from outside.
+      expect((await fetch(`${worker.baseUrl}/__otlp/invocation`, { method: 'POST', body: '{}' })).status).toBe(404)
     } finally {
       await worker.stop()
     }
