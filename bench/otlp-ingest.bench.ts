@@ -20,7 +20,7 @@ import { decodeTraceRequest, DEFAULT_OTLP_LIMITS } from '../src/otlp/index.ts'
 import { memorySessionStore } from '../src/session/store.ts'
 
 const CONVERSATIONS = Number(process.argv[2] ?? 300)
-type Json = Record<string, any>
+type Request = { resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }> }
 const fixture = new URL('../test/fixtures/otlp/', import.meta.url)
 const lines = readFileSync(new URL('adk-js.jsonl', fixture), 'utf8').split('\n').filter(Boolean)
 const config = JSON.parse(readFileSync(new URL('weather.test_config.json', fixture), 'utf8'))
@@ -31,22 +31,32 @@ function conversation(n: number): string[] {
   const hex = n.toString(16).padStart(8, '0')
   return lines.map((l) => l.replaceAll('"traceId":"00000001', `"traceId":"${hex}`).replaceAll('session-js', `conv-${n}`))
 }
-const spansIn = (bodies: string[]) => bodies.reduce((n, b) => n + (JSON.parse(b) as Json).resourceSpans.flatMap((r: Json) => r.scopeSpans.flatMap((s: Json) => s.spans)).length, 0)
+const spansIn = (bodies: string[]) =>
+  bodies.reduce((n, b) => n + (JSON.parse(b) as Request).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).length, 0)
 
 function app() {
-  const env = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { weather_agent: { eval_config: config, eval_case: evalCase } } }), EVALSTREAM_MAX_SESSIONS: '1000000', EVALSTREAM_MAX_SESSIONS_PER_TENANT: '1000000' }
+  const env = {
+    GEMINI_API_KEY: '',
+    GOOGLE_API_KEY: '',
+    EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { weather_agent: { eval_config: config, eval_case: evalCase } } }),
+    EVALSTREAM_MAX_SESSIONS: '1000000',
+    EVALSTREAM_MAX_SESSIONS_PER_TENANT: '1000000',
+  }
   const setup = depsFromEnv(env, { store: (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual' }) })
   if (!setup.ok) throw new Error(setup.error)
   return createApp(setup.deps)
 }
-const post = (a: ReturnType<typeof app>, body: string) => a.request('/v1/traces', { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+const post = (a: ReturnType<typeof app>, body: string) =>
+  a.request('/v1/traces', { method: 'POST', body, headers: { 'content-type': 'application/json' } })
 
 const bodies = Array.from({ length: CONVERSATIONS }, (_, n) => conversation(n + 1)).flat()
 const spans = spansIn(bodies)
 
 const decodeAll = async () => {
   const t = performance.now()
-  for (const body of bodies) await decodeTraceRequest(new TextEncoder().encode(body), { contentType: 'application/json' }, DEFAULT_OTLP_LIMITS)
+  for (const body of bodies) {
+    await decodeTraceRequest(new TextEncoder().encode(body), { contentType: 'application/json' }, DEFAULT_OTLP_LIMITS)
+  }
   return performance.now() - t
 }
 const ingestAll = async () => {
@@ -82,10 +92,14 @@ for (let n = 1; n <= CONVERSATIONS; n++) {
       text += r.value
     }
   }
-  await readUntil(/"metric_name":"tool_trajectory_avg_score"[^\n]*"invocation_index":0|"invocation_index":0[^\n]*"metric_name":"tool_trajectory_avg_score"/)
+  await readUntil(
+    /"metric_name":"tool_trajectory_avg_score"[^\n]*"invocation_index":0|"invocation_index":0[^\n]*"metric_name":"tool_trajectory_avg_score"/,
+  )
   const started = performance.now()
   await post(live, root2!) // the deciding span: turn 2's root
-  await readUntil(/"metric_name":"tool_trajectory_avg_score"[^\n]*"invocation_index":1|"invocation_index":1[^\n]*"metric_name":"tool_trajectory_avg_score"/)
+  await readUntil(
+    /"metric_name":"tool_trajectory_avg_score"[^\n]*"invocation_index":1|"invocation_index":1[^\n]*"metric_name":"tool_trajectory_avg_score"/,
+  )
   latencies.push(performance.now() - started)
   await reader.cancel()
 }
@@ -94,5 +108,7 @@ const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((
 
 console.log(`${CONVERSATIONS} conversations, ${bodies.length} requests, ${spans} spans (ADK JS shape, content on)`)
 console.log(`bare OTLP JSON decode:        ${(spans / (decodeMs / 1000)).toFixed(0)} spans/s`)
-console.log(`POST /v1/traces, scored:      ${(spans / (ingestMs / 1000)).toFixed(0)} spans/s (${(ingestMs / decodeMs).toFixed(1)}x the decode time)`)
+console.log(
+  `POST /v1/traces, scored:      ${(spans / (ingestMs / 1000)).toFixed(0)} spans/s (${(ingestMs / decodeMs).toFixed(1)}x the decode time)`,
+)
 console.log(`deciding span -> verdict on SSE: p50 ${pct(50)} ms, p99 ${pct(99)} ms (${latencies.length} turns)`)

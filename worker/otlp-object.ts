@@ -30,7 +30,13 @@ export function otlpObjectName(tenant: string | undefined): string {
 export function objectDelivery(env: WorkerEnv): TraceDelivery {
   const send = async (sessionId: string, op: 'invocation' | 'end', body: unknown) => {
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(sessionId))
-    return stub.fetch(new Request(`https://session.internal/__otlp/${op}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }))
+    return stub.fetch(
+      new Request(`https://session.internal/__otlp/${op}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      }),
+    )
   }
   return {
     async invocation(sessionId, spec, events) {
@@ -45,7 +51,12 @@ export function objectDelivery(env: WorkerEnv): TraceDelivery {
 }
 
 /** A session object's side of the delivery: the same as on Node, into its own store. */
-export async function receiveInternal(request: Request, store: SessionStore, createEngine: EngineFactory, limits: Limits): Promise<Response> {
+export async function receiveInternal(
+  request: Request,
+  store: SessionStore,
+  createEngine: EngineFactory,
+  limits: Limits,
+): Promise<Response> {
   const op = OTLP_INTERNAL_PATH.exec(new URL(request.url).pathname)?.[1]
   const body = (await request.json()) as { spec: SessionSpec; events: never[]; session_id: string }
   const local = storeDelivery(store, createEngine, limits)
@@ -58,7 +69,13 @@ export async function receiveInternal(request: Request, store: SessionStore, cre
 }
 
 /** When the assembler's object should wake next: soon while traces are open, else at the idle time. */
-export function nextOtlpAlarm(now: number, openTraces: number, activeConversations: number, assembler: AssemblerLimits, idleMs: number): number | undefined {
+export function nextOtlpAlarm(
+  now: number,
+  openTraces: number,
+  activeConversations: number,
+  assembler: AssemblerLimits,
+  idleMs: number,
+): number | undefined {
   if (openTraces > 0) return now + assembler.graceMs
   if (activeConversations > 0) return now + idleMs
   return undefined

@@ -31,7 +31,12 @@ export type OtlpSettings = {
 }
 
 /** @example otlpSettingsFromEnv({ EVALSTREAM_OTLP_CONFIG: '{"apps":{}}' }, limits, config, readFile) */
-export function otlpSettingsFromEnv(env: Env, eventLimits: Limits, defaultConfig: unknown, readFile?: (path: string) => string): Read<OtlpSettings> {
+export function otlpSettingsFromEnv(
+  env: Env,
+  eventLimits: Limits,
+  defaultConfig: unknown,
+  readFile?: (path: string) => string,
+): Read<OtlpSettings> {
   const limits = otlpLimitsFromEnv(env, eventLimits)
   if (!limits.ok) return limits
   const idle = wholeNumber(env, 'EVALSTREAM_OTLP_CONVERSATION_IDLE_MS', DEFAULT_CONVERSATION_IDLE_MS)
@@ -40,7 +45,9 @@ export function otlpSettingsFromEnv(env: Env, eventLimits: Limits, defaultConfig
   if (!apps.ok) return apps
   const { byName, fallback } = apps.value
   const orDefault = (app: MonitoredApp | undefined): MonitoredApp => ({ eval_config: defaultConfig, ...app })
-  const notes = byName.size > 0 || fallback ? [`OTLP monitoring: ${byName.size} app(s) configured${fallback ? ' and a default' : ''} (EVALSTREAM_OTLP_CONFIG)`] : []
+  const notes = byName.size > 0 || fallback
+    ? [`OTLP monitoring: ${byName.size} app(s) configured${fallback ? ' and a default' : ''} (EVALSTREAM_OTLP_CONFIG)`]
+    : []
   return {
     ok: true,
     notes,
@@ -73,13 +80,19 @@ function readApps(raw: string | undefined, readFile?: (path: string) => string):
   } catch (e) {
     return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: ${jsonProblem(e)}` }
   }
-  if (!isRecord(value)) return { ok: false, error: 'EVALSTREAM_OTLP_CONFIG must be a JSON object: { "apps": { "<app>": { "eval_config": … } }, "default": … }' }
+  if (!isRecord(value)) {
+    return { ok: false, error: 'EVALSTREAM_OTLP_CONFIG must be a JSON object: { "apps": { "<app>": { "eval_config": … } }, "default": … }' }
+  }
   const unknown = Object.keys(value).filter((k) => k !== 'apps' && k !== 'default')
   if (unknown.length > 0) return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: unknown key '${unknown[0]}' (expected "apps" and "default")` }
   const byName = new Map<string, MonitoredApp>()
-  if (value.apps !== undefined && !isRecord(value.apps)) return { ok: false, error: 'EVALSTREAM_OTLP_CONFIG: $.apps must be an object of app name -> { eval_config, eval_case }' }
+  if (value.apps !== undefined && !isRecord(value.apps)) {
+    return { ok: false, error: 'EVALSTREAM_OTLP_CONFIG: $.apps must be an object of app name -> { eval_config, eval_case }' }
+  }
   const entries = Object.entries(isRecord(value.apps) ? value.apps : {})
-  if (entries.length > MAX_OTLP_APPS) return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: $.apps lists ${entries.length} apps, more than ${MAX_OTLP_APPS}` }
+  if (entries.length > MAX_OTLP_APPS) {
+    return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: $.apps lists ${entries.length} apps, more than ${MAX_OTLP_APPS}` }
+  }
   for (const [name, app] of entries) {
     const read = readApp(app, `$.apps[${JSON.stringify(name)}]`)
     if (!read.ok) return read
@@ -100,8 +113,18 @@ function readApp(app: unknown, where: string): Read<MonitoredApp> {
   if (extra) return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: ${where}: unknown key '${extra}' (expected eval_config, eval_case)` }
   if (app.eval_config !== undefined) {
     const problem = evalConfigProblem(app.eval_config)
-    if (problem) return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: ${where}.eval_config: ${problem.replace(/^EVALSTREAM_CONFIG:? ?/, '')}` }
+    if (problem) {
+      return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: ${where}.eval_config: ${problem.replace(/^EVALSTREAM_CONFIG:? ?/, '')}` }
+    }
   }
-  if (app.eval_case !== undefined && !isRecord(app.eval_case)) return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: ${where}.eval_case must be an ADK EvalCase object` }
-  return { ok: true, value: { ...(app.eval_config !== undefined ? { eval_config: app.eval_config } : {}), ...(app.eval_case !== undefined ? { eval_case: app.eval_case } : {}) } }
+  if (app.eval_case !== undefined && !isRecord(app.eval_case)) {
+    return { ok: false, error: `EVALSTREAM_OTLP_CONFIG: ${where}.eval_case must be an ADK EvalCase object` }
+  }
+  return {
+    ok: true,
+    value: {
+      ...(app.eval_config !== undefined ? { eval_config: app.eval_config } : {}),
+      ...(app.eval_case !== undefined ? { eval_case: app.eval_case } : {}),
+    },
+  }
 }

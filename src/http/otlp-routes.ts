@@ -9,7 +9,16 @@
  * (src/session/otlp-monitor.ts), which scores each trace into its conversation's session.
  */
 import type { Context } from 'hono'
-import { type AssemblerLimits, decodeLogsRequest, decodeTraceRequest, exportResponse, type OtlpEncoding, otlpEncodingOf, type OtlpLimits, OtlpRequestError } from '../otlp/index.ts'
+import {
+  type AssemblerLimits,
+  decodeLogsRequest,
+  decodeTraceRequest,
+  exportResponse,
+  type OtlpEncoding,
+  otlpEncodingOf,
+  type OtlpLimits,
+  OtlpRequestError,
+} from '../otlp/index.ts'
 import type { OtlpMonitor } from '../session/otlp-monitor.ts'
 import { tenantOf } from './auth.ts'
 import { describeRoute, type RouteDoc } from './openapi-describe.ts'
@@ -31,10 +40,15 @@ export type OtlpReceiver = {
 /** A google.rpc.Status (code 3 INVALID_ARGUMENT etc.) in the request's encoding. */
 function status(encoding: OtlpEncoding, httpStatus: number, message: string, headers: Record<string, string> = {}): Response {
   const code = httpStatus === 429 ? 8 : httpStatus === 413 ? 11 : httpStatus === 415 ? 3 : httpStatus >= 500 ? 13 : 3
-  if (encoding === 'json') return new Response(JSON.stringify({ code, message }), { status: httpStatus, headers: { 'content-type': 'application/json', ...headers } })
+  if (encoding === 'json') {
+    return new Response(JSON.stringify({ code, message }), {
+      status: httpStatus,
+      headers: { 'content-type': 'application/json', ...headers },
+    })
+  }
   const text = new TextEncoder().encode(message)
   const out: number[] = [0x08, code, 0x12]
-  for (let n = text.length; ; n = Math.floor(n / 0x80)) {
+  for (let n = text.length;; n = Math.floor(n / 0x80)) {
     if (n < 0x80) {
       out.push(n)
       break
@@ -56,7 +70,8 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver): (c: 
     const encoding = otlpEncodingOf(contentType) ?? 'json'
     if (inFlight >= max) {
       await c.req.raw.body?.cancel().catch(() => {})
-      const message = `this server is decoding ${max} OTLP requests already (MAX_CONCURRENT_OTLP_REQUESTS); retry after ${OTLP_RETRY_AFTER_S} s`
+      const message =
+        `this server is decoding ${max} OTLP requests already (MAX_CONCURRENT_OTLP_REQUESTS); retry after ${OTLP_RETRY_AFTER_S} s`
       return status(encoding, 429, message, { 'retry-after': String(OTLP_RETRY_AFTER_S) })
     }
     inFlight += 1
@@ -89,7 +104,9 @@ function answer(kind: 'traces' | 'logs', encoding: OtlpEncoding, decoded: Parame
 export async function otlpMetricsDropped(c: Context): Promise<Response> {
   await c.req.raw.body?.cancel().catch(() => {})
   const encoding = otlpEncodingOf(c.req.header('content-type')) ?? 'json'
-  return encoding === 'json' ? new Response('{}', { headers: { 'content-type': 'application/json' } }) : new Response(new Uint8Array(), { headers: { 'content-type': 'application/x-protobuf' } })
+  return encoding === 'json'
+    ? new Response('{}', { headers: { 'content-type': 'application/json' } })
+    : new Response(new Uint8Array(), { headers: { 'content-type': 'application/x-protobuf' } })
 }
 
 const OTLP_BODY = {
@@ -100,17 +117,27 @@ const OTLP_BODY = {
     'application/x-protobuf': { text: 'OTLP protobuf' },
   },
 }
-const STATUS = (description: string) => ({ description, text: { mediaType: 'application/json', description: 'a google.rpc.Status ({ code, message }), in protobuf when the request was' } })
+const STATUS = (description: string) => ({
+  description,
+  text: { mediaType: 'application/json', description: 'a google.rpc.Status ({ code, message }), in protobuf when the request was' },
+})
 const otlpDoc = (path: string, what: string, kind: string): RouteDoc =>
   describeRoute({
     method: 'post',
     path,
     tag: 'otlp',
     summary: `OTLP/HTTP ${what} receiver`,
-    description: `What an agent's OpenTelemetry exporter sends with OTEL_EXPORTER_OTLP_ENDPOINT pointed here; each conversation becomes a monitored session \`otlp-<conversation>\` (docs/otlp.md).`,
+    description:
+      `What an agent's OpenTelemetry exporter sends with OTEL_EXPORTER_OTLP_ENDPOINT pointed here; each conversation becomes a monitored session \`otlp-<conversation>\` (docs/otlp.md).`,
     body: OTLP_BODY,
     responses: {
-      200: { description: `taken; \`partialSuccess\` counts and explains rejected ${kind}`, text: { mediaType: 'application/json', description: `an Export${what === 'trace' ? 'Trace' : 'Logs'}ServiceResponse, in protobuf when the request was` } },
+      200: {
+        description: `taken; \`partialSuccess\` counts and explains rejected ${kind}`,
+        text: {
+          mediaType: 'application/json',
+          description: `an Export${what === 'trace' ? 'Trace' : 'Logs'}ServiceResponse, in protobuf when the request was`,
+        },
+      },
       400: STATUS('not JSON, truncated protobuf or bad gzip'),
       413: STATUS('past EVALSTREAM_OTLP_MAX_REQUEST_BYTES or _MAX_DECOMPRESSED_BYTES'),
       415: STATUS('neither application/json nor application/x-protobuf, or an encoding other than gzip'),
@@ -129,6 +156,11 @@ export const OTLP_DOCS: readonly RouteDoc[] = [
     summary: 'OTLP/HTTP metrics, taken and dropped',
     description: 'An SDK pointed at OTEL_EXPORTER_OTLP_ENDPOINT sends metrics too; nothing here uses them.',
     body: OTLP_BODY,
-    responses: { 200: { description: 'taken, not read', text: { mediaType: 'application/json', description: 'an empty ExportMetricsServiceResponse' } } },
+    responses: {
+      200: {
+        description: 'taken, not read',
+        text: { mediaType: 'application/json', description: 'an empty ExportMetricsServiceResponse' },
+      },
+    },
   }),
 ]

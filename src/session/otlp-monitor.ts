@@ -125,7 +125,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   const assemblerOf = (tenant: string | undefined): SpanAssembler => {
     const key = tenant ?? ''
     let assembler = assemblers.get(key)
-    if (!assembler) assemblers.set(key, (assembler = createSpanAssembler({ bounds, now, limits: options.assemblerLimits })))
+    if (!assembler) assemblers.set(key, assembler = createSpanAssembler({ bounds, now, limits: options.assemblerLimits }))
     return assembler
   }
 
@@ -153,7 +153,11 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
       const outcome: OtlpIngestOutcome = { traces: updates.length, invocations: 0, dropped: [] }
       for (const update of updates) {
         if (update.late) outcome.dropped.push(`trace ${update.trace.traceId}: spans after the trace was scored are not scored again`)
-        else if (update.completed) await push(tenant, update.trace, outcome).catch((e) => outcome.dropped.push(`trace ${update.trace.traceId}: ${(e as Error).message}`))
+        else if (update.completed) {
+          await push(tenant, update.trace, outcome).catch((e) =>
+            outcome.dropped.push(`trace ${update.trace.traceId}: ${(e as Error).message}`)
+          )
+        }
       }
       for (const d of outcome.dropped) log(`evalstream: OTLP ${d}`)
       return outcome

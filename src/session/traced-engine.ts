@@ -68,7 +68,7 @@ export function traceMarkOf(event: AdkEvent): TraceMark | undefined {
   const mark = (event as Record<string, unknown>)[TRACE_MARK_KEY]
   if (!isRecord(mark) || typeof mark.trace_id !== 'string' || typeof mark.start_ms !== 'number') return undefined
   const unscorable: Record<string, string> = {}
-  if (isRecord(mark.unscorable)) for (const [k, v] of Object.entries(mark.unscorable)) if (typeof v === 'string') unscorable[k] = v
+  if (isRecord(mark.unscorable)) { for (const [k, v] of Object.entries(mark.unscorable)) if (typeof v === 'string') unscorable[k] = v }
   return {
     trace_id: mark.trace_id,
     ...(typeof mark.root_span_id === 'string' ? { root_span_id: mark.root_span_id } : {}),

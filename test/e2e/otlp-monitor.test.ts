@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
-import { startNode, type Running } from '../support/runtimes.ts'
+import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
+import { type Running, startNode } from '../support/runtimes.ts'
 
 const APP = 'weather_agent'
 const USER = 'e2e-user'
@@ -26,8 +26,12 @@ type Json = Record<string, any>
 let agent: AdkAgent
 let evalstream: Running
 beforeAll(async () => {
-  evalstream = await startNode({ EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { [APP]: { eval_config: CONFIG, eval_case: EVAL_CASE } } }) })
-  agent = await startAdkAgent({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: evalstream.baseUrl, OTEL_BSP_SCHEDULE_DELAY: String(EXPORT_DELAY_MS) } })
+  evalstream = await startNode({
+    EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { [APP]: { eval_config: CONFIG, eval_case: EVAL_CASE } } }),
+  })
+  agent = await startAdkAgent({
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: evalstream.baseUrl, OTEL_BSP_SCHEDULE_DELAY: String(EXPORT_DELAY_MS) },
+  })
 }, 120_000)
 afterAll(async () => {
   await agent?.stop()
@@ -38,7 +42,13 @@ const post = (base: string, path: string, body: unknown) =>
   fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 async function capture(sessionId: string): Promise<string> {
-  const res = await post(agent.url, '/run_sse', { appName: APP, userId: USER, sessionId, newMessage: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] }, streaming: false })
+  const res = await post(agent.url, '/run_sse', {
+    appName: APP,
+    userId: USER,
+    sessionId,
+    newMessage: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
+    streaming: false,
+  })
   const reader = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader()
   let out = ''
   for (let r = await reader.read(); !r.done; r = await reader.read()) out += `data: ${r.value.data}\n\n`
@@ -54,13 +64,17 @@ async function whenScored(id: string): Promise<Json> {
       const snapshot = (await res.json()) as Json
       if (snapshot.invocations?.[0]?.completed) return snapshot
     } else await res.body?.cancel()
-    if (Date.now() > deadline) throw new Error(`no scored OTLP session '${id}' within ${SCORED_DEADLINE_MS} ms; agent log:\n${agent.logs()}`)
+    if (Date.now() > deadline) {
+      throw new Error(`no scored OTLP session '${id}' within ${SCORED_DEADLINE_MS} ms; agent log:\n${agent.logs()}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, EXPORT_DELAY_MS))
   }
 }
 
 const scores = (caseResult: Json) =>
-  caseResult.eval_metric_result_per_invocation.map((p: Json) => Object.fromEntries(p.eval_metric_results.map((m: Json) => [m.metric_name, [m.score, m.eval_status]])))
+  caseResult.eval_metric_result_per_invocation.map((p: Json) =>
+    Object.fromEntries(p.eval_metric_results.map((m: Json) => [m.metric_name, [m.score, m.eval_status]]))
+  )
 
 describe('a real ADK agent exporting OTLP to evalstream', () => {
   it('scores its trace as the same run captured from /run_sse, criterion by criterion', async () => {
@@ -71,15 +85,24 @@ describe('a real ADK agent exporting OTLP to evalstream', () => {
     await whenScored(`otlp-${sessionId}`)
     const monitored = (await (await post(evalstream.baseUrl, `/v1/sessions/otlp-${sessionId}/end`, {})).json()) as Json
 
-    expect((await post(evalstream.baseUrl, '/v1/sessions', { session_id: `capture-${sessionId}`, eval_case: EVAL_CASE, eval_config: CONFIG })).status).toBe(201)
-    const pushed = await fetch(`${evalstream.baseUrl}/v1/sessions/capture-${sessionId}/events`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: sse })
+    expect(
+      (await post(evalstream.baseUrl, '/v1/sessions', { session_id: `capture-${sessionId}`, eval_case: EVAL_CASE, eval_config: CONFIG }))
+        .status,
+    ).toBe(201)
+    const pushed = await fetch(`${evalstream.baseUrl}/v1/sessions/capture-${sessionId}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/event-stream' },
+      body: sse,
+    })
     expect(((await pushed.json()) as Json).rejected).toEqual([])
     const captured = (await (await post(evalstream.baseUrl, `/v1/sessions/capture-${sessionId}/end`, {})).json()) as Json
 
     const [fromTrace] = scores(monitored)
     const [fromCapture] = scores(captured)
     expect(Object.keys(fromTrace).sort()).toEqual(Object.keys(fromCapture).sort())
-    for (const metric of Object.keys(fromCapture)) if (metric !== 'invocation_duration_v1') expect([metric, fromTrace[metric]]).toEqual([metric, fromCapture[metric]])
+    for (const metric of Object.keys(fromCapture)) {
+      if (metric !== 'invocation_duration_v1') expect([metric, fromTrace[metric]]).toEqual([metric, fromCapture[metric]])
+    }
     expect(fromTrace.tool_trajectory_avg_score[0]).toBe(1)
     // The root span's duration: positive, and no longer than the whole /run_sse round trip could take.
     expect(fromTrace.invocation_duration_v1[0]).toBeGreaterThan(0)

@@ -27,7 +27,11 @@ async function postFixture(baseUrl: string): Promise<void> {
     const body = JSON.parse(line)
     const logs = 'resourceLogs' in body
     const bytes = gzipSync(logs ? encodeLogsProtobuf(body) : encodeTracesProtobuf(body))
-    const res = await fetch(`${baseUrl}${logs ? '/v1/logs' : '/v1/traces'}`, { method: 'POST', body: bytes, headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' } })
+    const res = await fetch(`${baseUrl}${logs ? '/v1/logs' : '/v1/traces'}`, {
+      method: 'POST',
+      body: bytes,
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' },
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('application/x-protobuf')
     await res.arrayBuffer()
@@ -70,7 +74,11 @@ describe('OTLP receiver on workerd', () => {
     const worker = await startWorker({ EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG })
     try {
       for (const line of fixtureText('adk-js.jsonl').split('\n').filter((l) => l.trim() !== '')) {
-        const res = await fetch(`${worker.baseUrl}/v1/traces`, { method: 'POST', body: line, headers: { 'content-type': 'application/json' } })
+        const res = await fetch(`${worker.baseUrl}/v1/traces`, {
+          method: 'POST',
+          body: line,
+          headers: { 'content-type': 'application/json' },
+        })
         expect([res.status, await res.text()]).toEqual([200, '{}'])
       }
       const snapshot = (await (await fetch(`${worker.baseUrl}/v1/sessions/otlp-session-js`)).json()) as Json

@@ -8,11 +8,15 @@ import { DEFAULT_LIMITS } from '../../../src/ingest/limits.ts'
 
 const CONFIG = { criteria: { tool_trajectory_avg_score: 1 } }
 const DEPLOYMENT = { criteria: { response_match_score: 0.8 } }
-const read = (env: Record<string, string>, readFile?: (p: string) => string) => otlpSettingsFromEnv(env, DEFAULT_LIMITS, DEPLOYMENT, readFile)
+const read = (env: Record<string, string>, readFile?: (p: string) => string) =>
+  otlpSettingsFromEnv(env, DEFAULT_LIMITS, DEPLOYMENT, readFile)
 
 describe('OTLP settings', () => {
   it('picks an app by name, then the default, then the deployment config', () => {
-    const apps = JSON.stringify({ apps: { weather_agent: { eval_config: CONFIG, eval_case: { eval_id: 'x', conversation: [] } } }, default: { eval_config: { criteria: { safety_v1: 0.8 } } } })
+    const apps = JSON.stringify({
+      apps: { weather_agent: { eval_config: CONFIG, eval_case: { eval_id: 'x', conversation: [] } } },
+      default: { eval_config: { criteria: { safety_v1: 0.8 } } },
+    })
     const settings = read({ EVALSTREAM_OTLP_CONFIG: apps })
     if (!settings.ok) throw new Error(settings.error)
     expect(settings.value.appConfig('weather_agent')).toEqual({ eval_config: CONFIG, eval_case: { eval_id: 'x', conversation: [] } })
@@ -29,8 +33,14 @@ describe('OTLP settings', () => {
       throw new Error('ENOENT')
     })
     expect(missing).toEqual({ ok: false, error: 'EVALSTREAM_OTLP_CONFIG: cannot read the file /nope.json' })
-    expect(read({ EVALSTREAM_OTLP_CONFIG: '/list.json' }, () => '[]')).toMatchObject({ ok: false, error: expect.stringMatching(/must be a JSON object/) })
-    expect(read({ EVALSTREAM_OTLP_CONFIG: '/x.json' })).toEqual({ ok: false, error: 'EVALSTREAM_OTLP_CONFIG must be inline JSON here (no file system)' })
+    expect(read({ EVALSTREAM_OTLP_CONFIG: '/list.json' }, () => '[]')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/must be a JSON object/),
+    })
+    expect(read({ EVALSTREAM_OTLP_CONFIG: '/x.json' })).toEqual({
+      ok: false,
+      error: 'EVALSTREAM_OTLP_CONFIG must be inline JSON here (no file system)',
+    })
   })
 
   it.each([
@@ -50,7 +60,10 @@ describe('OTLP settings', () => {
   it('reads the conversation idle time and the OTLP limits, refusing what is not a whole number', () => {
     const settings = read({ EVALSTREAM_OTLP_CONVERSATION_IDLE_MS: '60_000', EVALSTREAM_OTLP_TRACE_GRACE_MS: '2000' })
     expect(settings.ok && [settings.value.conversationIdleMs, settings.value.assembler.graceMs]).toEqual([60_000, 2000])
-    expect(read({ EVALSTREAM_OTLP_CONVERSATION_IDLE_MS: '1e3' })).toEqual({ ok: false, error: "EVALSTREAM_OTLP_CONVERSATION_IDLE_MS must be a whole number >= 1, not '1e3'" })
+    expect(read({ EVALSTREAM_OTLP_CONVERSATION_IDLE_MS: '1e3' })).toEqual({
+      ok: false,
+      error: "EVALSTREAM_OTLP_CONVERSATION_IDLE_MS must be a whole number >= 1, not '1e3'",
+    })
     expect(read({ EVALSTREAM_OTLP_MAX_OPEN_TRACES: '0' }).ok).toBe(false)
   })
 })

@@ -14,7 +14,7 @@ const IDLE = 31 * 60 * 1000
 const attr = (l: Record<string, any>, key: string) => l.attributes.find((a: { key: string }) => a.key === key)?.value
 
 describe('OTLP-born sessions', () => {
-  it("writes a failed trajectory to the execute_tool span of the first call that did not fit", async () => {
+  it('writes a failed trajectory to the execute_tool span of the first call that did not fit', async () => {
     // The reference expects only London in turn 2; the agent also asked for Tokyo (model order: London, Tokyo).
     const expected = structuredClone(WEATHER_CASE)
     expected.conversation[1].intermediate_data.tool_uses = [{ name: 'get_weather', args: { city: 'London' } }]
@@ -36,17 +36,26 @@ describe('OTLP-born sessions', () => {
     try {
       const clock = { now: 1_763_976_100_000 }
       const live = receiverApp({ db, clock })
-      for (const line of fixtureRequests(fixtureText('adk-python-v1-content-off.jsonl'))) expect((await live.post('/v1/traces', line)).status).toBe(200)
+      for (const line of fixtureRequests(fixtureText('adk-python-v1-content-off.jsonl'))) {
+        expect((await live.post('/v1/traces', line)).status).toBe(200)
+      }
       const id = 'otlp-session-py-v1-content-off'
-      const before = (await (await live.app.request(`/v1/sessions/${id}`)).json()) as { invocations: Array<{ results: Record<string, any> }> }
-      expect(before.invocations[0]!.results.response_match_score).toMatchObject({ score: null, reason: expect.stringMatching(/^final response unknown: the agent exported no message content/) })
+      const before = (await (await live.app.request(`/v1/sessions/${id}`)).json()) as {
+        invocations: Array<{ results: Record<string, any> }>
+      }
+      expect(before.invocations[0]!.results.response_match_score).toMatchObject({
+        score: null,
+        reason: expect.stringMatching(/^final response unknown: the agent exported no message content/),
+      })
       live.deps.store.close()
 
       // A new process on the same database: the session is rebuilt by replaying its journal.
       const restarted = receiverApp({ db, clock })
       const after = (await (await restarted.app.request(`/v1/sessions/${id}`)).json()) as typeof before
       expect(after.invocations).toEqual(before.invocations)
-      const ended = (await (await restarted.post(`/v1/sessions/${id}/end`, '')).json()) as { overall_eval_metric_results: Array<{ metric_name: string; eval_status: number; score?: number }> }
+      const ended = (await (await restarted.post(`/v1/sessions/${id}/end`, '')).json()) as {
+        overall_eval_metric_results: Array<{ metric_name: string; eval_status: number; score?: number }>
+      }
       expect(ended.overall_eval_metric_results.find((m) => m.metric_name === 'response_match_score')?.eval_status).toBe(3) // NOT_EVALUATED
       // The root span's duration, from the trace's own times the journal kept, not from when the replay ran.
       expect(ended.overall_eval_metric_results.find((m) => m.metric_name === 'invocation_duration_v1')).toMatchObject({ score: 3 })

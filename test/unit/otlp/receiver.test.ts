@@ -14,7 +14,12 @@ import type { ResultEvent } from '../../../src/engine/types.ts'
 
 type Row = { metric: string; index: number; score: unknown; status: unknown }
 const rows = (events: ResultEvent[]): Row[] =>
-  events.flatMap((e) => (e.type === 'criterion.result' ? [{ metric: e.data.metric_name, index: e.data.invocation_index, score: e.data.score, status: e.data.eval_status }] : []))
+  events.flatMap((
+    e,
+  ) => (e.type === 'criterion.result'
+    ? [{ metric: e.data.metric_name, index: e.data.invocation_index, score: e.data.score, status: e.data.eval_status }]
+    : [])
+  )
 
 async function logOf(r: ReturnType<typeof receiverApp>, id: string): Promise<ResultEvent[]> {
   const session = await r.deps.store.get(id, r.deps.createEngine)
@@ -25,7 +30,10 @@ async function logOf(r: ReturnType<typeof receiverApp>, id: string): Promise<Res
 /** The same run's ADK events posted to a session with the same config and case. */
 async function eventsSessionRows(): Promise<Row[]> {
   const r = receiverApp()
-  const created = await r.post('/v1/sessions', JSON.stringify({ session_id: 'events', eval_config: WEATHER_CONFIG, eval_case: WEATHER_CASE }))
+  const created = await r.post(
+    '/v1/sessions',
+    JSON.stringify({ session_id: 'events', eval_config: WEATHER_CONFIG, eval_case: WEATHER_CASE }),
+  )
   expect(created.status).toBe(201)
   expect((await r.post('/v1/sessions/events/events', adkEventsNdjson(), { 'content-type': 'application/x-ndjson' })).status).toBe(202)
   await r.post('/v1/sessions/events/end', '')
@@ -56,7 +64,9 @@ describe('OTLP receiver', () => {
     const withoutDuration = (r: Row[]) => r.filter((x) => x.metric !== 'invocation_duration_v1')
     expect(withoutDuration(rows(log))).toEqual(withoutDuration(await eventsSessionRows()))
     expect(rows(log).filter((x) => x.metric === 'invocation_duration_v1').map((x) => x.score)).toEqual(TURNS.map((t) => t.rootEnd / 1000))
-    expect(rows(log).filter((x) => ['tool_trajectory_avg_score', 'response_match_score'].includes(x.metric)).every((x) => x.status === 'PASSED')).toBe(true)
+    expect(
+      rows(log).filter((x) => ['tool_trajectory_avg_score', 'response_match_score'].includes(x.metric)).every((x) => x.status === 'PASSED'),
+    ).toBe(true)
   })
 
   it('takes protobuf, gzip too, and answers in the request encoding', async () => {
@@ -64,7 +74,9 @@ describe('OTLP receiver', () => {
     const lines = fixtureRequests(fixtureText('adk-js.jsonl'))
     for (const line of lines) {
       const proto = encodeTracesProtobuf(JSON.parse(line))
-      const gz = new Uint8Array(await new Response(new Blob([proto as BlobPart]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer())
+      const gz = new Uint8Array(
+        await new Response(new Blob([proto as BlobPart]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer(),
+      )
       const response = await r.post('/v1/traces', gz, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' })
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toBe('application/x-protobuf')
@@ -94,7 +106,11 @@ describe('OTLP receiver', () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     const { otlpRoute } = await import('../../../src/http/otlp-routes.ts')
-    const route = otlpRoute('traces', { monitor: { ...r.monitor, addSpans: async () => (await gate, { traces: 0, invocations: 0, dropped: [] }) }, limits: r.deps.otlp!.limits, maxConcurrent: 1 })
+    const route = otlpRoute('traces', {
+      monitor: { ...r.monitor, addSpans: async () => (await gate, { traces: 0, invocations: 0, dropped: [] }) },
+      limits: r.deps.otlp!.limits,
+      maxConcurrent: 1,
+    })
     const { Hono } = await import('hono')
     const app = new Hono().post('/v1/traces', route)
     const first = app.request('/v1/traces', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })

@@ -33,7 +33,13 @@ export function receiverApp(options: { env?: Record<string, string>; db?: Databa
     ? (limits, feed) => sqliteSessionStore(sqlFromDatabaseSync(options.db!), { limits, feed, sweeper: 'manual', now: () => clock.now })
     : (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual', now: () => clock.now })
   const setup = depsFromEnv(
-    { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.test:4318', ...options.env },
+    {
+      GEMINI_API_KEY: '',
+      GOOGLE_API_KEY: '',
+      EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.test:4318',
+      ...options.env,
+    },
     { store, now: () => clock.now, exporters: { fetch: collector, otelBackoffMs: 1 } },
   )
   if (!setup.ok) throw new Error(setup.error)
