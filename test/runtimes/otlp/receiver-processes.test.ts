@@ -21,6 +21,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 type Json = Record<string, any>
 const SESSION = 'otlp-session-go'
+/** How long the workerd grace test waits for the assembler object's alarm to fire. */
+const ALARM_DEADLINE_MS = 20_000
 
 async function postFixture(baseUrl: string): Promise<void> {
   for (const line of fixtureText('adk-go.jsonl').split('\n').filter((l) => l.trim() !== '')) {
@@ -91,6 +93,29 @@ describe('OTLP receiver on workerd', () => {
       expect(ended.overall_eval_metric_results.find((m: Json) => m.metric_name === 'invocation_duration_v1')?.score).toBe(3.5)
       // The object-to-object path is not reachable from outside.
       expect((await fetch(`${worker.baseUrl}/__otlp/invocation`, { method: 'POST', body: '{}' })).status).toBe(404)
+    } finally {
+      await worker.stop()
+    }
+  }, 120_000)
+
+  it("completes a trace whose root never comes on the assembler object's alarm", async () => {
+    const worker = await startWorker({ EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG, EVALSTREAM_OTLP_TRACE_GRACE_MS: '1' })
+    try {
+      const [children] = fixtureText('adk-js.jsonl').split('\n') // turn 1 without its root span
+      expect(
+        (await fetch(`${worker.baseUrl}/v1/traces`, { method: 'POST', body: children!, headers: { 'content-type': 'application/json' } }))
+          .status,
+      ).toBe(200)
+      // The alarm is due 1 ms after the request; wait for its effect, up to a deadline.
+      const deadline = Date.now() + ALARM_DEADLINE_MS
+      let snapshot: Json | undefined
+      while (!snapshot?.invocations?.[0]?.completed) {
+        if (Date.now() > deadline) throw new Error(`the grace alarm did not complete the trace within ${ALARM_DEADLINE_MS} ms`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        const res = await fetch(`${worker.baseUrl}/v1/sessions/otlp-session-js`)
+        snapshot = res.status === 200 ? ((await res.json()) as Json) : (await res.body?.cancel(), undefined)
+      }
+      expect(trajectory(snapshot)).toEqual([[true, 1]])
     } finally {
       await worker.stop()
     }
