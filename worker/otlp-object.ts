@@ -39,8 +39,8 @@ export function objectDelivery(env: WorkerEnv): TraceDelivery {
     )
   }
   return {
-    async invocation(sessionId, spec, events) {
-      const res = await send(sessionId, 'invocation', { spec, events })
+    async invocation(sessionId, spec, events, complete) {
+      const res = await send(sessionId, 'invocation', { spec, events, complete })
       const answer = (await res.json().catch(() => ({}))) as { refused?: string }
       return res.ok ? answer.refused : `session object answered ${res.status}: ${answer.refused ?? ''}`
     },
@@ -58,13 +58,13 @@ export async function receiveInternal(
   limits: Limits,
 ): Promise<Response> {
   const op = OTLP_INTERNAL_PATH.exec(new URL(request.url).pathname)?.[1]
-  const body = (await request.json()) as { spec: SessionSpec; events: never[]; session_id: string }
+  const body = (await request.json()) as { spec: SessionSpec; events: never[]; complete: boolean; session_id: string }
   const local = storeDelivery(store, createEngine, limits)
   if (op === 'end') {
     await local.end(body.session_id)
     return Response.json({})
   }
-  const refused = await local.invocation(body.spec.session_id, body.spec, body.events)
+  const refused = await local.invocation(body.spec.session_id, body.spec, body.events, body.complete === true)
   return Response.json(refused === undefined ? {} : { refused })
 }
 

@@ -29,6 +29,8 @@ import { feedSession } from './feed.ts'
 import type { EngineFactory, HostedSession } from './session.ts'
 import type { SessionStore } from './store.ts'
 import { TRACE_MARK_KEY, type TraceMark } from './traced-engine.ts'
+import { earlyPushes } from './otlp-early.ts'
+import type { AdkEvent } from '../adk/event.ts'
 
 /** A conversation with no new trace for this long is ended (its case result is emitted). */
 export const DEFAULT_CONVERSATION_IDLE_MS = 30 * 60 * 1000
@@ -41,7 +43,8 @@ export type MonitoredApp = { eval_config?: unknown; eval_case?: unknown }
  * session's own Durable Object (Workers). Returns why it was not taken, or undefined.
  */
 export type TraceDelivery = {
-  invocation(sessionId: string, spec: SessionSpec, events: IngestedEvent['event'][]): Promise<string | undefined>
+  /** Feeds `events` into the session (created with `spec` if new); `complete` then completes the invocation. */
+  invocation(sessionId: string, spec: SessionSpec, events: IngestedEvent['event'][], complete: boolean): Promise<string | undefined>
   /** Ends the session (its case result); a session already ended or gone is not an error. */
   end(sessionId: string): Promise<void>
 }
@@ -131,20 +134,42 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
 
   const delivery = options.delivery ?? storeDelivery(options.store, options.createEngine, limits)
 
-  const push = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
-    if (trace.events.length === 0) return void outcome.dropped.push(`trace ${trace.traceId}: no model or user content to score`)
-    const id = otlpSessionId(tenant, conversationKey(trace))
+  const early = earlyPushes()
+
+  const specOf = (tenant: string | undefined, trace: TraceInvocation): SessionSpec => {
     const app = options.appConfig(trace.appName)
-    const spec: SessionSpec = {
-      session_id: id,
+    return {
+      session_id: otlpSessionId(tenant, conversationKey(trace)),
       ...(app.eval_config !== undefined ? { eval_config: app.eval_config } : {}),
       ...(app.eval_case !== undefined ? { eval_case: app.eval_case } : {}),
       ...(tenant !== undefined ? { tenant } : {}),
     }
-    const events = trace.events.map((event, i) => (i === 0 ? { ...event, [TRACE_MARK_KEY]: traceMark(trace) } : event))
-    const refused = await delivery.invocation(id, spec, events)
+  }
+  const marked = (events: AdkEvent[], at: number, trace: TraceInvocation) =>
+    events.map((e, i) => (i === at ? { ...e, [TRACE_MARK_KEY]: traceMark(trace) } : e))
+
+  /** The settled pieces of an open trace, scored now. */
+  const pushEarly = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
+    const spec = specOf(tenant, trace)
+    const key = `${tenant ?? ''}\u0000${trace.traceId}`
+    const events = early.next(key, spec.session_id, trace)
+    if (events.length === 0) return
+    const first = events[0] === trace.events[0]
+    const refused = await delivery.invocation(spec.session_id, spec, first ? marked(events, 0, trace) : events, false)
+    if (refused !== undefined) outcome.dropped.push(`trace ${trace.traceId}: ${refused}`)
+    else active.set(spec.session_id, now())
+  }
+
+  const push = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
+    const spec = specOf(tenant, trace)
+    const rest = early.rest(`${tenant ?? ''}\u0000${trace.traceId}`, spec.session_id, trace)
+    if ('error' in rest) return void outcome.dropped.push(`trace ${trace.traceId}: ${rest.error}`)
+    if (trace.events.length === 0) return void outcome.dropped.push(`trace ${trace.traceId}: no model or user content to score`)
+    // The mark goes on the first event, and again on the last when earlier pieces went without the final one.
+    const events = rest.early ? marked(rest.events, rest.events.length - 1, trace) : marked(rest.events, 0, trace)
+    const refused = await delivery.invocation(spec.session_id, spec, events, true)
     if (refused !== undefined) return void outcome.dropped.push(`trace ${trace.traceId}: ${refused}`)
-    active.set(id, now())
+    active.set(spec.session_id, now())
     outcome.invocations += 1
   }
 
@@ -153,8 +178,9 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
       const outcome: OtlpIngestOutcome = { traces: updates.length, invocations: 0, dropped: [] }
       for (const update of updates) {
         if (update.late) outcome.dropped.push(`trace ${update.trace.traceId}: spans after the trace was scored are not scored again`)
-        else if (update.completed) {
-          await push(tenant, update.trace, outcome).catch((e) =>
+        else {
+          const step = update.completed ? push : pushEarly
+          await step(tenant, update.trace, outcome).catch((e) =>
             outcome.dropped.push(`trace ${update.trace.traceId}: ${(e as Error).message}`)
           )
         }
@@ -216,14 +242,14 @@ export function storeDelivery(store: SessionStore, createEngine: EngineFactory, 
     return created.problem.detail
   }
   return {
-    async invocation(_id, spec, events) {
+    async invocation(_id, spec, events, complete) {
       const session = await sessionFor(spec)
       if (typeof session === 'string') return session
       if (session.ended) return `conversation session '${session.id}' has ended`
       const feed = feedSession(session, 'json', limits)
       for (const event of events) feed.pushEvent({ index: session.recordedEvents, event, raw: event })
       if (feed.stopped) return feed.stopped.problem.detail
-      session.completeInvocation()
+      if (complete) session.completeInvocation()
       return undefined
     },
     async end(id) {

@@ -3,6 +3,7 @@
  * `evalstream_trace` (an extra key the ADK event schema keeps): the trace and span ids results are
  * written back to, the trace's own start and end (invocation_duration_v1 is the root span's
  * duration, not the time the spans took to arrive), and the metrics its missing parts rule out.
+ * An invocation scored in pieces (otlp-early.ts) carries the mark again, complete, on its last event.
  * Because it rides on a journaled event, a session rebuilt by replay after a restart or eviction
  * reads the same answers: the engine's `unscorable` and clock give what they gave the first time.
  */
@@ -89,6 +90,8 @@ export function tracedEngines(inner: EngineFactory, links?: TraceLinks): EngineF
   return (options) => {
     let traceTime: number | undefined
     let traceEnd: number | undefined
+    let traceId: string | undefined
+    let traceStart: number | undefined
     const ruledOut = new Map<string, ReadonlyMap<string, string>>()
     const created = inner({
       ...options,
@@ -102,8 +105,14 @@ export function tracedEngines(inner: EngineFactory, links?: TraceLinks): EngineF
         const mark = traceMarkOf(item.event)
         if (mark) {
           const invocationId = item.event.invocation_id ?? ''
-          traceTime = mark.start_ms
-          traceEnd = mark.end_ms ?? Number.NaN
+          // A second mark of the same trace (on the piece that completes it) brings its end, not a new
+          // start: the engine timed the invocation from the first piece's start (before the root span
+          // arrived, the earliest span's), so the end keeps the root's duration from there.
+          const again = mark.trace_id === traceId && traceStart !== undefined
+          traceId = mark.trace_id
+          if (!again) traceStart = mark.start_ms
+          traceEnd = traceStart! + ((mark.end_ms ?? Number.NaN) - mark.start_ms)
+          traceTime = again ? traceEnd : mark.start_ms
           ruledOut.set(invocationId, new Map(Object.entries(mark.unscorable)))
           links?.record(options.spec.session_id, invocationId, mark)
         } else if (traceTime !== undefined) traceTime = traceEnd

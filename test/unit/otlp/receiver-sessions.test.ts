@@ -31,6 +31,25 @@ describe('OTLP-born sessions', () => {
     expect(trajectory[1]?.traceId).toBe('000000016e2a96880000000000000002')
   })
 
+  it("decides a wrong tool call from the child spans, before the turn's root span arrives", async () => {
+    const expected = structuredClone(WEATHER_CASE)
+    expected.conversation[0].intermediate_data.tool_uses = [{ name: 'get_weather', args: { city: 'Lyon' } }]
+    const config = JSON.stringify({ apps: { weather_agent: { eval_config: WEATHER_CONFIG, eval_case: expected } } })
+    const r = receiverApp({ env: { EVALSTREAM_OTLP_CONFIG: config } })
+    const [children] = fixtureRequests(fixtureText('adk-js.jsonl')) // turn 1 without its root
+    expect((await r.post('/v1/traces', children!)).status).toBe(200)
+    const session = await r.deps.store.get('otlp-session-js', r.deps.createEngine)
+    const trajectory = session!.log.readAfter(0).filter((e) =>
+      'metric_name' in e.data && e.data.metric_name === 'tool_trajectory_avg_score'
+    )
+    expect(trajectory.map((e) => [e.type, (e.data as { score?: unknown }).score, (e.data as { final?: unknown }).final])).toEqual([[
+      'criterion.progress',
+      0,
+      true,
+    ]])
+    expect(session!.log.readAfter(0).some((e) => e.type === 'criterion.result')).toBe(false)
+  })
+
   it('a session rebuilt after a restart answers the unscorable metrics as it did live', async () => {
     const db = new DatabaseSync(':memory:')
     try {

@@ -126,12 +126,15 @@ describe('OTLP receiver', () => {
     const r = receiverApp({ env: { EVALSTREAM_OTLP_TRACE_GRACE_MS: '5000' } })
     const [first] = fixtureRequests(fixtureText('adk-js.jsonl')) // turn 1 without its root span
     expect((await r.post('/v1/traces', first!)).status).toBe(200)
-    expect(await r.deps.store.get('otlp-session-js', r.deps.createEngine)).toBeUndefined()
+    // Its settled pieces are scored already; the invocation is not complete until the grace runs out.
+    const open = await r.deps.store.get('otlp-session-js', r.deps.createEngine)
+    expect(open?.snapshot().invocations).toMatchObject([{ completed: false }])
     r.clock.now += 4999
     expect((await r.monitor.tick()).invocations).toBe(0)
     r.clock.now += 1
     expect((await r.monitor.tick()).invocations).toBe(1)
     const log = await logOf(r, 'otlp-session-js')
+    expect(open?.snapshot().invocations).toMatchObject([{ completed: true }])
     expect(rows(log).find((x) => x.metric === 'tool_trajectory_avg_score')).toMatchObject({ index: 0, score: 1 })
   })
 
