@@ -1,15 +1,16 @@
 /**
  * Production agents monitored from their own OpenTelemetry: decoded spans and log records go to a
  * span assembler per tenant (trace ids are the client's word, so tenants never share one), and each
- * completed trace becomes one invocation of the session its conversation maps to, fed through the
- * session feed (every per-session limit holds) so its results stream, index and export like any
- * session's. A trace completes when its root span arrives or after the grace period
- * (EVALSTREAM_OTLP_TRACE_GRACE_MS); a conversation with no trace for EVALSTREAM_OTLP_CONVERSATION_IDLE_MS
- * is ended, which emits its case result. `tick()` drives both, against the injected clock.
+ * trace becomes one invocation of the session its conversation maps to, fed through the session
+ * feed (every per-session limit holds) so its results stream, index and export like any session's.
+ * Its settled pieces are pushed as they arrive (otlp-early.ts); the rest when the trace completes:
+ * its root span arrived, or the grace period passed (EVALSTREAM_OTLP_TRACE_GRACE_MS). A conversation
+ * with no trace for EVALSTREAM_OTLP_CONVERSATION_IDLE_MS is ended, which emits its case result.
+ * `tick()` drives both timers, against the injected clock.
  *
- * A trace's conversation can be unknown until its root or model spans arrive (ADK JS puts no
- * session id on `execute_tool` spans): the assembler holds every span by trace id, and the trace is
- * routed only once it completes, when everything it will say about its conversation is known.
+ * A trace's conversation can be unknown in its first spans (ADK JS puts no session id on
+ * `execute_tool` spans): the assembler holds every span by trace id, and nothing of the trace is
+ * routed before a span says which conversation it belongs to (or it completes without one).
  */
 import type { JsonBounds } from '../adk/json-bounds.ts'
 import type { IngestedEvent, SessionSpec } from '../engine/types.ts'
