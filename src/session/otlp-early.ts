@@ -19,7 +19,7 @@
 import type { AdkEvent } from '../adk/event.ts'
 import type { TraceInvocation } from '../otlp/index.ts'
 
-/** Traces with pieces pushed and not completed, at most (oldest forgotten first). */
+/** Traces with pieces pushed and not completed, at most (oldest forgotten first), unless the caller bounds it. */
 export const MAX_EARLY_TRACES = 10_000
 
 type Sent = { sessionId: string; events: string[]; diverged: boolean }
@@ -40,7 +40,7 @@ const key = (event: AdkEvent) => JSON.stringify({ ...event, timestamp: undefined
 const same = (sent: readonly string[], now: readonly string[]) => sent.length <= now.length && sent.every((s, i) => s === now[i])
 
 /** @example const early = earlyPushes(); const events = early.next(key, sessionId, update.trace) */
-export function earlyPushes(max = MAX_EARLY_TRACES): EarlyPushes {
+export function earlyPushes(max: () => number = () => MAX_EARLY_TRACES): EarlyPushes {
   const sent = new Map<string, Sent>()
   return {
     next(traceKey, sessionId, trace) {
@@ -56,7 +56,7 @@ export function earlyPushes(max = MAX_EARLY_TRACES): EarlyPushes {
       if (fresh.length === 0) return []
       sent.delete(traceKey)
       sent.set(traceKey, { sessionId, events: json, diverged: false })
-      if (sent.size > max) sent.delete(sent.keys().next().value!)
+      if (sent.size > max()) sent.delete(sent.keys().next().value!)
       return fresh
     },
     rest(traceKey, sessionId, trace) {

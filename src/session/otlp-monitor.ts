@@ -135,7 +135,10 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
 
   const delivery = options.delivery ?? storeDelivery(options.store, options.createEngine, limits)
 
-  const early = earlyPushes()
+  // Every entry is an open trace of some tenant's assembler (dropped when it completes), and each
+  // assembler holds at most maxOpenTraces, completing the oldest past it: this bound never bites
+  // before the assemblers' own.
+  const early = earlyPushes(() => (assemblers.size + 1) * (options.assemblerLimits.maxOpenTraces + 1))
 
   const specOf = (tenant: string | undefined, trace: TraceInvocation): SessionSpec => {
     const app = options.appConfig(trace.appName)
