@@ -18,7 +18,7 @@ const trace = (events: AdkEvent[], known = true): TraceInvocation =>
   ({
     traceId: 't',
     invocationId: 'e-1',
-    conversationId,
+    conversationId: known ? 'c' : undefined,
     events,
     toolCalls: [],
     missing: [],
