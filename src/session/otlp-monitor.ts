@@ -147,6 +147,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
       ...(app.eval_config !== undefined ? { eval_config: app.eval_config } : {}),
       ...(app.eval_case !== undefined ? { eval_case: app.eval_case } : {}),
       ...(tenant !== undefined ? { tenant } : {}),
+      ...(trace.appName !== undefined ? { app_name: trace.appName } : {}),
     }
   }
   const marked = (events: AdkEvent[], at: number, trace: TraceInvocation) =>

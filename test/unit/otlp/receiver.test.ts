@@ -154,4 +154,13 @@ describe('OTLP receiver', () => {
     const caseResult = results.find((l) => attr(l, 'gen_ai.evaluation.name')?.stringValue === 'evalstream.case')
     expect([caseResult?.traceId, caseResult?.spanId]).toEqual(['000000016e2a96880000000000000002', '0000000003010001'])
   })
+
+  it('names the app from the trace when no eval case does, for /v1/results, webhooks and exports', async () => {
+    const r = receiverApp({ env: { EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { weather_agent: { eval_config: WEATHER_CONFIG } } }) } })
+    for (const line of fixtureRequests(fixtureText('adk-js.jsonl'))) await r.post('/v1/traces', line)
+    await r.deps.exporters!.idle()
+    const names = r.collected.map((l) => l.attributes.find((a: { key: string }) => a.key === 'evalstream.app.name')?.value?.stringValue)
+    expect(names.length).toBeGreaterThan(0)
+    expect(new Set(names)).toEqual(new Set(['weather_agent']))
+  })
 })
