@@ -39,6 +39,8 @@ export class EvalSession {
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
       // Only the objects named otlp/<tenant> receive spans; they send each trace to its session's object.
       otlpDelivery: objectDelivery(env),
+      // Its conversations' idle times survive the object's eviction (no table until the first trace).
+      otlpSql: sqlFromDurable(state.storage.sql),
     })
     this.deps = setup.ok ? setup.deps : undefined
     this.exporters = setup.ok ? setup.deps.exporters : undefined

@@ -21,6 +21,8 @@ import { sessionLimitsFromEnv } from './session-limits.ts'
 import { otlpSettingsFromEnv } from './otlp.ts'
 import { createOtlpMonitor, type TraceDelivery } from '../session/otlp-monitor.ts'
 import { createTraceLinks, tracedEngines } from '../session/traced-engine.ts'
+import { sqliteConversationTimes } from '../session/otlp-conversations.ts'
+import type { Sql } from '../session/sql.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 
 export type { Env }
@@ -54,6 +56,8 @@ export function depsFromEnv(
     now?: () => number
     /** Where completed traces go (a Worker's session objects); into `store` when absent. */
     otlpDelivery?: TraceDelivery
+    /** The database that keeps monitored conversations' idle times across restarts; memory when absent. */
+    otlpSql?: Sql
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -113,6 +117,7 @@ export function depsFromEnv(
     conversationIdleMs: otlp.conversationIdleMs,
     ...(host.now ? { now: host.now } : {}),
     ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),
+    ...(host.otlpSql ? { conversations: sqliteConversationTimes(host.otlpSql) } : {}),
   })
   if (metrics) {
     metrics.watch(feed)

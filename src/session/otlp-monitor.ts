@@ -31,6 +31,7 @@ import type { EngineFactory, HostedSession } from './session.ts'
 import type { SessionStore } from './store.ts'
 import { TRACE_MARK_KEY, type TraceMark } from './traced-engine.ts'
 import { earlyPushes } from './otlp-early.ts'
+import { type ConversationTimes, memoryConversationTimes } from './otlp-conversations.ts'
 import type { AdkEvent } from '../adk/event.ts'
 
 /** A conversation with no new trace for this long is ended (its case result is emitted). */
@@ -61,6 +62,8 @@ export type OtlpMonitorOptions = {
   /** Bounds on JSON inside attributes, and every per-session limit of the feed. */
   limits?: Limits
   conversationIdleMs?: number
+  /** Where the conversations' last trace times are kept (survives a restart); in memory when absent. */
+  conversations?: ConversationTimes
   now?: () => number
   log?: (message: string) => void
 }
@@ -122,7 +125,13 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   const log = options.log ?? ((m: string) => console.error(m))
   const assemblers = new Map<string, SpanAssembler>()
   /** Conversations with a trace pushed and not yet ended: session id -> last trace time (host clock). */
-  const active = new Map<string, number>()
+  const times = options.conversations ?? memoryConversationTimes()
+  const active = new Map<string, number>(times.load())
+  const seen = (id: string) => {
+    const t = now()
+    active.set(id, t)
+    times.touch(id, t)
+  }
   // Traces are pushed one at a time, in order, so two batches never interleave one session's events.
   let queue: Promise<unknown> = Promise.resolve()
 
@@ -162,7 +171,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     const first = events[0] === trace.events[0]
     const refused = await delivery.invocation(spec.session_id, spec, first ? marked(events, 0, trace) : events, false)
     if (refused !== undefined) outcome.dropped.push(`trace ${trace.traceId}: ${refused}`)
-    else active.set(spec.session_id, now())
+    else seen(spec.session_id)
   }
 
   const push = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
@@ -174,7 +183,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     const events = rest.early ? marked(rest.events, rest.events.length - 1, trace) : marked(rest.events, 0, trace)
     const refused = await delivery.invocation(spec.session_id, spec, events, true)
     if (refused !== undefined) return void outcome.dropped.push(`trace ${trace.traceId}: ${refused}`)
-    active.set(spec.session_id, now())
+    seen(spec.session_id)
     outcome.invocations += 1
   }
 
@@ -202,6 +211,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     for (const [id, at] of active) {
       if (t - at < idleMs) continue
       active.delete(id)
+      times.remove(id)
       await delivery.end(id)
     }
   }

@@ -40,6 +40,8 @@ const setup = depsFromEnv(env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  // Monitored conversations' idle times, in the sessions' database: they survive a restart.
+  otlpSql: db.indexSql,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
   exporters: { resolve },

@@ -27,6 +27,8 @@ const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  // Monitored conversations' idle times, in the sessions' database: they survive a restart.
+  otlpSql: db.indexSql,
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.

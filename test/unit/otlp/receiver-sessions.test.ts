@@ -83,6 +83,27 @@ describe('OTLP-born sessions', () => {
     }
   })
 
+  it('ends a conversation by its idle time after a restart too', async () => {
+    const db = new DatabaseSync(':memory:')
+    try {
+      const clock = { now: 1_763_976_100_000 }
+      const live = receiverApp({ db, clock })
+      for (const line of fixtureRequests(fixtureText('adk-js.jsonl'))) expect((await live.post('/v1/traces', line)).status).toBe(200)
+      live.deps.store.close()
+      // A new process on the same database, past the idle time: its first tick ends the conversation.
+      clock.now += IDLE
+      const restarted = receiverApp({ db, clock })
+      await restarted.monitor.tick()
+      const session = await restarted.deps.store.get('otlp-session-js', restarted.deps.createEngine)
+      expect(session?.ended).toBe(true)
+      expect(session?.log.readAfter(0).at(-1)?.type).toBe('case.result')
+      // Ended once: the next tick has nothing left to end.
+      expect(restarted.monitor.activeConversations()).toBe(0)
+    } finally {
+      db.close()
+    }
+  })
+
   it('keeps tenants apart and asks for a token like every route', async () => {
     const r = receiverApp({ env: TWO_TENANTS_ENV as Record<string, string> })
     const as = (tenant: keyof typeof TOKENS) => ({ 'content-type': 'application/json', authorization: `Bearer ${TOKENS[tenant]}` })

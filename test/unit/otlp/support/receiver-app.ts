@@ -40,7 +40,12 @@ export function receiverApp(options: { env?: Record<string, string>; db?: Databa
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.test:4318',
       ...options.env,
     },
-    { store, now: () => clock.now, exporters: { fetch: collector, otelBackoffMs: 1 } },
+    {
+      store,
+      now: () => clock.now,
+      exporters: { fetch: collector, otelBackoffMs: 1 },
+      ...(options.db ? { otlpSql: sqlFromDatabaseSync(options.db) } : {}),
+    },
   )
   if (!setup.ok) throw new Error(setup.error)
   const app = createApp(setup.deps)
