@@ -24,6 +24,7 @@ import { depsFromEnv } from '../src/config/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { EVICT_PATH, EvalSession } from './session-object.ts'
+import { otlpObjectName } from './otlp-object.ts'
 import { evalSetsObjectName } from './eval-sets-route.ts'
 import { EvalIndex } from './index-object.ts'
 import { indexStub } from './index-feed.ts'
@@ -143,6 +144,10 @@ router.post('/v1/runs', async (c) => {
 })
 
 router.all('/v1/runs/*', (c) => toObjectByPath(c, RUN_PATH, 'run', 'run:'))
+
+// OTLP: every span of a tenant goes to that tenant's assembler object (otlp-object.ts), which sends
+// each completed trace on to its conversation's session object.
+for (const path of ['/v1/traces', '/v1/logs']) router.post(path, (c) => toObject(c.env, otlpObjectName(tenantOf(c)), c.req.raw))
 
 // Every spelling of /run_sse an ADK server routes there (agent-sse.ts) reaches the session as /run_sse.
 router.post('*', async (c, next) => {

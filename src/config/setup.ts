@@ -20,6 +20,11 @@ import { proxySettingsFromEnv } from './proxy.ts'
 import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { memoryRunStore } from '../runner/run-store.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
+import { otlpSettingsFromEnv } from './otlp.ts'
+import { createOtlpMonitor, type TraceDelivery } from '../session/otlp-monitor.ts'
+import { createTraceLinks, tracedEngines } from '../session/traced-engine.ts'
+import { sqliteConversationTimes } from '../session/otlp-conversations.ts'
+import type { Sql } from '../session/sql.ts'
 import { DEFAULT_SESSION_LIMITS, type SessionLimits, type SessionStore } from '../session/store.ts'
 
 export type { Env }
@@ -53,6 +58,12 @@ export function depsFromEnv(
     defaultProcessBytes?: number
     /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
     exporters?: ExporterHost
+    /** The clock of the OTLP monitor's grace and idle timers (tests pass a fake one). */
+    now?: () => number
+    /** Where completed traces go (a Worker's session objects); into `store` when absent. */
+    otlpDelivery?: TraceDelivery
+    /** The database that keeps monitored conversations' idle times across restarts; memory when absent. */
+    otlpSql?: Sql
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -91,14 +102,31 @@ export function depsFromEnv(
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
-  // Every session's scoring is timed against the CPU budget (EVALSTREAM_MAX_*_CPU_MS).
-  const createEngine = judgedEngines(wiring.value.judging, { budget: cpuBudget(limits.value) })
+  // Sessions fed from OTLP carry their trace's ids and times on their events (traced-engine.ts);
+  // every session's scoring is timed against the CPU budget (EVALSTREAM_MAX_*_CPU_MS).
+  const links = createTraceLinks()
+  const createEngine = tracedEngines(judgedEngines(wiring.value.judging, { budget: cpuBudget(limits.value) }), links)
   const feed = createResultFeed()
   // OpenTelemetry events and webhooks per result (exporters-setup.ts), watching the feed.
-  const exporters = exportersFromEnv(env, feed, host.exporters)
+  const exporters = exportersFromEnv(env, feed, host.exporters, links)
   if (!exporters.ok) return exporters
   notes.push(...(exporters.notes ?? []))
+  const otlpSettings = otlpSettingsFromEnv(env, limits.value, config.value, host.readFile)
+  if (!otlpSettings.ok) return otlpSettings
+  notes.push(...(otlpSettings.notes ?? []))
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
+  const otlp = otlpSettings.value
+  const monitor = createOtlpMonitor({
+    store,
+    createEngine,
+    appConfig: otlp.appConfig,
+    assemblerLimits: otlp.assembler,
+    limits: limits.value,
+    conversationIdleMs: otlp.conversationIdleMs,
+    ...(host.now ? { now: host.now } : {}),
+    ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),
+    ...(host.otlpSql ? { conversations: sqliteConversationTimes(host.otlpSql) } : {}),
+  })
   if (metrics) {
     metrics.watch(feed)
     metrics.attachStore(store)
@@ -126,6 +154,7 @@ export function depsFromEnv(
       runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
+      otlp: { monitor, limits: otlp.limits, assembler: otlp.assembler, conversationIdleMs: otlp.conversationIdleMs },
     },
   }
 }

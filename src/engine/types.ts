@@ -56,6 +56,8 @@ export type SessionSpec = {
   eval_case?: unknown
   /** The tenant that created the session (hosts with auth); the engine ignores it. */
   tenant?: string
+  /** The app being scored when no eval case names it (a session born from an agent's traces); the engine ignores it. */
+  app_name?: string
   /** This session's own webhook (docs/webhooks.md); the engine ignores it. Holds a secret: never serve the spec back. */
   webhook?: SessionWebhook
 }

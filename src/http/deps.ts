@@ -16,6 +16,7 @@ import type { ResultFeed } from '../session/result-feed.ts'
 import type { ResultsIndex } from '../monitor/results-index.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 import type { EngineFactory } from '../session/session.ts'
+import type { OtlpReceiver } from './otlp-routes.ts'
 
 export type AppDeps = {
   store: SessionStore
@@ -61,4 +62,6 @@ export type AppDeps = {
   runQuotas?: RunQuotas
   /** Prometheus counters for GET /metrics (Node and Deno; not the ADK eval metrics); absent: /metrics answers 404 (Workers). */
   metrics?: PrometheusMetrics
+  /** The OTLP/HTTP receiver (POST /v1/traces, /v1/logs); those routes answer 404 without it. */
+  otlp?: OtlpReceiver
 }

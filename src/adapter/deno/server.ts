@@ -4,6 +4,8 @@
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
 import { getHeapStatistics } from 'node:v8'
+import { startOtlpTicker } from '../../session/otlp-ticker.ts'
+import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
@@ -41,6 +43,8 @@ const setup = depsFromEnv(env, {
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
   defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
+  // Monitored conversations' idle times, in the sessions' database: they survive a restart.
+  otlpSql: db.indexSql,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
   exporters: { resolve },
@@ -61,6 +65,8 @@ const notes = [
     : `sessions in memory: no write permission for .evalstream (run with --allow-write=.evalstream, or set EVALSTREAM_DB)`,
   ...setup.notes,
 ]
+// Traces whose root never came, and conversations gone quiet, are finalised by this timer.
+if (setup.deps.otlp) startOtlpTicker(setup.deps.otlp.monitor, OTLP_TICK_MS)
 const app = createApp({ ...setup.deps, resultsIndex: index.value.index })
 const hostname = env.HOST ?? '127.0.0.1'
 const listen = listenPort(env.PORT)

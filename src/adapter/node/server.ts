@@ -4,6 +4,8 @@
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
  * session limits read in src/config/setup.ts.
  */
+import { startOtlpTicker } from '../../session/otlp-ticker.ts'
+import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
@@ -28,6 +30,8 @@ const setup = depsFromEnv(process.env, {
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
   defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
+  // Monitored conversations' idle times, in the sessions' database: they survive a restart.
+  otlpSql: db.indexSql,
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.
@@ -42,6 +46,8 @@ if (!index.ok) {
   console.error(`evalstream: ${index.error}`)
   process.exit(2)
 }
+// Traces whose root never came, and conversations gone quiet, are finalised by this timer.
+if (setup.deps.otlp) startOtlpTicker(setup.deps.otlp.monitor, OTLP_TICK_MS)
 const listen = listenPort(process.env.PORT)
 if (!listen.ok) {
   console.error(`evalstream: ${listen.error}`)
