@@ -22,10 +22,11 @@ describe('the catalogue of ADK metrics', () => {
     expect(byName.get('multi_turn_task_success_v1')).toMatchObject({ informational: false, interval: { min_value: 0, max_value: 1 } })
   })
 
-  it('metrics-info: no interval (so no threshold slider) for informational metrics', () => {
+  it('metrics-info: every metric that takes a threshold, with its interval; the informational four left out', () => {
     const info = new Map(metricsInfo().map((m) => [m.metric_name, m.metric_value_info]))
-    expect(info.size).toBe(17)
-    for (const name of INFORMATIONAL) expect(info.get(name)).toEqual({})
+    expect(info.size).toBe(13)
+    for (const name of INFORMATIONAL) expect(info.has(name)).toBe(false)
+    for (const value of info.values()) expect(value.interval.max_value).toBeGreaterThan(value.interval.min_value)
     expect(info.get('response_evaluation_score')).toEqual({
       interval: { min_value: 1, max_value: 5, open_at_min: false, open_at_max: false },
     })
