@@ -1,6 +1,6 @@
 /**
  * The long fuzz run: at least 100,000 generated inputs against every route (in process through
- * `createApp(deps).request()`) and the decoders, with the generators and checks of test/fuzz
+ * `createApp(deps).request()`) and the decoders, with the generators and checks of test/unit/fuzz
  * (whose seeded share runs in `npm test`). Reports, per target, how many inputs crashed something
  * (a throw, an unhandled rejection, a logged error, a broken body), got a 5xx, hung, or broke
  * another property, and every distinct problem with one input that caused it. Exits 1 when any
@@ -18,11 +18,11 @@ import {
   describeText,
   evalFileValue,
   eventValue,
-} from '../test/fuzz/decoder-checks.ts'
-import { makeTarget, runProbe } from '../test/fuzz/route-driver.ts'
-import { describeProbe, probe } from '../test/fuzz/route-probes.ts'
-import { formatReport, fuzz, type FuzzReport } from '../test/fuzz/run.ts'
-import { FUZZ_SEED } from '../test/fuzz/seed.ts'
+} from '../test/unit/fuzz/decoder-checks.ts'
+import { makeTarget, runProbe } from '../test/unit/fuzz/route-driver.ts'
+import { describeProbe, probe } from '../test/unit/fuzz/route-probes.ts'
+import { formatReport, fuzz, type FuzzReport } from '../test/unit/fuzz/run.ts'
+import { FUZZ_SEED } from '../test/unit/fuzz/seed.ts'
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +38,7 @@ const progress = (name: string) => (done: number, failed: number) => {
   if (done % 5_000 === 0) process.stdout.write(`  ${name}: ${done} inputs, ${failed} failed\n`)
 }
 
-/** What kind of failure a failure line is (see the checks in test/fuzz). */
+/** What kind of failure a failure line is (see the checks in test/unit/fuzz). */
 function kindOf(failure: string): 'crash' | '5xx' | 'hang' | 'property' {
   if (/threw|unhandled rejection|logged error|body failed/.test(failure)) return 'crash'
   if (/\): 5\d\d |^[^:]*: 5\d\d /.test(failure)) return '5xx'

@@ -6,13 +6,18 @@
  *    - ours, model accepts candidateCount: one request returns all 5 samples;
  *    - ours, model refuses candidateCount: one refused request, then single calls with early stop;
  *    - ADK v2.0's way: 5 sequential requests, each sending the whole prompt.
- * 2. Throughput of the executor under its concurrency limit, with a stub answering after a fixed delay.
+ * 2. The same through an OpenAI-compatible chat-completions server (the real client over loopback):
+ *    `n` = 5 in one request, a server without `n` (one call per sample, early stop), ADK's 5 calls.
+ * 3. Throughput of the executor under its concurrency limit, with a stub answering after a fixed delay.
  * Token counts are the stub's estimate (4 characters a token), identical for every strategy.
  */
 import { createJudgeExecutor } from '../src/judge/executor.ts'
 import { createGeminiJudge } from '../src/judge/gemini.ts'
 import type { JudgeRequest } from '../src/core/criterion.ts'
 import { apiError, startGeminiStub, type StubReply } from '../test/support/gemini-stub.ts'
+import { createAnyModelJudge } from '../src/judge/any-model.ts'
+import { chatProviderFromEnv, type ChatProvider } from '../src/judge/providers.ts'
+import { startChatStub } from '../test/unit/judge/chat-stub.ts'
 
 const INVOCATIONS = 200
 const SAMPLES = 5
@@ -74,6 +79,33 @@ async function costRun(strategy: 'candidateCount' | 'fallback' | 'adk') {
   return { strategy, requests, batched, samples, promptTokens }
 }
 
+async function chatCostRun(strategy: 'n' | 'no-n' | 'adk') {
+  const stub = await startChatStub()
+  const next = labels(42)
+  stub.handle((req) => {
+    const n = req.body?.n ?? 1
+    const chars = (req.body?.messages ?? []).map((m: { content: string }) => m.content).join('').length
+    return { choices: Array.from({ length: n }, () => text(next())), usage: { prompt_tokens: Math.ceil(chars / 4), completion_tokens: 20 * n } }
+  })
+  const env = { EVALSTREAM_JUDGE_VLLM_BASE_URL: stub.url, EVALSTREAM_JUDGE_VLLM_N: strategy === 'n' ? 'true' : 'false' }
+  const provider = chatProviderFromEnv('vllm', env) as ChatProvider
+  const judge = createAnyModelJudge({ providers: new Map([['vllm', provider]]) })
+  let samples = 0
+  let promptTokens = 0
+  for (let i = 0; i < INVOCATIONS; i++) {
+    const request: JudgeRequest = { id: `inv-${i}`, model: 'vllm/qwen', prompt: PROMPT, samples: SAMPLES, decided }
+    for (const r of strategy === 'adk' ? Array.from({ length: SAMPLES }, () => ({ ...request, samples: 1 })) : [request]) {
+      const answer = await judge.answer(r, {})
+      samples += answer.samples.length
+      promptTokens += answer.usage?.promptTokens ?? 0
+    }
+  }
+  const requests = stub.requests.length
+  const batched = stub.requests.filter((r) => (r.body?.n ?? 1) > 1).length
+  await stub.close()
+  return { strategy, requests, batched, samples, promptTokens }
+}
+
 async function throughputRun(concurrency: number, delayMs: number, total: number) {
   const stub = await startGeminiStub()
   stub.handle(() => ({ candidates: [text('valid')], delayMs }))
@@ -108,6 +140,13 @@ console.log(`## Cost per (invocation, criterion), num_samples ${SAMPLES}, ${INVO
 console.log('| strategy | HTTP requests / invocation | requests with candidateCount > 1 (total) | samples drawn / invocation | prompt tokens / invocation |')
 console.log('|---|---|---|---|---|')
 for (const c of cost) {
+  console.log(`| ${c.strategy} | ${(c.requests / INVOCATIONS).toFixed(2)} | ${c.batched} | ${(c.samples / INVOCATIONS).toFixed(2)} | ${Math.round(c.promptTokens / INVOCATIONS)} |`)
+}
+const chatCost = [await chatCostRun('n'), await chatCostRun('no-n'), await chatCostRun('adk')]
+console.log(`\n## OpenAI-compatible judge (judge_model vllm/<model>), num_samples ${SAMPLES}, ${INVOCATIONS} invocations`)
+console.log('| strategy | HTTP requests / invocation | requests with n > 1 (total) | samples drawn / invocation | prompt tokens / invocation |')
+console.log('|---|---|---|---|---|')
+for (const c of chatCost) {
   console.log(`| ${c.strategy} | ${(c.requests / INVOCATIONS).toFixed(2)} | ${c.batched} | ${(c.samples / INVOCATIONS).toFixed(2)} | ${Math.round(c.promptTokens / INVOCATIONS)} |`)
 }
 console.log('\n## Latency per invocation (sequential, stub delay per call)')

@@ -268,6 +268,8 @@ const elapsed = (performance.now() - started) / 1000
 clearTimeout(deadline)
 clearInterval(sampler)
 const peak = peakRssMiB(server.pid!)
+// One more loop-delay report covers the end of the run.
+await new Promise((resolve) => setTimeout(resolve, 300))
 server.kill('SIGTERM')
 await new Promise((r) => server.once('exit', r))
 let probe: { loopDelayMs: { p50: number; p99: number; max: number }; connections: number; requests: number } | undefined

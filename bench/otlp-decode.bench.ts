@@ -17,6 +17,7 @@ const TRACES = Number(process.argv[2] ?? 500)
 const ROUNDS = Number(process.argv[3] ?? 5)
 const LIMITS = { ...DEFAULT_OTLP_LIMITS, maxItemsPerRequest: 1e9, maxRequestBytes: 1e9, maxDecompressedBytes: 1e9 }
 
+// deno-lint-ignore no-explicit-any -- a benchmark fixture built by hand; its shape is checked by the decoders it feeds
 type Json = Record<string, any>
 const lines = readFileSync(new URL('../test/fixtures/otlp/adk-python-v1.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean)
 const fixtureSpans: Json[] = lines.flatMap((l) => (JSON.parse(l) as Json).resourceSpans[0].scopeSpans[0].spans)

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startAdkAgent } from '../test/support/adk-agent.ts'
-import { WEATHER_CONFIG, weatherEvalSet } from '../test/runner/weather-cases.ts'
+import { WEATHER_CONFIG, weatherEvalSet } from '../test/support/weather-cases.ts'
 
 const ROUNDS = Number(process.argv[2] ?? 3)
 const CASES = Number(process.argv[3] ?? 50)

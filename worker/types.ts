@@ -31,6 +31,8 @@ export type WorkerEnv = {
   SESSIONS: DurableObjectNamespace
   /** One results index object per tenant (index-object.ts); without it the monitoring routes answer 404. */
   INDEX?: DurableObjectNamespace
+  /** The Workers AI binding ([ai] in wrangler.toml): judge_model `workers-ai/@cf/...` runs on it, with no key. */
+  AI?: { run(model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown> }
   EVALSTREAM_CONFIG?: string
   AGENT_URL?: string
   /** Secret `tenant:token,tenant:token` (docs/auth.md); unset means open. */

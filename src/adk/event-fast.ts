@@ -8,7 +8,7 @@
  * unknown keys kept by reference, `timestamp` ms -> s) or gives up. It gives up on anything it
  * does not handle: a wrong type, a non-finite number, a `__proto__` key, an object that is not
  * plain. Then `parseAdkEvent` asks zod, so every error (and its path) is zod's own.
- * test/adk/event-fast.test.ts checks this differentially against the schema.
+ * test/unit/adk/event-fast.test.ts checks this differentially against the schema.
  */
 import { type AdkEvent as AdkEventType, AdkEvent, timestampSeconds } from './event.ts'
 

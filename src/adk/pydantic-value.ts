@@ -7,7 +7,7 @@
  * write 15 MB of indented JSON, ~75 ms to parse it). This walks the same spec and builds the same
  * value directly. What the text would change, this changes too: float formatting disappears on
  * parsing, so numbers stay numbers, except that non-finite numbers become null and a whole -0
- * outside float fields becomes 0. test/adk/pydantic-value.test.ts compares it with the round trip.
+ * outside float fields becomes 0. test/unit/adk/pydantic-value.test.ts compares it with the round trip.
  */
 import { statusCode } from './status.ts'
 import type { JsonSpec } from './pydantic-json.ts'

@@ -8,6 +8,7 @@ import type { ExporterHost, Exporters } from '../export/exporters.ts'
 import { createOtelExporter } from '../export/otel-exporter.ts'
 import { createWebhookDispatcher } from '../export/webhook-sender.ts'
 import type { ResultFeed } from '../session/result-feed.ts'
+import type { TraceLinks } from '../session/traced-engine.ts'
 import type { Env, Read } from './env.ts'
 import { otelConfigFromEnv } from './otel.ts'
 import { webhookSettingsFromEnv } from './webhooks.ts'
@@ -17,12 +18,12 @@ import { webhookSettingsFromEnv } from './webhooks.ts'
  * const exporters = exportersFromEnv(env, feed)
  * if (!exporters.ok) return exporters
  */
-export function exportersFromEnv(env: Env, feed: ResultFeed, host: ExporterHost = {}): Read<Exporters> {
+export function exportersFromEnv(env: Env, feed: ResultFeed, host: ExporterHost = {}, links?: TraceLinks): Read<Exporters> {
   const otel = otelConfigFromEnv(env)
   if (!otel.ok) return otel
   const hooks = webhookSettingsFromEnv(env)
   if (!hooks.ok) return hooks
-  const exporter = otel.value && createOtelExporter(otel.value, { fetch: host.fetch, backoffMs: host.otelBackoffMs, log: host.log })
+  const exporter = otel.value && createOtelExporter(otel.value, { fetch: host.fetch, backoffMs: host.otelBackoffMs, log: host.log, links })
   const dispatcher = createWebhookDispatcher(hooks.value, host)
   const unwatch = [exporter && feed.watch(exporter.watch), feed.watch(dispatcher.watch)]
   const queues = { ...(exporter ? { otel: exporter.queue } : {}), webhooks: dispatcher.queue }

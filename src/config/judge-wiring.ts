@@ -6,7 +6,7 @@
  */
 import { createSessionEngine, type SessionEngineOptions } from '../engine/session-engine.ts'
 import type { JudgeCache } from '../judge/cache.ts'
-import { describeJudgeConfig, JUDGE_NOT_CONFIGURED, judgeConfigFromEnv } from '../judge/config.ts'
+import { JUDGE_NOT_CONFIGURED } from '../judge/config.ts'
 import {
   createJudgeExecutor,
   DEFAULT_JUDGE_CONCURRENCY,
@@ -18,7 +18,9 @@ import {
   type JudgeExecutor,
   shouldJudgeSession,
 } from '../judge/executor.ts'
-import { createGeminiJudge } from '../judge/gemini.ts'
+import { judgeFromEnv } from '../judge/from-env.ts'
+import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
+import type { DeadlineTimer } from '../judge/within-deadline.ts'
 import type { EngineFactory } from '../session/session.ts'
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 
@@ -42,7 +44,13 @@ export type JudgeWiring = Read<{ judging: SessionJudging; /** Absent when no jud
  */
 export function judgeWiringFromEnv(
   env: Env,
-  options: { cache?: JudgeCache; observe?: (record: JudgeCallRecord) => void } = {},
+  options: {
+    cache?: JudgeCache
+    observe?: (record: JudgeCallRecord) => void
+    deadlineTimer?: DeadlineTimer
+    workersAi?: WorkersAiBinding
+    fetch?: typeof fetch
+  } = {},
 ): JudgeWiring {
   const vars = {
     rate: fraction(env, 'EVALSTREAM_JUDGE_SAMPLE_RATE', 1),
@@ -59,24 +67,26 @@ export function judgeWiringFromEnv(
   const sampleRate = value<number>(vars.rate)
   const budget: JudgeBudget = { perSession: value<number | undefined>(vars.perSession), perDeployment: value<number | undefined>(vars.perDeployment) }
 
-  const config = judgeConfigFromEnv(env)
-  if (!config) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], value: { judging: () => ({}) } }
+  const built = judgeFromEnv(env, { workersAi: options.workersAi, fetch: options.fetch })
+  if (!built.ok) return built
+  if (!built.judge) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], value: { judging: () => ({}) } }
   const concurrency = value<number>(vars.concurrency)
   const concurrencyPerSession = value<number>(vars.concurrencyPerSession)
   const concurrencyPerTenant = value<number>(vars.concurrencyPerTenant)
   const deadlineMs = value<number>(vars.deadlineMs)
   const executor = createJudgeExecutor({
-    judge: createGeminiJudge(config),
+    judge: built.judge,
     concurrency,
     concurrencyPerSession,
     concurrencyPerTenant,
     deadlineMs,
+    deadlineTimer: options.deadlineTimer,
     cache: options.cache,
     budget,
     observe: options.observe,
   })
   const notes = [
-    describeJudgeConfig(config),
+    ...built.notes,
     `judge calls: ${concurrency} at once, ${Math.min(concurrency, concurrencyPerSession)} per session, ${deadlineMs} ms deadline each`,
     `judge calls per tenant: ${Math.min(concurrency, concurrencyPerTenant)} at once (EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT)`,
   ]

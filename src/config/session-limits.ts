@@ -1,6 +1,7 @@
 /**
- * The session lifecycle's limits from the environment: idle TTL, session cap, ended retention and
- * how long a gone session is remembered (for its 410).
+ * The session lifecycle's limits from the environment: idle TTL, session cap, ended retention,
+ * how long a gone session is remembered (for its 410), and the byte budgets per session and per
+ * process (whose default the host derives from its heap limit: `defaults`).
  */
 import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../session/store.ts'
@@ -12,6 +13,8 @@ export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {
   maxSessionsPerTenant: 'EVALSTREAM_MAX_SESSIONS_PER_TENANT',
   endedRetentionMs: 'EVALSTREAM_ENDED_RETENTION_MS',
   goneNoticeMs: 'EVALSTREAM_GONE_NOTICE_MS',
+  maxSessionBytes: 'EVALSTREAM_MAX_SESSION_BYTES',
+  maxProcessBytes: 'EVALSTREAM_MAX_PROCESS_BYTES',
 }
 
 /**
@@ -19,6 +22,6 @@ export const SESSION_LIMIT_VARS: Record<keyof SessionLimits, string> = {
  * @example
  * sessionLimitsFromEnv({ EVALSTREAM_MAX_SESSIONS: '500' }) // { ok: true, value: { maxSessions: 500, ... } }
  */
-export function sessionLimitsFromEnv(env: Env): Read<SessionLimits> {
-  return wholeNumbersFromEnv(env, SESSION_LIMIT_VARS, DEFAULT_SESSION_LIMITS)
+export function sessionLimitsFromEnv(env: Env, defaults: SessionLimits = DEFAULT_SESSION_LIMITS): Read<SessionLimits> {
+  return wholeNumbersFromEnv(env, SESSION_LIMIT_VARS, defaults)
 }

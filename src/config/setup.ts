@@ -4,7 +4,9 @@
  */
 import { runQuotasFromEnv } from './run-quotas.ts'
 import { agentUrlProblem, evalConfigProblem, jsonProblem, metricsTokenProblem } from './startup-checks.ts'
+import { cpuBudget } from '../engine/cpu-budget.ts'
 import type { JudgeCache } from '../judge/cache.ts'
+import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { AppDeps } from '../http/deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
@@ -18,7 +20,12 @@ import { proxySettingsFromEnv } from './proxy.ts'
 import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { memoryRunStore } from '../runner/run-store.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
-import type { SessionLimits, SessionStore } from '../session/store.ts'
+import { otlpSettingsFromEnv } from './otlp.ts'
+import { createOtlpMonitor, type TraceDelivery } from '../session/otlp-monitor.ts'
+import { createTraceLinks, tracedEngines } from '../session/traced-engine.ts'
+import { sqliteConversationTimes } from '../session/otlp-conversations.ts'
+import type { Sql } from '../session/sql.ts'
+import { DEFAULT_SESSION_LIMITS, type SessionLimits, type SessionStore } from '../session/store.ts'
 
 export type { Env }
 
@@ -41,12 +48,22 @@ export function depsFromEnv(
     readFile?: (path: string) => string
     fetch?: typeof fetch
     judgeCache?: JudgeCache
+    /** A Worker's Workers AI binding (env.AI): judge_model `workers-ai/...` is answered by it. */
+    workersAi?: WorkersAiBinding
     /** The ADK web UI's eval sets and results (src/http/dev-eval); in memory when absent. */
     evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
     metrics?: boolean
+    /** EVALSTREAM_MAX_PROCESS_BYTES when unset: the adapters derive it from their heap (`processBytesDefault`). */
+    defaultProcessBytes?: number
     /** What the result exporters may use from the runtime (a name resolver; tests' backoff). */
     exporters?: ExporterHost
+    /** The clock of the OTLP monitor's grace and idle timers (tests pass a fake one). */
+    now?: () => number
+    /** Where completed traces go (a Worker's session objects); into `store` when absent. */
+    otlpDelivery?: TraceDelivery
+    /** The database that keeps monitored conversations' idle times across restarts; memory when absent. */
+    otlpSql?: Sql
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -54,14 +71,15 @@ export function depsFromEnv(
   const configProblem = config.value === undefined ? undefined : evalConfigProblem(config.value)
   if (configProblem) return { ok: false, error: configProblem }
 
-  const sessionLimits = sessionLimitsFromEnv(env)
+  // The process byte budget's default is the host's: a share of its heap (byte-budget.ts).
+  const sessionLimits = sessionLimitsFromEnv(env, { ...DEFAULT_SESSION_LIMITS, maxProcessBytes: host.defaultProcessBytes ?? DEFAULT_SESSION_LIMITS.maxProcessBytes })
   if (!sessionLimits.ok) return sessionLimits
   const built = host.metrics ? prometheusMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built
   const weakToken = built?.value.token !== undefined ? metricsTokenProblem(built.value.token) : undefined
   if (weakToken) return { ok: false, error: weakToken }
   const metrics = built?.value
-  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge })
+  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge, workersAi: host.workersAi })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
   const access = accessFromEnv(env)
@@ -75,7 +93,7 @@ export function depsFromEnv(
   if (!proxy.ok) return proxy
   const runQuotas = runQuotasFromEnv(env)
   if (!runQuotas.ok) return runQuotas
-  const notes = [...access.value.notes, ...(wiring.notes ?? [])]
+  const notes = [...access.value.notes, ...(wiring.notes ?? []), memoryNote(sessionLimits.value)]
   if (metrics) notes.push(metricsNote(metrics.token !== undefined, auth !== undefined))
   const agentUrl = env.AGENT_URL?.trim() || undefined
   if (agentUrl) {
@@ -84,13 +102,31 @@ export function depsFromEnv(
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
-  const createEngine = judgedEngines(wiring.value.judging)
+  // Sessions fed from OTLP carry their trace's ids and times on their events (traced-engine.ts);
+  // every session's scoring is timed against the CPU budget (EVALSTREAM_MAX_*_CPU_MS).
+  const links = createTraceLinks()
+  const createEngine = tracedEngines(judgedEngines(wiring.value.judging, { budget: cpuBudget(limits.value) }), links)
   const feed = createResultFeed()
   // OpenTelemetry events and webhooks per result (exporters-setup.ts), watching the feed.
-  const exporters = exportersFromEnv(env, feed, host.exporters)
+  const exporters = exportersFromEnv(env, feed, host.exporters, links)
   if (!exporters.ok) return exporters
   notes.push(...(exporters.notes ?? []))
+  const otlpSettings = otlpSettingsFromEnv(env, limits.value, config.value, host.readFile)
+  if (!otlpSettings.ok) return otlpSettings
+  notes.push(...(otlpSettings.notes ?? []))
   const store = typeof host.store === 'function' ? host.store(sessionLimits.value, feed) : host.store
+  const otlp = otlpSettings.value
+  const monitor = createOtlpMonitor({
+    store,
+    createEngine,
+    appConfig: otlp.appConfig,
+    assemblerLimits: otlp.assembler,
+    limits: limits.value,
+    conversationIdleMs: otlp.conversationIdleMs,
+    ...(host.now ? { now: host.now } : {}),
+    ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),
+    ...(host.otlpSql ? { conversations: sqliteConversationTimes(host.otlpSql) } : {}),
+  })
   if (metrics) {
     metrics.watch(feed)
     metrics.attachStore(store)
@@ -118,8 +154,13 @@ export function depsFromEnv(
       runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
+      otlp: { monitor, limits: otlp.limits, assembler: otlp.assembler, conversationIdleMs: otlp.conversationIdleMs },
     },
   }
+}
+
+function memoryNote(limits: SessionLimits): string {
+  return `memory: a session holds at most ${limits.maxSessionBytes} bytes (EVALSTREAM_MAX_SESSION_BYTES), all sessions ${limits.maxProcessBytes} (EVALSTREAM_MAX_PROCESS_BYTES)`
 }
 
 function metricsNote(hasToken: boolean, hasTenants: boolean): string {

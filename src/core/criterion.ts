@@ -65,13 +65,27 @@ export type JudgeRequest = {
  * A judgement described by its subject. `safety`: how safe `response` is as the reply to `prompt`,
  * answered either as a score in [0, 1] (higher is safer) or as a text answer to the request's prompt.
  */
-export type Assessment = { kind: 'safety'; prompt: string; response: string }
+export type Assessment =
+  | { kind: 'safety'; prompt: string; response: string }
+  /** How coherent `response` is (1-5) as the reply to `prompt`, with the expected answer as reference. */
+  | { kind: 'coherence'; prompt: string; response: string; reference: string }
+  /** A judgement of the whole conversation, named by its ADK metric (multi_turn_*_v1): a score in [0, 1]. */
+  | { kind: 'conversation'; metric: string; conversation: ConversationRecord }
+
+/** A conversation as judge services read it: the agents, then each turn's user message, events and final response. */
+export type ConversationRecord = {
+  agents: Record<string, { instruction: string; tool_declarations: unknown[] }>
+  turns: { turn_id: string; user: unknown; events: { author: string; content: unknown }[]; final?: unknown }[]
+}
+
+/** A judge service's verdict on one of its own rubrics, or its explanation or error, as ADK reports them. */
+export type ServiceRubricScore = { rubric_id: string; rationale?: string; score?: number }
 
 /**
  * One sample of a judge answer: a model's text answer to the prompt, a judge service's own score
  * for the request's assessment, or why it failed.
  */
-export type JudgeSample = { text: string } | { score: number | null } | { error: string }
+export type JudgeSample = { text: string } | { score: number | null; rubric_scores?: ServiceRubricScore[] } | { error: string }
 
 /**
  * What a judge gave back for one request. `via` is the judge port's name for the service that
@@ -113,6 +127,8 @@ export type ClosingContext<Config> = {
   last: InvocationScore
   /** InvocationContext.key of the last invocation. */
   key: string
+  /** InvocationContext.caseRubrics of the last invocation. */
+  caseRubrics?: Invocation['rubrics']
 }
 
 /** The overall result of a criterion over all invocations of a case. */
@@ -147,6 +163,8 @@ export interface Criterion<Config extends { threshold: number | null }, State> {
   needsExpected: boolean
   /** Whether it calls a judge model. */
   judged: boolean
+  /** The interval its scores lie in, as ADK's metric info declares it; default [0, 1]. */
+  scoreRange?: { min: number; max: number }
   init(context: InvocationContext<Config>): State
   /** Called for each event of the invocation, in arrival order (partial chunks included). */
   step?(state: State, event: AdkEvent): State

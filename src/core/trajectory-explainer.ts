@@ -2,7 +2,7 @@
  * explainTrajectory, kept up to date as an invocation's calls grow. A live invocation is scored
  * again each time a final response completes it, with every call so far; explaining from scratch
  * each time costs O(calls) per completion, so O(calls²) for one long invocation. This keeps the
- * pairing and takes only the calls added since the last look: O(new calls × expected calls).
+ * pairing and takes only the calls added since the last look: O(new calls) (ANY_ORDER finds a call's pair by key, call-key.ts).
  *
  * It gives what explainTrajectory gives for the same calls (a differential test checks it on
  * random growing sequences), because each match type pairs greedily in a way a new call at the end
@@ -14,6 +14,7 @@
  *   already paired keeps the earlier call it had, and among missing ones the lowest index chooses
  *   first, as the batch loop lets it.
  */
+import { bucketCalls, createCallKeyer, takeFirstEqual, type CallBuckets, type CallKeyer } from './call-key.ts'
 import { callsEqual, type MatchOptions, type MatchType, type ToolCall } from './trajectory.ts'
 
 export type TrajectoryExplainer = {
@@ -29,11 +30,13 @@ export type TrajectoryExplainer = {
   paired: number
   /** Actual indices left unpaired, in order. */
   extra: number[]
+  /** ANY_ORDER only: still missing expected calls by call key (built on first use), so a new call is one lookup. */
+  missing: { keyer: CallKeyer; buckets: CallBuckets } | undefined
 }
 
 /** @example const x = createTrajectoryExplainer(expected, 'IN_ORDER'); explainGrowing(x, calls) */
 export function createTrajectoryExplainer(expected: readonly ToolCall[], matchType: MatchType, options: MatchOptions = {}): TrajectoryExplainer {
-  return { expected, matchType, options, seen: 0, last: undefined, pairOf: new Int32Array(expected.length).fill(-1), paired: 0, extra: [] }
+  return { expected, matchType, options, seen: 0, last: undefined, pairOf: new Int32Array(expected.length).fill(-1), paired: 0, extra: [], missing: undefined }
 }
 
 /**
@@ -61,6 +64,7 @@ function reset(x: TrajectoryExplainer): void {
   x.pairOf.fill(-1)
   x.paired = 0
   x.extra = []
+  x.missing = undefined
 }
 
 function take(x: TrajectoryExplainer, call: ToolCall, index: number): void {
@@ -72,9 +76,13 @@ function take(x: TrajectoryExplainer, call: ToolCall, index: number): void {
     if (x.paired < expected.length && callsEqual(call, expected[x.paired]!, options)) pair(x, x.paired, index)
     else x.extra.push(index)
   } else {
-    for (let e = 0; e < expected.length; e++)
-      if (x.pairOf[e] === -1 && callsEqual(call, expected[e]!, options)) return pair(x, e, index)
-    x.extra.push(index)
+    if (x.missing === undefined) {
+      const keyer = createCallKeyer()
+      x.missing = { keyer, buckets: bucketCalls(expected, keyer, options) }
+    }
+    const e = takeFirstEqual(x.missing.buckets, x.missing.keyer, call, options)
+    if (e !== -1) pair(x, e, index)
+    else x.extra.push(index)
   }
 }
 

@@ -3,13 +3,12 @@
  * on args, the three match types, an explanation for people, and an incremental matcher that gives
  * a verdict as soon as the calls seen so far decide it.
  */
+import { bucketCalls, createCallKeyer, takeFirstEqual, type CallBuckets, type CallKeyer } from './call-key.ts'
 import { pythonEqual } from './python-equal.ts'
 
-/** A tool call as ADK compares it. `id` is carried but never compared; `args` absent is Python None. */
-export type ToolCall = { name: string; args?: Record<string, unknown> | null; id?: string | null }
-export const MATCH_TYPES = ['EXACT', 'IN_ORDER', 'ANY_ORDER'] as const
-export type MatchType = (typeof MATCH_TYPES)[number]
-export type MatchOptions = { ignoreArgs?: boolean }
+import { MATCH_TYPES, type MatchOptions, type MatchType, type ToolCall } from './tool-call.ts'
+
+export { MATCH_TYPES, type MatchOptions, type MatchType, type ToolCall }
 
 /**
  * ADK's call equality: same name (exact, case-sensitive) and Python-equal args; with `ignoreArgs`
@@ -74,19 +73,11 @@ export function matchToolTrajectory(
       if (callsEqual(actual[i]!, expected[next]!, options)) next++
     return next === expected.length
   }
-  // ANY_ORDER: multiset containment; each expected call removes the first equal unused actual call.
-  const used = new Uint8Array(actual.length)
-  for (const want of expected) {
-    let found = false
-    for (let i = 0; i < actual.length; i++) {
-      if (used[i] === 0 && callsEqual(actual[i]!, want, options)) {
-        used[i] = 1
-        found = true
-        break
-      }
-    }
-    if (!found) return false
-  }
+  // ANY_ORDER: multiset containment; each expected call removes the first equal unused actual call,
+  // found by key (call-key.ts) rather than by comparing against every actual call.
+  const keyer = createCallKeyer()
+  const unused = bucketCalls(actual, keyer, options)
+  for (const want of expected) if (takeFirstEqual(unused, keyer, want, options) === -1) return false
   return true
 }
 
@@ -126,12 +117,11 @@ export function explainTrajectory(
       if (callsEqual(actual[i]!, expected[next]!, options)) pair(next++, i)
   } else {
     // Unlike ADK, keep going after a missing call, so every missing call is listed; the verdict is the same.
+    const keyer = createCallKeyer()
+    const unused = bucketCalls(actual, keyer, options)
     for (let e = 0; e < expected.length; e++) {
-      for (let i = 0; i < actual.length; i++)
-        if (used[i] === 0 && callsEqual(actual[i]!, expected[e]!, options)) {
-          pair(e, i)
-          break
-        }
+      const i = takeFirstEqual(unused, keyer, expected[e]!, options)
+      if (i !== -1) pair(e, i)
     }
   }
   const matched: TrajectoryExplanation['matched'] = []
@@ -161,6 +151,8 @@ export type TrajectoryMatcher = {
   consumed: number
   /** ANY_ORDER only: which expected calls are paired. */
   paired: Uint8Array
+  /** ANY_ORDER only: unpaired expected calls by call key, built at the first pushed call. */
+  unpaired: { keyer: CallKeyer; buckets: CallBuckets } | undefined
 }
 
 /**
@@ -176,7 +168,7 @@ export function createTrajectoryMatcher(
 ): TrajectoryMatcher {
   // With nothing expected, IN_ORDER and ANY_ORDER have already matched (ADK scores them 1).
   const verdict = matchType !== 'EXACT' && expected.length === 0 ? 'matched' : 'pending'
-  return { expected, matchType, options, verdict, seen: 0, consumed: 0, paired: new Uint8Array(expected.length) }
+  return { expected, matchType, options, verdict, seen: 0, consumed: 0, paired: new Uint8Array(expected.length), unpaired: undefined }
 }
 
 /** Feed the next actual call. EXACT fails at the first divergent or extra call; the others match once all expected calls are seen. */
@@ -194,13 +186,17 @@ export function pushCall(m: TrajectoryMatcher, call: ToolCall): TrajectoryMatche
     if (callsEqual(call, expected[m.consumed]!, options)) m.consumed++
   } else {
     // Pair with the first unpaired equal expected call: for an equivalence relation this succeeds
-    // exactly when ADK's expected-first removal does, whatever the arrival order.
-    for (let e = 0; e < expected.length; e++)
-      if (m.paired[e] === 0 && callsEqual(call, expected[e]!, options)) {
-        m.paired[e] = 1
-        m.consumed++
-        break
-      }
+    // exactly when ADK's expected-first removal does, whatever the arrival order. Found by key, so
+    // a call costs its own size, not a comparison with every expected call.
+    if (m.unpaired === undefined) {
+      const keyer = createCallKeyer()
+      m.unpaired = { keyer, buckets: bucketCalls(expected, keyer, options) }
+    }
+    const e = takeFirstEqual(m.unpaired.buckets, m.unpaired.keyer, call, options)
+    if (e !== -1) {
+      m.paired[e] = 1
+      m.consumed++
+    }
   }
   if (m.consumed === expected.length) m.verdict = 'matched'
   return m

@@ -21,7 +21,7 @@ import type {
 export type JudgeRunner = (requests: JudgeRequest[], signal: AbortSignal) => Promise<JudgeAnswer[]>
 
 export const NO_JUDGE_REASON =
-  'no judge configured: set GEMINI_API_KEY (or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION for Vertex AI)'
+  'no judge configured: set GEMINI_API_KEY (or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION for Vertex AI), or a provider for judge_model provider/model names (OPENAI_API_KEY, EVALSTREAM_JUDGE_<NAME>_BASE_URL, ...: docs/judges.md)'
 
 export class MetricRun {
   #criterion: AnyCriterion
@@ -81,9 +81,9 @@ export class MetricRun {
    */
   closing(invocations: readonly Invocation[], last: InvocationScore): Outcome | null {
     if (!this.#criterion.closing) return null
-    const { config, scenario, key } = this.#context
+    const { config, scenario, key, caseRubrics } = this.#context
     try {
-      return this.#criterion.closing({ config, scenario, key, invocations, last })
+      return this.#criterion.closing({ config, scenario, key, invocations, last, ...(caseRubrics ? { caseRubrics } : {}) })
     } catch (error) {
       return notEvaluated(describe(error))
     }

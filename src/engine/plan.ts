@@ -16,7 +16,7 @@ import { parseEvalCaseShared } from './interned-cases.ts'
 import type { Invocation, Rubric } from '../adk/invocation.ts'
 import { describeZodError, readableIssues, MAX_LISTED_ISSUES } from '../adk/parse-error.ts'
 import type { AnyCriterion } from '../core/criterion.ts'
-import { alwaysReportedCriteria, criterionByName, notImplementedReason } from '../core/registry.ts'
+import { alwaysReportedCriteria, criterionByName } from '../core/registry.ts'
 
 export type MetricPlan = {
   metric: EvalMetric
@@ -84,7 +84,7 @@ export function planSession(
 function resolve(metric: EvalMetric): MetricPlan['runnable'] | { problem: string } {
   const criterion = criterionByName(metric.metric_name)
   if (!criterion)
-    return { reason: notImplementedReason(metric.metric_name) ?? `metric '${metric.metric_name}' is not implemented by evalstream` }
+    return { reason: `metric '${metric.metric_name}' is not implemented by evalstream` }
   const parsed = criterion.config.safeParse({ ...metric.criterion, threshold: metric.threshold })
   if (parsed.success) return { criterion, config: parsed.data as { threshold: number } }
   // Paths from the config document's root: $.criteria.<metric>.<option>.

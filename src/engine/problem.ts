@@ -15,6 +15,8 @@ export type Problem = {
   limit?: ProblemLimit
   /** Further RFC 9457 extension members (e.g. `accepted` and `rejected` of an upload). */
   extensions?: Record<string, unknown>
+  /** Seconds after which the same request may succeed (a 503 or 429): sent as `Retry-After`. */
+  retryAfterS?: number
 }
 
 /** The failing side of every domain result. */

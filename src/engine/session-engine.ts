@@ -60,14 +60,49 @@ class LiveSession implements SessionEngine {
   #abort = new AbortController()
   #ended?: EvalCaseResult
   #errors = 0
+  /** Scoring time spent so far (by the budget's clock), and whether a budget ran out. */
+  #cpuMs = 0
+  #outOfBudget = false
 
   constructor(plan: SessionPlan, options: SessionEngineOptions) {
     this.#plan = plan
     this.#options = options
   }
 
-  push({ event }: IngestedEvent): void {
-    if (this.#ended) return
+  push(item: IngestedEvent): void {
+    if (this.#ended || this.#outOfBudget) return
+    const clock = this.#options.budget?.clock
+    const started = clock?.()
+    this.#score(item.event)
+    if (started !== undefined) this.#charge(item.index, clock!() - started)
+  }
+
+  /** Count an event's scoring time; past a budget, say so once and stop scoring. */
+  #charge(index: number, spentMs: number): void {
+    const budget = this.#options.budget!
+    this.#cpuMs += spentMs
+    const eventOver = spentMs > budget.maxEventCpuMs
+    if (!eventOver && this.#cpuMs <= budget.maxSessionCpuMs) return
+    this.#outOfBudget = true
+    this.#errors += 1
+    const [name, value] = eventOver
+      ? [budget.names?.event ?? 'maxEventCpuMs', budget.maxEventCpuMs]
+      : [budget.names?.session ?? 'maxSessionCpuMs', budget.maxSessionCpuMs]
+    const what = eventOver ? `event ${index} took ${round(spentMs)} ms to score` : `scoring took ${round(this.#cpuMs)} ms in total by event ${index}`
+    this.#options.emit({
+      type: 'error',
+      key: errorKey(this.#errors),
+      data: {
+        kind: 'cpu_budget_exhausted',
+        index,
+        message: `${what}, more than the ${value} ms allowed (${name}); later events are recorded but not scored`,
+        limit: { name: name.split('=')[0]!, value },
+        spent_ms: round(eventOver ? spentMs : this.#cpuMs),
+      },
+    })
+  }
+
+  #score(event: AdkEvent): void {
     const change = this.#builder.push(event)
     for (const id of change.completed ?? []) this.#complete(id)
     const invocationId = event.invocation_id ?? ''
@@ -250,6 +285,10 @@ class LiveSession implements SessionEngine {
       },
     })
   }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10
 }
 
 function identity(invocation: InvocationState, slot: MetricSlot) {

@@ -56,6 +56,8 @@ export type SessionSpec = {
   eval_case?: unknown
   /** The tenant that created the session (hosts with auth); the engine ignores it. */
   tenant?: string
+  /** The app being scored when no eval case names it (a session born from an agent's traces); the engine ignores it. */
+  app_name?: string
   /** This session's own webhook (docs/webhooks.md); the engine ignores it. Holds a secret: never serve the spec back. */
   webhook?: SessionWebhook
 }
@@ -106,4 +108,21 @@ export type EngineOptions = {
    * invocation completes; a host replaying a journal must answer as it did the first time.
    */
   unscorable?: (invocationId: string) => ReadonlyMap<string, string> | undefined
+  /** Synchronous scoring time a session may spend; without it scoring is not timed. */
+  budget?: CpuBudget
+}
+
+/**
+ * How much synchronous scoring time one event and one session may take, measured by `clock` around
+ * each pushed event (the event loop is held for exactly that long). Past either, the session stops
+ * scoring: one `error` result (kind `cpu_budget_exhausted`) names the limit, the event and the time
+ * spent; later events are recorded but not scored, and the session can still be read and ended.
+ */
+export type CpuBudget = {
+  maxEventCpuMs: number
+  maxSessionCpuMs: number
+  /** Milliseconds, any origin; a test injects a counter so the budget is deterministic. */
+  clock: () => number
+  /** How the limits are named in the error (e.g. `EVALSTREAM_MAX_EVENT_CPU_MS=50`). */
+  names?: { event: string; session: string }
 }

@@ -9,6 +9,7 @@ import type { OtelConfig } from './otel-config.ts'
 import { OTEL_BACKOFF_MS, OTEL_MAX_BACKOFF_MS } from './otel-config.ts'
 import { evaluationRecord, exportRequest, isDecided, type OtlpLogRecord } from './otel-record.ts'
 import type { FedResult } from '../session/result-feed.ts'
+import type { TraceLinks } from '../session/traced-engine.ts'
 
 export type OtelExporter = {
   /** The result feed's watcher: builds the record now (cheap), queues the export. */
@@ -23,7 +24,7 @@ export type OtelExporter = {
  */
 export function createOtelExporter(
   config: OtelConfig,
-  options: { fetch?: typeof fetch; backoffMs?: number; log?: (m: string) => void } = {},
+  options: { fetch?: typeof fetch; backoffMs?: number; log?: (m: string) => void; links?: TraceLinks } = {},
 ): OtelExporter {
   const log = options.log ?? ((m: string) => console.error(m))
   const queue = createDeliveryQueue<OtlpLogRecord>({
@@ -55,7 +56,7 @@ export function createOtelExporter(
   })
   return {
     watch(result) {
-      if (isDecided(result)) queue.push(evaluationRecord(result, config))
+      if (isDecided(result)) queue.push(evaluationRecord(result, { maxAttributeChars: config.maxAttributeChars, links: options.links }))
     },
     queue,
   }

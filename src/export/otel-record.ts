@@ -12,6 +12,7 @@
 import { isRecord } from '../adk/json.ts'
 import type { CriterionResultData, ResultEvent } from '../engine/types.ts'
 import type { FedResult } from '../session/result-feed.ts'
+import type { TraceLinks, TraceMark } from '../session/traced-engine.ts'
 
 export const GEN_AI_EVALUATION_RESULT = 'gen_ai.evaluation.result'
 /** gen_ai.evaluation.name of the case result (the verdict over every criterion). */
@@ -27,6 +28,9 @@ export type OtlpLogRecord = {
   severityText: string
   eventName: string
   attributes: OtlpAttribute[]
+  /** The scored span's trace and span (hex), for results of sessions born from the agent's own traces. */
+  traceId?: string
+  spanId?: string
 }
 
 /** A result that is an evaluation: a criterion's verdict or the case's. */
@@ -53,7 +57,7 @@ export function statusName(value: unknown): string {
  * const record = evaluationRecord(fed, { maxAttributeChars: 4096 })
  * record.eventName // 'gen_ai.evaluation.result'
  */
-export function evaluationRecord(result: DecidedResult, options: { maxAttributeChars: number }): OtlpLogRecord {
+export function evaluationRecord(result: DecidedResult, options: { maxAttributeChars: number; links?: TraceLinks }): OtlpLogRecord {
   const { event } = result
   const metric = event.type === 'criterion.result' ? event.data : undefined
   const caseFile = event.type === 'case.result' ? event.data : undefined
@@ -93,7 +97,28 @@ export function evaluationRecord(result: DecidedResult, options: { maxAttributeC
     severityText: severity,
     eventName: GEN_AI_EVALUATION_RESULT,
     attributes: attrs,
+    ...(options.links ? scoredSpan(result, options.links) : {}),
   }
+}
+
+/**
+ * Where in the agent's trace a verdict belongs, for sessions fed from OTLP: the invocation's root
+ * span, except a failed tool trajectory, which goes to the `execute_tool` span of the first call
+ * that did not fit the expected trajectory; the case result goes to the last invocation's root.
+ */
+export function scoredSpan(result: DecidedResult, links: TraceLinks): { traceId?: string; spanId?: string } {
+  const { event } = result
+  const mark: TraceMark | undefined =
+    event.type === 'case.result' ? links.last(result.sessionId) : links.lookup(result.sessionId, event.data.invocation_id)
+  if (!mark) return {}
+  let spanId = mark.root_span_id
+  if (event.type === 'criterion.result' && event.data.metric_name === 'tool_trajectory_avg_score' && event.data.score === 0) {
+    const extra = event.data.details?.extra
+    const first = Array.isArray(extra) && isRecord(extra[0]) ? extra[0].actual_index : undefined
+    const toolSpan = typeof first === 'number' ? mark.tool_span_ids[first] : undefined
+    if (toolSpan) spanId = toolSpan
+  }
+  return { traceId: mark.trace_id, ...(spanId ? { spanId } : {}) }
 }
 
 /** The judge's own words when it gave some, else why there is no score, else score vs threshold. */

@@ -13,6 +13,7 @@ import { devEvalRoutes } from './dev-eval/routes.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { countRequests, metricsRoute } from './metrics-route.ts'
 import { openApiRoute } from './openapi-route.ts'
+import { OTLP_DOCS, otlpMetricsDropped, otlpRoute } from './otlp-routes.ts'
 import { forwardAll, proxyRunSse } from './proxy.ts'
 import { isRunSsePath } from './agent-sse.ts'
 import { noSniff } from './no-sniff.ts'
@@ -41,8 +42,15 @@ export function createApp(deps: AppDeps): Hono {
   app.use('*', requireToken(deps.auth))
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/v1/criteria', (c) => c.json({ criteria: criteriaCatalogue() }))
-  app.get('/openapi.json', openApiRoute(deps, [...devEvalDocs, ...RESULTS_DOCS]))
+  app.get('/openapi.json', openApiRoute(deps, [...devEvalDocs, ...RESULTS_DOCS, ...(deps.otlp ? OTLP_DOCS : [])]))
   app.get('/metrics', (c) => metricsRoute(c, deps))
+  if (deps.otlp) {
+    app.post('/v1/traces', otlpRoute('traces', deps.otlp))
+    app.post('/v1/logs', otlpRoute('logs', deps.otlp))
+    // An SDK pointed at OTEL_EXPORTER_OTLP_ENDPOINT also sends metrics: taken and dropped (nothing
+    // here reads them), so the agent's exporter does not log a failure every interval.
+    app.post('/v1/metrics', otlpMetricsDropped)
+  }
   app.route('/v1', resultsRoutes(deps.resultsIndex))
   app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { SessionWebhook } from '../engine/types.ts'
 import { EvalSet } from '../adk/eval-set.ts'
 import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
+import { parseJsonWithin } from '../adk/json-within.ts'
 import { parseErrorFromZod } from '../adk/parse-error.ts'
 import { WEBHOOK_SECRET_MIN_CHARS } from '../export/webhook-config.ts'
 import { WEBHOOK_MAX_URL_CHARS } from '../export/webhook-target.ts'
@@ -71,25 +72,24 @@ export async function parseCreateBody(
     return bad(413, 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
   }
   if (read.text.trim() === '') return { ok: true, value: {} }
-  let value: unknown
-  try {
-    value = JSON.parse(read.text)
-  } catch (e) {
-    return bad(400, 'Invalid JSON', `the request body is not JSON: ${(e as Error).message}`)
-  }
-  const found = findJsonBoundsViolation(value, limits)
+  // Bounds on the raw text first: a body out of bounds is refused without being parsed.
+  const parsed = parseJsonWithin(read.text, limits)
+  if (!parsed.ok && parsed.reason === 'invalid_json') return bad(400, 'Invalid JSON', `the request body is not JSON: ${parsed.message}`)
+  const value = parsed.ok ? parsed.value : undefined
+  const found = parsed.ok ? findJsonBoundsViolation(value, limits) : parsed.violation
+  const at = !parsed.ok && parsed.reason === 'bounds' ? ` (at character ${parsed.violation.offset})` : ''
   if (found?.kind === 'depth')
     return bad(
       422,
       'JSON nested too deep',
-      `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${limitName('maxJsonDepth', limits)})`,
+      `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${limitName('maxJsonDepth', limits)})${at}`,
       { limit: limitMember('maxJsonDepth', limits), path: found.path },
     )
   if (found?.kind === 'string')
     return bad(
       422,
       'JSON string too long',
-      `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${limitName('maxStringLength', limits)})`,
+      `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${limitName('maxStringLength', limits)})${at}`,
       { limit: limitMember('maxStringLength', limits), path: found.path },
     )
   return { ok: true, value }

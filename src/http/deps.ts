@@ -11,11 +11,13 @@ import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { PrometheusMetrics } from '../monitor/prometheus.ts'
 import type { Exporters } from '../export/exporters.ts'
+import type { TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 import type { ProxySettings } from './proxy-settings.ts'
 import type { ResultFeed } from '../session/result-feed.ts'
 import type { ResultsIndex } from '../monitor/results-index.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 import type { EngineFactory } from '../session/session.ts'
+import type { OtlpReceiver } from './otlp-routes.ts'
 
 export type AppDeps = {
   store: SessionStore
@@ -51,6 +53,8 @@ export type AppDeps = {
   cors?: CorsSettings
   /** What a client may send (EVALSTREAM_MAX_*); DEFAULT_LIMITS when absent. */
   limits?: Limits
+  /** How an upload's synchronous work is sliced (src/ingest/turn-slicer.ts); defaults when absent. */
+  turns?: TurnSlicerOptions
   /** Proxy mode's eval sets and results for the ADK web UI (src/http/dev-eval); in memory when absent. */
   evalSets?: EvalSetStore
   /** EVALSTREAM_PUBLIC_URL: the absolute base of the URLs a create answer gives; relative URLs without it. */
@@ -61,4 +65,6 @@ export type AppDeps = {
   metrics?: PrometheusMetrics
   /** Whether a new session is admitted now (src/http/admission.ts); absent: always. */
   admission?: Admission
+  /** The OTLP/HTTP receiver (POST /v1/traces, /v1/logs); those routes answer 404 without it. */
+  otlp?: OtlpReceiver
 }

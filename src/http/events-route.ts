@@ -9,8 +9,7 @@
  */
 import type { z } from 'zod'
 import type { Context } from 'hono'
-import { type Failure, failure } from '../engine/problem.ts'
-import type { RejectedEvent } from '../engine/types.ts'
+import { type Failure, failure, type Problem } from '../engine/problem.ts'
 import { DEFAULT_LIMITS, formatFromContentType, type EventFormat, type Limits, limitMember, limitName } from '../ingest/index.ts'
 import type { PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
 import { feedSession, sessionFull } from '../session/feed.ts'
@@ -19,13 +18,18 @@ import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
 import type { HostedSession } from '../session/session.ts'
+import { PROCESS_BYTES_VAR, SESSION_BYTES_VAR } from '../session/byte-budget.ts'
+import { createTurnSlicer, type TurnSlicerOptions } from '../ingest/turn-slicer.ts'
+
+/** Bytes handed to the decoder at once: decoding them is well under one turn slice. */
+const DECODE_PIECE_BYTES = 16 * 1024
 
 /** The upload's answer (202) and, with `error` and `limit` when it stopped early, its `upload.summary` frame. */
 export type UploadSummary = z.infer<typeof UploadSummarySchema>
 type UploadSummaryFrame = z.infer<typeof UploadSummaryEvent>
 
 /** @example app.post('/:id/events', (c) => eventsRoute(c, session, deps.limits)) */
-export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS): Promise<Response> {
+export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS, turns?: TurnSlicerOptions): Promise<Response> {
   const metrics = c.get('evalstreamMetrics')
   const refuse = (reason: UploadRefusal) => metrics?.events.refused(reason)
   const contentType = c.req.header('content-type')
@@ -54,8 +58,8 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
   }
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
-  const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics).then((outcome) => {
-    if (!outcome.ok) refuse(REFUSAL_BY_STATUS[outcome.problem.status] ?? 'internal_error')
+  const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics, turns).then((outcome) => {
+    if (!outcome.ok) refuse(uploadRefusal(outcome.problem))
     return outcome
   })
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
@@ -80,6 +84,14 @@ const REFUSAL_BY_STATUS: Record<number, UploadRefusal> = {
   413: 'too_large',
   422: 'session_full',
   500: 'internal_error',
+  503: 'process_bytes',
+}
+
+/** The metrics reason of an upload that stopped part-way: a byte budget by its limit, else by status. */
+function uploadRefusal(refused: Problem): UploadRefusal {
+  if (refused.limit?.name === SESSION_BYTES_VAR) return 'session_bytes'
+  if (refused.limit?.name === PROCESS_BYTES_VAR) return 'process_bytes'
+  return REFUSAL_BY_STATUS[refused.status] ?? 'internal_error'
 }
 
 function tooLarge(limits: Limits, what: string): Failure {
@@ -91,7 +103,9 @@ function tooLarge(limits: Limits, what: string): Failure {
 /**
  * Pushes the body through the session's feed chunk by chunk, under the request byte limit. Never
  * rejects: a broken upload, a limit or a fault anywhere below is a value. An interrupted body is not
- * flushed, so its torn last frame is not scored as a bad event.
+ * flushed, so its torn last frame is not scored as a bad event. Decoded events are scored one at a
+ * time in short slices of the event loop (turn-slicer.ts), so a big chunk or a big JSON body never
+ * holds the loop for long.
  */
 async function feedBody(
   body: ReadableStream<Uint8Array> | null,
@@ -100,7 +114,19 @@ async function feedBody(
   summary: UploadSummary,
   limits: Limits,
   metrics?: PrometheusMetrics,
+  turns?: TurnSlicerOptions,
 ): Promise<{ ok: true } | Failure> {
+  const slicer = createTurnSlicer(turns)
+  // Decoded frames wait here and are scored one per unit of work, in order, between pauses.
+  const queue: Array<() => void> = []
+  const drain = async (): Promise<void> => {
+    for (let k = 0; k < queue.length; k++) {
+      queue[k]!()
+      const pause = slicer.check()
+      if (pause) await pause
+    }
+    queue.length = 0
+  }
   const feed = feedSession(session, format, limits, {
     accepted: () => {
       summary.accepted += 1
@@ -110,26 +136,45 @@ async function feedBody(
       summary.rejected.push(rejected)
       metrics?.events.rejected('upload', reason, 1)
     },
+    defer: (work) => void queue.push(work),
   })
-  if (body) {
-    const reader = body.getReader()
-    const meter = byteMeter(limits.maxRequestBytes)
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>
-      try {
-        chunk = await reader.read()
-      } catch (e) {
-        return failure(400, 'Body could not be read', `the upload broke off: ${(e as Error).message}`)
-      }
-      if (chunk.done) break
-      meter.add(chunk.value)
-      const stopped = meter.over ? tooLarge(limits, `the body grew past ${limits.maxRequestBytes} bytes`) : (feed.push(chunk.value), feed.stopped)
-      if (stopped) {
-        await reader.cancel().catch(() => {})
-        return stopped
+  try {
+    if (body) {
+      const reader = body.getReader()
+      const meter = byteMeter(limits.maxRequestBytes)
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>
+        try {
+          slicer.end()
+          chunk = await reader.read()
+          slicer.begin()
+        } catch (e) {
+          return failure(400, 'Body could not be read', `the upload broke off: ${(e as Error).message}`)
+        }
+        if (chunk.done) break
+        meter.add(chunk.value)
+        let stopped: Failure | undefined = meter.over ? tooLarge(limits, `the body grew past ${limits.maxRequestBytes} bytes`) : undefined
+        // A big chunk (an in-process Request, a Worker body) is decoded a piece at a time.
+        for (let at = 0; !stopped && at < chunk.value.length; at += DECODE_PIECE_BYTES) {
+          feed.push(chunk.value.subarray(at, at + DECODE_PIECE_BYTES))
+          await drain()
+          stopped = feed.stopped
+        }
+        if (stopped) {
+          await reader.cancel().catch(() => {})
+          return stopped
+        }
       }
     }
+    for (const _ of feed.endInSteps()) {
+      await drain()
+      const pause = slicer.check()
+      if (pause) await pause
+    }
+    await drain()
+    return feed.stopped ?? { ok: true }
+  } finally {
+    slicer.end()
+    turns?.report?.(slicer.longestMs)
   }
-  feed.end()
-  return feed.stopped ?? { ok: true }
 }

@@ -1,7 +1,7 @@
 /**
  * What each route of the core API says about itself in /openapi.json. A route added to the app
  * without a description here (or in another list passed to openApiRoute) fails
- * test/http/openapi.test.ts. See docs/openapi.md.
+ * test/unit/http/openapi.test.ts. See docs/openapi.md.
  */
 import type { ResultEventType } from '../engine/types.ts'
 import { RUN_EVENT_DATA } from '../runner/run-events.ts'
@@ -73,7 +73,7 @@ export const API_ROUTES: RouteDoc[] = [
       413: 'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES',
       415: 'the Content-Type is not application/json',
       422: 'the eval config, case or set is invalid, or the JSON is nested too deep / has too long strings',
-      503: "the server holds EVALSTREAM_MAX_SESSIONS sessions and none of them is this tenant's to evict",
+      503: "the server holds EVALSTREAM_MAX_SESSIONS sessions and none of them is this tenant's to evict, or the sessions held reached EVALSTREAM_MAX_PROCESS_BYTES (Retry-After says when to try again)",
     },
   }),
   describeRoute({
@@ -113,9 +113,10 @@ export const API_ROUTES: RouteDoc[] = [
       404: NOT_FOUND,
       409: 'the session has ended',
       410: GONE,
-      413: 'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES (the rest is not read)',
+      413: 'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES (the rest is not read), or an event would take the session past EVALSTREAM_MAX_SESSION_BYTES (the events before it are kept)',
       415: 'not JSON, NDJSON or SSE',
       422: 'the session is at EVALSTREAM_MAX_EVENTS_PER_SESSION',
+      503: 'an event would take the sessions held past EVALSTREAM_MAX_PROCESS_BYTES (the events before it are kept; Retry-After says when to try again)',
     },
   }),
   describeRoute({

@@ -3,7 +3,7 @@
  * validate with (CreateSessionRequest, and the ADK models the engine parses: EvalConfig, EvalCase,
  * EvalSet, AdkEvent), and the result stream's records are the engine's own wire schemas
  * (src/engine/result-events.ts); other answers the routes build as plain objects get a schema here,
- * which test/http/openapi-contract.test.ts checks against real answers.
+ * which test/unit/http/openapi-contract.test.ts checks against real answers.
  */
 import { z } from 'zod'
 import { AdkEvent } from '../adk/event.ts'
@@ -43,6 +43,11 @@ export const CriteriaCatalogue = z.object({
       description: z.string(),
       reference_based: z.boolean(),
       judged: z.boolean(),
+      informational: z.boolean().describe('reported on every session with no threshold (INFORMATIONAL); never configured'),
+      interval: z
+        .object({ min_value: z.number(), max_value: z.number() })
+        .nullable()
+        .describe("the scores' interval (ADK metric_info); null for informational metrics"),
       config_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the criterion entry in EvalConfig.criteria'),
     }),
   ),

@@ -16,6 +16,7 @@ import { type Failure, failure } from '../engine/problem.ts'
 import type { Context } from 'hono'
 import type { AppDeps } from './deps.ts'
 import { isRecord } from '../adk/json.ts'
+import { scanJsonBounds } from '../adk/json-scan.ts'
 import { DEFAULT_LIMITS, limitMember, limitName } from '../ingest/index.ts'
 import { proxySessionId, tenantField, tenantOf, visibleTo } from './auth.ts'
 import { DEFAULT_PROXY_SETTINGS } from './proxy-settings.ts'
@@ -150,6 +151,8 @@ async function findOrCreate(deps: AppDeps, lookup: SessionLookup): Promise<Found
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
+  // Out of bounds on the raw text: not parsed here (the agent answers it, unscored).
+  if (scanJsonBounds(text, DEFAULT_LIMITS)) return undefined
   try {
     const value: unknown = JSON.parse(text)
     return isRecord(value) ? value : undefined

@@ -144,7 +144,7 @@ export const RESULTS_DOCS: readonly RouteDoc[] = [
     description: `Current results only (a later revision replaces an earlier one), ${SCOPE}.`,
     query: {
       since: 'window start (default 24 h before until)',
-      until: 'window end (default now)',
+      until: 'window end, exclusive (default: just after now, so a result of this millisecond counts)',
       bucket_ms: 'time bucket width (default window / 24; at most 500 buckets)',
       criterion: 'metric name',
       app: "the eval case's session_input.app_name",

@@ -72,11 +72,13 @@ export function resultsQuery(c: Context, tenant: string): Parsed<ResultsQuery> {
   }))
 }
 
-/** @example statsQuery(c, '', Date.now()) */
+/**
+ * The window is [since, until). Without `until` it ends just after the current millisecond, so a
+ * result recorded in the same millisecond as the request is counted.
+ * @example statsQuery(c, '', Date.now())
+ */
 export function statsQuery(c: Context, tenant: string, nowMs: number): Parsed<StatsQuery> {
   return parsing(() => {
-    // `until` is exclusive: by default it is just past now, so a result recorded in this very
-    // millisecond is counted (a request right after a session ended would otherwise miss it).
     const until = time(c, 'until') ?? nowMs + 1
     const since = time(c, 'since') ?? until - DEFAULT_STATS_WINDOW_MS
     if (since >= until) throw new BadParam(`query parameter 'since' (${since}) must be before 'until' (${until})`)

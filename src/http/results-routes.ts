@@ -17,10 +17,11 @@ import { problem } from './problem.ts'
 import { resultsQuery, sessionsQuery, statsQuery, type Parsed } from './results-query.ts'
 
 /**
- * Mounted at `/v1`.
+ * Mounted at `/v1`. `now` (default: the index's clock, which also stamps and ages its rows) ends
+ * the default /v1/stats window.
  * @example app.route('/v1', resultsRoutes(deps.resultsIndex))
  */
-export function resultsRoutes(index: ResultsIndex | undefined, now: () => number = Date.now): Hono {
+export function resultsRoutes(index: ResultsIndex | undefined, now: () => number = index?.now ?? Date.now): Hono {
   const app = new Hono()
   const serve = <T>(c: Context, parse: (c: Context, tenant: string) => Parsed<T>, read: (index: ResultsIndex, q: T) => unknown) => {
     // 404, not 5xx: nothing is broken, this host was built without an index.

@@ -86,6 +86,6 @@ export function sessionsRoutes(deps: AppDeps): Hono {
   app.get('/:id', (c) => withSession(c, (s) => c.json(s.snapshot())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
   app.post('/:id/end', (c) => withSession(c, async (s) => c.json(await s.end())))
-  app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s, limits)))
+  app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s, limits, deps.turns)))
   return app
 }

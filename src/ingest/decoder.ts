@@ -11,7 +11,9 @@ import {
   mayExceedLimit,
   tooLarge,
   utf8ByteLength,
+  violationIssue,
 } from './frame.ts'
+import { type RawBoundsViolation, scanJsonItemsInSteps } from '../adk/json-scan.ts'
 import { DEFAULT_LIMITS } from './limits.ts'
 import { type FrameSplitter, ndjsonSplitter, sseSplitter } from './lines.ts'
 import {
@@ -34,19 +36,48 @@ export type EventDecoder = {
    * numbered in order and reported as a `too_large` issue, as one found here would be.
    */
   oversized(): void
+  /**
+   * end(), in steps: a big JSON body is scanned and its elements decoded between pauses, so the
+   * caller can give the event loop back (each step is a few ms of work). Other formats: one step.
+   */
+  endInSteps(): Generator<void, void>
 }
+
+/** JSON bodies up to this many characters are parsed whole; larger ones element by element, in steps. */
+export const WHOLE_JSON_BODY_CHARS = 1 << 20
 
 /**
  * A JSON body: one event, an array of events (`/run`), or a stored session (`{"events": [...]}`).
  * It is only decodable as a whole, so it is buffered until `end()`.
  */
-function jsonSplitter(
+function* jsonSplitter(
   text: string,
   next: () => number,
   deliver: (output: DecoderOutput) => void,
   limits: FrameLimits,
-): void {
+): Generator<void, void> {
   if (text.trim() === '') return
+  // Bounds on the raw text first, item by item: a body out of bounds is never parsed whole.
+  const scanned = yield* scanJsonItemsInSteps(text, limits)
+  if (scanned.violation) {
+    deliver(violationIssue(scanned.violation, next(), limits))
+    return
+  }
+  // A big list (or one with an element out of bounds) is parsed element by element, pausing
+  // between elements: a malformed element is then rejected alone and its neighbours kept.
+  if (scanned.items && (text.length > WHOLE_JSON_BODY_CHARS || scanned.items.some((item) => item.violation !== undefined))) {
+    // The body around the elements is not JSON: one issue for the body, as JSON.parse would give.
+    if (scanned.syntaxAt !== undefined) {
+      deliver({ index: next(), kind: 'invalid_json', message: `invalid JSON: unexpected text at character ${scanned.syntaxAt} between or after the elements` })
+      return
+    }
+    const measure = mayExceedLimit(text.length, limits.maxEventBytes)
+    for (const item of scanned.items) {
+      deliverItem(text.slice(item.start, item.end), item.violation, next(), deliver, limits, measure)
+      yield
+    }
+    return
+  }
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -72,6 +103,26 @@ function jsonSplitter(
     const bytes = measure ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
     deliver(bytes > limits.maxEventBytes ? tooLarge(index, bytes, limits) : decodeCheckedValue(item, index))
   }
+}
+
+/** One item of a list body where some item broke a bound: that one is an issue, the rest parsed alone. */
+function deliverItem(
+  text: string,
+  violation: RawBoundsViolation | undefined,
+  index: number,
+  deliver: (output: DecoderOutput) => void,
+  limits: FrameLimits,
+  measure: boolean,
+): void {
+  if (violation) return deliver(violationIssue(violation, index, limits))
+  let item: unknown
+  try {
+    item = JSON.parse(text)
+  } catch (error) {
+    return deliver({ index, kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` })
+  }
+  const bytes = measure ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
+  deliver(bytes > limits.maxEventBytes ? tooLarge(index, bytes, limits) : decodeCheckedValue(item, index))
 }
 
 /**
@@ -101,14 +152,15 @@ export function createEventDecoder(
     oversize: () => deliver(tooLarge(next(), undefined, limits)),
   }
   const jsonParts: string[] = []
-  const splitter: FrameSplitter =
+  const splitter: FrameSplitter & { endInSteps?: () => Generator<void, void> } =
     format === 'sse'
       ? sseSplitter(sink, limits.maxEventBytes)
       : format === 'ndjson'
         ? ndjsonSplitter(sink, limits.maxEventBytes)
         : {
             feed: (text) => void jsonParts.push(text),
-            end: () => jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits),
+            end: () => runAll(jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits)),
+            endInSteps: () => jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits),
           }
 
   function feed(text: string): void {
@@ -129,13 +181,21 @@ export function createEventDecoder(
       if (ended) throw new Error('EventDecoder: oversized() after end()')
       sink.oversize()
     },
-    end() {
-      if (ended) return
-      ended = true
-      feed(utf8.decode())
-      splitter.end()
-    },
+    end: () => runAll(endInSteps()),
+    endInSteps,
   }
+
+  function* endInSteps(): Generator<void, void> {
+    if (ended) return
+    ended = true
+    feed(utf8.decode())
+    if (splitter.endInSteps) yield* splitter.endInSteps()
+    else splitter.end()
+  }
+}
+
+function runAll(steps: Generator<void, void>): void {
+  while (!steps.next().done);
 }
 
 /**

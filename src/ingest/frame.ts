@@ -3,10 +3,14 @@
  */
 import { parseAdkEvent } from '../adk/event-fast.ts'
 import { toCamel } from '../adk/casing.ts'
-import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
+import { findJsonBoundsViolation, type JsonBoundsViolation } from '../adk/json-bounds.ts'
+import { scanJsonBounds } from '../adk/json-scan.ts'
 import { DEFAULT_LIMITS, type Limits, limitName } from './limits.ts'
 import type { DecoderOutput, IngestIssue } from './types.ts'
 import { isRecord } from '../adk/json.ts'
+
+/** Frames longer than this (UTF-16 code units) have their bounds checked before JSON.parse. */
+export const SCAN_BEFORE_PARSE_CHARS = 64 * 1024
 
 /** The limits one frame is held to. */
 export type FrameLimits = Pick<Limits, 'maxEventBytes' | 'maxJsonDepth' | 'maxStringLength'>
@@ -51,14 +55,22 @@ export function tooLarge(index: number, bytes?: number, limits: FrameLimits = DE
  */
 export function boundsIssue(value: unknown, index: number, limits: FrameLimits = DEFAULT_LIMITS): IngestIssue | undefined {
   const found = findJsonBoundsViolation(value, limits)
-  if (!found) return undefined
+  return found ? violationIssue(found, index, limits) : undefined
+}
+
+/**
+ * A broken bound as an issue; from the raw text (json-scan.ts) it also says at which character.
+ * @example violationIssue({ kind: 'depth', path: '$[0]', depth: 2 }, 0, { ...DEFAULT_LIMITS, maxJsonDepth: 1 }).kind // 'too_deep'
+ */
+export function violationIssue(found: JsonBoundsViolation & { offset?: number }, index: number, limits: FrameLimits = DEFAULT_LIMITS): IngestIssue {
+  const at = found.offset === undefined ? '' : ` (at character ${found.offset})`
   if (found.kind === 'depth') {
     const name = limitName('maxJsonDepth', limits as Limits)
-    const message = `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${name})`
+    const message = `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${name})${at}`
     return { index, kind: 'too_deep', message, path: found.path }
   }
   const name = limitName('maxStringLength', limits as Limits)
-  const message = `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${name})`
+  const message = `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${name})${at}`
   return { index, kind: 'string_too_long', message, path: found.path }
 }
 
@@ -126,6 +138,12 @@ export function decodeFrameText(text: string, index: number, limits: FrameLimits
   if (mayExceedLimit(text.length, limits.maxEventBytes)) {
     const bytes = utf8ByteLength(text)
     if (bytes > limits.maxEventBytes) return tooLarge(index, bytes, limits)
+  }
+  // A big frame is checked on its raw text first, so it is never parsed out of bounds; a small one
+  // costs little to parse (a few MB of heap at most) and is checked on the value, which is faster.
+  if (text.length > SCAN_BEFORE_PARSE_CHARS) {
+    const found = scanJsonBounds(text, limits)
+    if (found) return violationIssue(found, index, limits)
   }
   let value: unknown
   try {

@@ -17,6 +17,14 @@ export const MAX_STRING_LENGTH = 1_000_000
 export const MAX_EVENTS_PER_SESSION = 100_000
 /** Distinct invocation ids in one session. */
 export const MAX_INVOCATIONS_PER_SESSION = 10_000
+/**
+ * Milliseconds of synchronous scoring one event may take. Scoring is linear in the event's size
+ * (a 1 MB event takes a few ms), so this only catches the pathological; it is generous because a
+ * garbage-collection pause inside an event counts too.
+ */
+export const MAX_EVENT_CPU_MS = 250
+/** Milliseconds of synchronous scoring one session may take in total (ordinary events take microseconds). */
+export const MAX_SESSION_CPU_MS = 60_000
 
 export type Limits = {
   maxRequestBytes: number
@@ -25,6 +33,8 @@ export type Limits = {
   maxStringLength: number
   maxEventsPerSession: number
   maxInvocationsPerSession: number
+  maxEventCpuMs: number
+  maxSessionCpuMs: number
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -34,6 +44,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxStringLength: MAX_STRING_LENGTH,
   maxEventsPerSession: MAX_EVENTS_PER_SESSION,
   maxInvocationsPerSession: MAX_INVOCATIONS_PER_SESSION,
+  maxEventCpuMs: MAX_EVENT_CPU_MS,
+  maxSessionCpuMs: MAX_SESSION_CPU_MS,
 })
 
 /** The environment variable that sets each limit. */
@@ -44,6 +56,8 @@ export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze({
   maxStringLength: 'EVALSTREAM_MAX_STRING_LENGTH',
   maxEventsPerSession: 'EVALSTREAM_MAX_EVENTS_PER_SESSION',
   maxInvocationsPerSession: 'EVALSTREAM_MAX_INVOCATIONS_PER_SESSION',
+  maxEventCpuMs: 'EVALSTREAM_MAX_EVENT_CPU_MS',
+  maxSessionCpuMs: 'EVALSTREAM_MAX_SESSION_CPU_MS',
 })
 
 export const LIMIT_CEILING: Partial<Record<keyof Limits, number>> = { maxJsonDepth: MAX_JSON_DEPTH_CEILING }

@@ -39,12 +39,12 @@ export function sseSplitter(sink: FrameSink, maxEventBytes: number = MAX_EVENT_B
     // Line by line: after an overflow the parser drops whatever is left of the text it was fed, so
     // a whole chunk fed at once would lose the frames behind an oversized one (but only when they
     // came in the same chunk). Fed a line at a time, an overflow drops only the rest of its line.
-    // Each of the next `\n` and `\r` is searched for again only once passed: a chunk of many
-    // LF-only lines is scanned once, not once per line for a `\r` that never comes.
+    // The next `\n` and `\r` are each looked up again only once passed, so every character is
+    // scanned once per kind: a chunk of many `\n` lines and no `\r` costs its length, not lines x length.
     feed(text) {
       let start = 0
-      let lf = text.indexOf('\n')
-      let cr = text.indexOf('\r')
+      let lf = -2
+      let cr = -2
       for (;;) {
         if (lf !== -1 && lf < start) lf = text.indexOf('\n', start)
         if (cr !== -1 && cr < start) cr = text.indexOf('\r', start)

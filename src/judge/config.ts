@@ -22,7 +22,9 @@ export type JudgeConfig = {
 export const JUDGE_NOT_CONFIGURED =
   'No judge model is configured, so LLM-judged criteria will be NOT_EVALUATED. Set GEMINI_API_KEY ' +
   '(or GOOGLE_API_KEY) to use the Gemini API, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION ' +
-  '(with GOOGLE_GENAI_USE_VERTEXAI=true) to use Vertex AI; GEMINI_BASE_URL points calls at a gateway.'
+  '(with GOOGLE_GENAI_USE_VERTEXAI=true) to use Vertex AI; GEMINI_BASE_URL points calls at a gateway. ' +
+  'For judge_model provider/model names set that provider instead (OPENAI_API_KEY, AZURE_OPENAI_ENDPOINT, OLLAMA_HOST, ' +
+  'CLOUDFLARE_ACCOUNT_ID, or EVALSTREAM_JUDGE_<PROVIDER>_BASE_URL; docs/judges.md).'
 
 function value(env: Record<string, string | undefined>, name: string): string | undefined {
   const v = env[name]?.trim()

@@ -15,7 +15,7 @@ import { createMemoryJudgeCache, type JudgeCache } from './cache.ts'
 import { createKeyedLimiter, createLimiter, type Limiter } from './limiter.ts'
 import type { Judge, JudgeUsage } from './port.ts'
 import { emptyUsage } from './port.ts'
-import { answerWithin } from './within-deadline.ts'
+import { answerWithin, type DeadlineTimer } from './within-deadline.ts'
 
 export { shouldJudgeSession } from './sampling.ts'
 
@@ -41,6 +41,8 @@ export type JudgeExecutorOptions = {
   concurrencyPerTenant?: number
   /** How long one request may hold its slots, in ms; default DEFAULT_JUDGE_DEADLINE_MS. */
   deadlineMs?: number
+  /** Makes each request's deadline signal; default AbortSignal.timeout (tests pass a manual clock). */
+  deadlineTimer?: DeadlineTimer
   cache?: JudgeCache
   budget?: JudgeBudget
   /** Told how each request settled (for /metrics); must be quick, and its errors are ignored. */
@@ -176,7 +178,7 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
         let refused = false
         const started = Date.now()
         const admit = admitFor(state, () => void (refused = true))
-        const { reply, timedOut } = await answerWithin(judge, request, { signal, admit }, deadlineMs)
+        const { reply, timedOut } = await answerWithin(judge, request, { signal, admit }, deadlineMs, options.deadlineTimer)
         if (timedOut) stats.deadlines++
         const { usage, ...answer } = reply
         account(usage)

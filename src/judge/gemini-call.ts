@@ -1,5 +1,6 @@
 /**
- * One logical Gemini call (n candidates of one request) with its attempts: each attempt bounded by
+ * One logical judge call (n candidates of one request, through any client with the Gemini client's
+ * contract: Gemini, an OpenAI-compatible server, the Workers AI binding) with its attempts: each attempt bounded by
  * its own timeout (AbortSignal.timeout joined to the caller's signal with AbortSignal.any), failed
  * attempts retried with backoff, or after the server's Retry-After on a 429 or 503.
  */
@@ -53,7 +54,7 @@ export async function callGemini(
           return { ok: true, value: r.samples }
         }
         if (r.status === undefined) return { ok: false, error: `judge call failed: ${r.message}`, retryable: !r.malformed }
-        rejected = n > 1 && r.status === 400 && /candidate.?count/i.test(r.message)
+        rejected = n > 1 && r.status === 400 && (r.nRejected ?? /candidate.?count/i.test(r.message))
         const failed = { ok: false as const, error: `judge call failed (${r.status}): ${r.message.slice(0, 300)}`, retryable: isRetryableStatus(r.status) }
         const wait = honoursRetryAfter(r.status) ? retryAfterMs(r.retryAfter, now()) : undefined
         return wait === undefined ? failed : { ...failed, retryAfterMs: wait }

@@ -27,6 +27,8 @@ export type GenerateResult =
       retryAfter?: string
       /** The response came but could not be read (not JSON): another attempt will not help. */
       malformed: boolean
+      /** The server refused several candidates in one request (set by clients that can tell). */
+      nRejected?: boolean
     }
 
 /** One generateContent call; rejects only when `call.signal` aborts. */
@@ -61,12 +63,23 @@ function samplesOf(response: GenerateContentResponse): JudgeSample[] {
  * const result = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Hi', config: {}, signal })
  */
 export function createGeminiClient(config: JudgeConfig, token: (() => Promise<string>) | undefined): GeminiClient {
-  const ai = sdkClient(config, token)
+  let ai: GoogleGenAI
+  try {
+    ai = sdkClient(config, token)
+  } catch (e) {
+    // The SDK refuses some setups at construction (its browser build, used on Workers, requires an
+    // API key, so Vertex mode cannot be built there): every Gemini call then fails with the reason
+    // instead of the deployment failing to start; other judge providers keep working.
+    const message = `the Gemini client could not be created: ${(e as Error).message}`
+    return { generate: () => Promise.resolve({ ok: false, message, malformed: true }) }
+  }
   return {
     async generate(call) {
       let retryAfter: string | undefined
+      let target = ''
       // Per call, so concurrent calls never see each other's headers.
       const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+        target = new URL(input instanceof Request ? input.url : String(input)).origin
         const response = await fetch(input, init)
         if (!response.ok) retryAfter = response.headers.get('retry-after') ?? undefined
         return response
@@ -86,7 +99,12 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
       } catch (e) {
         if (call.signal.aborted) throw e
         if (e instanceof ApiError) return { ok: false, status: e.status, message: e.message, retryAfter, malformed: false }
-        return { ok: false, message: (e as Error).message, malformed: e instanceof SyntaxError }
+        // Node's fetch says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND...) and the
+        // judge's address are what a person needs to fix it.
+        const cause = (e as { cause?: { code?: string; message?: string } }).cause
+        const why = cause?.code ?? cause?.message
+        const message = why && target ? `cannot reach the judge at ${target} (${why})` : (e as Error).message
+        return { ok: false, message, malformed: e instanceof SyntaxError }
       }
     },
   }

@@ -32,13 +32,15 @@ export async function drawSamples(
   opts: JudgeCallOptions,
   call: CallFn,
   noCandidateCount: CandidateCountMemory,
+  /** The service's name in the answer, and whether it can return several candidates per call. */
+  service: { via: string; batches: boolean } = { via: 'gemini', batches: true },
 ): Promise<JudgeReply> {
   const usage = emptyUsage()
   const want = Math.max(1, request.samples)
   const samples: JudgeSample[] = []
-  const reply = (): JudgeReply => ({ id: request.id, via: 'gemini', samples, usage })
+  const reply = (): JudgeReply => ({ id: request.id, via: service.via, samples, usage })
 
-  if (want > 1 && !noCandidateCount.has(request.model)) {
+  if (want > 1 && service.batches && !noCandidateCount.has(request.model)) {
     const refused = opts.admit?.()
     if (refused) return fill(samples, want, refused), reply()
     const batch = await call(want, usage)

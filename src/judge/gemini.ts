@@ -12,7 +12,8 @@ import { createGeminiClient } from './gemini-client.ts'
 import { drawSamples } from './gemini-samples.ts'
 import type { Judge, JudgeCallOptions, JudgeReply } from './port.ts'
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, type RetryDeps, type RetryPolicy } from './retry.ts'
-import { askVertexSafety } from './vertex-safety.ts'
+import type { AuthHeaders } from './google-credentials.ts'
+import { askVertex } from './vertex-eval.ts'
 
 export type GeminiJudgeOptions = RetryDeps & {
   /** Per HTTP attempt, in ms (default DEFAULT_ATTEMPT_TIMEOUT_MS); a timed-out attempt is not retried. */
@@ -20,6 +21,8 @@ export type GeminiJudgeOptions = RetryDeps & {
   retry?: RetryPolicy
   /** OAuth token for Vertex; defaults to config.accessToken. Without one, Node's SDK uses ADC. */
   token?: () => Promise<string>
+  /** Headers authenticating Vertex evaluation calls (API key, token, service account); defaults to the token. */
+  auth?: AuthHeaders
   /** fetch for the Vertex evaluation service (tests, proxies). */
   fetch?: typeof fetch
 }
@@ -31,6 +34,7 @@ export type GeminiJudgeOptions = RetryDeps & {
  */
 export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptions = {}): Judge {
   const token = options.token ?? (config.accessToken ? () => Promise.resolve(config.accessToken as string) : undefined)
+  const evalAuth: AuthHeaders | undefined = options.auth ?? (token ? async () => ({ authorization: `Bearer ${await token()}` }) : undefined)
   const client = createGeminiClient(config, token)
   const settings: CallSettings = { ...options, timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, retry: options.retry ?? DEFAULT_RETRY }
   const noCandidateCount = new Set<string>()
@@ -38,11 +42,11 @@ export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptio
   function toVertexSafety(request: JudgeRequest, opts: JudgeCallOptions): Promise<JudgeReply> | undefined {
     const assessment = request.assessment
     if (assessment?.kind !== 'safety' || !config.vertexSafety) return undefined
-    if (!token) {
-      const error = 'Vertex safety needs an access token: set GOOGLE_CLOUD_ACCESS_TOKEN or pass a token provider'
+    if (!evalAuth) {
+      const error = 'Vertex safety needs credentials: set GOOGLE_SERVICE_ACCOUNT_JSON or GOOGLE_CLOUD_ACCESS_TOKEN'
       return Promise.resolve({ id: request.id, via: 'vertex-safety', samples: [{ error }] })
     }
-    return askVertexSafety(request.id, assessment, { ...settings, ...config.vertexSafety, fetch: options.fetch, token }, opts)
+    return askVertex(request.id, assessment, { ...settings, ...config.vertexSafety, fetch: options.fetch, auth: evalAuth }, opts)
   }
 
   return {

@@ -1,7 +1,8 @@
 /**
  * The judge port: the one seam between evalstream's engine and whatever answers judge requests
- * (Gemini through @google/genai, Vertex's evaluation service, a test double, a replay of stored
- * answers). The engine only ever talks to a `Judge`, wrapped by the executor in ./executor.ts.
+ * (Gemini through @google/genai, OpenAI-compatible servers, the Workers AI binding, Vertex's
+ * evaluation service, a test double, a replay of stored answers). The engine only ever talks to a
+ * `Judge`, wrapped by the executor in ./executor.ts.
  */
 import type { JudgeAnswer, JudgeRequest } from '../core/criterion.ts'
 
@@ -11,9 +12,9 @@ export type JudgeUsage = {
   requests: number
   /** HTTP attempts, retries included. */
   attempts: number
-  /** Sum of usageMetadata.promptTokenCount over the calls that reported it. */
+  /** Prompt tokens the calls reported (Gemini's usageMetadata.promptTokenCount, chat completions' usage.prompt_tokens). */
   promptTokens: number
-  /** Sum of usageMetadata.candidatesTokenCount over the calls that reported it. */
+  /** Output tokens the calls reported (candidatesTokenCount, completion_tokens). */
   outputTokens: number
 }
 

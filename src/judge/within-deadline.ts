@@ -16,6 +16,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
+/** Makes the signal that aborts when `ms` have passed: AbortSignal.timeout, or a test's own clock. */
+export type DeadlineTimer = (ms: number) => AbortSignal
+
 /**
  * The judge's reply within `deadlineMs`, or `{ reply, timedOut: true }` with one error sample per
  * requested sample. Rejects only when `signal` (the caller's) aborts.
@@ -27,8 +30,9 @@ export async function answerWithin(
   request: JudgeRequest,
   opts: JudgeCallOptions & { signal: AbortSignal },
   deadlineMs: number,
+  timer: DeadlineTimer = (ms) => AbortSignal.timeout(ms),
 ): Promise<{ reply: JudgeReply; timedOut: boolean }> {
-  const deadline = AbortSignal.timeout(deadlineMs)
+  const deadline = timer(deadlineMs)
   const signal = AbortSignal.any([opts.signal, deadline])
   const call = judge.answer(request, { ...opts, signal })
   // A judge that ignores its signal still settles some day; nobody is listening by then.

@@ -26,7 +26,15 @@ export const SCORE_BUCKETS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]
 export type { EventRejectReason } from '../session/feed.ts'
 
 /** Why an upload was refused or stopped early: the `reason` label of evalstream_event_uploads_refused_total. */
-export type UploadRefusal = 'session_full' | 'too_large' | 'unsupported_format' | 'session_ended' | 'broken_body' | 'internal_error'
+export type UploadRefusal =
+  | 'session_full'
+  | 'too_large'
+  | 'unsupported_format'
+  | 'session_ended'
+  | 'broken_body'
+  | 'internal_error'
+  | 'session_bytes'
+  | 'process_bytes'
 
 export type EventSource = 'upload' | 'proxy'
 
@@ -104,6 +112,10 @@ export function createPrometheusMetrics(options: { token?: string } = {}): Prome
   r.sampled('evalstream_sessions_live', 'Sessions whose engine is in memory.', 'gauge', () => {
     const s = stats()
     return s ? [{ value: s.live }] : []
+  })
+  r.sampled('evalstream_session_bytes', 'Bytes the sessions in memory hold, by the byte budget estimate (EVALSTREAM_MAX_PROCESS_BYTES bounds it).', 'gauge', () => {
+    const held = stats()?.heldBytes
+    return held === undefined ? [] : [{ value: held }]
   })
   r.sampled('evalstream_sessions_evicted_total', 'Sessions evicted since start, by reason.', 'counter', () => {
     const s = stats()

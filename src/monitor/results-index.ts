@@ -43,6 +43,8 @@ export type ResultsIndex = IndexReads & {
   /** Drops what the limits no longer allow; `record` calls it as needed, tests call it directly. */
   prune(): void
   readonly limits: IndexLimits
+  /** The clock that stamps the age limit; the routes end the default /v1/stats window by it. */
+  readonly now: () => number
 }
 
 export type ResultsIndexOptions = {
@@ -132,7 +134,7 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     else all()
     return added
   }
-  return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, prune, limits }
+  return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, prune, limits, now }
 }
 
 type Row = { criterion: string | null; invocation: number | null; status: string | null; score: number | null; threshold: number | null; data: string }

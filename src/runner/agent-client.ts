@@ -7,6 +7,9 @@
 import { pathSegmentProblem } from './path-segment.ts'
 import type { Content } from '../adk/content.ts'
 import { wireContent } from './wire-content.ts'
+import { parseJsonWithin } from '../adk/json-within.ts'
+import { DEFAULT_LIMITS } from '../ingest/limits.ts'
+import { violationIssue } from '../ingest/frame.ts'
 
 /** How long creating a session on the agent may take, in milliseconds. */
 export const DEFAULT_SESSION_TIMEOUT_MS = 30_000
@@ -58,12 +61,12 @@ export async function createAgentSession(
   return withDeadline(target, what, limits, async (signal) => {
     const response = await send(target, path, { state }, signal, what)
     if (!response.ok) throw await httpError(response, what)
-    let body: unknown
-    try {
-      body = await response.json()
-    } catch (e) {
-      throw new AgentError('protocol', `${what}: the agent's answer is not JSON (${(e as Error).message})`)
-    }
+    // Bounds on the raw text before parsing: the agent's JSON is as untrusted as a client's.
+    const parsed = parseJsonWithin(await response.text(), DEFAULT_LIMITS)
+    if (!parsed.ok && parsed.reason === 'bounds')
+      throw new AgentError('protocol', `${what}: the agent's answer is out of bounds: ${violationIssue(parsed.violation, 0).message}`)
+    if (!parsed.ok) throw new AgentError('protocol', `${what}: the agent's answer is not JSON (${parsed.message})`)
+    const body = parsed.value
     const id = (body as { id?: unknown } | null)?.id
     if (typeof id !== 'string' || id === '') throw new AgentError('protocol', `${what}: the agent's answer has no session "id"`)
     return id

@@ -10,18 +10,23 @@
  * - events per session (EVALSTREAM_MAX_EVENTS_PER_SESSION, accepted and rejected together): the
  *   feed stops, and says so as a problem value naming the limit; the session keeps what it has.
  *
+ * - the session's byte budget (EVALSTREAM_MAX_SESSION_BYTES) or the process's
+ *   (EVALSTREAM_MAX_PROCESS_BYTES): the session records the refused event as rejected, and the feed
+ *   stops with the budget's problem (413, or 503 with Retry-After).
+ *
  * An engine fault on one event rejects that event; nothing here throws at the caller.
  */
-import type { Failure } from '../engine/problem.ts'
+import type { Failure, Problem } from '../engine/problem.ts'
 import type { IngestedEvent, RejectedEvent } from '../engine/types.ts'
 import { createEventDecoder, type DecodedEvent, type EventFormat, type IngestIssue, type Limits, limitMember, limitName } from '../ingest/index.ts'
 
 /** Why one event was rejected (its neighbours kept): the `reason` label of evalstream_events_rejected_total. */
-export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure'
+export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure' | 'over_budget'
 
 /** What a feed pushes into: a hosted session, or a bare engine counted by `countedTarget`. */
 export type FeedTarget = {
-  push(item: IngestedEvent): void
+  /** Takes the event, or refuses it over a byte budget (having recorded the refusal itself). */
+  push(item: IngestedEvent): Problem | undefined | void
   reject(rejected: RejectedEvent): void
   /** Events recorded so far, accepted and rejected. */
   readonly recordedEvents: number
@@ -40,6 +45,11 @@ export type FeedOptions = {
   issue?(issue: IngestIssue): void
   /** Added to every frame's index: a session fed by several bodies (a run's turns) numbers on. */
   firstIndex?: number
+  /**
+   * Where each decoded frame's work (scoring it, or rejecting it) waits to be done, one unit each:
+   * the events route queues it and does it in short slices of the event loop. Default: at once.
+   */
+  defer?(work: () => void): void
 }
 
 export type SessionFeed = {
@@ -53,6 +63,8 @@ export type SessionFeed = {
   oversized(): void
   /** The body is complete: flushes what the decoder holds, unless the feed has stopped. */
   end(): void
+  /** end(), in steps (a big JSON body is decoded element by element between pauses). */
+  endInSteps(): Generator<void, void>
   /** Why the feed stopped taking events (the session's event limit, or a decoder fault), if it did. */
   readonly stopped: Failure | undefined
   /** Frames seen, accepted and rejected (the index the next one gets). */
@@ -91,38 +103,50 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
       return reject({ index: item.index, message, path: '$.invocationId' }, 'invocation_limit')
     }
     try {
-      target.push(item)
+      const refused = target.push(item)
+      if (refused) {
+        // The session recorded the refusal as a rejected event; the feed stops with it.
+        options.rejected?.('over_budget', { index: item.index, message: refused.detail })
+        stopped = { ok: false, problem: refused }
+        return
+      }
       options.accepted?.()
     } catch (e) {
       // An engine fault on one event must not take the feed (or the server) down.
       reject({ index: item.index, message: `internal error while scoring: ${(e as Error).message}` }, 'scoring_error')
     }
   }
+  const run = options.defer ?? ((work: () => void) => work())
   const decoder = createEventDecoder(
     format,
     {
       onEvent: (decoded: DecodedEvent) => {
         frames += 1
-        if (stopped) return
-        const item = offset ? { ...decoded, index: decoded.index + offset } : decoded
-        options.before?.(item)
-        take(item)
+        run(() => {
+          if (stopped) return
+          const item = offset ? { ...decoded, index: decoded.index + offset } : decoded
+          options.before?.(item)
+          take(item)
+        })
       },
       onIssue: (raw: IngestIssue) => {
         frames += 1
-        const issue = offset ? { ...raw, index: raw.index + offset } : raw
-        options.issue?.(issue)
-        if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
+        run(() => {
+          const issue = offset ? { ...raw, index: raw.index + offset } : raw
+          options.issue?.(issue)
+          if (admit()) reject({ index: issue.index, message: issue.message, ...(issue.path ? { path: issue.path } : {}) }, 'invalid_event')
+        })
       },
     },
     limits,
   )
+  const fault = (e: unknown): Failure => ({ ok: false, problem: { status: 500, title: 'Internal error', detail: `internal error while decoding: ${(e as Error).message}` } })
   const guarded = (step: () => void) => {
     if (stopped) return
     try {
       step()
     } catch (e) {
-      stopped = { ok: false, problem: { status: 500, title: 'Internal error', detail: `internal error while decoding: ${(e as Error).message}` } }
+      stopped = fault(e)
     }
   }
   return {
@@ -133,6 +157,14 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
     },
     oversized: () => guarded(() => decoder.oversized()),
     end: () => guarded(() => decoder.end()),
+    *endInSteps() {
+      if (stopped) return
+      try {
+        yield* decoder.endInSteps()
+      } catch (e) {
+        stopped = fault(e)
+      }
+    },
     get stopped() {
       return stopped
     },

@@ -13,8 +13,11 @@ export type TenantOwner = { tenant: string }
 
 export type SessionRecord = { spec: SessionSpec; touchedMs: number; endedMs?: number }
 
-/** Why a session went without its client asking: idle too long, pushed out by the cap, or kept past retention. */
-export type GoneReason = 'idle' | 'capacity' | 'retention'
+/**
+ * Why a session went without its client asking: idle too long, pushed out by the cap, kept past
+ * retention, or an ended one let go to free memory for others (EVALSTREAM_MAX_PROCESS_BYTES).
+ */
+export type GoneReason = 'idle' | 'capacity' | 'retention' | 'memory'
 /** `tenant`: whose session it was, so only that tenant is told it went (others get a plain 404). */
 export type GoneNotice = { id: string; reason: GoneReason; atMs: number; tenant?: string }
 
@@ -22,6 +25,8 @@ export type GoneNotice = { id: string; reason: GoneReason; atMs: number; tenant?
 export type ExpiryLimits = { idleTtlMs: number; endedRetentionMs: number; goneNoticeMs: number }
 
 export interface SessionRecords {
+  /** The records outlive the process (SQLite): a session dropped from memory is rebuilt by replay. */
+  readonly durable?: boolean
   /** Adds a session; false (and nothing changes) when the id is taken. */
   insert(spec: SessionSpec, nowMs: number): boolean
   read(id: string): SessionRecord | undefined

@@ -66,7 +66,7 @@ export function createResultFeed(): ResultFeed {
 export function fedSession(spec: SessionSpec): Pick<FedResult, 'sessionId' | 'tenant' | 'appName' | 'webhook'> {
   // The case is the client's JSON until the engine parses it: read the one field defensively.
   const input = isRecord(spec.eval_case) ? spec.eval_case.session_input : undefined
-  const appName = isRecord(input) && typeof input.app_name === 'string' ? input.app_name : undefined
+  const appName = isRecord(input) && typeof input.app_name === 'string' ? input.app_name : spec.app_name
   return {
     sessionId: spec.session_id,
     ...(spec.tenant !== undefined ? { tenant: spec.tenant } : {}),

@@ -18,6 +18,8 @@ export interface ResultStorage<T extends string = ResultEventType> {
   insert(event: LoggedEvent<T>): void
   /** Results with seq > afterSeq, in seq order. */
   readAfter(afterSeq: number): LoggedEvent<T>[]
+  /** Up to `limit` results after `afterSeq` as key and seq, without their data (what a replay needs to recognise them). */
+  keys?(afterSeq: number, limit: number): Array<{ key: string; seq: number }>
 }
 
 export type ResultSubscriber<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
@@ -30,6 +32,8 @@ export interface ResultLog<T extends string = ResultEventType> {
   /** Gives the body the next seq, stores it and tells every subscriber. */
   append(body: Omit<LoggedEvent<T>, 'seq'>): LoggedEvent<T>
   readAfter(afterSeq: number): LoggedEvent<T>[]
+  /** Up to `limit` logged results after `afterSeq`, as key and seq: read a page at a time. */
+  keys(afterSeq: number, limit: number): Array<{ key: string; seq: number }>
   lastSeq(): number
   /**
    * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
@@ -72,6 +76,8 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
     },
     // A reader that has everything (a new stream, a caught-up resume) costs the storage nothing.
     readAfter: (afterSeq) => (afterSeq >= last ? [] : storage.readAfter(afterSeq)),
+    keys: (afterSeq, limit) =>
+      storage.keys?.(afterSeq, limit) ?? storage.readAfter(afterSeq).slice(0, limit).map(({ key, seq }) => ({ key, seq })),
     lastSeq: () => last,
     subscribe(subscriber, onClose) {
       if (closed) {

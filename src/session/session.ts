@@ -17,10 +17,14 @@ import type {
   RejectedEvent,
   ResultEvent,
   SessionEngine,
+  SessionSnapshot,
   SessionSpec,
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
+import { jsonBytes, type BudgetRefusal } from '../session/byte-budget.ts'
+import { endedEngine } from '../session/ended-engine.ts'
+import { SessionBytes, type SessionBudget } from '../session/session-bytes.ts'
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -47,11 +51,27 @@ export type JournalEntry = (
 
 export interface Journal {
   append(entry: JournalEntry): void
-  entries(): JournalEntry[]
+  /** Every entry in order; read lazily (a page at a time), so a replay's slices each read only theirs. */
+  entries(): Iterable<JournalEntry>
 }
 
 /** A journal that keeps nothing: in-memory sessions never need replaying. */
 export const NO_JOURNAL: Journal = { append() {}, entries: () => [] }
+
+/**
+ * A replay yields to other work after this many bytes of journaled events (by the budget's
+ * estimate) or this many entries, whichever comes first: about 10 ms of scoring on a 2025 laptop
+ * core, so no turn of the event loop holds a replay for long (measured in docs/limits.md).
+ */
+export const REPLAY_SLICE_BYTES = 256 * 1024
+export const REPLAY_SLICE_ENTRIES = 500
+/** And after this long by the session's clock, for entries whose scoring costs more than usual. */
+export const REPLAY_SLICE_MS = 20
+/** Logged result keys read per slice before a replay (a key and a number each: cheap, but a long session has many). */
+export const REPLAY_KEYS_PAGE = 5_000
+
+/** A macrotask, so I/O and timers queued meanwhile run before the next slice. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 
 export type HostedSessionParts = {
   spec: SessionSpec
@@ -62,6 +82,10 @@ export type HostedSessionParts = {
   lifecycle?: SessionLifecycleHooks
   /** The clock inputs are timed by, in ms (default Date.now): invocation_duration_v1 measures with it. */
   now?: () => number
+  /** The byte budgets (none: unbounded, as for the CLI's one session). */
+  budget?: SessionBudget
+  /** Lets other work run between slices of a replay (default: a macrotask); tests count the slices. */
+  yieldTurn?: () => Promise<void>
 }
 
 /** Called by a session so its store can tell idle sessions and ended ones apart. */
@@ -85,8 +109,8 @@ export class HostedSession {
   #ended = false
   /** Evicted or deleted: the session takes nothing more and its subscribers were told. */
   #closed = false
-  /** Keys (and seqs) of the results the log held when this session was opened. */
-  #logged: Map<string, number>
+  /** Keys (and seqs) of the results the log held when this session was opened (read by the replay). */
+  #logged = new Map<string, number>()
   #caseResultSeq: number | undefined
   /** The case result in ADK's file shape, written once: what /end answers and case.result carries. */
   #caseResultValue: { typed: EvalCaseResult; value: Record<string, unknown> } | undefined
@@ -96,6 +120,16 @@ export class HostedSession {
 
   #engine!: SessionEngine
   #release: (() => void) | undefined
+  /**
+   * Once ended: the final snapshot and the case result in ADK's file shape, all an ended session
+   * answers from; the engine and the typed case result are let go (ended-engine.ts).
+   */
+  #final: { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> } | undefined
+  /** Bytes held, by the budget's estimate (src/session/session-bytes.ts). */
+  #bytes: SessionBytes
+  /** The last event was refused: further refusals are not recorded until one is accepted again. */
+  #refusing = false
+  #yieldTurn: () => Promise<void>
   #now: () => number
   /** When the input being fed to the engine arrived: what the engine's clock reads. */
   #at = Number.NaN
@@ -106,7 +140,8 @@ export class HostedSession {
     this.log = parts.log
     this.#journal = parts.journal
     this.#lifecycle = parts.lifecycle ?? {}
-    this.#logged = new Map(parts.log.readAfter(0).map((e) => [e.key, e.seq]))
+    this.#bytes = new SessionBytes(this.id, parts.budget)
+    this.#yieldTurn = parts.yieldTurn ?? nextTurn
   }
 
   /**
@@ -130,14 +165,56 @@ export class HostedSession {
     return this.#ended
   }
 
-  push(item: IngestedEvent): void {
-    if (this.#ended || this.#closed) return
+  /**
+   * Feeds one event, or refuses it when it would take the session past its byte budget or the
+   * process past its own: the refusal is recorded as a rejected event (an `error` result naming the
+   * limit and the index; once per run of refusals) and returned, for the caller to answer with.
+   */
+  push(item: IngestedEvent): BudgetRefusal | undefined {
+    if (this.#ended || this.#closed) return undefined
+    const bytes = jsonBytes(item.raw)
+    const refusal = this.#bytes.refusal(item.index, bytes)
+    if (refusal) {
+      if (!this.#refusing) this.reject({ index: item.index, message: refusal.detail })
+      this.#refusing = true
+      return refusal
+    }
+    this.#refusing = false
+    this.#bytes.charge(bytes)
     this.#lifecycle.active?.()
     this.#at = this.#now()
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw, at: this.#at })
     this.#count(item)
     this.transcript.add(item)
     this.#engine.push(item)
+    return undefined
+  }
+
+  /** Bytes this session holds, by the budget's estimate (EVALSTREAM_MAX_SESSION_BYTES counts them). */
+  get heldBytes(): number {
+    return this.#bytes.held
+  }
+
+  /**
+   * Once ended, the engine (every event, every invocation, the criteria's state) is swapped for its
+   * final snapshot and the transcript for its clipped entries: an ended session held for its
+   * retention keeps its results, not its inputs.
+   */
+  #freeze(): void {
+    if (this.#final || this.#closed) return
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot()
+    if (!typed) return
+    this.#final = { snapshot, caseResult: this.#fileShape(typed) }
+    this.#caseResultValue = undefined
+    this.#engine = endedEngine(this.id)
+    this.#release?.()
+    this.transcript.freeze()
+    this.#bytes.ended(this.transcript.heldBytes)
+  }
+
+  /** The store dropped this ended session from memory (its records stay; it is rebuilt on demand). */
+  unload(): void {
+    this.#bytes.releaseAll()
   }
 
   reject(rejected: RejectedEvent): void {
@@ -184,18 +261,26 @@ export class HostedSession {
       this.#ended = true
       this.#lifecycle.ended?.()
     }
+    const kept = this.#keptResult()
+    if (kept) return kept
     try {
-      return this.#fileShape(await this.#engine.end())
+      const typed = await this.#engine.end()
+      // A concurrent end() may have finished first and let the engine go.
+      const settled = this.#keptResult()
+      if (settled) return settled
+      const result = this.#fileShape(typed)
+      this.#freeze()
+      return result
     } finally {
       this.#release?.()
     }
   }
 
   snapshot(): Record<string, unknown> {
-    const snapshot = this.#engine.snapshot()
+    const { snapshot, caseResult } = this.#final ?? this.#liveSnapshot()
     return {
       ...snapshot,
-      case_result: snapshot.case_result && this.#fileShape(snapshot.case_result),
+      case_result: caseResult,
       last_seq: this.log.lastSeq(),
       subscribers: this.log.subscriberCount(),
     }
@@ -204,6 +289,16 @@ export class HostedSession {
   /** Resolves once the judges working for this session now have answered (their results are in the log). */
   judgesSettled(): Promise<void> {
     return this.#engine.judgesSettled?.() ?? Promise.resolve()
+  }
+
+  /** The case result an ended session kept, once its engine is gone. */
+  #keptResult(): Record<string, unknown> | undefined {
+    return this.#final?.caseResult
+  }
+
+  #liveSnapshot(): { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> | null } {
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot()
+    return { snapshot, caseResult: typed && this.#fileShape(typed) }
   }
 
   abort(reason?: string): void {
@@ -221,6 +316,7 @@ export class HostedSession {
     this.#engine.abort(detail)
     this.#release?.()
     this.log.close({ message: detail })
+    this.#bytes.releaseAll()
   }
 
   get closed(): boolean {
@@ -236,6 +332,7 @@ export class HostedSession {
   #emit(emitted: EngineEmission): void {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
     let seq = this.#logged.get(body.key)
+    if (!this.#closed) this.#bytes.chargeResult(jsonBytes(body.data) + body.key.length)
     if (seq === undefined) {
       // The log keeps what it is given: a result body with its seq is a ResultEvent.
       const event = this.log.append(body) as ResultEvent
@@ -251,14 +348,38 @@ export class HostedSession {
     return this.#caseResultValue.value
   }
 
+  /**
+   * Feeds the journal to the fresh engine in slices (REPLAY_SLICE_BYTES, REPLAY_SLICE_ENTRIES,
+   * REPLAY_SLICE_MS), yielding between them, so rebuilding a large session never holds the event loop for long.
+   */
   async #replay(): Promise<void> {
+    for (let after = 0; ; ) {
+      const page = this.log.keys(after, REPLAY_KEYS_PAGE)
+      for (const { key, seq } of page) this.#logged.set(key, seq)
+      if (page.length < REPLAY_KEYS_PAGE) break
+      after = page.at(-1)!.seq
+      await this.#yieldTurn()
+    }
+    let sliceBytes = 0
+    let sliceEntries = 0
+    let sliceStart = this.#now()
     for (const entry of this.#journal.entries()) {
+      if (sliceBytes >= REPLAY_SLICE_BYTES || sliceEntries >= REPLAY_SLICE_ENTRIES || this.#now() - sliceStart >= REPLAY_SLICE_MS) {
+        await this.#yieldTurn()
+        sliceBytes = 0
+        sliceEntries = 0
+        sliceStart = this.#now()
+      }
+      sliceEntries += 1
       this.#at = entry.at ?? Number.NaN
       if (entry.op === 'event') {
         const decoded = decodeCheckedValue(entry.raw, entry.index)
         // Only valid events were journaled, within the limits in force then (a lower limit set since
         // must not drop them), so the bounds are not checked again; an issue means the schema changed.
         if (!isIngestIssue(decoded)) {
+          const bytes = jsonBytes(entry.raw)
+          sliceBytes += bytes
+          this.#bytes.charge(bytes)
           this.#count(decoded)
           this.transcript.add(decoded)
           this.#engine.push(decoded)
@@ -273,5 +394,6 @@ export class HostedSession {
         await this.#engine.end()
       }
     }
+    if (this.#ended) this.#freeze()
   }
 }

@@ -14,20 +14,28 @@ import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
 import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
 import type { Sql, SqlRow } from './sql.ts'
+import { CHUNKS_SCHEMA, sqlChunks, type SqlChunks } from '../session/sql-chunks.ts'
 
-/** A tenant's sessions found without parsing every spec (its quota is checked on each create). */
-const TENANT_INDEX = "CREATE INDEX IF NOT EXISTS es_sessions_tenant ON es_sessions (json_extract(spec, '$.tenant'))"
-const TENANT = "json_extract(spec, '$.tenant')"
+/** Journal entries read per query during a replay: each slice of the replay reads only its own. */
+export const JOURNAL_PAGE_ROWS = 200
+
+/**
+ * A tenant's sessions found without parsing every spec (its quota is checked on each create): the
+ * tenant is a column of its own, since a long spec is stored in parts (sql-chunks.ts) and is then
+ * no JSON SQLite could read.
+ */
+const TENANT_INDEX = 'CREATE INDEX IF NOT EXISTS es_sessions_by_tenant ON es_sessions (tenant)'
 
 const SCHEMA = [
-  'CREATE TABLE IF NOT EXISTS es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER)',
+  'CREATE TABLE IF NOT EXISTS es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER, tenant TEXT)',
   'CREATE INDEX IF NOT EXISTS es_sessions_open ON es_sessions (touched_ms) WHERE ended_ms IS NULL',
   'CREATE INDEX IF NOT EXISTS es_sessions_ended ON es_sessions (ended_ms) WHERE ended_ms IS NOT NULL',
-  TENANT_INDEX,
   'CREATE TABLE IF NOT EXISTS es_journal (session_id TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (session_id, n))',
   'CREATE TABLE IF NOT EXISTS es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
   'CREATE TABLE IF NOT EXISTS es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL, tenant TEXT)',
   'CREATE INDEX IF NOT EXISTS es_gone_at ON es_gone (at_ms)',
+  // Texts longer than one SQLite value may be (src/session/sql-chunks.ts).
+  CHUNKS_SCHEMA,
 ]
 
 export type SqliteSessionRecords = SessionRecords & {
@@ -41,15 +49,18 @@ export type SqliteSessionRecords = SessionRecords & {
  */
 export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   let ready: boolean | undefined
+  // The schema is (re)applied on this instance's first write: a file from before a table was added gets it.
+  let migrated = false
   /** Reads on a storage without our tables answer "nothing" instead of creating them. */
   const exists = (): boolean =>
     (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_sessions'").length > 0)
   // A database written before the tenant index existed gets it on its first write.
   let indexed = false
   const write = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
-    if (!exists()) {
+    if (!migrated) {
       for (const s of SCHEMA) sql.query(s)
       ready = true
+      migrated = true
     }
     if (!indexed) {
       upgradeForTenants(sql)
@@ -59,6 +70,15 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   }
   const read = (statement: string, ...params: (string | number | null)[]): SqlRow[] =>
     exists() ? sql.query(statement, ...params) : []
+  /** A read by tenant on a database from before the tenant column: the column comes first. */
+  const readByTenant = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
+    if (exists() && !indexed) {
+      upgradeForTenants(sql)
+      indexed = true
+    }
+    return read(statement, ...params)
+  }
+  const chunks = sqlChunks(read, write)
   /** Records read or written through this object (bounded by the session cap); cleared with the schema. */
   const cached = new Map<string, SessionRecord>()
   /**
@@ -77,7 +97,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   const directory = () => {
     if (known) return known
     known = new Map()
-    for (const row of read(`SELECT id, ${TENANT} AS tenant, ended_ms FROM es_sessions`)) {
+    for (const row of readByTenant('SELECT id, tenant, ended_ms FROM es_sessions')) {
       const tenant = row.tenant === null || row.tenant === undefined ? undefined : String(row.tenant)
       const ended = row.ended_ms !== null && row.ended_ms !== undefined
       known.set(String(row.id), { tenant, ended })
@@ -94,10 +114,12 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   }
 
   return {
+    durable: true,
     insert(spec, nowMs) {
       const id = spec.session_id
       if (directory().has(id)) return false
-      write('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)', id, JSON.stringify(spec), nowMs)
+      const text = chunks.put(id, 'spec', JSON.stringify(spec))
+      write('INSERT INTO es_sessions (id, spec, touched_ms, tenant) VALUES (?, ?, ?, ?)', id, text, nowMs, spec.tenant ?? null)
       cached.set(id, { spec, touchedMs: nowMs })
       directory().set(id, { tenant: spec.tenant, ended: false })
       countTenant(spec.tenant, 1)
@@ -112,7 +134,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       // Misses are not kept: an unknown id per request must not grow the map.
       const row = read('SELECT spec, touched_ms, ended_ms FROM es_sessions WHERE id = ?', id)[0]
       if (!row) return undefined
-      const spec = JSON.parse(String(row.spec)) as SessionSpec
+      const spec = JSON.parse(chunks.get(id, 'spec', String(row.spec))) as SessionSpec
       const record: SessionRecord =
         row.ended_ms === null || row.ended_ms === undefined
           ? { spec, touchedMs: Number(row.touched_ms) }
@@ -120,7 +142,10 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       cached.set(id, record)
       return record
     },
-    storage: (id) => ({ results: sqliteResults(id, read, write, fresh.has(id)), journal: sqliteJournal(id, read, write, fresh.has(id)) }),
+    storage: (id) => ({
+      results: sqliteResults(id, read, write, chunks, fresh.has(id)),
+      journal: sqliteJournal(id, read, write, chunks, fresh.has(id)),
+    }),
     touch(id, nowMs) {
       read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id)
       const hit = cached.get(id)
@@ -148,13 +173,14 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       read('DELETE FROM es_journal WHERE session_id = ?', id)
       read('DELETE FROM es_results WHERE session_id = ?', id)
       read('DELETE FROM es_sessions WHERE id = ?', id)
+      if (migrated || read("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_chunks'").length > 0) chunks.drop(id)
     },
     count: (owner) => (owner ? (directory(), perTenant.get(owner.tenant) ?? 0) : directory().size),
     countOpen: () => (directory(), openCount),
     // Every create asks, mostly for none: no statement then.
     leastRecent: (limit, owner) =>
       limit <= 0 ? [] : (owner
-        ? read(`SELECT id FROM es_sessions WHERE ${TENANT} = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?`, owner.tenant, limit)
+        ? readByTenant('SELECT id FROM es_sessions WHERE tenant = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', owner.tenant, limit)
         : read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit)
       ).map((r) => String(r.id)),
     expired(nowMs, limits) {
@@ -200,12 +226,20 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       openCount = 0
       ready = undefined
       indexed = false
+      migrated = false
     },
   }
 }
 
 /** A database written before tenants were tracked: the tenant index, and the tenant of a notice. */
 function upgradeForTenants(sql: Sql): void {
+  try {
+    sql.query('SELECT tenant FROM es_sessions LIMIT 0')
+  } catch {
+    sql.query('ALTER TABLE es_sessions ADD COLUMN tenant TEXT')
+    // Specs of that time were never split, so each is JSON SQLite can read.
+    sql.query("UPDATE es_sessions SET tenant = json_extract(spec, '$.tenant') WHERE json_valid(spec)")
+  }
   sql.query(TENANT_INDEX)
   try {
     sql.query('SELECT tenant FROM es_gone LIMIT 0')
@@ -217,24 +251,48 @@ function upgradeForTenants(sql: Sql): void {
 type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[]
 
 /** `fresh`: created by this process just now, so there is nothing stored to count. */
-function sqliteResults(id: string, read: Run, write: Run, fresh: boolean): ResultStorage {
+function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): ResultStorage {
   // Rows this store wrote itself from logged results: read back as they were written.
   const toEvent = (row: SqlRow): ResultEvent =>
-    ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(String(row.data)) }) as ResultEvent
+    ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(chunks.get(id, `r:${row.seq}`, String(row.data))) }) as ResultEvent
   return {
     lastSeq: () => (fresh ? 0 : Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0)),
-    insert: (e) =>
-      void write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, JSON.stringify(e.data)),
+    insert: (e) => {
+      const data = chunks.put(id, `r:${e.seq}`, JSON.stringify(e.data))
+      write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, data)
+    },
     readAfter: (after) =>
       read('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', id, after).map(toEvent),
+    // Without the data: a replay of a long session would otherwise parse every result it ever had.
+    keys: (after, limit) =>
+      read('SELECT seq, key FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?', id, after, limit).map((r) => ({
+        key: String(r.key),
+        seq: Number(r.seq),
+      })),
   }
 }
 
-function sqliteJournal(id: string, read: Run, write: Run, fresh: boolean): Journal {
+/** `fresh`: created by this process just now, so there is no stored entry to count or read. */
+function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): Journal {
   let n = fresh ? 0 : Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
+  const stored = !fresh
   return {
-    append: (entry) => void write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, ++n, JSON.stringify(entry)),
-    entries: () =>
-      fresh && n === 0 ? [] : read('SELECT entry FROM es_journal WHERE session_id = ? ORDER BY n', id).map((r) => JSON.parse(String(r.entry)) as JournalEntry),
+    append(entry) {
+      n += 1
+      write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, n, chunks.put(id, `j:${n}`, JSON.stringify(entry)))
+    },
+    // A page at a time, so each slice of a replay parses only the entries it feeds.
+    *entries() {
+      if (!stored && n === 0) return
+      let after = 0
+      for (;;) {
+        const rows = read('SELECT n, entry FROM es_journal WHERE session_id = ? AND n > ? ORDER BY n LIMIT ?', id, after, JOURNAL_PAGE_ROWS)
+        for (const row of rows) {
+          after = Number(row.n)
+          yield JSON.parse(chunks.get(id, `j:${row.n}`, String(row.entry))) as JournalEntry
+        }
+        if (rows.length < JOURNAL_PAGE_ROWS) return
+      }
+    },
   }
 }

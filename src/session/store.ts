@@ -7,10 +7,12 @@
  */
 import { type Failure, failure } from '../engine/problem.ts'
 import type { SessionSpec } from '../engine/types.ts'
+import { DEFAULT_MAX_PROCESS_BYTES, DEFAULT_MAX_SESSION_BYTES, ProcessByteBudget } from '../session/byte-budget.ts'
 import { createResultLog } from './result-log.ts'
 import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './records.ts'
 import { fedSession, type ResultFeed } from './result-feed.ts'
-import { HostedSession, type EngineCreation, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
+import { OPEN_SESSION_BYTES } from '../session/session-bytes.ts'
+import { HostedSession, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
 import { sqliteSessionRecords } from './sqlite-records.ts'
 import type { Sql } from './sql.ts'
 
@@ -39,6 +41,10 @@ export type SessionLimits = {
   maxSessionsPerTenant: number
   endedRetentionMs: number
   goneNoticeMs: number
+  /** Encoded bytes one session may hold (src/session/byte-budget.ts). */
+  maxSessionBytes: number
+  /** Encoded bytes all sessions held in memory may take together. */
+  maxProcessBytes: number
 }
 
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
@@ -47,6 +53,8 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSessionsPerTenant: DEFAULT_MAX_SESSIONS_PER_TENANT,
   endedRetentionMs: DEFAULT_ENDED_RETENTION_MS,
   goneNoticeMs: DEFAULT_GONE_NOTICE_MS,
+  maxSessionBytes: DEFAULT_MAX_SESSION_BYTES,
+  maxProcessBytes: DEFAULT_MAX_PROCESS_BYTES,
 }
 
 export type CreateOutcome = { ok: true; session: HostedSession } | Failure
@@ -76,6 +84,8 @@ export type StoreStats = {
   /** Sessions whose engine is in memory right now (the rest are rebuilt by replay on first use). */
   live: number
   evicted: Record<GoneReason, number>
+  /** Bytes the sessions in memory hold, by the byte budget's estimate (EVALSTREAM_MAX_PROCESS_BYTES bounds it). */
+  heldBytes?: number
 }
 
 export const SESSION_EXISTS = (id: string): Failure =>
@@ -95,6 +105,7 @@ export function goneDetail(notice: GoneNotice, limits: SessionLimits = DEFAULT_S
     idle: `it had no request for ${limits.idleTtlMs} ms (EVALSTREAM_SESSION_IDLE_TTL_MS)`,
     capacity: `the server holds at most ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS), at most ${limits.maxSessionsPerTenant} of one tenant (EVALSTREAM_MAX_SESSIONS_PER_TENANT), and it was the least recently active of its tenant`,
     retention: `it ended and its result was kept for ${limits.endedRetentionMs} ms (EVALSTREAM_ENDED_RETENTION_MS)`,
+    memory: `it had ended and the sessions held reached ${limits.maxProcessBytes} bytes (EVALSTREAM_MAX_PROCESS_BYTES); ended sessions go first`,
   }
   return `session '${notice.id}' was evicted at ${new Date(notice.atMs).toISOString()}: ${why[notice.reason]}`
 }
@@ -161,7 +172,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
   }
   const partsFor = (spec: SessionSpec, createEngine: EngineFactory) => {
     const { results, journal } = records.storage(spec.session_id)
-    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec) }
+    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec), budget: sessionBudget }
   }
   const forget = (id: string, detail: string) => {
     live.get(id)?.close(detail)
@@ -169,7 +180,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     touchedAt.delete(id)
     records.remove(id)
   }
-  const evicted: Record<GoneReason, number> = { idle: 0, capacity: 0, retention: 0 }
+  const evicted: Record<GoneReason, number> = { idle: 0, capacity: 0, retention: 0, memory: 0 }
   const evict = (id: string, reason: GoneReason) => {
     evicted[reason] += 1
     const tenant = records.read(id)?.spec.tenant
@@ -201,11 +212,28 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
       evict(id, record.endedMs !== undefined ? 'retention' : 'idle')
   }
 
+  // The byte budgets (src/session/byte-budget.ts). Short of memory, ended sessions go first: unloaded
+  // when their records are durable (rebuilt on demand), evicted otherwise; open ones are never touched.
+  const processBudget = new ProcessByteBudget(limits)
+  const sessionBudget = { maxSessionBytes: limits.maxSessionBytes, shared: processBudget }
+  processBudget.onShortage((needed) => {
+    const target = processBudget.used - needed
+    for (const [id, session] of live) {
+      if (processBudget.used <= target) return
+      if (!session.ended || opening.has(id)) continue
+      if (records.durable) {
+        live.delete(id)
+        session.unload()
+      } else evict(id, 'memory')
+    }
+  })
+
   const store: SessionStore = {
     async create(spec, createEngine) {
       const id = spec.session_id
       if (!opening.has(id)) expireIfDue(id)
       if (opening.has(id) || records.read(id)) return SESSION_EXISTS(id)
+      if (!processBudget.fits(OPEN_SESSION_BYTES)) return { ok: false, problem: processBudget.refusal(`a new session '${id}'`) }
       const full = makeRoom(spec.tenant)
       if (full) return full
       records.insert(spec, now())
@@ -241,6 +269,8 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
         // The spec was accepted once; if the engine now refuses it, the session cannot be served.
         if (!opened.ok) throw new Error(`stored session '${id}' no longer opens: ${opened.problem.detail}`)
         live.set(id, opened.session)
+        // A rebuilt session is never refused (its events were accepted once); past the budget, ended ones make room.
+        processBudget.fits(0)
         return opened.session
       })
       opening.set(id, rebuild)
@@ -267,7 +297,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     },
     stats() {
       const open = records.countOpen()
-      return { open, ended: records.count() - open, live: live.size, evicted: { ...evicted } }
+      return { open, ended: records.count() - open, live: live.size, evicted: { ...evicted }, heldBytes: processBudget.used }
     },
     close() {
       if (timer !== undefined) clearInterval(timer)

@@ -4,19 +4,18 @@
  * (its trajectory turns red the moment a wrong tool call decides it, while the other criteria stay
  * pending; a judged criterion stays pending until the Gemini stub's vote, then shows its
  * rationale), shows agent-written markup as text, and shows the stats across sessions.
- * Screenshots go to docs/screenshots/dashboard-*.png.
+ * `npm run screenshots` writes its screenshots to docs/screenshots/dashboard-*.png (screenshots.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DIVERGING_CASE, CONFIG, WEATHER_SSE } from '../http/fixtures.ts'
-import { indexedHost, type Host } from '../http/results-support.ts'
+import { DIVERGING_CASE, CONFIG, WEATHER_SSE } from '../support/weather-fixtures.ts'
+import { indexedHost, type Host } from '../support/results-support.ts'
 import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
 import { chromiumMissing, launchPage, type Page } from './dashboard-cdp.ts'
+import { keepScreenshot } from './screenshots.ts'
 
 const TOKEN = 'dashboard-e2e-token-0123456789abcdef'
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url)
 const FRAMES = WEATHER_SSE.split('\n\n').filter((f) => f.startsWith('data: '))
 const INVOCATION = JSON.parse(FRAMES[0]!.slice('data: '.length)).invocationId as string
 /** Agent-written text that would run script if the page ever treated it as markup. */
@@ -43,10 +42,7 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     const res = await host.call('POST', `/v1/sessions/${encodeURIComponent(LIVE)}/events`, TOKEN, body, 'text/event-stream')
     expect(res.status, await res.text()).toBeLessThan(300)
   }
-  const shot = async (name: string) => {
-    mkdirSync(SHOTS, { recursive: true })
-    writeFileSync(new URL(`dashboard-${name}.png`, SHOTS), await page.screenshot())
-  }
+  const shot = async (name: string) => keepScreenshot(`dashboard-${name}.png`, await page.screenshot())
 
   beforeAll(async () => {
     gemini = await startGeminiStub()

@@ -5,13 +5,9 @@
  * The ADK JS server alone answers those with 404, which hides the tab; through evalstream the tab
  * appears, a chat becomes an eval case, a run completes and its result shows in the tab.
  *
- * EVALSTREAM_SCREENSHOTS=1 writes the screenshots to docs/screenshots/eval-tab-*.png.
+ * `npm run screenshots` writes its screenshots to docs/screenshots/eval-tab-*.png (screenshots.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { serve, type ServerType } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
@@ -19,10 +15,10 @@ import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
 import { chromiumMissing, openPage, type Page } from './eval-tab-browser.ts'
+import { keepScreenshot } from './screenshots.ts'
 
 const APP = 'scripted_weather_agent'
 const missing = chromiumMissing()
-const shots = process.env.EVALSTREAM_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'evalstream-shots-'))
 
 let agent: AdkAgent
 let server: ServerType
@@ -41,7 +37,6 @@ afterAll(async () => {
   await page?.close()
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
   await agent?.stop()
-  if (process.env.EVALSTREAM_SCREENSHOTS !== '1') rmSync(shots, { recursive: true, force: true })
 })
 
 /** The first visible element matching `selector` whose text contains `text`. */
@@ -54,7 +49,7 @@ const click = async (selector: string, text: string) => {
 const shoot = async (name: string) => {
   // Dialogs fade in: the picture is taken once every running CSS animation and transition is over.
   await page.evaluate(`Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))).then(() => true)`)
-  writeFileSync(join(shots, `eval-tab-${name}.png`), await page.screenshot())
+  keepScreenshot(`eval-tab-${name}.png`, await page.screenshot())
 }
 
 describe.skipIf(missing !== undefined)(`the ADK web UI's Eval tab through evalstream${missing ? ` (skipped: ${missing})` : ''}`, () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runEval } from '../../src/adapter/node/eval-command.ts'
 import { runCommand } from '../../src/adapter/node/run-command.ts'
 import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
-import { WEATHER_CONFIG, weatherEvalSet } from '../runner/weather-cases.ts'
+import { WEATHER_CONFIG, weatherEvalSet } from '../support/weather-cases.ts'
 
 const APP = 'scripted_weather_agent'
 const FIXTURE = new URL('../fixtures/weather.evalset.json', import.meta.url).pathname

@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-import { WEATHER_SSE } from '../http/fixtures.ts'
+import { WEATHER_SSE } from './weather-fixtures.ts'
 
 export type AgentRequest = { method: string; path: string; headers: Record<string, string>; body: string }
 

@@ -20,7 +20,7 @@ export type StubReply =
   | ({ error: { code: number; message: string; status: string }; headers?: Record<string, string> } & Timing)
   /** Any body, e.g. malformed JSON. */
   | ({ raw: string; status?: number; contentType?: string } & Timing)
-  /** An evaluateInstances answer with `safetyResult.score` (null leaves the score out). */
+  /** An evaluateInstances answer with `metricResults[0].score` (null leaves the score out). */
   | ({ safetyScore: number | null } & Timing)
   /** Never answer: the client has to time out or abort. */
   | { hang: true }
@@ -88,8 +88,8 @@ function respond(res: ServerResponse, request: RecordedRequest, reply: StubReply
   if ('error' in reply) return send(res, reply.error.code, JSON.stringify({ error: reply.error }), 'application/json', reply.headers)
   if ('raw' in reply) return send(res, reply.status ?? 200, reply.raw, reply.contentType)
   if ('safetyScore' in reply) {
-    const safetyResult = reply.safetyScore === null ? { explanation: 'n/a' } : { score: reply.safetyScore, explanation: 'stub', confidence: 1 }
-    return send(res, 200, JSON.stringify({ safetyResult }))
+    const result = reply.safetyScore === null ? {} : { score: reply.safetyScore }
+    return send(res, 200, JSON.stringify({ metricResults: [result] }))
   }
   const candidates = reply.candidates.map((text, index) => ({
     index,

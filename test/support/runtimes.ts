@@ -2,7 +2,7 @@
  * Starting the evalstream app on each runtime for the API suite: Node in-process on a real socket,
  * Deno as a child process of the Deno adapter, workerd through Miniflare (test/worker).
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -60,9 +60,12 @@ export async function startDeno(env: Env): Promise<Running> {
 /**
  * The Worker in workerd through Miniflare, on a real socket, with SQLite Durable Objects persisted
  * in a temporary folder (so a restart keeps them). EVALSTREAM_TEST_HOOKS enables the eviction hook.
+ * The port is the one workerd itself was given by the OS (port 0): no window in which another
+ * server can take it. stop() removes the bundle, and the storage folder unless the caller gave it.
  */
 export async function startWorker(bindings: Record<string, string>, persistDir?: string): Promise<Running & { mf: Miniflare }> {
   const scriptPath = await bundleWorker()
+  const storage = persistDir ?? mkdtempSync(join(tmpdir(), 'evalstream-do-'))
   const mf = new Miniflare({
     modules: true,
     scriptPath,
@@ -71,11 +74,16 @@ export async function startWorker(bindings: Record<string, string>, persistDir?:
     compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: COMPATIBILITY_FLAGS,
     durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true } },
-    durableObjectsPersist: persistDir ?? mkdtempSync(join(tmpdir(), 'evalstream-do-')),
+    durableObjectsPersist: storage,
     bindings: { ...NO_JUDGE_ENV, EVALSTREAM_TEST_HOOKS: '1', ...bindings },
     host: '127.0.0.1',
-    port: await freePort(),
+    port: 0,
   })
   const url = await mf.ready
-  return { mf, baseUrl: url.origin, stop: () => mf.dispose() }
+  const stop = async () => {
+    await mf.dispose()
+    rmSync(dirname(scriptPath), { recursive: true, force: true })
+    if (!persistDir) rmSync(storage, { recursive: true, force: true })
+  }
+  return { mf, baseUrl: url.origin, stop }
 }

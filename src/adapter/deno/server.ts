@@ -3,9 +3,13 @@
  * defaults to .evalstream/evalstream.db when Deno may write there (`npm run start:deno` grants
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
+import { getHeapStatistics } from 'node:v8'
+import { startOtlpTicker } from '../../session/otlp-ticker.ts'
+import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
+import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { installProcessGuard } from './process-guard.ts'
@@ -38,6 +42,9 @@ const setup = depsFromEnv(env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
+  // Monitored conversations' idle times, in the sessions' database: they survive a restart.
+  otlpSql: db.indexSql,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
   exporters: { resolve },
@@ -58,6 +65,8 @@ const notes = [
     : `sessions in memory: no write permission for .evalstream (run with --allow-write=.evalstream, or set EVALSTREAM_DB)`,
   ...setup.notes,
 ]
+// Traces whose root never came, and conversations gone quiet, are finalised by this timer.
+if (setup.deps.otlp) startOtlpTicker(setup.deps.otlp.monitor, OTLP_TICK_MS)
 const app = createApp({ ...setup.deps, resultsIndex: index.value.index })
 const hostname = env.HOST ?? '127.0.0.1'
 const listen = listenPort(env.PORT)

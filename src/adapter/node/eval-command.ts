@@ -11,7 +11,7 @@
 import { evalSetResultJson } from '../../adk/results-json.ts'
 import { evalSetResult, type EvalSetResult } from '../../adk/results.ts'
 import type { EvalCase } from '../../adk/eval-set.ts'
-import { DEFAULT_LIMITS, sniffFormat } from '../../ingest/index.ts'
+import { DEFAULT_LIMITS, type IngestIssue, sniffFormat } from '../../ingest/index.ts'
 import { countedTarget, feedSession } from '../../session/feed.ts'
 import { createSessionEngine } from '../../engine/session-engine.ts'
 import type { CriterionResultData } from '../../engine/types.ts'
@@ -20,6 +20,7 @@ import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
 import { looksLikeOtlpJson } from '../../otlp/index.ts'
 import { otlpRunFromText, pushOtlpRun, unscorableOf } from './otlp-events.ts'
+import type { ReportedCase } from './ci-reports.ts'
 
 export type EvalRunInput = {
   evalSetPath: string
@@ -42,6 +43,8 @@ export type EvalRunOutcome =
       evalSetResult: EvalSetResult
       evalSetResultJson: string
       results: CriterionResultData[]
+      /** The case as the JUnit and Markdown reports take it. */
+      reported: ReportedCase
       warnings: string[]
     }
   | { ok: false; error: string }
@@ -95,12 +98,20 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     warnings.push(...otlp.warnings)
   } else {
     const format = sniffFormat(input.eventsText, input.eventsName)
+    const issues: IngestIssue[] = []
+    let accepted = 0
     const feed = feedSession(countedTarget(engine), format, DEFAULT_LIMITS, {
-      issue: (issue) => warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`),
+      accepted: () => void (accepted += 1),
+      issue: (issue) => {
+        issues.push(issue)
+        warnings.push(`${input.eventsName}: event ${issue.index}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`)
+      },
     })
     feed.push(input.eventsText)
     feed.end()
     if (feed.stopped) warnings.push(`${input.eventsName}: ${feed.stopped.problem.detail}`)
+    // Nothing to score is bad input (exit 2), not a failed case: say what the file held instead.
+    if (accepted === 0) return { ok: false, error: noEvents(input.eventsName, input.eventsText, issues) }
   }
   const caseResult = await engine.end()
   // ADK's eval sets name results after the case's app; a recorded run has no other app name.
@@ -112,17 +123,14 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     timestamp: input.now ?? 0,
   })
   const status = caseResult.final_eval_status
-  const report = renderReport(results, {
-    evalId: picked.evalCase.eval_id,
-    status,
-    overall: caseResult.overall_eval_metric_results.map((m) => ({
-      metric_name: m.metric_name,
-      score: m.score,
-      threshold: m.threshold ?? 0,
-      eval_status: m.eval_status,
-      reason: m.eval_status === 'NOT_EVALUATED' ? firstReason(results, m.metric_name) : undefined,
-    })),
-  })
+  const overall = caseResult.overall_eval_metric_results.map((m) => ({
+    metric_name: m.metric_name,
+    score: m.score,
+    threshold: m.threshold ?? 0,
+    eval_status: m.eval_status,
+    reason: m.eval_status === 'NOT_EVALUATED' ? firstReason(results, m.metric_name) : undefined,
+  }))
+  const report = renderReport(results, { evalId: picked.evalCase.eval_id, status, overall })
   return {
     ok: true,
     passed: status === 'PASSED',
@@ -130,8 +138,17 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     evalSetResult: setResult,
     evalSetResultJson: evalSetResultJson(setResult),
     results,
+    reported: { suite: evalSet.eval_set_id, name: picked.evalCase.eval_id, status, results, overall },
     warnings,
   }
+}
+
+/** Where the first undecodable event is, or that the file is empty. */
+function noEvents(name: string, text: string, issues: Array<{ index: number; message: string; path?: string }>): string {
+  if (text.trim() === '') return `${name}: no events: the file is empty (expected a /run_sse body, NDJSON, or a JSON array of ADK events)`
+  const first = issues[0]
+  const where = first ? `; event ${first.index}: ${first.message}${first.path ? ` (at ${first.path})` : ''}` : ''
+  return `${name}: no ADK event found${issues.length ? ` (${issues.length} rejected)` : ''}${where.replace(/\s+/g, ' ')}`
 }
 
 function pickCase(cases: EvalCase[], caseId: string | undefined, source: string): { evalCase: EvalCase } | { error: string } {

@@ -16,6 +16,8 @@ import { progressDisplay } from '../../runner/progress-display.ts'
 import { runEvalSets, type EvalSetInput, type EvalSetRun, type UnitRef } from '../../runner/run-eval-set.ts'
 import { renderReport } from './cli-report.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile, writeEvalSetResultFile } from './files.ts'
+import { junitXml, markdownSummary, type ReportedCase } from './ci-reports.ts'
+import { DEFAULT_LOOPBACK_WAIT_MS, isLoopback, waitForAgent } from './wait-for-agent.ts'
 
 export const RUN_USAGE = `usage: evalstream run EVALSET[:CASE,CASE] ... --agent URL --app NAME [options]
 
@@ -30,6 +32,10 @@ export const RUN_USAGE = `usage: evalstream run EVALSET[:CASE,CASE] ... --agent 
   --capture DIR          keep each case run's /run_sse bytes as DIR/<eval_set_id>/<eval_id>[.run<k>].sse
   --session-timeout S    seconds to wait for the agent to create a session (default 30)
   --turn-timeout S       seconds one turn (the whole /run_sse answer) may take (default 300)
+  --wait S               seconds to wait for the agent to accept connections before the first case
+                         (default 30 for a loopback --agent, else 0; --wait 0 does not wait)
+  --junit FILE           also write JUnit XML: one test case per eval case run, one failure per failed criterion
+  --summary FILE         also append a Markdown summary (e.g. --summary "$GITHUB_STEP_SUMMARY")
 
 Judged criteria need GEMINI_API_KEY (or GOOGLE_CLOUD_PROJECT + GOOGLE_CLOUD_LOCATION).`
 
@@ -41,6 +47,8 @@ export type RunIo = {
   isTTY: boolean
   fetch?: typeof fetch
   now?: () => number
+  /** Injected in tests (with `now`) so waiting for the agent takes no real time. */
+  sleep?: (ms: number) => Promise<void>
 }
 
 class BadInput extends Error {}
@@ -76,6 +84,9 @@ async function run(args: string[], io: RunIo): Promise<number> {
       capture: { type: 'string' },
       'session-timeout': { type: 'string' },
       'turn-timeout': { type: 'string' },
+      wait: { type: 'string' },
+      junit: { type: 'string' },
+      summary: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -86,6 +97,8 @@ async function run(args: string[], io: RunIo): Promise<number> {
   if (positionals.length === 0) throw new BadInput('give at least one EVALSET file')
   if (!values.agent) throw new BadInput('--agent URL is required')
   if (!values.app) throw new BadInput('--app NAME is required')
+  if (!URL.canParse(values.agent) || !/^https?:$/.test(new URL(values.agent).protocol)) throw new BadInput(`--agent must be an http(s) URL, not '${values.agent}'`)
+  const waitMs = values.wait === undefined ? (isLoopback(values.agent) ? DEFAULT_LOOPBACK_WAIT_MS : 0) : values.wait === '0' ? 0 : seconds(values.wait, '--wait')!
   const sets = await loadSets(positionals, values.config)
   if ('error' in sets) {
     io.err(`evalstream: ${sets.error}\n`)
@@ -98,6 +111,12 @@ async function run(args: string[], io: RunIo): Promise<number> {
   }
   const createEngine = judgedEngines(wiring.value.judging)
   const captures = values.capture ? captureWriter(values.capture) : undefined
+  if (waitMs > 0) {
+    const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+    const waited = await waitForAgent(values.agent, waitMs, { fetch: io.fetch ?? fetch, now: io.now ?? Date.now, sleep, err: io.err })
+    // Not fatal: every case then reports NOT_EVALUATED with the agent's error, as without --wait.
+    if (!waited.ok) io.err(`evalstream: the agent at ${values.agent} did not accept a connection within ${Math.round(waitMs / 1000)} s (${waited.cause})\n`)
+  }
   const display = progressDisplay(io.err, io.isTTY)
   const report = await runEvalSets(sets.inputs, {
     agent: { url: values.agent, app: values.app, fetch: io.fetch },
@@ -120,6 +139,8 @@ async function run(args: string[], io: RunIo): Promise<number> {
   }
   await captures?.flushed()
   if (values.out) await writeResults(values.out, report.sets)
+  if (values.junit) await writeFile(values.junit, junitXml(reportedCases(report.sets)))
+  if (values.summary) await writeFile(values.summary, markdownSummary(reportedCases(report.sets)), { flag: 'a' })
   if (values.json) {
     const texts = report.sets.map((s) => evalSetResultJson(s.evalSetResult))
     io.out(`${texts.length === 1 ? texts[0] : `[${texts.join(',')}]`}\n`)
@@ -216,6 +237,22 @@ function captureWriter(dir: string) {
 /** Ids become file names: anything but letters, digits, dot, dash and underscore is replaced. */
 function safeName(id: string): string {
   return id.replace(/[^\w.-]/g, '_').replace(/^\.+/, '_') || '_'
+}
+
+/** Every case run, as the JUnit and Markdown reports take it. */
+function reportedCases(sets: EvalSetRun[]): ReportedCase[] {
+  return sets.flatMap((set) =>
+    set.cases.flatMap((verdict) =>
+      verdict.runs.map((run) => ({
+        suite: set.evalSetId,
+        name: verdict.runs.length > 1 ? `${verdict.evalId} (run ${run.run + 1} of ${verdict.runs.length})` : verdict.evalId,
+        status: run.status,
+        results: run.results,
+        overall: run.caseResult.overall_eval_metric_results.map((m) => ({ metric_name: m.metric_name, score: m.score, threshold: m.threshold ?? null, eval_status: m.eval_status })),
+        ...(run.reason !== undefined ? { reason: run.reason } : {}),
+      })),
+    ),
+  )
 }
 
 function renderRun(sets: EvalSetRun[]): string {

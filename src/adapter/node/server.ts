@@ -4,12 +4,16 @@
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
  * session limits read in src/config/setup.ts.
  */
+import { startOtlpTicker } from '../../session/otlp-ticker.ts'
+import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'
 import type { Server as HttpServer } from 'node:http'
+import { getHeapStatistics } from 'node:v8'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
+import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { indexLimitsFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
@@ -41,6 +45,9 @@ const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
   evalSets: db.evalSets,
+  defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
+  // Monitored conversations' idle times, in the sessions' database: they survive a restart.
+  otlpSql: db.indexSql,
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
   // Session webhooks whose name resolves to an internal address are refused at send time.
@@ -67,6 +74,8 @@ if (!admissionLag.ok) {
 }
 // New sessions wait (503, Retry-After) while the loop is behind; admitted ones are served first.
 const admission = admissionFromLag(loopLagMonitor().p99Ms, admissionLag.value)
+// Traces whose root never came, and conversations gone quiet, are finalised by this timer.
+if (setup.deps.otlp) startOtlpTicker(setup.deps.otlp.monitor, OTLP_TICK_MS)
 const listen = listenPort(process.env.PORT)
 if (!listen.ok) {
   console.error(`evalstream: ${listen.error}`)

@@ -10,7 +10,7 @@ import { RUBRIC_ANSWER_SCHEMA } from './rubric-answer.ts'
 import { nullReason, samplesFor } from './answers.ts'
 import { RubricsBasedCriterion } from './options.ts'
 import { judgeRequest, scoreOutcome } from './request.ts'
-import { readRubricSample, readRubricText } from './rubric-sample.ts'
+import { readRubricSample, readRubricText, type RubricSample } from './rubric-sample.ts'
 import { rubricDecided, rubricVote } from './vote.ts'
 
 type State = InvocationContext<RubricsBasedCriterion>
@@ -46,6 +46,30 @@ export type RubricCriterionSpec = {
   prompt(actual: Invocation, rubrics: PromptRubric[]): { systemInstruction: string; prompt: string }
 }
 
+/**
+ * The rubric verdict from the answers to request `id`: per rubric the majority of the samples'
+ * yes/no (tie negative), the score the mean of the chosen rubric scores.
+ */
+export function rubricOutcome(
+  answers: JudgeAnswer[],
+  id: string,
+  rubrics: Rubric[],
+  /** Reads a text sample; defaults to the JSON answer with ADK v2.0's text format as the fallback. */
+  readText?: (text: string, rubrics: readonly Rubric[]) => RubricSample,
+): Outcome {
+  const samples = samplesFor(answers, id)
+  const read = samples.map((s) => ('text' in s && readText ? readText(s.text, rubrics) : readRubricSample(s, rubrics)))
+  const chosen = rubricVote(read.map((r) => r.rubric_scores))
+  const scored: number[] = []
+  for (const c of chosen) if (typeof c.score === 'number') scored.push(c.score)
+  const details = {
+    rubric_scores: chosen,
+    samples: read.map((r) => ({ parsed_with: r.parsed_with ?? null, rubrics_read: r.rubric_scores.length, ...(r.error ? { error: r.error } : {}) })),
+  }
+  const reason = nullReason(samples, 'no rubric got a yes/no verdict that could be matched to a rubric')
+  return scoreOutcome(exactMean(scored), reason, details)
+}
+
 /** Build a rubric criterion from its name, rubric type and prompt. */
 export function rubricCriterion(spec: RubricCriterionSpec): Criterion<RubricsBasedCriterion, State> {
   function finish(state: State, actual: Invocation): Outcome {
@@ -68,21 +92,7 @@ export function rubricCriterion(spec: RubricCriterionSpec): Criterion<RubricsBas
       decided: (texts) =>
         rubricDecided(texts.map((t) => readRubricText(t, rubrics).rubric_scores), ids, options.num_samples),
     })
-    return { kind: 'judge', requests: [request], resume: (answers) => resume(answers, request.id, rubrics) }
-  }
-
-  function resume(answers: JudgeAnswer[], id: string, rubrics: Rubric[]): Outcome {
-    const samples = samplesFor(answers, id)
-    const read = samples.map((s) => readRubricSample(s, rubrics))
-    const chosen = rubricVote(read.map((r) => r.rubric_scores))
-    const scored: number[] = []
-    for (const c of chosen) if (typeof c.score === 'number') scored.push(c.score)
-    const details = {
-      rubric_scores: chosen,
-      samples: read.map((r) => ({ parsed_with: r.parsed_with ?? null, rubrics_read: r.rubric_scores.length, ...(r.error ? { error: r.error } : {}) })),
-    }
-    const reason = nullReason(samples, 'no rubric got a yes/no verdict that could be matched to a rubric')
-    return scoreOutcome(exactMean(scored), reason, details)
+    return { kind: 'judge', requests: [request], resume: (answers) => rubricOutcome(answers, request.id, rubrics) }
   }
 
   return {

@@ -14,7 +14,8 @@ import type { EvalCase } from '../../adk/eval-set.ts'
 import { isRecord } from '../../adk/json.ts'
 import { eventsToInvocations } from '../../core/events-to-invocations.ts'
 import { agentTarget } from '../forward.ts'
-import { boundsIssue, DEFAULT_LIMITS, type Limits } from '../../ingest/index.ts'
+import { boundsIssue, DEFAULT_LIMITS, type Limits, violationIssue } from '../../ingest/index.ts'
+import { scanJsonItems } from '../../adk/json-scan.ts'
 import { readTextLimited } from '../read-body.ts'
 
 /** The agent must answer a session fetch within this long, in milliseconds. */
@@ -69,6 +70,16 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
     return failure(502, 'Bad agent answer', `${what}: ${why}`)
   }
   if (!response.ok) return failure(502, 'Bad agent answer', `${what}: the agent answered ${response.status}: ${read.text.slice(0, 300)}`)
+  // The agent's JSON is as untrusted as a client's: bounds on the raw text before it is parsed.
+  // Each event is bounded on its own (depth counted from the event), as once parsed.
+  const eventLimits = input.limits?.events ?? DEFAULT_LIMITS
+  const scanned = scanJsonItems(read.text, eventLimits)
+  const badIndex = scanned.items?.findIndex((item) => item.violation !== undefined) ?? -1
+  const found = scanned.violation ?? scanned.items?.[badIndex]?.violation
+  if (found) {
+    const where = scanned.violation ? '' : `events[${badIndex}]: `
+    return failure(502, 'Bad agent answer', `${what}: ${where}${violationIssue(found, badIndex, eventLimits).message}`)
+  }
   let session: unknown
   try {
     session = JSON.parse(read.text)

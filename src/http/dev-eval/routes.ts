@@ -24,7 +24,8 @@ import type { AppDeps } from '../deps.ts'
 import { memoryEvalSetStore, type EvalScope, type EvalSetStore } from '../../session/eval-set-store.ts'
 import { tenantOf } from '../auth.ts'
 import { problem } from '../problem.ts'
-import { boundsIssue, DEFAULT_LIMITS, type Limits } from '../../ingest/index.ts'
+import { boundsIssue, DEFAULT_LIMITS, type Limits, violationIssue } from '../../ingest/index.ts'
+import { scanJsonBounds } from '../../adk/json-scan.ts'
 import { readTextLimited } from '../read-body.ts'
 import { evalCaseFromSession } from './add-session.ts'
 import { camelJson, forTheTab } from './camel.ts'
@@ -239,6 +240,12 @@ async function readJson(c: Context, limits: Limits = DEFAULT_LIMITS): Promise<un
   const read = await readTextLimited(c.req.raw, MAX_DEV_EVAL_BODY_BYTES)
   if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
   if (!read.ok) return problem(c, 413, 'Request body too large', `the body is more than ${MAX_DEV_EVAL_BODY_BYTES} bytes (MAX_DEV_EVAL_BODY_BYTES)`)
+  // Bounds on the raw text first, so an out-of-bounds body is never parsed.
+  const found = scanJsonBounds(read.text, limits)
+  if (found) {
+    const issue = violationIssue(found, 0, limits)
+    return problem(c, 422, 'JSON out of bounds', `${issue.path ?? '$'}: ${issue.message}`)
+  }
   try {
     const value: unknown = JSON.parse(read.text === '' ? '{}' : read.text)
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object')

@@ -18,6 +18,9 @@ import type { AppDeps } from '../deps.ts'
 import type { EvalScope, EvalSetStore } from '../../session/eval-set-store.ts'
 import { DEFAULT_PARALLEL, runEvalSets } from '../../runner/run-eval-set.ts'
 import { forTheTab } from './camel.ts'
+import { alwaysReportedCriteria } from '../../core/registry.ts'
+
+const ALWAYS_REPORTED = new Set(alwaysReportedCriteria().map((c) => c.key))
 
 /** Eval tab runs in progress at once per process (or Durable Object) by default (EVALSTREAM_MAX_ACTIVE_DEV_RUNS); more get 429. */
 export const MAX_ACTIVE_DEV_RUNS = DEFAULT_RUN_QUOTAS.activeDevRuns
@@ -48,9 +51,14 @@ export function readRunRequest(body: unknown, defaultConfig: unknown): { ok: tru
     const issue = parsed.error.issues[0]
     return { ok: false, error: `evalMetrics.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` }
   }
-  // A metric without a criterion is a bare threshold, as a config file would write it.
+  // A metric without a criterion is a bare threshold, as a config file would write it. The
+  // informational metrics are reported on every run and take no threshold: choosing one in the
+  // dialog (an older bundle sends a threshold for it) asks for nothing more, so it is left out.
   const criteria = Object.fromEntries(
-    (metrics as Record<string, unknown>[]).map((m, i) => [parsed.data[i]!.metric_name, m.criterion ?? parsed.data[i]!.threshold]),
+    (metrics as Record<string, unknown>[]).flatMap((m, i) => {
+      const name = parsed.data[i]!.metric_name
+      return ALWAYS_REPORTED.has(name) ? [] : [[name, m.criterion ?? parsed.data[i]!.threshold]]
+    }),
   )
   return { ok: true, request: { caseIds, evalConfig: { criteria } } }
 }

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { indexPathFor, startIndexWriter } from '../../../src/adapter/node/index-writer.ts'
 import { DEFAULT_INDEX_LIMITS } from '../../../src/monitor/results-index-limits.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
-import { CONFIG, MATCHING_CASE, WEATHER_SSE } from '../../http/fixtures.ts'
+import { CONFIG, MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-index-writer-'))

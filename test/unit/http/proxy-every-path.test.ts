@@ -14,7 +14,7 @@ import { isEventStream, isRunSsePath } from '../../../src/http/agent-sse.ts'
 import { createApp } from '../../../src/http/app.ts'
 import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
 import { FAKE_OURS } from '../../support/agent-stub.ts'
-import { CONFIG, WEATHER_SSE } from '../../http/fixtures.ts'
+import { CONFIG, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 
 const FORGED_LINE = /(^|\n)event: evalstream\ndata: [^\n]*"forged":true/
 const frames = WEATHER_SSE.split(/(?<=\n\n)/).filter((f) => f !== '')

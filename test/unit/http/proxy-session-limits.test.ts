@@ -9,7 +9,7 @@ import { createApp } from '../../../src/http/app.ts'
 import type { AppDeps } from '../../../src/http/deps.ts'
 import { DEFAULT_LIMITS, type Limits } from '../../../src/ingest/index.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
-import { CONFIG, WEATHER_EVENTS, WEATHER_SSE } from '../../http/fixtures.ts'
+import { CONFIG, WEATHER_EVENTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 
 const framesOf = (text: string) => text.split(/(?<=\n\n)/).filter((f) => f !== '')
 const ours = (text: string) =>

@@ -16,7 +16,7 @@ import { createMemoryJudgeCache } from '../../../src/judge/cache.ts'
 import { createJudgeExecutor } from '../../../src/judge/executor.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
 import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
-import { MATCHING_CASE, WEATHER_SSE } from '../../http/fixtures.ts'
+import { MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 
 const VALID = JSON.stringify({ reasoning: 'same', is_the_agent_response_valid: 'valid' })
 const JUDGED = { criteria: { final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } } }

@@ -26,11 +26,11 @@ async function readAll(stream: ReadableStream<ResultChunk>): Promise<{ seqs: num
 describe('a run log through the session streamer', () => {
   it('a stalled reader costs no growing queue, misses nothing, and the stream ends at run.result', async () => {
     const log = createResultLog<RunEventType>(memoryResultStorage())
-    let endSeq: number | undefined
+    const end: { seq: number | undefined } = { seq: undefined }
     const source = {
       log,
       get endSeq() {
-        return endSeq
+        return end.seq
       },
     }
     log.append({ type: 'run.started', key: 'run.started/1', data: {} })
@@ -38,7 +38,7 @@ describe('a run log through the session streamer', () => {
     // The reader reads nothing while far more than the queue bound is logged.
     const total = MAX_QUEUED_RESULTS * 3
     for (let i = 0; i < total; i++) log.append({ type: 'criterion.result', key: `r/${i}`, data: { i } })
-    endSeq = log.append({ type: 'run.result', key: 'run.result', data: { passed: true } }).seq
+    end.seq = log.append({ type: 'run.result', key: 'run.result', data: { passed: true } }).seq
     log.append({ type: 'case.done', key: 'after-the-end', data: {} })
     const { seqs, types } = await readAll(stream)
     expect(seqs).toEqual(Array.from({ length: total + 2 }, (_, i) => i + 1))

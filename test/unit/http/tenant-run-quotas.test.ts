@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'
-import { CONFIG, FINAL_TEXT } from '../../http/fixtures.ts'
+import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
 import { heldAgent, type HeldAgent } from '../support/held-agent.ts'
 import { twoTenantApp } from '../support/two-tenants.ts'
 

@@ -8,7 +8,7 @@ import { MAX_TIMER_MS } from '../../../src/ingest/timer-ms.ts'
 import { otelConfigFromEnv } from '../../../src/config/otel.ts'
 import { proxySettingsFromEnv } from '../../../src/config/proxy.ts'
 import { webhookSettingsFromEnv } from '../../../src/config/webhooks.ts'
-import { CONFIG } from '../../http/fixtures.ts'
+import { CONFIG } from '../../support/weather-fixtures.ts'
 import { twoTenantApp } from '../support/two-tenants.ts'
 
 const TOO_LONG = String(2 ** 31)

@@ -6,22 +6,11 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runEval } from '../../../src/adapter/node/eval-command.ts'
 import { TURNS } from '../../fixtures/otlp/scenario.ts'
+import { adkEventsNdjson } from './support/adk-events.ts'
 import { FIXTURE_DIR, fixtureText } from './support/fixtures.ts'
 
 const EVALSET = join(FIXTURE_DIR, 'weather.evalset.json')
 const ENV = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '' }
-
-/** The same conversation as ADK events (what /run_sse streams), one JSON per line. */
-function adkEventsNdjson(): string {
-  const events = TURNS.flatMap((t, n) => {
-    const invocation_id = `e-${n + 1}`
-    const call = { invocation_id, author: 'weather_agent', content: { role: 'model', parts: t.calls.map((c) => ({ functionCall: { id: c.id, name: 'get_weather', args: { city: c.city } } })) }, usageMetadata: { promptTokenCount: t.llm[0]!.prompt, candidatesTokenCount: t.llm[0]!.candidates } }
-    const results = { invocation_id, author: 'weather_agent', content: { role: 'user', parts: t.calls.map((c) => ({ functionResponse: { id: c.id, name: 'get_weather', response: c.response } })) } }
-    const final = { invocation_id, author: 'weather_agent', content: { role: 'model', parts: [{ text: t.final }] }, usageMetadata: { promptTokenCount: t.llm[1]!.prompt, candidatesTokenCount: t.llm[1]!.candidates } }
-    return [{ invocation_id, author: 'user', content: { role: 'user', parts: [{ text: t.user }] } }, call, results, final]
-  })
-  return events.map((e) => JSON.stringify(e)).join('\n') + '\n'
-}
 
 type Row = { metric_name: string; invocation_index: number; score: number | null; eval_status: string }
 const rows = (results: Row[]) => results.map((r) => ({ metric: r.metric_name, index: r.invocation_index, score: r.score, status: r.eval_status }))

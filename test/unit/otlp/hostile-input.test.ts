@@ -1,12 +1,15 @@
 /**
  * Hostile bodies never crash the decoders: whatever the bytes, a decode either answers (spans kept,
  * bad ones rejected) or refuses the request with an OtlpRequestError carrying an HTTP status.
+ * Seeded; a small count in `npm test` so the file stays fast on a loaded machine, FUZZ_RUNS for a
+ * long run (as test/unit/fuzz).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_OTLP_LIMITS, decodeLogsJson, decodeLogsProtobuf, decodeTracesJson, decodeTracesProtobuf, OtlpRequestError } from '../../../src/otlp/index.ts'
 import { encodeTracesProtobuf } from './support/encode-protobuf.ts'
 import { fixtureText } from './support/fixtures.ts'
+import { fuzzRuns } from '../fuzz/seed.ts'
 
 const LIMITS = { ...DEFAULT_OTLP_LIMITS, maxValueDepth: 8 }
 
@@ -28,7 +31,7 @@ describe('OTLP decoders on hostile input (property)', () => {
         answersOrRefuses(() => decodeTracesProtobuf(bytes, LIMITS))
         answersOrRefuses(() => decodeLogsProtobuf(bytes, LIMITS))
       }),
-      { numRuns: 2000, seed: 7 },
+      { numRuns: fuzzRuns(400), seed: 7 },
     )
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(fixtureBytes.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }), fc.nat(fixtureBytes.length), (flips, cut) => {
@@ -36,12 +39,12 @@ describe('OTLP decoders on hostile input (property)', () => {
         for (const [at, value] of flips) if (at < bytes.length) bytes[at] = value
         answersOrRefuses(() => decodeTracesProtobuf(bytes, LIMITS))
       }),
-      { numRuns: 2000, seed: 8 },
+      { numRuns: fuzzRuns(400), seed: 8 },
     )
   })
 
   it('JSON: any JSON value in any OTLP field position never crashes', () => {
-    const anything = fc.jsonValue({ maxDepth: 6 })
+    const anything = fc.jsonValue({ maxDepth: 4 })
     const request = fc.record({
       resourceSpans: fc.oneof(anything, fc.array(fc.record({ resource: anything, scopeSpans: fc.oneof(anything, fc.array(fc.record({ scope: anything, spans: fc.oneof(anything, fc.array(fc.dictionary(fc.constantFrom('traceId', 'spanId', 'parentSpanId', 'name', 'startTimeUnixNano', 'endTimeUnixNano', 'attributes', 'status'), anything))) }))) }))),
     })
@@ -50,7 +53,7 @@ describe('OTLP decoders on hostile input (property)', () => {
         answersOrRefuses(() => decodeTracesJson(JSON.stringify(body), LIMITS))
         answersOrRefuses(() => decodeLogsJson(JSON.stringify({ resourceLogs: body.resourceSpans }), LIMITS))
       }),
-      { numRuns: 1000, seed: 9 },
+      { numRuns: fuzzRuns(60), seed: 9 },
     )
   })
 })

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { memorySessionStore, sqliteSessionStore } from '../../../src/session/store.ts'
 import type { StoreSource } from '../../../src/config/setup.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
-import { CONFIG } from '../../http/fixtures.ts'
+import { CONFIG } from '../../support/weather-fixtures.ts'
 import { type Tenant, twoTenantApp } from '../support/two-tenants.ts'
 
 const stores: Record<string, () => StoreSource> = {

@@ -59,7 +59,9 @@ function resume(answers: JudgeAnswer[], id: string): Outcome {
     // real number; NaN or None give no score.
     const service = via ?? 'the judge service'
     const score = typeof sample.score === 'number' && Number.isFinite(sample.score) ? sample.score : null
-    return scoreOutcome(score, `${service} gave no score`, { judged_by: service })
+    // ADK reports the service's rubric verdicts, explanation and error as the invocation's rubric scores.
+    const rubricScores = sample.rubric_scores ? { rubric_scores: sample.rubric_scores } : {}
+    return scoreOutcome(score, `${service} gave no score`, { judged_by: service, ...rubricScores })
   }
   const details: Record<string, unknown> = { judged_by: RUBRIC }
   const json = parseJsonAnswer(sample.text, SafetyAnswer)

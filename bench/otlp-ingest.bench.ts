@@ -1,0 +1,114 @@
+/**
+ * OTLP monitoring benchmark, on Node, in process (the Hono app's fetch, no socket):
+ *
+ * 1. Throughput: spans/s through `POST /v1/traces` with scoring (decode, assemble, feed each
+ *    completed trace into its conversation's session, score the deterministic criteria, log the
+ *    results), next to the bare OTLP JSON decode of the same bodies. Each conversation is the ADK JS
+ *    fixture's two turns with fresh trace and conversation ids, posted as its exporter sends them
+ *    (children, then the root), so every request completes a trace.
+ * 2. Latency: per conversation, turn 1 posted (creating the session), a reader on the session's
+ *    `/results` SSE stream, turn 2's child spans posted, then the deciding request (turn 2's root
+ *    span, which completes it): the time from that POST to turn 2's `tool_trajectory_avg_score`
+ *    frame read off the stream, p50 and p99.
+ *
+ * Run: npx node bench/otlp-ingest.bench.ts [CONVERSATIONS=300]
+ */
+import { readFileSync } from 'node:fs'
+import { createApp } from '../src/http/app.ts'
+import { depsFromEnv } from '../src/config/setup.ts'
+import { decodeTraceRequest, DEFAULT_OTLP_LIMITS } from '../src/otlp/index.ts'
+import { memorySessionStore } from '../src/session/store.ts'
+
+const CONVERSATIONS = Number(process.argv[2] ?? 300)
+type Request = { resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }> }
+const fixture = new URL('../test/fixtures/otlp/', import.meta.url)
+const lines = readFileSync(new URL('adk-js.jsonl', fixture), 'utf8').split('\n').filter(Boolean)
+const config = JSON.parse(readFileSync(new URL('weather.test_config.json', fixture), 'utf8'))
+const evalCase = JSON.parse(readFileSync(new URL('weather.evalset.json', fixture), 'utf8')).eval_cases[0]
+
+/** The fixture's requests for conversation `n`: fresh trace ids and conversation id, same spans. */
+function conversation(n: number): string[] {
+  const hex = n.toString(16).padStart(8, '0')
+  return lines.map((l) => l.replaceAll('"traceId":"00000001', `"traceId":"${hex}`).replaceAll('session-js', `conv-${n}`))
+}
+const spansIn = (bodies: string[]) =>
+  bodies.reduce((n, b) => n + (JSON.parse(b) as Request).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).length, 0)
+
+function app() {
+  const env = {
+    GEMINI_API_KEY: '',
+    GOOGLE_API_KEY: '',
+    EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { weather_agent: { eval_config: config, eval_case: evalCase } } }),
+    EVALSTREAM_MAX_SESSIONS: '1000000',
+    EVALSTREAM_MAX_SESSIONS_PER_TENANT: '1000000',
+  }
+  const setup = depsFromEnv(env, { store: (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual' }) })
+  if (!setup.ok) throw new Error(setup.error)
+  return createApp(setup.deps)
+}
+const post = (a: ReturnType<typeof app>, body: string) =>
+  a.request('/v1/traces', { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+
+const bodies = Array.from({ length: CONVERSATIONS }, (_, n) => conversation(n + 1)).flat()
+const spans = spansIn(bodies)
+
+const decodeAll = async () => {
+  const t = performance.now()
+  for (const body of bodies) {
+    await decodeTraceRequest(new TextEncoder().encode(body), { contentType: 'application/json' }, DEFAULT_OTLP_LIMITS)
+  }
+  return performance.now() - t
+}
+const ingestAll = async () => {
+  const scored = app()
+  const t = performance.now()
+  for (const body of bodies) {
+    const res = await post(scored, body)
+    if (res.status !== 200) throw new Error(`POST /v1/traces answered ${res.status}: ${await res.text()}`)
+  }
+  return performance.now() - t
+}
+// A first round of each warms the JIT; the second is measured.
+await decodeAll()
+const decodeMs = await decodeAll()
+await ingestAll()
+const ingestMs = await ingestAll()
+
+// Deciding span to verdict on SSE.
+const live = app()
+const latencies: number[] = []
+for (let n = 1; n <= CONVERSATIONS; n++) {
+  const id = CONVERSATIONS + n
+  const [children1, root1, children2, root2] = conversation(id)
+  // Turn 1 creates the session; its stream is then open (and read up to turn 1's verdict) before turn 2.
+  for (const body of [children1!, root1!, children2!]) await post(live, body)
+  const stream = await live.request(`/v1/sessions/otlp-conv-${id}/results`, { headers: { accept: 'text/event-stream' } })
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader()
+  const readUntil = async (needle: RegExp) => {
+    let text = ''
+    while (!needle.test(text)) {
+      const r = await reader.read()
+      if (r.done) throw new Error('results stream ended before the verdict')
+      text += r.value
+    }
+  }
+  await readUntil(
+    /"metric_name":"tool_trajectory_avg_score"[^\n]*"invocation_index":0|"invocation_index":0[^\n]*"metric_name":"tool_trajectory_avg_score"/,
+  )
+  const started = performance.now()
+  await post(live, root2!) // the deciding span: turn 2's root
+  await readUntil(
+    /"metric_name":"tool_trajectory_avg_score"[^\n]*"invocation_index":1|"invocation_index":1[^\n]*"metric_name":"tool_trajectory_avg_score"/,
+  )
+  latencies.push(performance.now() - started)
+  await reader.cancel()
+}
+latencies.sort((a, b) => a - b)
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(2)
+
+console.log(`${CONVERSATIONS} conversations, ${bodies.length} requests, ${spans} spans (ADK JS shape, content on)`)
+console.log(`bare OTLP JSON decode:        ${(spans / (decodeMs / 1000)).toFixed(0)} spans/s`)
+console.log(
+  `POST /v1/traces, scored:      ${(spans / (ingestMs / 1000)).toFixed(0)} spans/s (${(ingestMs / decodeMs).toFixed(1)}x the decode time)`,
+)
+console.log(`deciding span -> verdict on SSE: p50 ${pct(50)} ms, p99 ${pct(99)} ms (${latencies.length} turns)`)

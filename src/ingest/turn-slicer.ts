@@ -1,0 +1,60 @@
+/**
+ * Keeps one request's synchronous work in short slices: work is done in small units (one decoded
+ * event scored, one step of a big JSON body), and once a slice has run `sliceMs` the request
+ * gives the event loop back before the next unit. Other requests, timers and `/healthz` then wait
+ * at most one slice plus one unit, whatever the size of the body.
+ */
+
+/** Synchronous work one request does before it gives the event loop back. */
+export const MAX_TURN_SLICE_MS = 5
+
+export type TurnSlicer = {
+  /** A slice starts (after an await that gave the loop back, e.g. reading the next chunk). */
+  begin(): void
+  /** The slice is over for now (the request is about to await something). */
+  end(): void
+  /** After a unit of work: a promise to await when the slice has run long enough, else undefined. */
+  check(): Promise<void> | undefined
+  /** The longest slice so far, by the clock (for tests and measurements). */
+  readonly longestMs: number
+}
+
+export type TurnSlicerOptions = {
+  sliceMs?: number
+  /** Milliseconds, any origin; a test injects one that counts work instead of time. */
+  clock?: () => number
+  /** Gives the loop back; by default `setImmediate` (timers and I/O run in between), `setTimeout(0)` where there is none. */
+  yieldTurn?: () => Promise<void>
+  /** Told the longest slice of each request when it is done (tests and measurements). */
+  report?: (longestMs: number) => void
+}
+
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate
+const macrotask = () => new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)))
+
+/** @example const slicer = createTurnSlicer(); for (const unit of work) { unit(); await slicer.check() } */
+export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {
+  const sliceMs = options.sliceMs ?? MAX_TURN_SLICE_MS
+  const clock = options.clock ?? (() => performance.now())
+  const yieldTurn = options.yieldTurn ?? macrotask
+  let started = clock()
+  let longest = 0
+  const end = () => {
+    longest = Math.max(longest, clock() - started)
+  }
+  const begin = () => {
+    started = clock()
+  }
+  return {
+    begin,
+    end,
+    check() {
+      if (clock() - started < sliceMs) return undefined
+      end()
+      return yieldTurn().then(begin)
+    },
+    get longestMs() {
+      return longest
+    },
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The deployment's judge from its environment: Gemini (./config.ts) and every OpenAI-compatible
+ * provider it configures (./providers.ts), plus a Worker's Workers AI binding, behind one Judge
+ * (./any-model.ts); Vertex AI's evaluation service for the metrics ADK computes there
+ * (./vertex-metrics.ts), with credentials from ./google-credentials.ts. Null when none is configured.
+ */
+import type { Judge } from './port.ts'
+import { createAnyModelJudge } from './any-model.ts'
+import { describeJudgeConfig, judgeConfigFromEnv } from './config.ts'
+import { createGeminiJudge } from './gemini.ts'
+import { authHeaders, googleCredentialsFromEnv } from './google-credentials.ts'
+import { chatProvidersFromEnv } from './providers.ts'
+import { withVertexMetrics } from './vertex-metrics.ts'
+import type { WorkersAiBinding } from './workers-ai-client.ts'
+
+export type JudgeFromEnv = { ok: true; judge: Judge | null; notes: string[] } | { ok: false; error: string }
+
+/**
+ * @example
+ * const built = judgeFromEnv({ OPENAI_API_KEY: 'sk-...' }) // judge_model 'openai/gpt-4.1-mini' is answered by OpenAI
+ */
+export function judgeFromEnv(
+  env: Record<string, string | undefined>,
+  extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch } = {},
+): JudgeFromEnv {
+  const config = judgeConfigFromEnv(env)
+  const { providers, errors } = chatProvidersFromEnv(env)
+  const credentials = googleCredentialsFromEnv(env)
+  if (typeof credentials === 'string') errors.push(credentials)
+  const mode = (env.EVALSTREAM_VERTEX_METRICS_JUDGE?.trim() || 'vertex').toLowerCase()
+  if (mode !== 'vertex' && mode !== 'evalstream') errors.push(`EVALSTREAM_VERTEX_METRICS_JUDGE must be vertex or evalstream, not '${mode}'`)
+  if (errors.length > 0) return { ok: false, error: errors.join('; ') }
+  if (!config && providers.size === 0 && !extra.workersAi) return { ok: true, judge: null, notes: [] }
+
+  const auth = credentials && typeof credentials !== 'string' ? authHeaders(credentials, { fetch: extra.fetch }) : undefined
+  // A service account's exchanged token also authenticates Gemini calls on Vertex (no ADC on Workers).
+  const token = auth && credentials && typeof credentials !== 'string' && credentials.kind === 'service-account'
+    ? async () => ((await auth()).authorization ?? '').replace(/^Bearer /, '')
+    : undefined
+  const gemini = config
+    ? createGeminiJudge(config, { ...(extra.fetch ? { fetch: extra.fetch } : {}), ...(auth ? { auth } : {}), ...(token ? { token } : {}) })
+    : undefined
+  const notes: string[] = []
+  if (config) notes.push(describeJudgeConfig(config))
+  for (const p of providers.values()) {
+    const n = p.supportsN ? 'num_samples as n in one request' : 'one request per sample'
+    notes.push(`judge_model '${p.name}/<model>': OpenAI-compatible ${p.baseUrl} (${n})`)
+  }
+  if (extra.workersAi) notes.push(`judge_model 'workers-ai/<model>': the Workers AI binding (one request per sample)`)
+  // Without a Gemini judge, only the composite can answer; with one and nothing else, it adds nothing.
+  const inner = gemini && providers.size === 0 && !extra.workersAi ? gemini : createAnyModelJudge({
+    gemini,
+    vertexSafety: config?.vertexSafety !== undefined,
+    providers,
+    workersAi: extra.workersAi,
+    fetch: extra.fetch,
+  })
+
+  const vertexTarget = config?.vertexSafety
+  const evalAuth = auth ?? (config?.accessToken ? authHeaders({ kind: 'access-token', token: config.accessToken }) : undefined)
+  const vertex = vertexTarget && evalAuth ? { ...vertexTarget, auth: evalAuth, ...(extra.fetch ? { fetch: extra.fetch } : {}) } : undefined
+  if (vertex) notes.push('response_evaluation_score and multi_turn_*_v1 via Vertex evaluateInstances')
+  else if (mode === 'evalstream') {
+    notes.push("response_evaluation_score and multi_turn_*_v1 by evalstream's own judge (labelled judge: evalstream), not Vertex")
+  } else {notes.push(
+      'response_evaluation_score and multi_turn_*_v1 need Vertex (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION and credentials): NOT_EVALUATED',
+    )}
+  return { ok: true, judge: withVertexMetrics(inner, { vertex, mode: mode as 'vertex' | 'evalstream' }), notes }
+}

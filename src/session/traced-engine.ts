@@ -1,0 +1,133 @@
+/**
+ * What an OTLP-born invocation needs beyond its ADK events, carried on its first event as
+ * `evalstream_trace` (an extra key the ADK event schema keeps): the trace and span ids results are
+ * written back to, the trace's own start and end (invocation_duration_v1 is the root span's
+ * duration, not the time the spans took to arrive), and the metrics its missing parts rule out.
+ * An invocation scored in pieces (otlp-early.ts) carries the mark again, complete, on its last event.
+ * Because it rides on a journaled event, a session rebuilt by replay after a restart or eviction
+ * reads the same answers: the engine's `unscorable` and clock give what they gave the first time.
+ */
+import { isRecord } from '../adk/json.ts'
+import type { AdkEvent } from '../adk/event.ts'
+import type { SessionEngine } from '../engine/types.ts'
+import type { EngineFactory } from './session.ts'
+
+export const TRACE_MARK_KEY = 'evalstream_trace'
+
+export type TraceMark = {
+  trace_id: string
+  /** The root span (case-level and invocation results are written back to it); absent when it never arrived. */
+  root_span_id?: string
+  /** The `execute_tool` span of each tool call, in model order ('' where unknown). */
+  tool_span_ids: string[]
+  start_ms: number
+  /** Root end; absent when the root never arrived (no duration is measured then). */
+  end_ms?: number
+  /** Metric name -> why it cannot be scored on this invocation. */
+  unscorable: Record<string, string>
+}
+
+/** Where a session's results go back to in the agent's trace, per invocation id. */
+export type TraceLinks = {
+  record(sessionId: string, invocationId: string, mark: TraceMark): void
+  lookup(sessionId: string, invocationId: string): TraceMark | undefined
+  /** The invocation of this session recorded last (the case result is written to its root). */
+  last(sessionId: string): TraceMark | undefined
+  forget(sessionId: string): void
+}
+
+/** At most this many sessions' links are kept (oldest dropped first): a lookup miss only loses the ids. */
+export const MAX_LINKED_SESSIONS = 10_000
+/** At most this many invocations' links per session. */
+export const MAX_LINKED_INVOCATIONS = 1_000
+
+/** @example const links = createTraceLinks(); links.record('s', 'e-1', mark) */
+export function createTraceLinks(maxSessions = MAX_LINKED_SESSIONS): TraceLinks {
+  const bySession = new Map<string, Map<string, TraceMark>>()
+  return {
+    record(sessionId, invocationId, mark) {
+      let marks = bySession.get(sessionId)
+      if (marks) bySession.delete(sessionId)
+      else marks = new Map()
+      bySession.set(sessionId, marks) // most recent last
+      marks.delete(invocationId)
+      marks.set(invocationId, mark)
+      if (marks.size > MAX_LINKED_INVOCATIONS) marks.delete(marks.keys().next().value!)
+      if (bySession.size > maxSessions) bySession.delete(bySession.keys().next().value!)
+    },
+    lookup: (sessionId, invocationId) => bySession.get(sessionId)?.get(invocationId),
+    last(sessionId) {
+      const marks = bySession.get(sessionId)
+      return marks ? [...marks.values()].at(-1) : undefined
+    },
+    forget: (sessionId) => void bySession.delete(sessionId),
+  }
+}
+
+/** The mark an event carries, when it is a well-formed one. */
+export function traceMarkOf(event: AdkEvent): TraceMark | undefined {
+  const mark = (event as Record<string, unknown>)[TRACE_MARK_KEY]
+  if (!isRecord(mark) || typeof mark.trace_id !== 'string' || typeof mark.start_ms !== 'number') return undefined
+  const unscorable: Record<string, string> = {}
+  if (isRecord(mark.unscorable)) { for (const [k, v] of Object.entries(mark.unscorable)) if (typeof v === 'string') unscorable[k] = v }
+  return {
+    trace_id: mark.trace_id,
+    ...(typeof mark.root_span_id === 'string' ? { root_span_id: mark.root_span_id } : {}),
+    tool_span_ids: Array.isArray(mark.tool_span_ids) ? mark.tool_span_ids.map((s) => (typeof s === 'string' ? s : '')) : [],
+    start_ms: mark.start_ms,
+    ...(typeof mark.end_ms === 'number' ? { end_ms: mark.end_ms } : {}),
+    unscorable,
+  }
+}
+
+/**
+ * Engines that read trace marks: a marked event sets the engine's clock to the trace's start (and
+ * its later events and completion to the trace's end), answers `unscorable` from the mark, and
+ * records the links. Events without a mark (every other session) pass through untouched.
+ * @example createEngine = tracedEngines(judgedEngines(judging), links)
+ */
+export function tracedEngines(inner: EngineFactory, links?: TraceLinks): EngineFactory {
+  return (options) => {
+    let traceTime: number | undefined
+    let traceEnd: number | undefined
+    let traceId: string | undefined
+    let traceStart: number | undefined
+    const ruledOut = new Map<string, ReadonlyMap<string, string>>()
+    const created = inner({
+      ...options,
+      clock: () => traceTime ?? options.clock?.() ?? Number.NaN,
+      unscorable: (id) => ruledOut.get(id) ?? options.unscorable?.(id),
+    })
+    if (!created.ok) return created
+    const engine = created.engine
+    const traced: SessionEngine = {
+      push(item) {
+        const mark = traceMarkOf(item.event)
+        if (mark) {
+          const invocationId = item.event.invocation_id ?? ''
+          // A second mark of the same trace (on the piece that completes it) brings its end, not a new
+          // start: the engine timed the invocation from the first piece's start (before the root span
+          // arrived, the earliest span's), so the end keeps the root's duration from there.
+          const again = mark.trace_id === traceId && traceStart !== undefined
+          traceId = mark.trace_id
+          if (!again) traceStart = mark.start_ms
+          traceEnd = traceStart! + ((mark.end_ms ?? Number.NaN) - mark.start_ms)
+          traceTime = again ? traceEnd : mark.start_ms
+          ruledOut.set(invocationId, new Map(Object.entries(mark.unscorable)))
+          links?.record(options.spec.session_id, invocationId, mark)
+        } else if (traceTime !== undefined) traceTime = traceEnd
+        engine.push(item)
+      },
+      reject: (rejected) => engine.reject(rejected),
+      completeInvocation() {
+        if (traceTime !== undefined) traceTime = traceEnd
+        engine.completeInvocation()
+      },
+      end: () => engine.end(),
+      snapshot: () => engine.snapshot(),
+      abort: (reason) => engine.abort(reason),
+      ...(engine.judgesSettled ? { judgesSettled: () => engine.judgesSettled!() } : {}),
+    }
+    return { ...created, engine: traced }
+  }
+}

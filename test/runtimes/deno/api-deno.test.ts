@@ -1,0 +1,22 @@
+/**
+ * The API suite against the Deno adapter (Deno.serve), spawned as `npx deno run` on a free port.
+ */
+import { afterAll, beforeAll, describe } from 'vitest'
+import { apiSuite } from '../../support/api-suite.ts'
+import { PROXY_TEST_ENV } from '../../support/api-suite-proxy.ts'
+import { startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
+import { startDeno, type Running } from '../../support/runtimes.ts'
+
+describe('API on Deno', () => {
+  let agent: AgentStub
+  let deno: Running
+  beforeAll(async () => {
+    agent = await startAgentStub()
+    deno = await startDeno({ AGENT_URL: agent.url, ...PROXY_TEST_ENV })
+  })
+  afterAll(async () => {
+    await deno?.stop()
+    await agent?.close()
+  })
+  apiSuite(() => ({ baseUrl: deno.baseUrl, agentUrl: agent.url, agentRequests: () => agent.requests }))
+})

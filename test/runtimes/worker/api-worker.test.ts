@@ -1,0 +1,22 @@
+/**
+ * The API suite against the Worker in workerd (Miniflare), sessions in SQLite Durable Objects.
+ */
+import { afterAll, beforeAll, describe } from 'vitest'
+import { apiSuite } from '../../support/api-suite.ts'
+import { PROXY_TEST_ENV } from '../../support/api-suite-proxy.ts'
+import { startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
+import { startWorker, type Running } from '../../support/runtimes.ts'
+
+describe('API on Workers (workerd via Miniflare)', () => {
+  let agent: AgentStub
+  let worker: Running
+  beforeAll(async () => {
+    agent = await startAgentStub()
+    worker = await startWorker({ AGENT_URL: agent.url, ...PROXY_TEST_ENV })
+  })
+  afterAll(async () => {
+    await worker?.stop()
+    await agent?.close()
+  })
+  apiSuite(() => ({ baseUrl: worker.baseUrl, agentUrl: agent.url, agentRequests: () => agent.requests }))
+})
