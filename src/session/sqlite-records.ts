@@ -142,10 +142,12 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       cached.set(id, record)
       return record
     },
-    storage: (id) => ({
-      results: sqliteResults(id, read, write, chunks, fresh.has(id)),
-      journal: sqliteJournal(id, read, write, chunks, fresh.has(id)),
-    }),
+    storage(id) {
+      // Only the first storage of a new session can skip reading: a later one (a rebuild after an
+      // unload) must count what the first wrote.
+      const isNew = fresh.delete(id)
+      return { results: sqliteResults(id, read, write, chunks, isNew), journal: sqliteJournal(id, read, write, chunks, isNew) }
+    },
     touch(id, nowMs) {
       read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id)
       const hit = cached.get(id)
@@ -275,7 +277,6 @@ function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks, fre
 /** `fresh`: created by this process just now, so there is no stored entry to count or read. */
 function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): Journal {
   let n = fresh ? 0 : Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
-  const stored = !fresh
   return {
     append(entry) {
       n += 1
@@ -283,7 +284,7 @@ function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChunks, fre
     },
     // A page at a time, so each slice of a replay parses only the entries it feeds.
     *entries() {
-      if (!stored && n === 0) return
+      if (fresh && n === 0) return
       let after = 0
       for (;;) {
         const rows = read('SELECT n, entry FROM es_journal WHERE session_id = ? AND n > ? ORDER BY n LIMIT ?', id, after, JOURNAL_PAGE_ROWS)

@@ -80,7 +80,7 @@ describe('sqlite session records: metadata in memory, written through', () => {
       expect(records.insert({ session_id: `s${i}`, tenant: i % 2 ? 'a' : 'b' }, 2)).toBe(true)
       const { results, journal } = records.storage(`s${i}`)
       expect(results.lastSeq()).toBe(0)
-      expect(journal.entries()).toEqual([])
+      expect([...journal.entries()]).toEqual([])
       expect(records.read(`unknown-${i}`)).toBeUndefined()
     }
     records.markEnded('s0', 3)
