@@ -22,7 +22,16 @@ export const MEMORY_DB = ':memory:'
  * `evalSets`: the ADK web UI's eval sets and results beside the sessions (absent: in memory).
  * `indexSql`: where the results index lives (the same file, or a database in memory).
  */
-export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?: EvalSetStore; indexSql: Sql; note: string; close(): unknown }
+export type SessionDb = {
+  store: StoreSource
+  judgeCache?: JudgeCache
+  evalSets?: EvalSetStore
+  indexSql: Sql
+  note: string
+  /** Resolves once what was written so far is committed (only when writes are queued to another thread). */
+  durable?: () => Promise<unknown>
+  close(): unknown
+}
 
 /**
  * @example
@@ -33,7 +42,7 @@ export type SessionDb = { store: StoreSource; judgeCache?: JudgeCache; evalSets?
  * `sql`: how the file is written; the default is one connection on this thread with grouped
  * commits (Deno); the Node server passes its write-behind writer thread (node/write-behind-sql.ts).
  */
-export type SessionDbOptions = { sql?: (path: string) => Sql & { close(): unknown } }
+export type SessionDbOptions = { sql?: (path: string) => Sql & { close(): unknown; durable?(): Promise<unknown> } }
 
 export function openSessionDb(path: string, options: SessionDbOptions = {}): SessionDb {
   if (path === MEMORY_DB) {
@@ -68,6 +77,7 @@ export function openSessionDb(path: string, options: SessionDbOptions = {}): Ses
     judgeCache: sqliteJudgeCache(sql),
     evalSets: sqliteEvalSetStore(sql),
     indexSql: sql,
+    ...(custom?.durable ? { durable: () => custom.durable!() } : {}),
     note: `sessions in SQLite at ${path} (EVALSTREAM_DB)${custom ? ', written by a writer thread' : ''}; a restart resumes them`,
     close() {
       closeStore()

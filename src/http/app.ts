@@ -25,6 +25,9 @@ import { sessionsRoutes } from './sessions-routes.ts'
 
 export type { AppDeps } from './deps.ts'
 
+/** Methods that write nothing (a results stream's resume reads only). */
+const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
 /**
  * @example
  * const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) })
@@ -33,6 +36,14 @@ export type { AppDeps } from './deps.ts'
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono()
   app.use('*', noSniff)
+  // Acknowledged means committed: a request that may write waits for the commit of its writes.
+  const durable = deps.writesDurable
+  if (durable) {
+    app.use('*', async (c, next) => {
+      await next()
+      if (!READ_ONLY_METHODS.has(c.req.method)) await durable()
+    })
+  }
   // Counting first, so answers of CORS and auth (401) are counted too.
   app.use('*', countRequests(deps.metrics))
   // CORS next: preflights carry no token, and 401s need the allow headers to be readable.

@@ -63,6 +63,12 @@ export type AppDeps = {
   runQuotas?: RunQuotas
   /** Prometheus counters for GET /metrics (Node and Deno; not the ADK eval metrics); absent: /metrics answers 404 (Workers). */
   metrics?: PrometheusMetrics
+  /**
+   * Resolves once every write made so far is committed, where writes are committed on another
+   * thread (the Node server's writer): a request that may write is answered only after it, so an
+   * acknowledged event survives a kill -9. Absent: writes are committed before the answer anyway.
+   */
+  writesDurable?: () => Promise<unknown>
   /** Whether a new session is admitted now (src/http/admission.ts); absent: always. */
   admission?: Admission
   /** The OTLP/HTTP receiver (POST /v1/traces, /v1/logs); those routes answer 404 without it. */

@@ -83,7 +83,13 @@ if (!listen.ok) {
 }
 const port = listen.port
 const hostname = process.env.HOST ?? '127.0.0.1'
-const server = createAdaptorServer({ fetch: createApp({ ...setup.deps, resultsIndex: index.value.index, admission }).fetch, hostname })
+const app = createApp({
+  ...setup.deps,
+  resultsIndex: index.value.index,
+  admission,
+  ...(db.durable ? { writesDurable: db.durable } : {}),
+})
+const server = createAdaptorServer({ fetch: app.fetch, hostname })
 // Plain HTTP/1.1 here (createAdaptorServer without http2 options).
 ;(server as HttpServer).keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
 // Node requires the headers timeout above the keep-alive timeout (else an idle socket is cut mid-request).

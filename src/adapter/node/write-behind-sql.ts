@@ -4,12 +4,14 @@
  * (write-behind-worker.ts) that owns the only writing connection, so statements and commits never
  * hold up the event loop that accepts connections and serves requests.
  *
- * Durability window: a write is acknowledged when it is queued and committed within
- * WRITE_BEHIND_FLUSH_MS of reaching the writer (or at once when WRITE_BEHIND_MAX_STATEMENTS are
- * waiting). A kill -9 loses at most the writes of that window, and always a suffix of them: the
- * writer runs them in the order they were queued and commits a prefix, so a restarted session
- * replays a journal whose results are all there (results are logged after the journal entry that
- * caused them), never a gap, never a duplicate.
+ * Commits are grouped: the writer commits what it has every WRITE_BEHIND_FLUSH_MS (or at once
+ * when WRITE_BEHIND_MAX_STATEMENTS are waiting), one commit for every request of that window.
+ * A request is answered only once its writes are committed (`durable()`, awaited by the HTTP app
+ * for every request that writes), so what was acknowledged survives a kill -9; what a kill -9 can
+ * cut is a request not yet answered, and always a suffix of the writes: the writer runs them in the
+ * order they were queued and commits a prefix, so a restarted session replays a journal whose
+ * results are all there (results are logged after the journal entry that caused them), never a
+ * gap, never a duplicate.
  *
  * Reads see every write made before them, as with one connection: a read (on the main thread's own
  * connection; WAL readers never wait for the writer) first has the writer commit what was sent
@@ -29,6 +31,11 @@ export const WRITE_BEHIND_MAX_STATEMENTS = 5_000
 /** A read waits at most this long for the writer (ms); past it, it reads what is committed and says so. */
 export const WRITE_BEHIND_SETTLE_MS = 5_000
 
+/** `Atomics.waitAsync` (ES2024; Node has it, the project's TypeScript lib predates it). */
+const waitAsync = (Atomics as unknown as {
+  waitAsync(view: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: unknown }
+}).waitAsync
+
 /** Reads: SELECT, PRAGMA and WITH without RETURNING run on the main thread's connection. */
 const READ = /^\s*(SELECT|PRAGMA|WITH)\b/i
 const RETURNING = /\bRETURNING\b/i
@@ -36,6 +43,11 @@ const RETURNING = /\bRETURNING\b/i
 export type WriteBehindSql = Sql & {
   /** Waits until every write queued so far is committed. */
   settle(): void
+  /**
+   * Resolves once every write queued so far is committed, without blocking the thread: false when
+   * the writer is gone or took longer than WRITE_BEHIND_SETTLE_MS.
+   */
+  durable(): Promise<boolean>
   /** Commits what is queued and stops the writer (the main thread's connection closes too). */
   close(): Promise<void>
 }
@@ -108,6 +120,19 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
     return reply.rows ?? []
   }
 
+  const durable = async (): Promise<boolean> => {
+    post()
+    const target = sent
+    const deadline = performance.now() + WRITE_BEHIND_SETTLE_MS
+    for (let seen = Atomics.load(view, 1); seen < target; seen = Atomics.load(view, 1)) {
+      const left = deadline - performance.now()
+      if (!alive || left <= 0) return false
+      const wait = waitAsync(view, 1, seen, left)
+      if (wait.async) await wait.value
+    }
+    return true
+  }
+
   const prepared = new Map<string, ReturnType<DatabaseSync['prepare']>>()
   const read = (statement: string, params: SqlValue[]) => {
     settle()
@@ -126,6 +151,7 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
       return []
     },
     settle,
+    durable,
     async close() {
       settle()
       await worker.terminate()

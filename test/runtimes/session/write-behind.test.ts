@@ -3,9 +3,10 @@
  * writes are acknowledged when queued and reach the file only when the writer commits (after its
  * flush interval, or when a read asks), reads on the main thread see every write before them, a
  * write that returns rows runs synchronously, and a failing write costs no other write. Through the
- * real Node server, a kill -9 right after uploads (no read in between, so inside the window) leaves
- * a session whose replay is a prefix of what was sent: its results numbered 1..n with no gap and no
- * repeat, and it takes more events and ends.
+ * real Node server, a kill -9 right after acknowledged uploads (no read in between, which would
+ * commit everything) loses none of them: each was answered only once committed. The replayed
+ * session has every invocation sent, its results numbered 1..n with no gap and no repeat, and it
+ * takes more events and ends.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -45,13 +46,13 @@ describe('write-behind SQL', () => {
   })
 })
 
-describe('kill -9 inside the durability window (Node, EVALSTREAM_DB file)', () => {
+describe('kill -9 right after acknowledged uploads (Node, EVALSTREAM_DB file)', () => {
   let server: ServerProcess | undefined
   afterAll(async () => {
     if (server?.child.exitCode === null) await server.stop('SIGKILL')
   })
 
-  it('leaves a prefix of what was sent: results without gap or repeat, and the session goes on', async () => {
+  it('loses no acknowledged event: results without gap or repeat, and the session goes on', async () => {
     const env = { EVALSTREAM_DB: join(dir, 'server', 'evalstream.db') }
     server = await spawnServer('node', { env })
     const call = (path: string, init?: RequestInit) => fetch(new URL(path, server!.baseUrl).href, init)
@@ -68,6 +69,9 @@ describe('kill -9 inside the durability window (Node, EVALSTREAM_DB file)', () =
     const snapshot = await call('/v1/sessions/k')
     expect(snapshot.status).toBe(200)
     const { last_seq: lastSeq } = (await snapshot.json()) as { last_seq: number }
+    const replayed = await readSse(await call('/v1/sessions/k/results'), (m) => Number(m.id) === lastSeq)
+    const started = replayed.filter((m) => m.event === 'invocation.started').map((m) => (m.data as { invocation_id?: string }).invocation_id)
+    expect(started).toEqual(Array.from({ length: 20 }, (_, i) => `inv-${i}`))
     const upload = await call('/v1/sessions/k/events', json(WEATHER_EVENTS.map((e) => ({ ...e, invocationId: 'inv-after' }))))
     expect(upload.status).toBe(202)
     await upload.text()
