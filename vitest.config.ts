@@ -21,7 +21,12 @@ export const E2E_TESTS = ['test/e2e/**/*.test.ts']
 const SELF_IMPORT = /^evalstream(\/(?:adk|core|ingest|engine|http))?$/
 
 export default defineConfig({
-  resolve: { alias: [{ find: /^evalstream\/http$/, replacement: `${import.meta.dirname}/src/http.ts` }, { find: SELF_IMPORT, replacement: `${import.meta.dirname}/src$1/index.ts` }] },
+  resolve: {
+    alias: [{ find: /^evalstream\/http$/, replacement: `${import.meta.dirname}/src/http.ts` }, {
+      find: SELF_IMPORT,
+      replacement: `${import.meta.dirname}/src$1/index.ts`,
+    }],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -51,7 +51,9 @@ function summarise(name: string, report: FuzzReport): void {
   for (const g of report.groups) counts[kindOf(g.example.split('\n')[0]!)] += g.count
   console.log(
     `${name}: ${report.runs} inputs in ${(report.ms / 1000).toFixed(1)} s (${((report.ms * 1000) / report.runs).toFixed(0)} µs each), ` +
-      `${report.failed} failed; failures by kind: ${counts.crash} crashes, ${counts['5xx']} 5xx, ${counts.hang} hangs, ${counts.property} other`,
+      `${report.failed} failed; failures by kind: ${counts.crash} crashes, ${
+        counts['5xx']
+      } 5xx, ${counts.hang} hangs, ${counts.property} other`,
   )
   if (report.groups.length > 0) console.log(formatReport(`  ${name} problems`, report))
 }
@@ -59,10 +61,27 @@ function summarise(name: string, report: FuzzReport): void {
 console.log(`fuzz seed ${seed} (EVALSTREAM_FUZZ_SEED=${seed} reproduces the seeded test runs' generator)`)
 const reports: Array<[string, FuzzReport]> = []
 const target = await makeTarget()
-reports.push(['routes', await fuzz(probe, { seed, runs: Number(values.routes), onProgress: progress('routes') }, (p) => runProbe(target, p), describeProbe)])
-reports.push(['ingest decoder', await fuzz(decoderInput, { seed, runs: Number(values.decoder), onProgress: progress('ingest decoder') }, checkDecoder, describeDecoderInput)])
-reports.push(['parseAdkEvent', await fuzz(eventValue, { seed, runs: Number(values.events), onProgress: progress('parseAdkEvent') }, checkEventParse, describeText)])
-reports.push(['eval files', await fuzz(evalFileValue, { seed, runs: Number(values.files), onProgress: progress('eval files') }, checkEvalFiles, describeText)])
+reports.push([
+  'routes',
+  await fuzz(probe, { seed, runs: Number(values.routes), onProgress: progress('routes') }, (p) => runProbe(target, p), describeProbe),
+])
+reports.push([
+  'ingest decoder',
+  await fuzz(
+    decoderInput,
+    { seed, runs: Number(values.decoder), onProgress: progress('ingest decoder') },
+    checkDecoder,
+    describeDecoderInput,
+  ),
+])
+reports.push([
+  'parseAdkEvent',
+  await fuzz(eventValue, { seed, runs: Number(values.events), onProgress: progress('parseAdkEvent') }, checkEventParse, describeText),
+])
+reports.push([
+  'eval files',
+  await fuzz(evalFileValue, { seed, runs: Number(values.files), onProgress: progress('eval files') }, checkEvalFiles, describeText),
+])
 
 console.log('')
 for (const [name, report] of reports) summarise(name, report)

@@ -42,8 +42,9 @@ function body(invocations: number): { text: string; events: number } {
 
 function listen(fetch: (r: Request) => Response | Promise<Response>): Promise<{ url: string; close(): void }> {
   return new Promise((resolve) => {
-    const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
-      resolve({ url: `http://127.0.0.1:${info.port}`, close: () => server.close() }),
+    const server = serve(
+      { fetch, port: 0, hostname: '127.0.0.1' },
+      (info) => resolve({ url: `http://127.0.0.1:${info.port}`, close: () => server.close() }),
     )
   })
 }
@@ -77,7 +78,11 @@ async function expectStatus(response: Promise<Response>, status: number, what: s
 
 async function evalstreamRound(url: string, text: string, n: number): Promise<{ ms: number; results: number }> {
   const id = `bench-${n}`
-  const create = fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id, eval_config: CONFIG }) })
+  const create = fetch(`${url}/v1/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: id, eval_config: CONFIG }),
+  })
   await (await expectStatus(create, 201, 'POST /v1/sessions')).arrayBuffer()
   const subscriber = await expectStatus(fetch(`${url}/v1/sessions/${id}/results`), 200, 'GET results')
   const t0 = performance.now()
@@ -98,7 +103,10 @@ async function relayRound(url: string, text: string): Promise<{ ms: number; resu
   const t0 = performance.now()
   const res = await fetch(`${url}/relay`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: text })
   const results = await drain(res)
-  check(res.status === 200 && results === EVENTS_OF.get(text), `the relay answered ${res.status} with ${results} of ${EVENTS_OF.get(text)} frames`)
+  check(
+    res.status === 200 && results === EVENTS_OF.get(text),
+    `the relay answered ${res.status} with ${results} of ${EVENTS_OF.get(text)} frames`,
+  )
   return { ms: performance.now() - t0, results }
 }
 
@@ -106,8 +114,7 @@ const relay = new Hono().post('/relay', (c) =>
   streamSSE(c, async (stream) => {
     const events = c.req.raw.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
     for await (const e of events) await stream.writeSSE({ data: e.data, event: e.event, id: e.id })
-  }),
-)
+  }))
 
 const { createSessionEngine } = (await import(
   process.env.EVALSTREAM_ENGINE ?? '../src/engine/session-engine.ts'
@@ -128,7 +135,9 @@ for (let r = 0; r < ROUNDS; r++) {
   const b = await relayRound(bare.url, text)
   const rate = (ms: number) => Math.round(events / (ms / 1000)).toLocaleString('en-US')
   console.log(
-    `round ${r + 1}: evalstream ${rate(e.ms)} events/s (${e.results} results, ${e.ms.toFixed(0)} ms) | bare relay ${rate(b.ms)} events/s (${b.results} frames, ${b.ms.toFixed(0)} ms) | evalstream/relay ${((100 * b.ms) / e.ms).toFixed(0)}%`,
+    `round ${r + 1}: evalstream ${rate(e.ms)} events/s (${e.results} results, ${e.ms.toFixed(0)} ms) | bare relay ${
+      rate(b.ms)
+    } events/s (${b.results} frames, ${b.ms.toFixed(0)} ms) | evalstream/relay ${((100 * b.ms) / e.ms).toFixed(0)}%`,
   )
 }
 service.close()

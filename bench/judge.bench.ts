@@ -16,7 +16,7 @@ import { createGeminiJudge } from '../src/judge/gemini.ts'
 import type { JudgeRequest } from '../src/core/criterion.ts'
 import { apiError, startGeminiStub, type StubReply } from '../test/support/gemini-stub.ts'
 import { createAnyModelJudge } from '../src/judge/any-model.ts'
-import { chatProviderFromEnv, type ChatProvider } from '../src/judge/providers.ts'
+import { type ChatProvider, chatProviderFromEnv } from '../src/judge/providers.ts'
 import { startChatStub } from '../test/unit/judge/chat-stub.ts'
 
 const INVOCATIONS = 200
@@ -24,8 +24,7 @@ const SAMPLES = 5
 const P_VALID = 0.8 // chance that one judge sample says "valid"
 
 // A prompt of the size of a reference-based judge prompt (rater rules + the three texts), ~2.6 KB.
-const PROMPT =
-  'You are grading whether an agent response is valid against a reference.\n' +
+const PROMPT = 'You are grading whether an agent response is valid against a reference.\n' +
   'Rules: ignore formatting differences; accept equivalent units; allow numeric rounding; ...\n'.repeat(20) +
   '{"User prompt": What is the weather in Paris?, "Agent response": It is 21 C and sunny., ' +
   '"Reference response": Sunny, 21 degrees Celsius.}\nAnswer as JSON with reasoning and is_the_agent_response_valid.'
@@ -85,7 +84,10 @@ async function chatCostRun(strategy: 'n' | 'no-n' | 'adk') {
   stub.handle((req) => {
     const n = req.body?.n ?? 1
     const chars = (req.body?.messages ?? []).map((m: { content: string }) => m.content).join('').length
-    return { choices: Array.from({ length: n }, () => text(next())), usage: { prompt_tokens: Math.ceil(chars / 4), completion_tokens: 20 * n } }
+    return {
+      choices: Array.from({ length: n }, () => text(next())),
+      usage: { prompt_tokens: Math.ceil(chars / 4), completion_tokens: 20 * n },
+    }
   })
   const env = { EVALSTREAM_JUDGE_VLLM_BASE_URL: stub.url, EVALSTREAM_JUDGE_VLLM_N: strategy === 'n' ? 'true' : 'false' }
   const provider = chatProviderFromEnv('vllm', env) as ChatProvider
@@ -111,7 +113,10 @@ async function throughputRun(concurrency: number, delayMs: number, total: number
   stub.handle(() => ({ candidates: [text('valid')], delayMs }))
   const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'bench' }, baseUrl: stub.url })
   const executor = createJudgeExecutor({ judge, concurrency })
-  const requests = Array.from({ length: total }, (_, i): JudgeRequest => ({ id: `t-${concurrency}-${i}`, model: 'm', prompt: PROMPT, samples: 1 }))
+  const requests = Array.from(
+    { length: total },
+    (_, i): JudgeRequest => ({ id: `t-${concurrency}-${i}`, model: 'm', prompt: PROMPT, samples: 1 }),
+  )
   const t0 = performance.now()
   await executor.answerAll(requests)
   const seconds = (performance.now() - t0) / 1000
@@ -121,13 +126,16 @@ async function throughputRun(concurrency: number, delayMs: number, total: number
 
 async function latencyRun(strategy: 'candidateCount' | 'adk', delayMs: number) {
   const stub = await startGeminiStub()
-  stub.handle((req) => ({ candidates: Array.from({ length: req.body?.generationConfig?.candidateCount ?? 1 }, () => text('valid')), delayMs }))
+  stub.handle((req) => ({
+    candidates: Array.from({ length: req.body?.generationConfig?.candidateCount ?? 1 }, () => text('valid')),
+    delayMs,
+  }))
   const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'bench' }, baseUrl: stub.url })
   const runs = 20
   const t0 = performance.now()
   for (let i = 0; i < runs; i++) {
     const request: JudgeRequest = { id: `l-${i}`, model: 'm', prompt: PROMPT, samples: SAMPLES }
-    if (strategy === 'adk') for (let k = 0; k < SAMPLES; k++) await judge.answer({ ...request, samples: 1 }, {})
+    if (strategy === 'adk') { for (let k = 0; k < SAMPLES; k++) await judge.answer({ ...request, samples: 1 }, {}) }
     else await judge.answer(request, {})
   }
   const ms = (performance.now() - t0) / runs
@@ -137,17 +145,29 @@ async function latencyRun(strategy: 'candidateCount' | 'adk', delayMs: number) {
 
 const cost = [await costRun('candidateCount'), await costRun('fallback'), await costRun('adk')]
 console.log(`## Cost per (invocation, criterion), num_samples ${SAMPLES}, ${INVOCATIONS} invocations, P(valid sample) = ${P_VALID}`)
-console.log('| strategy | HTTP requests / invocation | requests with candidateCount > 1 (total) | samples drawn / invocation | prompt tokens / invocation |')
+console.log(
+  '| strategy | HTTP requests / invocation | requests with candidateCount > 1 (total) | samples drawn / invocation | prompt tokens / invocation |',
+)
 console.log('|---|---|---|---|---|')
 for (const c of cost) {
-  console.log(`| ${c.strategy} | ${(c.requests / INVOCATIONS).toFixed(2)} | ${c.batched} | ${(c.samples / INVOCATIONS).toFixed(2)} | ${Math.round(c.promptTokens / INVOCATIONS)} |`)
+  console.log(
+    `| ${c.strategy} | ${(c.requests / INVOCATIONS).toFixed(2)} | ${c.batched} | ${(c.samples / INVOCATIONS).toFixed(2)} | ${
+      Math.round(c.promptTokens / INVOCATIONS)
+    } |`,
+  )
 }
 const chatCost = [await chatCostRun('n'), await chatCostRun('no-n'), await chatCostRun('adk')]
 console.log(`\n## OpenAI-compatible judge (judge_model vllm/<model>), num_samples ${SAMPLES}, ${INVOCATIONS} invocations`)
-console.log('| strategy | HTTP requests / invocation | requests with n > 1 (total) | samples drawn / invocation | prompt tokens / invocation |')
+console.log(
+  '| strategy | HTTP requests / invocation | requests with n > 1 (total) | samples drawn / invocation | prompt tokens / invocation |',
+)
 console.log('|---|---|---|---|---|')
 for (const c of chatCost) {
-  console.log(`| ${c.strategy} | ${(c.requests / INVOCATIONS).toFixed(2)} | ${c.batched} | ${(c.samples / INVOCATIONS).toFixed(2)} | ${Math.round(c.promptTokens / INVOCATIONS)} |`)
+  console.log(
+    `| ${c.strategy} | ${(c.requests / INVOCATIONS).toFixed(2)} | ${c.batched} | ${(c.samples / INVOCATIONS).toFixed(2)} | ${
+      Math.round(c.promptTokens / INVOCATIONS)
+    } |`,
+  )
 }
 console.log('\n## Latency per invocation (sequential, stub delay per call)')
 console.log('| strategy | stub delay ms | ms / invocation |')
@@ -160,5 +180,7 @@ console.log('| concurrency | delay ms | requests | seconds | requests/s | ideal 
 console.log('|---|---|---|---|---|---|')
 for (const c of [1, 4, 16, 64]) {
   const t = await throughputRun(c, 50, c === 1 ? 100 : 400)
-  console.log(`| ${t.concurrency} | ${t.delayMs} | ${t.total} | ${t.seconds.toFixed(2)} | ${t.perSecond.toFixed(1)} | ${t.ideal.toFixed(0)} |`)
+  console.log(
+    `| ${t.concurrency} | ${t.delayMs} | ${t.total} | ${t.seconds.toFixed(2)} | ${t.perSecond.toFixed(1)} | ${t.ideal.toFixed(0)} |`,
+  )
 }

@@ -68,7 +68,10 @@ function invocationBody(k: number): string {
   const base = { invocationId: `inv-${k}`, author: 'weather_agent' }
   const events = [
     { ...base, content: { role: 'model', parts: [{ functionCall: { id: `c${k}`, name: 'get_weather', args: { city: city(k) } } }] } },
-    { ...base, content: { role: 'user', parts: [{ functionResponse: { id: `c${k}`, name: 'get_weather', response: { report: 'sunny, 21C' } } }] } },
+    {
+      ...base,
+      content: { role: 'user', parts: [{ functionResponse: { id: `c${k}`, name: 'get_weather', response: { report: 'sunny, 21C' } } }] },
+    },
     { ...base, partial: true, content: { role: 'model', parts: [{ text: `In ${city(k)}` }] } },
     { ...base, content: { role: 'model', parts: [{ text: answer(k) }] } },
   ]
@@ -115,7 +118,12 @@ const probeOut = join(work, 'probe.json')
 const root = resolve(values.root)
 // EVALSTREAM_LOAD_NODE_ARGS: extra node flags for the server only (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 const nodeArgs = (process.env.EVALSTREAM_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean)
-const server = spawn(process.execPath, [...nodeArgs, '--import', resolve('bench/server-probe.ts'), join(root, 'src/adapter/node/server.ts')], {
+const server = spawn(process.execPath, [
+  ...nodeArgs,
+  '--import',
+  resolve('bench/server-probe.ts'),
+  join(root, 'src/adapter/node/server.ts'),
+], {
   cwd: root,
   env: {
     ...process.env,
@@ -129,12 +137,13 @@ const server = spawn(process.execPath, [...nodeArgs, '--import', resolve('bench/
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 // Stopped from outside (Ctrl-C, a timeout): no server and no temp dir left behind.
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     server.kill('SIGKILL')
     rmSync(work, { recursive: true, force: true })
     process.exit(130)
   })
+}
 await new Promise<void>((resolve, reject) => {
   server.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve())
   server.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
@@ -290,24 +299,44 @@ const p50p99 = (xs: number[]) => {
 }
 const meanQueue = queueSamples.length ? queueSamples.reduce((a, b) => a + b, 0) / queueSamples.length : 0
 const acceptRate = probe ? probe.connections / elapsed : 0
-console.log(`load: ${SESSIONS} sessions x ${INVOCATIONS * 4} events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${elapsed.toFixed(1)} s`)
-console.log(`  events posted/s: ${((SESSIONS * INVOCATIONS * 4) / elapsed).toFixed(0)}; results delivered: ${totals.received} of ${totals.expected} expected`)
-console.log(`  lost results: ${totals.lost}; duplicate results: ${totals.duplicates}; streams without case.result: ${totals.unfinished}; missing verdicts: ${totals.missingVerdicts}`)
+console.log(
+  `load: ${SESSIONS} sessions x ${INVOCATIONS * 4} events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${
+    elapsed.toFixed(1)
+  } s`,
+)
+console.log(
+  `  events posted/s: ${
+    ((SESSIONS * INVOCATIONS * 4) / elapsed).toFixed(0)
+  }; results delivered: ${totals.received} of ${totals.expected} expected`,
+)
+console.log(
+  `  lost results: ${totals.lost}; duplicate results: ${totals.duplicates}; streams without case.result: ${totals.unfinished}; missing verdicts: ${totals.missingVerdicts}`,
+)
 console.log(`  verdict latency (${METRIC}, ${sorted.length} samples): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms`)
 console.log(`  verdict latency split: queue ${p50p99(split.queue)}; server ${p50p99(split.server)}; delivery ${p50p99(split.delivery)}`)
 console.log(
-  `  server event-loop delay: ${probe ? `p50 ${probe.loopDelayMs.p50} ms, p99 ${probe.loopDelayMs.p99} ms, max ${probe.loopDelayMs.max} ms` : 'n/a (no probe output)'}`,
+  `  server event-loop delay: ${
+    probe ? `p50 ${probe.loopDelayMs.p50} ms, p99 ${probe.loopDelayMs.p99} ms, max ${probe.loopDelayMs.max} ms` : 'n/a (no probe output)'
+  }`,
 )
 console.log(
   `  accept queue: max ${queueSamples.length ? Math.max(...queueSamples) : 'n/a'}, mean ${meanQueue.toFixed(1)} connections; ` +
-    `${probe?.connections ?? 'n/a'} accepted (${acceptRate.toFixed(0)}/s), mean wait ~${acceptRate > 0 ? ((1000 * meanQueue) / acceptRate).toFixed(0) : 'n/a'} ms (Little's law)`,
+    `${probe?.connections ?? 'n/a'} accepted (${acceptRate.toFixed(0)}/s), mean wait ~${
+      acceptRate > 0 ? ((1000 * meanQueue) / acceptRate).toFixed(0) : 'n/a'
+    } ms (Little's law)`,
 )
-console.log(`  server RSS: ${idleRss?.toFixed(0)} MiB at start, peak ${peak?.toFixed(0)} MiB; failed requests: ${totals.failedRequests}; failed sessions: ${failed.length}`)
+console.log(
+  `  server RSS: ${idleRss?.toFixed(0)} MiB at start, peak ${
+    peak?.toFixed(0)
+  } MiB; failed requests: ${totals.failedRequests}; failed sessions: ${failed.length}`,
+)
 console.log(`  creates answered 503 + Retry-After (admission) and retried: ${totals.refusedCreates}`)
 for (const [what, n] of failures) console.log(`  failed: ${n} x ${what}`)
 if (failed.length > 0) {
   const reason = failed[0]!.reason as Error & { cause?: unknown }
-  console.log(`  first failure: ${String(reason)}${reason?.cause ? ` (cause: ${String((reason.cause as Error).message ?? reason.cause)})` : ''}`)
+  console.log(
+    `  first failure: ${String(reason)}${reason?.cause ? ` (cause: ${String((reason.cause as Error).message ?? reason.cause)})` : ''}`,
+  )
 }
 const bad = totals.lost + totals.duplicates + totals.unfinished + totals.missingVerdicts + totals.failedRequests + failed.length
 process.exit(bad > 0 ? 1 : 0)

@@ -40,8 +40,8 @@ const SCENARIOS = {
     i % 3 === 1
       ? agent(i, { parts: [{ function_call: { name: 'lookup', args: { n: i } } }] })
       : i % 3 === 2
-        ? agent(i, { role: 'user', parts: [{ function_response: { name: 'lookup', response: { n: i } } }] })
-        : agent(i, { parts: [{ text: `answer number ${i}` }] }),
+      ? agent(i, { role: 'user', parts: [{ function_response: { name: 'lookup', response: { n: i } } }] })
+      : agent(i, { parts: [{ text: `answer number ${i}` }] }),
 } as const
 type Scenario = keyof typeof SCENARIOS
 /** Every scenario runs to the largest size (tool_trajectory details list at most MAX_LISTED_CALLS calls). */
@@ -68,8 +68,12 @@ const EFFICIENCY = new Set(['tool_call_count_v1', 'inference_call_count_v1', 'to
 
 /** The case result with the efficiency metrics' entries taken out (and the count of results). */
 function withoutEfficiency(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value), (_key, v) =>
-    Array.isArray(v) ? v.filter((m) => !(m && typeof m === 'object' && EFFICIENCY.has((m as { metric_name?: string }).metric_name ?? ''))) : v,
+  return JSON.parse(
+    JSON.stringify(value),
+    (_key, v) =>
+      Array.isArray(v)
+        ? v.filter((m) => !(m && typeof m === 'object' && EFFICIENCY.has((m as { metric_name?: string }).metric_name ?? '')))
+        : v,
   )
 }
 
@@ -91,8 +95,9 @@ async function measure(root: string, scenario: Scenario, events: number): Promis
       // now list at most 100 calls each), and so are ADK's efficiency metrics, which the baseline
       // does not report.
       const data = body.data as { metric_name?: string }
-      if (body.type !== 'case.result' && !EFFICIENCY.has(data.metric_name ?? ''))
+      if (body.type !== 'case.result' && !EFFICIENCY.has(data.metric_name ?? '')) {
         hash.update(`${body.type}\n${JSON.stringify({ ...data, details: undefined })}\n`)
+      }
     },
   })
   const make = SCENARIOS[scenario]
@@ -144,7 +149,11 @@ async function main(): Promise<void> {
   const maxEvents = Number(process.argv[3] ?? SIZES.at(-1))
   const here = fileURLToPath(new URL('..', import.meta.url))
   const baseline = baselineRoot()
-  console.log(`node ${process.version}; baseline: ${process.env.EVALSTREAM_BASELINE_DIR ?? `git ${process.env.EVALSTREAM_BASELINE_REV ?? BASELINE_REV}`}; budget ${budgetS} s per baseline run`)
+  console.log(
+    `node ${process.version}; baseline: ${
+      process.env.EVALSTREAM_BASELINE_DIR ?? `git ${process.env.EVALSTREAM_BASELINE_REV ?? BASELINE_REV}`
+    }; budget ${budgetS} s per baseline run`,
+  )
   let disagreements = 0
   try {
     for (const scenario of Object.keys(SCENARIOS) as Scenario[]) {
@@ -163,7 +172,9 @@ async function main(): Promise<void> {
         if (agree === false) disagreements++
         console.log(
           `| ${events.toLocaleString('en')} | ${perEvent(now, events)} | ${now.endMs.toFixed(0)} ms | ` +
-            (before ? `${perEvent(before, events)} | ${before.endMs.toFixed(0)} ms | ${agree ? 'yes' : 'NO'} (${now.results} results) |` : `over ${budgetS} s | | |`),
+            (before
+              ? `${perEvent(before, events)} | ${before.endMs.toFixed(0)} ms | ${agree ? 'yes' : 'NO'} (${now.results} results) |`
+              : `over ${budgetS} s | | |`),
         )
       }
     }

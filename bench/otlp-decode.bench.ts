@@ -22,24 +22,38 @@ type Json = Record<string, any>
 const lines = readFileSync(new URL('../test/fixtures/otlp/adk-python-v1.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean)
 const fixtureSpans: Json[] = lines.flatMap((l) => (JSON.parse(l) as Json).resourceSpans[0].scopeSpans[0].spans)
 const spans: Json[] = []
-for (let i = 0; i < TRACES / 2; i++)
+for (let i = 0; i < TRACES / 2; i++) {
   for (const span of fixtureSpans) spans.push({ ...span, traceId: i.toString(16).padStart(16, '0') + span.traceId.slice(16) })
-const body = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bench' } }] }, scopeSpans: [{ scope: { name: 'gcp.vertex.agent' }, spans }] }] }
+}
+const body = {
+  resourceSpans: [{
+    resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bench' } }] },
+    scopeSpans: [{ scope: { name: 'gcp.vertex.agent' }, spans }],
+  }],
+}
 const jsonBytes = new TextEncoder().encode(JSON.stringify(body))
 const protoBytes = encodeTracesProtobuf(body)
 const cases = {
   'JSON.parse only (baseline)': async () => void JSON.parse(new TextDecoder().decode(jsonBytes)),
   'JSON decode': () => decodeTraceRequest(jsonBytes, { contentType: 'application/json' }, LIMITS),
   'protobuf decode': () => decodeTraceRequest(protoBytes, { contentType: 'application/x-protobuf' }, LIMITS),
-  'JSON decode, gzip': ((g) => () => decodeTraceRequest(g, { contentType: 'application/json', contentEncoding: 'gzip' }, LIMITS))(gzipSync(jsonBytes)),
-  'protobuf decode, gzip': ((g) => () => decodeTraceRequest(g, { contentType: 'application/x-protobuf', contentEncoding: 'gzip' }, LIMITS))(gzipSync(protoBytes)),
+  'JSON decode, gzip': ((g) => () => decodeTraceRequest(g, { contentType: 'application/json', contentEncoding: 'gzip' }, LIMITS))(
+    gzipSync(jsonBytes),
+  ),
+  'protobuf decode, gzip': ((g) => () => decodeTraceRequest(g, { contentType: 'application/x-protobuf', contentEncoding: 'gzip' }, LIMITS))(
+    gzipSync(protoBytes),
+  ),
   'protobuf decode + map to invocations': async () => {
     const decoded = await decodeTraceRequest(protoBytes, { contentType: 'application/x-protobuf' }, LIMITS)
     tracesToConversations(decoded.spans, [], { maxJsonDepth: 100, maxStringLength: 1e6 })
   },
 }
 
-console.log(`${spans.length} spans in ${TRACES} traces; JSON ${(jsonBytes.byteLength / 1024).toFixed(0)} KiB, protobuf ${(protoBytes.byteLength / 1024).toFixed(0)} KiB; best and median of ${ROUNDS} rounds`)
+console.log(
+  `${spans.length} spans in ${TRACES} traces; JSON ${(jsonBytes.byteLength / 1024).toFixed(0)} KiB, protobuf ${
+    (protoBytes.byteLength / 1024).toFixed(0)
+  } KiB; best and median of ${ROUNDS} rounds`,
+)
 for (const [name, run] of Object.entries(cases)) {
   await run() // warm
   const times: number[] = []
@@ -50,7 +64,11 @@ for (const [name, run] of Object.entries(cases)) {
   }
   times.sort((a, b) => a - b)
   const rate = (ms: number) => Math.round(spans.length / (ms / 1000)).toLocaleString('en-US')
-  console.log(`${name.padEnd(40)} best ${rate(times[0]!).padStart(9)} spans/s   median ${rate(times[Math.floor(times.length / 2)]!).padStart(9)} spans/s`)
+  console.log(
+    `${name.padEnd(40)} best ${rate(times[0]!).padStart(9)} spans/s   median ${
+      rate(times[Math.floor(times.length / 2)]!).padStart(9)
+    } spans/s`,
+  )
 }
 for (const [name, source] of Object.entries(ENTRIES)) {
   const { bytes, gzipBytes } = await bundle(source)

@@ -83,8 +83,17 @@ async function main(): Promise<void> {
 
   /** One /run_sse call: latency of every agent frame, and how many evalstream frames came along. */
   async function run(base: string, n: number, path = '/run_sse'): Promise<{ latencies: number[]; results: number }> {
-    const body = { appName: 'weather_agent', userId: 'u1', sessionId: `s-${base.slice(-5)}-${n}`, newMessage: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] } }
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const body = {
+      appName: 'weather_agent',
+      userId: 'u1',
+      sessionId: `s-${base.slice(-5)}-${n}`,
+      newMessage: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
+    }
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     const latencies: number[] = []
     let results = 0
     const events = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
@@ -122,11 +131,20 @@ async function main(): Promise<void> {
 
   const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!
   const ms = (x: number) => `${x.toFixed(3)} ms`
-  console.log(`${RUNS} runs x ${frames.length} frames, ${GAP_MS} ms apart; Node ${process.version}; ${results} evalstream result frames interleaved`)
-  for (const [name, xs] of [['direct', direct], ['bare pass-through', bare], ['through evalstream', proxied]] as const)
-    console.log(`${name.padEnd(19)} frames ${xs.length}  p50 ${ms(q(xs, 0.5))}  p90 ${ms(q(xs, 0.9))}  p99 ${ms(q(xs, 0.99))}  max ${ms(q(xs, 1))}`)
+  console.log(
+    `${RUNS} runs x ${frames.length} frames, ${GAP_MS} ms apart; Node ${process.version}; ${results} evalstream result frames interleaved`,
+  )
+  for (const [name, xs] of [['direct', direct], ['bare pass-through', bare], ['through evalstream', proxied]] as const) {
+    console.log(
+      `${name.padEnd(19)} frames ${xs.length}  p50 ${ms(q(xs, 0.5))}  p90 ${ms(q(xs, 0.9))}  p99 ${ms(q(xs, 0.99))}  max ${ms(q(xs, 1))}`,
+    )
+  }
   byPosition.forEach((b, k) =>
-    console.log(`  frame ${k + 1}: direct p50 ${ms(q(b.direct, 0.5))} p99 ${ms(q(b.direct, 0.99))} | through evalstream p50 ${ms(q(b.proxied, 0.5))} p99 ${ms(q(b.proxied, 0.99))}`),
+    console.log(
+      `  frame ${k + 1}: direct p50 ${ms(q(b.direct, 0.5))} p99 ${ms(q(b.direct, 0.99))} | through evalstream p50 ${
+        ms(q(b.proxied, 0.5))
+      } p99 ${ms(q(b.proxied, 0.99))}`,
+    )
   )
   console.log(`added by evalstream: p50 ${ms(q(proxied, 0.5) - q(direct, 0.5))}  p99 ${ms(q(proxied, 0.99) - q(direct, 0.99))}`)
 }

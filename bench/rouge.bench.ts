@@ -21,7 +21,6 @@ const SEED = 20_260_522
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
 
-
 // Roughly by frequency: function words first, then the content words agent answers are made of,
 // with the inflections (-s, -ed, -ing, -ation, -ness, -ly, ...) the stemmer has to undo.
 const VOCABULARY = `the to of and a in is it you that for on are with as be this was your have or
@@ -57,7 +56,7 @@ function answerGenerator(random: () => number) {
   // Zipf-like: word i is drawn with weight 1 / (i + 1).
   const cumulative: number[] = []
   let sum = 0
-  for (let i = 0; i < VOCABULARY.length; i++) cumulative.push((sum += 1 / (i + 1)))
+  for (let i = 0; i < VOCABULARY.length; i++) cumulative.push(sum += 1 / (i + 1))
   const word = (): string => {
     if (random() < 0.04) return NUMBERS[Math.floor(random() * NUMBERS.length)]!
     const x = random() * sum
@@ -166,8 +165,13 @@ async function main(): Promise<void> {
   rmSync(dir, { recursive: true, force: true })
   if (py.status !== 0) throw new Error(`${python} failed: ${py.stderr}`)
   const out = JSON.parse(py.stdout) as {
-    python: string; nltk: string; score_seconds: number; stem_seconds: number
-    stemmed_words: number; max_rss_bytes: number; fmeasures: number[]
+    python: string
+    nltk: string
+    score_seconds: number
+    stem_seconds: number
+    stemmed_words: number
+    max_rss_bytes: number
+    fmeasures: number[]
   }
 
   let mismatches = 0
@@ -175,14 +179,40 @@ async function main(): Promise<void> {
   const warmMs = median(warm)
   const pyMs = out.score_seconds * 1000
   console.log(`node ${process.version}; python ${out.python}, nltk ${out.nltk}`)
-  console.log(`${PAIRS.toLocaleString('en')} pairs, ${(chars / 1e6).toFixed(2)} M chars, ${words.length.toLocaleString('en')} tokens longer than 3 (python counted ${out.stemmed_words.toLocaleString('en')})`)
+  console.log(
+    `${PAIRS.toLocaleString('en')} pairs, ${(chars / 1e6).toFixed(2)} M chars, ${
+      words.length.toLocaleString('en')
+    } tokens longer than 3 (python counted ${out.stemmed_words.toLocaleString('en')})`,
+  )
   console.log(`F-measure mismatches (bitwise): ${mismatches} of ${PAIRS}; mean F ${(ours.reduce((a, b) => a + b, 0) / PAIRS).toFixed(4)}`)
   console.log(`ours rouge1, first pass (stem memo filling): ${coldMs.toFixed(1)} ms (${(coldMs * 1000 / PAIRS).toFixed(1)} us/pair)`)
-  console.log(`ours rouge1, warm: median ${warmMs.toFixed(1)} ms of ${WARM_PASSES} passes (min ${Math.min(...warm).toFixed(1)}) = ${(warmMs * 1000 / PAIRS).toFixed(1)} us/pair`)
-  console.log(`python rouge1 (nltk stemmer): ${pyMs.toFixed(1)} ms (${(pyMs * 1000 / PAIRS).toFixed(1)} us/pair); ours is ${(pyMs / warmMs).toFixed(1)}x faster warm, ${(pyMs / coldMs).toFixed(1)}x cold`)
-  console.log(`stemmer alone, no memo: ours ${stemMs.toFixed(1)} ms, nltk ${(out.stem_seconds * 1000).toFixed(1)} ms (${(out.stem_seconds * 1000 / stemMs).toFixed(1)}x)`)
-  console.log(`ours rouge1 with tokenizer 'unicode' (Intl.Segmenter), warm, one pass: ${unicodeMs.toFixed(1)} ms (${(unicodeMs * 1000 / PAIRS).toFixed(1)} us/pair)`)
-  console.log(`memory: node heap ${mb(heapBefore)} with the pairs loaded, ${mb(heapAfter)} after scoring (stem memo and results retained); node peak RSS ${mb(rssBeforeScoring)} with the pairs generated, ${mb(rssAfterScoring)} after the 6 scoring passes, ${mb(process.resourceUsage().maxRSS * 1024)} at the end; python peak RSS ${mb(out.max_rss_bytes)}`)
+  console.log(
+    `ours rouge1, warm: median ${warmMs.toFixed(1)} ms of ${WARM_PASSES} passes (min ${Math.min(...warm).toFixed(1)}) = ${
+      (warmMs * 1000 / PAIRS).toFixed(1)
+    } us/pair`,
+  )
+  console.log(
+    `python rouge1 (nltk stemmer): ${pyMs.toFixed(1)} ms (${(pyMs * 1000 / PAIRS).toFixed(1)} us/pair); ours is ${
+      (pyMs / warmMs).toFixed(1)
+    }x faster warm, ${(pyMs / coldMs).toFixed(1)}x cold`,
+  )
+  console.log(
+    `stemmer alone, no memo: ours ${stemMs.toFixed(1)} ms, nltk ${(out.stem_seconds * 1000).toFixed(1)} ms (${
+      (out.stem_seconds * 1000 / stemMs).toFixed(1)
+    }x)`,
+  )
+  console.log(
+    `ours rouge1 with tokenizer 'unicode' (Intl.Segmenter), warm, one pass: ${unicodeMs.toFixed(1)} ms (${
+      (unicodeMs * 1000 / PAIRS).toFixed(1)
+    } us/pair)`,
+  )
+  console.log(
+    `memory: node heap ${mb(heapBefore)} with the pairs loaded, ${
+      mb(heapAfter)
+    } after scoring (stem memo and results retained); node peak RSS ${mb(rssBeforeScoring)} with the pairs generated, ${
+      mb(rssAfterScoring)
+    } after the 6 scoring passes, ${mb(process.resourceUsage().maxRSS * 1024)} at the end; python peak RSS ${mb(out.max_rss_bytes)}`,
+  )
   if (mismatches > 0) process.exitCode = 1
 }
 

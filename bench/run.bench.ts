@@ -35,7 +35,19 @@ const invocations = evalSet.eval_cases.reduce((n, c) => n + c.conversation.lengt
 /** One CLI run: wall time, exit code and the pass/fail tally it printed. */
 function runCli(agentUrl: string, app: string, parallel: number): Promise<{ ms: number; code: number | null; tally: string }> {
   const started = performance.now()
-  const child = spawn(process.execPath, [CLI, 'run', evalSetPath, '--agent', agentUrl, '--app', app, '--config', configPath, '--parallel', String(parallel)], {
+  const child = spawn(process.execPath, [
+    CLI,
+    'run',
+    evalSetPath,
+    '--agent',
+    agentUrl,
+    '--app',
+    app,
+    '--config',
+    configPath,
+    '--parallel',
+    String(parallel),
+  ], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, GEMINI_API_KEY: '', GOOGLE_API_KEY: '' },
   })
@@ -43,7 +55,10 @@ function runCli(agentUrl: string, app: string, parallel: number): Promise<{ ms: 
   child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t))
   child.stderr.resume()
   return new Promise((resolve) =>
-    child.on('exit', (code) => resolve({ ms: performance.now() - started, code, tally: /Tests passed: \d+, Tests failed: \d+/.exec(out)?.[0] ?? '?' })),
+    child.on(
+      'exit',
+      (code) => resolve({ ms: performance.now() - started, code, tally: /Tests passed: \d+, Tests failed: \d+/.exec(out)?.[0] ?? '?' }),
+    )
   )
 }
 
@@ -63,7 +78,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const agent = await startAdkAgent({ chunkDelayMs: CHUNK_DELAY_MS })
 try {
-  console.log(`evalstream run: ${CASES} cases, ${invocations} invocations, ${ROUNDS} rounds, chunk delay ${CHUNK_DELAY_MS} ms, Node ${process.version}`)
+  console.log(
+    `evalstream run: ${CASES} cases, ${invocations} invocations, ${ROUNDS} rounds, chunk delay ${CHUNK_DELAY_MS} ms, Node ${process.version}`,
+  )
   const startup = await startupMs()
   console.log(`CLI start-up (evalstream run with no arguments, exit 2), median of 3: ${(startup / 1000).toFixed(2)} s`)
   for (const app of ['scripted_weather_agent', 'weather_agent']) {
@@ -79,7 +96,9 @@ try {
     const [p1, p8] = [median(times[1]!), median(times[8]!)]
     console.log(
       `${app}: median --parallel 1 ${(p1 / 1000).toFixed(2)} s, --parallel 8 ${(p8 / 1000).toFixed(2)} s, ` +
-        `speed-up ${(p1 / p8).toFixed(2)}x; without start-up ${((p1 - startup) / 1000).toFixed(2)} s and ${((p8 - startup) / 1000).toFixed(2)} s (${((p1 - startup) / (p8 - startup)).toFixed(2)}x)`,
+        `speed-up ${(p1 / p8).toFixed(2)}x; without start-up ${((p1 - startup) / 1000).toFixed(2)} s and ${
+          ((p8 - startup) / 1000).toFixed(2)
+        } s (${((p1 - startup) / (p8 - startup)).toFixed(2)}x)`,
     )
   }
 } finally {

@@ -99,7 +99,9 @@ async function measureLifecycle(kind: string): Promise<void> {
   const status = async (i: number) => (await fetch(new Request(`http://local/v1/sessions/s-${i}`))).status
   const mib = (n: number) => (n / 2 ** 20).toFixed(0)
   console.log(
-    `${kind.padEnd(16)} ${N} sessions created+ended in ${ms.toFixed(0)} ms | RSS ${mib(before.rss)} -> ${mib(after.rss)} MiB (peak ${mib(peak)}), heap ${mib(before.heapUsed)} -> ${mib(after.heapUsed)} MiB | first session: ${await status(0)}, last: ${await status(N - 1)}`,
+    `${kind.padEnd(16)} ${N} sessions created+ended in ${ms.toFixed(0)} ms | RSS ${mib(before.rss)} -> ${mib(after.rss)} MiB (peak ${
+      mib(peak)
+    }), heap ${mib(before.heapUsed)} -> ${mib(after.heapUsed)} MiB | first session: ${await status(0)}, last: ${await status(N - 1)}`,
   )
 }
 
@@ -143,7 +145,11 @@ async function measure(kind: string): Promise<void> {
   const after = settle()
   const per = (k: 'heapUsed' | 'rss' | 'external') => ((after[k] - before[k]) / N / 1024).toFixed(1)
   console.log(
-    `${kind.padEnd(10)} ${N} sessions in ${ms.toFixed(0)} ms | per session: heap ${per('heapUsed')} KiB, RSS ${per('rss')} KiB, external ${per('external')} KiB | heap ${(before.heapUsed / 2 ** 20).toFixed(0)} -> ${(after.heapUsed / 2 ** 20).toFixed(0)} MiB, RSS ${(before.rss / 2 ** 20).toFixed(0)} -> ${(after.rss / 2 ** 20).toFixed(0)} MiB`,
+    `${kind.padEnd(10)} ${N} sessions in ${ms.toFixed(0)} ms | per session: heap ${per('heapUsed')} KiB, RSS ${per('rss')} KiB, external ${
+      per('external')
+    } KiB | heap ${(before.heapUsed / 2 ** 20).toFixed(0)} -> ${(after.heapUsed / 2 ** 20).toFixed(0)} MiB, RSS ${
+      (before.rss / 2 ** 20).toFixed(0)
+    } -> ${(after.rss / 2 ** 20).toFixed(0)} MiB`,
   )
   // The sessions are still there (and reachable until now).
   const last = await fetch(new Request(`http://local/v1/sessions/s-${N - 1}`))

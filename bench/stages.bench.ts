@@ -53,6 +53,8 @@ for (let r = 0; r < ROUNDS; r++) {
   const n = decoded.events.length
   const us = (ms: number) => `${((ms * 1000) / n).toFixed(1)} µs/event`
   console.log(
-    `round ${r + 1}: ${n} events, ${results.length} results | decode ${decodeMs.toFixed(0)} ms (${us(decodeMs)}; JSON.parse alone ${us(parseMs)}) | push ${pushMs.toFixed(0)} ms (${us(pushMs)}) | end ${endMs.toFixed(0)} ms | stringify results ${stringifyMs.toFixed(0)} ms`,
+    `round ${r + 1}: ${n} events, ${results.length} results | decode ${decodeMs.toFixed(0)} ms (${us(decodeMs)}; JSON.parse alone ${
+      us(parseMs)
+    }) | push ${pushMs.toFixed(0)} ms (${us(pushMs)}) | end ${endMs.toFixed(0)} ms | stringify results ${stringifyMs.toFixed(0)} ms`,
   )
 }

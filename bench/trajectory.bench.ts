@@ -18,8 +18,8 @@ import {
   createTrajectoryMatcher,
   finishMatcher,
   MATCH_TYPES,
-  type MatchType,
   matchToolTrajectory,
+  type MatchType,
   pushCall,
   type ToolCall,
 } from '../src/core/trajectory.ts'
@@ -51,14 +51,45 @@ type Spec = null | boolean | number | string | FloatInt | Spec[] | { [k: string]
 const CITIES = ['Paris', 'Lyon', 'São Paulo', 'Zürich', 'Tokyo', 'New York', 'Köln', 'Oslo']
 const TOOLS: Array<[string, () => Record<string, Spec> | undefined]> = [
   ['get_weather', () => ({ city: pick(CITIES), unit: pick(['C', 'F']) })],
-  ['search_flights', () => ({ from: pick(CITIES), to: pick(CITIES), passengers: 1 + int(4), filters: { max_stops: int(3), cabin: pick(['economy', 'business']), refundable: rand() < 0.5 } })],
-  ['book_hotel', () => ({ city: pick(CITIES), nights: 1 + int(7), guests: [{ name: 'Ana', age: 20 + int(50) }, { name: 'Bo', age: int(18) }], budget: new FloatInt(100 * (1 + int(5))) })],
+  [
+    'search_flights',
+    () => ({
+      from: pick(CITIES),
+      to: pick(CITIES),
+      passengers: 1 + int(4),
+      filters: { max_stops: int(3), cabin: pick(['economy', 'business']), refundable: rand() < 0.5 },
+    }),
+  ],
+  [
+    'book_hotel',
+    () => ({
+      city: pick(CITIES),
+      nights: 1 + int(7),
+      guests: [{ name: 'Ana', age: 20 + int(50) }, { name: 'Bo', age: int(18) }],
+      budget: new FloatInt(100 * (1 + int(5))),
+    }),
+  ],
   ['lookup_order', () => ({ order_id: `A-${int(100000)}` })],
   ['list_files', () => undefined],
   ['get_time', () => ({})],
-  ['sql_query', () => ({ sql: 'select * from t where id = ?', params: [int(1000), pick(['x', 'y']), rand() < 0.5], options: { timeout_s: 2.5, retries: 1 } })],
+  [
+    'sql_query',
+    () => ({
+      sql: 'select * from t where id = ?',
+      params: [int(1000), pick(['x', 'y']), rand() < 0.5],
+      options: { timeout_s: 2.5, retries: 1 },
+    }),
+  ],
   ['set_thermostat', () => ({ room: pick(['kitchen', 'bedroom']), target: 18 + int(6) + pick([0, 0.5]), eco: rand() < 0.3 ? 1 : 0 })],
-  ['send_email', () => ({ to: ['a@example.com'], subject: 'Report', body: 'See attached.', attachments: rand() < 0.5 ? [] : [{ name: 'r.pdf', size: int(5000) }] })],
+  [
+    'send_email',
+    () => ({
+      to: ['a@example.com'],
+      subject: 'Report',
+      body: 'See attached.',
+      attachments: rand() < 0.5 ? [] : [{ name: 'r.pdf', size: int(5000) }],
+    }),
+  ],
 ]
 
 function newCall(): { name: string; args: Record<string, Spec> | undefined } {
@@ -87,14 +118,26 @@ function changeOne(args: Record<string, Spec>): Record<string, Spec> {
   if (keys.length === 0) return { unexpected: 1 }
   const key = pick(keys)
   const v = args[key]!
-  const changed: Spec = typeof v === 'string' ? `${v}!` : typeof v === 'number' ? v + 1 : v instanceof FloatInt ? v.value + 0.5 : typeof v === 'boolean' ? !v : null
+  const changed: Spec = typeof v === 'string'
+    ? `${v}!`
+    : typeof v === 'number'
+    ? v + 1
+    : v instanceof FloatInt
+    ? v.value + 0.5
+    : typeof v === 'boolean'
+    ? !v
+    : null
   return { ...args, [key]: changed }
 }
 
 type SpecCall = { name: string; args: Record<string, Spec> | undefined; id?: string }
 function makeInvocation(): { expected: SpecCall[]; actual: SpecCall[] } {
   const expected = Array.from({ length: 1 + int(6) }, newCall)
-  let actual: SpecCall[] = expected.map((c, i) => ({ name: c.name, args: c.args && (respell(c.args) as Record<string, Spec>), id: `adk-${i}` }))
+  let actual: SpecCall[] = expected.map((c, i) => ({
+    name: c.name,
+    args: c.args && (respell(c.args) as Record<string, Spec>),
+    id: `adk-${i}`,
+  }))
   const edits = rand() < 0.4 ? 0 : 1 + int(2)
   for (let e = 0; e < edits; e++) {
     const i = int(actual.length)
@@ -116,11 +159,14 @@ function makeInvocation(): { expected: SpecCall[]; actual: SpecCall[] } {
 function toJson(value: unknown): string {
   if (value instanceof FloatInt) return `${value.value}.0`
   if (Array.isArray(value)) return `[${value.map(toJson).join(',')}]`
-  if (value !== null && typeof value === 'object')
-    return `{${Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`)
-      .join(',')}}`
+  if (value !== null && typeof value === 'object') {
+    return `{${
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`)
+        .join(',')
+    }}`
+  }
   return JSON.stringify(value)
 }
 
@@ -165,17 +211,34 @@ function main() {
       if (disagreements > 0) throw new Error(`${matchType}: incremental disagrees with batch on ${disagreements} invocations`)
       verdicts[matchType] = Array.from(bits).join('')
       const matched = bits.reduce((n, b) => n + b, 0)
-      rows.push(`| ${matchType} | ${(matched / data.length).toFixed(4)} | ${batchMs.toFixed(0)} ms | ${Math.round(data.length / (batchMs / 1000)).toLocaleString('en')} | ${liveMs.toFixed(0)} ms |`)
+      rows.push(
+        `| ${matchType} | ${(matched / data.length).toFixed(4)} | ${batchMs.toFixed(0)} ms | ${
+          Math.round(data.length / (batchMs / 1000)).toLocaleString('en')
+        } | ${liveMs.toFixed(0)} ms |`,
+      )
     }
     const heapAfter = process.memoryUsage().heapUsed
     const maxRss = process.resourceUsage().maxRSS * 1024
 
-    const py = spawnSync('python3', [join(import.meta.dirname, 'trajectory_py.py'), file, String(REPEATS)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    const py = spawnSync('python3', [join(import.meta.dirname, 'trajectory_py.py'), file, String(REPEATS)], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    })
     if (py.status !== 0) throw new Error(`python3 failed: ${py.stderr}`)
-    const pyOut = JSON.parse(py.stdout) as { python: string; max_rss_bytes: number; match_types: Record<string, { seconds: number; mean: number; verdicts: string }> }
+    const pyOut = JSON.parse(py.stdout) as {
+      python: string
+      max_rss_bytes: number
+      match_types: Record<string, { seconds: number; mean: number; verdicts: string }>
+    }
 
-    console.log(`node ${process.version}, python ${pyOut.python}; ${data.length.toLocaleString('en')} invocations, ${calls.toLocaleString('en')} calls, ${mb(text.length)} of JSON (parse ${parseMs.toFixed(0)} ms)`)
-    console.log('\n| match type | share matched | evalstream batch (best of 3) | invocations/s | evalstream incremental, best of 3 (same verdicts) |')
+    console.log(
+      `node ${process.version}, python ${pyOut.python}; ${data.length.toLocaleString('en')} invocations, ${
+        calls.toLocaleString('en')
+      } calls, ${mb(text.length)} of JSON (parse ${parseMs.toFixed(0)} ms)`,
+    )
+    console.log(
+      '\n| match type | share matched | evalstream batch (best of 3) | invocations/s | evalstream incremental, best of 3 (same verdicts) |',
+    )
     console.log('|---|---|---|---|---|')
     for (const row of rows) console.log(row)
     console.log('\n| match type | Python == loop (best of 3) | invocations/s | verdicts identical |')
@@ -186,9 +249,15 @@ function main() {
       const same = p.verdicts === verdicts[matchType]
       allSame &&= same
       const diff = same ? 'yes' : `NO (${[...p.verdicts].filter((b, i) => b !== verdicts[matchType]![i]).length} differ)`
-      console.log(`| ${matchType} | ${(p.seconds * 1000).toFixed(0)} ms | ${Math.round(data.length / p.seconds).toLocaleString('en')} | ${diff} |`)
+      console.log(
+        `| ${matchType} | ${(p.seconds * 1000).toFixed(0)} ms | ${Math.round(data.length / p.seconds).toLocaleString('en')} | ${diff} |`,
+      )
     }
-    console.log(`\nmemory: node heap with the parsed data ${mb(heapData)}, after matching ${mb(heapAfter)}; node peak RSS ${mb(maxRss)} (RSS before parsing ${mb(rssBefore)}); python peak RSS ${mb(pyOut.max_rss_bytes)}`)
+    console.log(
+      `\nmemory: node heap with the parsed data ${mb(heapData)}, after matching ${mb(heapAfter)}; node peak RSS ${
+        mb(maxRss)
+      } (RSS before parsing ${mb(rssBefore)}); python peak RSS ${mb(pyOut.max_rss_bytes)}`,
+    )
     if (!allSame) process.exitCode = 1
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -7,7 +7,7 @@
  * const setup = depsFromEnv({}, { store: memorySessionStore() })
  * if (setup.ok) Deno.serve(createApp(setup.deps).fetch)
  */
-export { createApp, type AppDeps } from './http/app.ts'
+export { type AppDeps, createApp } from './http/app.ts'
 export { memorySessionStore, type SessionStore } from './session/store.ts'
 export { depsFromEnv, type Env, type Setup } from './config/setup.ts'
 export { limitsFromEnv } from './config/ingest-limits.ts'

@@ -14,32 +14,32 @@
 // Scoring primitives (bit-exact with ADK / rouge_score / NLTK)
 export { porterStem } from './core/text/porter.ts'
 export { tokenize, type TokenizerMode } from './core/text/tokenize.ts'
-export { rouge1, StreamingRouge, type RougeScore } from './core/text/rouge.ts'
+export { rouge1, type RougeScore, StreamingRouge } from './core/text/rouge.ts'
 export { pythonEqual } from './core/python-equal.ts'
 export {
-  matchToolTrajectory,
   explainTrajectory,
+  matchToolTrajectory,
+  type MatchType,
   parseMatchType,
   type ToolCall,
-  type MatchType,
   type TrajectoryExplanation,
 } from './core/trajectory.ts'
-export { meanAggregate, evaluatedOnlyMeanAggregate, rubricFlattenedAggregate } from './core/aggregate.ts'
-export { caseStatus, statusFor, type EvalStatus } from './adk/status.ts'
+export { evaluatedOnlyMeanAggregate, meanAggregate, rubricFlattenedAggregate } from './core/aggregate.ts'
+export { caseStatus, type EvalStatus, statusFor } from './adk/status.ts'
 
 // Criteria
-export { criterionByName, criteriaCatalogue, type CatalogueEntry } from './core/registry.ts'
-export type { Criterion, InvocationScore, JudgeRequest, JudgeAnswer, Outcome, OverallScore } from './core/criterion.ts'
+export { type CatalogueEntry, criteriaCatalogue, criterionByName } from './core/registry.ts'
+export type { Criterion, InvocationScore, JudgeAnswer, JudgeRequest, Outcome, OverallScore } from './core/criterion.ts'
 
 // ADK's data model
 export { parseEvalSet, type ParseEvalSetResult } from './adk/parse-eval-set.ts'
-export { parseEvalConfig, evalMetricsOf, DEFAULT_EVAL_CONFIG, EvalConfig, type EvalMetric } from './adk/eval-config.ts'
-export { EvalSet, EvalCase } from './adk/eval-set.ts'
+export { DEFAULT_EVAL_CONFIG, EvalConfig, type EvalMetric, evalMetricsOf, parseEvalConfig } from './adk/eval-config.ts'
+export { EvalCase, EvalSet } from './adk/eval-set.ts'
 export { Invocation, toolCallsOf, toolResponsesOf } from './adk/invocation.ts'
-export { Content, Part, FunctionCall, FunctionResponse, contentText } from './adk/content.ts'
+export { Content, contentText, FunctionCall, FunctionResponse, Part } from './adk/content.ts'
 export { AdkEvent, isFinalResponse } from './adk/event.ts'
 export { EvalCaseResult, EvalSetResult, evalSetResult } from './adk/results.ts'
-export { evalSetResultJson, evalCaseResultJson, readEvalSetResult } from './adk/results-json.ts'
+export { evalCaseResultJson, evalSetResultJson, readEvalSetResult } from './adk/results-json.ts'
 
 // Events: bytes -> ADK events -> invocations
 export { createEventDecoder, decodeAll, EventDecoderStream, formatFromContentType, sniffFormat } from './ingest/index.ts'
@@ -48,28 +48,28 @@ export { createInvocationBuilder } from './core/invocation-builder.ts'
 
 // Live sessions, judges and the HTTP app
 export { createSessionEngine, type SessionEngineOptions } from './engine/session-engine.ts'
-export type { SessionEngine, ResultEvent, ResultEventBody, CriterionResultData } from './engine/types.ts'
+export type { CriterionResultData, ResultEvent, ResultEventBody, SessionEngine } from './engine/types.ts'
 export { judgeConfigFromEnv } from './judge/config.ts'
 export { createJudgeExecutor } from './judge/executor.ts'
-export { createApp, type AppDeps } from './http/app.ts'
+export { type AppDeps, createApp } from './http/app.ts'
 
 // Eval sets run against a live ADK agent (`evalstream run`, POST /v1/runs)
 export {
-  runEvalSet,
-  runEvalSets,
-  planRun,
-  staticTurns,
-  userSimulationTurnSources,
-  type SimulatorModel,
   AgentError,
   type AgentTarget,
+  type CaseRunOutcome,
+  type CaseVerdict,
   type EvalSetInput,
+  planRun,
+  runEvalSet,
+  runEvalSets,
   type RunOptions,
   type RunProgress,
   type RunReport,
+  type SimulatorModel,
+  staticTurns,
   type TurnSource,
-  type CaseRunOutcome,
-  type CaseVerdict,
+  userSimulationTurnSources,
 } from './runner/index.ts'
 export { progressDisplay } from './runner/progress-display.ts'
-export { startHostedRun, type HostedRun, type RunEvent } from './runner/hosted-run.ts'
+export { type HostedRun, type RunEvent, startHostedRun } from './runner/hosted-run.ts'

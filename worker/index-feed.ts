@@ -33,10 +33,14 @@ export function forwardResults(feed: ResultFeed, namespace: DurableObjectNamespa
 
   const send = async (batch: FedResult[]) => {
     const tenant = batch[0]?.tenant
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1;; attempt++) {
       try {
         const response = await indexStub(namespace, tenant).fetch(
-          new Request(`https://index${RECORD_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) }),
+          new Request(`https://index${RECORD_PATH}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(batch),
+          }),
         )
         await response.body?.cancel()
         if (response.ok) return

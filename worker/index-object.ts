@@ -12,12 +12,12 @@ import { problem } from '../src/http/problem.ts'
 import { resultsRoutes } from '../src/http/results-routes.ts'
 import { accessFromEnv } from '../src/config/access.ts'
 import type { FedResult } from '../src/session/result-feed.ts'
-import { sqliteResultsIndex, type ResultsIndex } from '../src/monitor/results-index.ts'
+import { type ResultsIndex, sqliteResultsIndex } from '../src/monitor/results-index.ts'
 import { indexLimitsFromEnv } from '../src/config/results-index.ts'
 import { sqlFromDurable } from '../src/session/sql.ts'
 import { isRecord } from '../src/adk/json.ts'
 import { ResultEvent } from '../src/engine/result-events.ts'
-import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
+import { type DurableObjectState, stringEnv, type WorkerEnv } from './types.ts'
 
 export const RECORD_PATH = '/__index/record'
 /** A record batch holds at most this many results (the sender splits larger ones). */
@@ -40,7 +40,9 @@ export class EvalIndex {
     const index = (this.index = sqliteResultsIndex(sqlFromDurable(state.storage.sql), { limits: limits.value }))
     this.app.post(RECORD_PATH, async (c) => {
       const batch: unknown = await c.req.json().catch(() => undefined)
-      if (!Array.isArray(batch) || batch.length > MAX_RECORD_BATCH) return problem(c, 400, 'Bad batch', `expected an array of at most ${MAX_RECORD_BATCH} results`)
+      if (!Array.isArray(batch) || batch.length > MAX_RECORD_BATCH) {
+        return problem(c, 400, 'Bad batch', `expected an array of at most ${MAX_RECORD_BATCH} results`)
+      }
       return c.json({ recorded: index.recordAll(batch.filter(isFedResult)) })
     })
     this.app.use('*', requireToken(access.value.auth))

@@ -23,7 +23,7 @@ import { memorySessionStore } from '../src/session/store.ts'
 import { depsFromEnv } from '../src/config/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
-import { EVICT_PATH, EvalSession } from './session-object.ts'
+import { EvalSession, EVICT_PATH } from './session-object.ts'
 import { otlpObjectName } from './otlp-object.ts'
 import { evalSetsObjectName } from './eval-sets-route.ts'
 import { EvalIndex } from './index-object.ts'
@@ -33,7 +33,7 @@ import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
 import { isRecord } from '../src/adk/json.ts'
 
-export { EvalSession, EvalIndex }
+export { EvalIndex, EvalSession }
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 const RUN_PATH = /^\/v1\/runs\/([^/]+)(?:\/.*)?$/
@@ -80,8 +80,9 @@ router.use('*', async (c, next) => {
 
 // Monitoring across sessions: the caller's tenant's index object answers (the session-less app
 // answers 404 when the deployment has no INDEX binding).
-for (const path of ['/v1/results', '/v1/stats', '/v1/sessions'])
+for (const path of ['/v1/results', '/v1/stats', '/v1/sessions']) {
   router.get(path, (c) => (c.env.INDEX ? indexStub(c.env.INDEX, tenantOf(c)).fetch(c.req.raw) : c.var.configured.app.fetch(c.req.raw)))
+}
 
 router.post('/v1/sessions', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits)
@@ -97,7 +98,7 @@ router.post('/v1/sessions', async (c) => {
   if (request.ok) {
     const spec = { session_id: id, eval_config: request.eval_config, eval_case: request.eval_case }
     const bytes = utf8ByteLength(JSON.stringify(spec))
-    if (bytes > WORKER_MAX_SPEC_BYTES)
+    if (bytes > WORKER_MAX_SPEC_BYTES) {
       return problem(
         c,
         413,
@@ -105,6 +106,7 @@ router.post('/v1/sessions', async (c) => {
         `eval_config and eval_case take ${bytes} bytes; a session on Workers stores at most ${WORKER_MAX_SPEC_BYTES} (one Durable Object SQLite row)`,
         { limit: { name: 'WORKER_MAX_SPEC_BYTES', value: WORKER_MAX_SPEC_BYTES } },
       )
+    }
   }
   return toObject(c.env, id, withBody(c.req.raw, JSON.stringify(forwarded)))
 })
@@ -113,7 +115,12 @@ router.post('/v1/sessions', async (c) => {
  * Hands a request under `/v1/<kind>/{id}/...` to the object named by the decoded id (with `prefix`),
  * after the path pattern and the id's percent-encoding were checked.
  */
-function toObjectByPath(c: Context<{ Bindings: WorkerEnv; Variables: { configured: Configured } }>, pattern: RegExp, what: 'session' | 'run', prefix = ''): Response | Promise<Response> {
+function toObjectByPath(
+  c: Context<{ Bindings: WorkerEnv; Variables: { configured: Configured } }>,
+  pattern: RegExp,
+  what: 'session' | 'run',
+  prefix = '',
+): Response | Promise<Response> {
   const path = new URL(c.req.url).pathname
   const match = pattern.exec(path)
   if (!match) return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
@@ -197,12 +204,12 @@ function configured(env: WorkerEnv): Configured | { ok: false; error: string } {
   const setup = depsFromEnv(stringEnv(env), { store: memorySessionStore({ sweeper: 'manual' }) })
   const value = setup.ok
     ? {
-        ok: true as const,
-        app: createApp({ ...setup.deps, cors: undefined }),
-        cors: corsFor(setup.deps.cors),
-        auth: requireToken(setup.deps.auth),
-        limits: setup.deps.limits ?? DEFAULT_LIMITS,
-      }
+      ok: true as const,
+      app: createApp({ ...setup.deps, cors: undefined }),
+      cors: corsFor(setup.deps.cors),
+      auth: requireToken(setup.deps.auth),
+      limits: setup.deps.limits ?? DEFAULT_LIMITS,
+    }
     : { ok: false as const, error: setup.error }
   cached = { env, value }
   return value

@@ -8,10 +8,10 @@ import type { Exporters } from '../src/export/exporters.ts'
 import { depsFromEnv } from '../src/config/setup.ts'
 import { sqliteEvalSetStore } from '../src/session/sqlite-eval-set-store.ts'
 import { sqlFromDurable } from '../src/session/sql.ts'
-import { durableSessions, type DurableSessions } from './durable-store.ts'
+import { type DurableSessions, durableSessions } from './durable-store.ts'
 import { forwardResults } from './index-feed.ts'
 import { durableJudgeCache } from './judge-cache.ts'
-import { stringEnv, type DurableObjectState, type WorkerEnv } from './types.ts'
+import { type DurableObjectState, stringEnv, type WorkerEnv } from './types.ts'
 import type { AppDeps } from '../src/http/deps.ts'
 import { DEFAULT_LIMITS } from '../src/ingest/limits.ts'
 import { nextOtlpAlarm, objectDelivery, OTLP_INTERNAL_PATH, receiveInternal } from './otlp-object.ts'
@@ -65,7 +65,9 @@ export class EvalSession {
     }
     const deps = this.deps
     const internal = request.method === 'POST' && deps && OTLP_INTERNAL_PATH.test(new URL(request.url).pathname)
-    const response = internal ? await receiveInternal(request, deps.store, deps.createEngine, deps.limits ?? DEFAULT_LIMITS) : await this.app.fetch(request)
+    const response = internal
+      ? await receiveInternal(request, deps.store, deps.createEngine, deps.limits ?? DEFAULT_LIMITS)
+      : await this.app.fetch(request)
     await this.sessions?.settle()
     await this.scheduleOtlp()
     // OpenTelemetry exports and webhooks this request queued finish after the response is sent.
@@ -87,7 +89,13 @@ export class EvalSession {
   async scheduleOtlp(): Promise<void> {
     const otlp = this.deps?.otlp
     if (!otlp?.assembler || otlp.conversationIdleMs === undefined) return
-    const next = nextOtlpAlarm(Date.now(), otlp.monitor.openTraces(), otlp.monitor.activeConversations(), otlp.assembler, otlp.conversationIdleMs)
+    const next = nextOtlpAlarm(
+      Date.now(),
+      otlp.monitor.openTraces(),
+      otlp.monitor.activeConversations(),
+      otlp.assembler,
+      otlp.conversationIdleMs,
+    )
     if (next !== undefined) await this.state.storage.setAlarm(next)
   }
 
@@ -101,7 +109,9 @@ export class EvalSession {
     }
     if (request.method === 'GET' && STORAGE_PATH.test(path)) {
       const tables = this.state.storage.sql
-        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        .exec(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+        )
         .toArray()
         .map((r) => String(r.name))
       const rows = Object.fromEntries(

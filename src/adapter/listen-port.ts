@@ -25,13 +25,12 @@ export function listenPort(raw: string | undefined): { ok: true; port: number } 
  */
 export function listenFailure(error: unknown, hostname: string, port: number): string {
   const code = (error as { code?: unknown; name?: unknown } | null)?.code ?? (error as { name?: unknown } | null)?.name
-  const why =
-    code === 'EADDRINUSE' || code === 'AddrInUse'
-      ? 'the port is in use (another server is listening there; stop it or set PORT)'
-      : code === 'EACCES' || code === 'PermissionDenied'
-        ? 'permission denied (ports below 1024 need privileges; set PORT)'
-        : error instanceof Error
-          ? error.message
-          : String(error)
+  const why = code === 'EADDRINUSE' || code === 'AddrInUse'
+    ? 'the port is in use (another server is listening there; stop it or set PORT)'
+    : code === 'EACCES' || code === 'PermissionDenied'
+    ? 'permission denied (ports below 1024 need privileges; set PORT)'
+    : error instanceof Error
+    ? error.message
+    : String(error)
   return `cannot listen on ${hostname}:${port}: ${why}`
 }

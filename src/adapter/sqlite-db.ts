@@ -12,7 +12,7 @@ import type { StoreSource } from '../config/setup.ts'
 import { sqliteJudgeCache } from '../session/sqlite-judge-cache.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import { sqliteEvalSetStore } from '../session/sqlite-eval-set-store.ts'
-import { sqlFromDatabaseSync, type Sql } from '../session/sql.ts'
+import { type Sql, sqlFromDatabaseSync } from '../session/sql.ts'
 
 /** Where `npm start` keeps sessions when EVALSTREAM_DB is not set (relative to the working directory). */
 export const DEFAULT_DB_PATH = '.evalstream/evalstream.db'
@@ -57,7 +57,7 @@ export function openSessionDb(path: string, options: SessionDbOptions = {}): Ses
   mkdirSync(dirname(path), { recursive: true })
   const custom = options.sql?.(path)
   let db: DatabaseSync | undefined
-  let sql: Sql & { flush?(): void } 
+  let sql: Sql & { flush?(): void }
   if (custom) sql = custom
   else {
     db = new DatabaseSync(path)

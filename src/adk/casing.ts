@@ -43,8 +43,7 @@ export function renameAliases(input: unknown, fieldNames: readonly string[]): un
  */
 export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: ExtraKeys) {
   const fieldNames = Object.keys(shape)
-  const object =
-    extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)
+  const object = extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)
   // The field names ride along, so code that reads the same models another way (event-fast.ts)
   // can be checked against this one list.
   return Object.assign(

@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { adkObject, optionalField } from './casing.ts'
 import { laxFloat } from './eval-set.ts'
-import { type ParseFailure, parseErrorFromZod } from './parse-error.ts'
+import { parseErrorFromZod, type ParseFailure } from './parse-error.ts'
 import { isRecord } from './json.ts'
 
 const nullish = optionalField

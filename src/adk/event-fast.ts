@@ -10,7 +10,7 @@
  * plain. Then `parseAdkEvent` asks zod, so every error (and its path) is zod's own.
  * test/unit/adk/event-fast.test.ts checks this differentially against the schema.
  */
-import { type AdkEvent as AdkEventType, AdkEvent, timestampSeconds } from './event.ts'
+import { AdkEvent, type AdkEvent as AdkEventType, timestampSeconds } from './event.ts'
 
 /** Returned by a field reader that does not handle its input. */
 const BAIL: unique symbol = Symbol('bail')
@@ -44,18 +44,16 @@ const record: Reader = (v) => {
   return out
 }
 
-const arrayOf =
-  (item: Reader): Reader =>
-  (v) => {
-    if (!Array.isArray(v)) return BAIL
-    const out = new Array<unknown>(v.length)
-    for (let i = 0; i < v.length; i++) {
-      const r = item(v[i])
-      if (r === BAIL) return BAIL
-      out[i] = r
-    }
-    return out
+const arrayOf = (item: Reader): Reader => (v) => {
+  if (!Array.isArray(v)) return BAIL
+  const out = new Array<unknown>(v.length)
+  for (let i = 0; i < v.length; i++) {
+    const r = item(v[i])
+    if (r === BAIL) return BAIL
+    out[i] = r
   }
+  return out
+}
 
 function camel(snake: string): string {
   return snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
@@ -113,14 +111,11 @@ function readModel(m: Model, input: unknown): Record<string, unknown> | Bail {
     if (r === BAIL) return BAIL
     out[f.name] = r
   }
-  if (extras !== undefined) for (const key of extras) out[key] = input[key]
+  if (extras !== undefined) { for (const key of extras) out[key] = input[key] }
   return out
 }
 
-const modelReader =
-  (m: Model): Reader =>
-  (v) =>
-    readModel(m, v)
+const modelReader = (m: Model): Reader => (v) => readModel(m, v)
 
 // FunctionCall.name is the one required field (z.string(), not optional).
 const FUNCTION_CALL = model({ id: str, name: str, args: record, partial_args: any, will_continue: bool }, ['name'])

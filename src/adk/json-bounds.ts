@@ -37,8 +37,9 @@ function pathOf(frame: Frame | undefined, last?: string | number): string {
  * findJsonBoundsViolation(JSON.parse('{"a":[[1]]}'), { maxJsonDepth: 2, maxStringLength: 10 }) // { kind: 'depth', path: '$.a[0]', depth: 3 }
  */
 export function findJsonBoundsViolation(value: unknown, bounds: JsonBounds): JsonBoundsViolation | undefined {
-  if (typeof value === 'string')
+  if (typeof value === 'string') {
     return value.length > bounds.maxStringLength ? { kind: 'string', path: '$', length: value.length } : undefined
+  }
   if (typeof value !== 'object' || value === null) return undefined
   const stack: Frame[] = [{ value, depth: 1, parent: undefined, key: '' }]
   if (bounds.maxJsonDepth < 1) return { kind: 'depth', path: '$', depth: 1 }

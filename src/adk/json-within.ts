@@ -5,7 +5,11 @@
 import type { JsonBounds } from './json-bounds.ts'
 import { type RawBoundsViolation, scanJsonBounds } from './json-scan.ts'
 
-export type BoundedParse = { ok: true; value: unknown } | { ok: false; reason: 'bounds'; violation: RawBoundsViolation } | { ok: false; reason: 'invalid_json'; message: string }
+export type BoundedParse = { ok: true; value: unknown } | { ok: false; reason: 'bounds'; violation: RawBoundsViolation } | {
+  ok: false
+  reason: 'invalid_json'
+  message: string
+}
 
 /**
  * JSON.parse, only after the raw text passed the bounds: a body out of bounds is never parsed.

@@ -79,10 +79,9 @@ export function convertNamedLegacy(cases: NamedLegacyList, options: LegacyConver
   const evalCases = cases.map((legacyCase) => {
     const session = legacyCase.initial_session
     // ADK builds a SessionInput only from a non-empty initial_session, filling gaps with "" and {}.
-    const sessionInput =
-      session && Object.keys(session).length > 0
-        ? { app_name: session.app_name ?? '', user_id: session.user_id ?? '', state: session.state ?? {} }
-        : undefined
+    const sessionInput = session && Object.keys(session).length > 0
+      ? { app_name: session.app_name ?? '', user_id: session.user_id ?? '', state: session.state ?? {} }
+      : undefined
     return {
       eval_id: legacyCase.name,
       conversation: legacyCase.data.map((row, i) => invocationJson(row, `${legacyCase.name}-${i}`, timestamp)),

@@ -102,8 +102,9 @@ export function readableIssues(issues: readonly Issue[], prefix: readonly Proper
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       out.push(...readableIssues(bestBranch(issue.errors), path))
     } else if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys)
+      for (const key of issue.keys) {
         out.push({ path: formatPath([...path, key]), message: 'unknown key (ADK rejects unknown keys here)' })
+      }
     } else {
       out.push({ path: formatPath(path), message: describeIssue(issue) })
     }
@@ -178,9 +179,7 @@ export function parseJsonText(text: string, what: string, source?: string): { ok
     const reason = (error as Error).message.replace(/\s*(in JSON )?at position \d+.*$/, '')
     const offset = jsonErrorOffset(body)
     const where = offset === null ? undefined : lineColumn(body, offset)
-    const problem = where
-      ? `not valid JSON at line ${where.line} column ${where.column} (${reason})`
-      : `not valid JSON (${reason})`
+    const problem = where ? `not valid JSON at line ${where.line} column ${where.column} (${reason})` : `not valid JSON (${reason})`
     return { ok: false, error: simpleParseError(what, source, problem) }
   }
 }

@@ -4,13 +4,7 @@
  */
 import type { z } from 'zod'
 import { CAMEL_EVAL_SET_KEYS, EvalSet } from './eval-set.ts'
-import {
-  convertFlatLegacy,
-  convertNamedLegacy,
-  FlatLegacyList,
-  type LegacyInitialSession,
-  NamedLegacyList,
-} from './legacy.ts'
+import { convertFlatLegacy, convertNamedLegacy, FlatLegacyList, type LegacyInitialSession, NamedLegacyList } from './legacy.ts'
 import {
   type EvalStreamParseError,
   issueLines,

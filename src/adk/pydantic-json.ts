@@ -59,7 +59,6 @@ function anyNumber(value: number): string {
   return Number.isInteger(value) && Math.abs(value) < Number.MAX_SAFE_INTEGER ? String(value) : pydanticFloat(value)
 }
 
-
 function block(open: string, close: string, items: string[], indent: string): string {
   if (items.length === 0) return open + close
   const inner = `${indent}  `
@@ -69,13 +68,14 @@ function block(open: string, close: string, items: string[], indent: string): st
 function writeAny(value: unknown, indent: string): string {
   if (value === null || value === undefined) return 'null'
   if (typeof value === 'number') return anyNumber(value)
-  if (Array.isArray(value))
+  if (Array.isArray(value)) {
     return block(
       '[',
       ']',
       value.map((v) => writeAny(v, `${indent}  `)),
       indent,
     )
+  }
   if (isRecord(value)) {
     const items = Object.entries(value)
       .filter(([, v]) => v !== undefined)
@@ -98,9 +98,7 @@ export function writePydanticJson(value: unknown, spec: JsonSpec, indent = ''): 
   if ('pick' in spec) return isRecord(value) ? writePydanticJson(value, spec.pick(value), indent) : writeAny(value, indent)
   if ('array' in spec || 'tuple' in spec) {
     if (!Array.isArray(value)) return writeAny(value, indent)
-    const items = value.map((v, i) =>
-      writePydanticJson(v, 'array' in spec ? spec.array : (spec.tuple[i] ?? 'any'), deeper),
-    )
+    const items = value.map((v, i) => writePydanticJson(v, 'array' in spec ? spec.array : (spec.tuple[i] ?? 'any'), deeper))
     return block('[', ']', items, indent)
   }
   if (!isRecord(value)) return writeAny(value, indent)
@@ -117,7 +115,8 @@ export function writePydanticJson(value: unknown, spec: JsonSpec, indent = ''): 
     items.push(`${JSON.stringify(key)}: ${writePydanticJson(value[key], fieldSpec, deeper)}`)
   }
   // Keys the description does not know (extra="allow" models) follow the declared ones, as in pydantic.
-  for (const [key, v] of Object.entries(value))
+  for (const [key, v] of Object.entries(value)) {
     if (!known.has(key) && v !== undefined) items.push(`${JSON.stringify(key)}: ${writeAny(v, deeper)}`)
+  }
   return block('{', '}', items, indent)
 }

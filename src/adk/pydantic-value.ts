@@ -65,8 +65,11 @@ function statusValue(value: unknown): unknown {
 }
 
 function compile(spec: Exclude<JsonSpec, string>): Convert {
-  if ('pick' in spec)
-    return (value) => (value === null || value === undefined ? null : isRecord(value) ? converter(spec.pick(value))(value) : anyValue(value))
+  if ('pick' in spec) {
+    return (
+      value,
+    ) => (value === null || value === undefined ? null : isRecord(value) ? converter(spec.pick(value))(value) : anyValue(value))
+  }
   if ('array' in spec || 'tuple' in spec) {
     const item = 'array' in spec ? converter(spec.array) : undefined
     const items = 'tuple' in spec ? spec.tuple.map(converter) : []

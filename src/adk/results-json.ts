@@ -9,7 +9,7 @@
  * so a whole float there (`21.0`) comes out as `21`; nested genai objects evalstream does not model
  * (inline_data, file_data, ...) are written with the keys they were read with.
  */
-import { type ParseFailure, parseErrorFromZod, simpleParseError } from './parse-error.ts'
+import { parseErrorFromZod, type ParseFailure, simpleParseError } from './parse-error.ts'
 import type { JsonSpec } from './pydantic-json.ts'
 import { writePydanticJson } from './pydantic-json.ts'
 import { pydanticJsonValue } from './pydantic-value.ts'
@@ -60,7 +60,16 @@ const RubricScoreSpec = f([...any('rubric_id', 'rationale'), ['score', 'float']]
 const DetailsSpec = f([['rubric_scores', { array: RubricScoreSpec }]])
 // Written only for token_usage_v1 (newer ADK writes it, null, on every metric; ADK 2.0 rejects it).
 const TokenUsageDetailsSpec = f(
-  ['total_tokens', 'input_tokens', 'prompt_tokens', 'cached_tokens', 'tool_use_tokens', 'output_tokens', 'candidates_tokens', 'reasoning_tokens'].map(
+  [
+    'total_tokens',
+    'input_tokens',
+    'prompt_tokens',
+    'cached_tokens',
+    'tool_use_tokens',
+    'output_tokens',
+    'candidates_tokens',
+    'reasoning_tokens',
+  ].map(
     (name): [string, JsonSpec] => [name, 'float'],
   ),
 )

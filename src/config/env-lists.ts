@@ -15,7 +15,9 @@ export function keyValueList(env: Env, name: string): Read<Array<[string, string
   const raw = env[name]?.trim()
   if (!raw) return { ok: true, value: [] }
   const parts = raw.split(',').filter((p) => p.trim() !== '')
-  if (parts.length > MAX_ENV_LIST_PAIRS) return { ok: false, error: `${name} has ${parts.length} entries; at most ${MAX_ENV_LIST_PAIRS} (MAX_ENV_LIST_PAIRS)` }
+  if (parts.length > MAX_ENV_LIST_PAIRS) {
+    return { ok: false, error: `${name} has ${parts.length} entries; at most ${MAX_ENV_LIST_PAIRS} (MAX_ENV_LIST_PAIRS)` }
+  }
   const out: Array<[string, string]> = []
   for (const [i, part] of parts.entries()) {
     const eq = part.indexOf('=')

@@ -23,13 +23,19 @@ export type WholeNumberRange = { min?: number; max?: number }
  * @example wholeNumber({ N: '16_000_000' }, 'N', 10) // { ok: true, value: 16000000 }
  * @example wholeNumber({ N: '0' }, 'N', 10) // { ok: false, error: "N must be a whole number >= 1, not '0'" }
  */
-export function wholeNumber<D extends number | undefined = number>(env: Env, name: string, fallback: D, range: WholeNumberRange = {}): Read<number | D> {
+export function wholeNumber<D extends number | undefined = number>(
+  env: Env,
+  name: string,
+  fallback: D,
+  range: WholeNumberRange = {},
+): Read<number | D> {
   const { min = 1, max } = range
   const raw = env[name]?.trim()
   if (!raw) return { ok: true, value: fallback }
   const n = WHOLE_NUMBER.test(raw) ? Number(raw.replaceAll('_', '')) : Number.NaN
-  if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
+  if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max)) {
     return { ok: false, error: `${name} must be a whole number ${max === undefined ? `>= ${min}` : `from ${min} to ${max}`}, not '${raw}'` }
+  }
   return { ok: true, value: n }
 }
 

@@ -65,7 +65,10 @@ export function judgeWiringFromEnv(
   for (const v of Object.values(vars)) if (!v.ok) return v
   const value = <T>(v: { ok: true; value: T } | { ok: false }) => (v as { value: T }).value
   const sampleRate = value<number>(vars.rate)
-  const budget: JudgeBudget = { perSession: value<number | undefined>(vars.perSession), perDeployment: value<number | undefined>(vars.perDeployment) }
+  const budget: JudgeBudget = {
+    perSession: value<number | undefined>(vars.perSession),
+    perDeployment: value<number | undefined>(vars.perDeployment),
+  }
 
   const built = judgeFromEnv(env, { workersAi: options.workersAi, fetch: options.fetch })
   if (!built.ok) return built
@@ -100,9 +103,9 @@ export function judgeWiringFromEnv(
       judging: (sessionId, tenant) =>
         shouldJudgeSession(sessionId, sampleRate)
           ? {
-              judge: (requests, signal) => executor.answerAll(requests, { sessionId, ...(tenant !== undefined ? { tenant } : {}), signal }),
-              release: () => executor.release(sessionId),
-            }
+            judge: (requests, signal) => executor.answerAll(requests, { sessionId, ...(tenant !== undefined ? { tenant } : {}), signal }),
+            release: () => executor.release(sessionId),
+          }
           : { noJudgeReason: notSampled },
     },
   }

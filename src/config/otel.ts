@@ -27,8 +27,9 @@ export function otelConfigFromEnv(env: Env): Read<OtelConfig | undefined> {
   const logsEndpoint = env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT?.trim()
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
   if (!logsEndpoint && !base) return { ok: true, value: undefined }
-  if (flag(env, 'OTEL_SDK_DISABLED') || env.OTEL_LOGS_EXPORTER?.trim().toLowerCase() === 'none')
+  if (flag(env, 'OTEL_SDK_DISABLED') || env.OTEL_LOGS_EXPORTER?.trim().toLowerCase() === 'none') {
     return { ok: true, value: undefined, notes: ['OpenTelemetry: off (OTEL_SDK_DISABLED or OTEL_LOGS_EXPORTER=none)'] }
+  }
   // The signal-specific variable is used as given; the base one gets the logs path appended.
   const name = logsEndpoint ? 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'
   const endpoint = logsEndpoint ?? `${base!.replace(/\/+$/, '')}/v1/logs`
@@ -41,13 +42,23 @@ export function otelConfigFromEnv(env: Env): Read<OtelConfig | undefined> {
   const notes: string[] = []
   const protocolName = env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL'
   const protocol = env[protocolName]?.trim()
-  if (protocol === 'grpc')
-    return { ok: false, error: `${protocolName}=grpc: evalstream exports OTLP over HTTP (http/json); point it at the collector's HTTP port (4318)` }
-  if (protocol && protocol !== 'http/json' && protocol !== 'http/protobuf')
+  if (protocol === 'grpc') {
+    return {
+      ok: false,
+      error: `${protocolName}=grpc: evalstream exports OTLP over HTTP (http/json); point it at the collector's HTTP port (4318)`,
+    }
+  }
+  if (protocol && protocol !== 'http/json' && protocol !== 'http/protobuf') {
     return { ok: false, error: `${protocolName} must be http/json or http/protobuf, not '${protocol}'` }
-  if (protocol === 'http/protobuf') notes.push(`OpenTelemetry: ${protocolName}=http/protobuf; sending http/json, which OTLP/HTTP receivers accept on the same path`)
+  }
+  if (protocol === 'http/protobuf') {
+    notes.push(`OpenTelemetry: ${protocolName}=http/protobuf; sending http/json, which OTLP/HTTP receivers accept on the same path`)
+  }
 
-  const headers = keyValueList(env, env.OTEL_EXPORTER_OTLP_LOGS_HEADERS?.trim() ? 'OTEL_EXPORTER_OTLP_LOGS_HEADERS' : 'OTEL_EXPORTER_OTLP_HEADERS')
+  const headers = keyValueList(
+    env,
+    env.OTEL_EXPORTER_OTLP_LOGS_HEADERS?.trim() ? 'OTEL_EXPORTER_OTLP_LOGS_HEADERS' : 'OTEL_EXPORTER_OTLP_HEADERS',
+  )
   if (!headers.ok) return headers
   const attributes = keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES')
   if (!attributes.ok) return attributes

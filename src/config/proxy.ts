@@ -16,5 +16,9 @@ export const PROXY_SETTING_VARS = {
 export function proxySettingsFromEnv(env: Env): Read<ProxySettings> {
   // Each feeds a timer, which takes at most 2^31-1 ms (a longer one would fire at once).
   const timer = { max: MAX_TIMER_MS }
-  return wholeNumbersFromEnv(env, PROXY_SETTING_VARS, DEFAULT_PROXY_SETTINGS, { connectTimeoutMs: timer, idleTimeoutMs: timer, verdictWaitMs: timer })
+  return wholeNumbersFromEnv(env, PROXY_SETTING_VARS, DEFAULT_PROXY_SETTINGS, {
+    connectTimeoutMs: timer,
+    idleTimeoutMs: timer,
+    verdictWaitMs: timer,
+  })
 }

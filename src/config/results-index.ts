@@ -4,7 +4,7 @@
  * index Durable Object builds its index directly, fed by the session objects.
  */
 import type { FedResult, ResultFeed } from '../session/result-feed.ts'
-import { sqliteResultsIndex, type ResultsIndex } from '../monitor/results-index.ts'
+import { type ResultsIndex, sqliteResultsIndex } from '../monitor/results-index.ts'
 import { DEFAULT_INDEX_LIMITS, INDEX_LIMIT_VARS, type IndexLimits } from '../monitor/results-index-limits.ts'
 import type { Sql } from '../session/sql.ts'
 import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
@@ -28,7 +28,11 @@ export function resultsIndexFromEnv(env: Env, sql: Sql, feed: ResultFeed | undef
   const index = sqliteResultsIndex(sql, { limits: limits.value, transaction: sqlTransaction(sql) })
   const stop = feed ? watchResults(feed, options.write ? { recordAll: options.write } : index) : () => {}
   const { maxRows, maxAgeMs } = limits.value
-  return { ok: true, value: { index, stop }, notes: [`results index: at most ${maxRows} results, ${maxAgeMs} ms (EVALSTREAM_INDEX_MAX_ROWS, EVALSTREAM_INDEX_MAX_AGE_MS)`] }
+  return {
+    ok: true,
+    value: { index, stop },
+    notes: [`results index: at most ${maxRows} results, ${maxAgeMs} ms (EVALSTREAM_INDEX_MAX_ROWS, EVALSTREAM_INDEX_MAX_AGE_MS)`],
+  }
 }
 
 /**

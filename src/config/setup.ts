@@ -72,7 +72,10 @@ export function depsFromEnv(
   if (configProblem) return { ok: false, error: configProblem }
 
   // The process byte budget's default is the host's: a share of its heap (byte-budget.ts).
-  const sessionLimits = sessionLimitsFromEnv(env, { ...DEFAULT_SESSION_LIMITS, maxProcessBytes: host.defaultProcessBytes ?? DEFAULT_SESSION_LIMITS.maxProcessBytes })
+  const sessionLimits = sessionLimitsFromEnv(env, {
+    ...DEFAULT_SESSION_LIMITS,
+    maxProcessBytes: host.defaultProcessBytes ?? DEFAULT_SESSION_LIMITS.maxProcessBytes,
+  })
   if (!sessionLimits.ok) return sessionLimits
   const built = host.metrics ? prometheusMetricsFromEnv(env) : undefined
   if (built && !built.ok) return built

@@ -20,7 +20,9 @@ const MAX_CONFIG_ISSUES = 3
 export function evalConfigProblem(value: unknown): string | undefined {
   const parsed = EvalConfig.safeParse(value)
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, MAX_CONFIG_ISSUES).map((i) => `${['$', ...i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('')}: ${i.message}`)
+    const issues = parsed.error.issues.slice(0, MAX_CONFIG_ISSUES).map((i) =>
+      `${['$', ...i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('')}: ${i.message}`
+    )
     return `EVALSTREAM_CONFIG is not an ADK EvalConfig: ${issues.join('; ')}`
   }
   const planned = planSession({ eval_config: value }, undefined, { configSource: 'EVALSTREAM_CONFIG' })
@@ -45,14 +47,19 @@ export function agentUrlProblem(raw: string): string | undefined {
   } catch {
     return `AGENT_URL is not a URL: '${raw}'`
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `AGENT_URL must be an http(s) URL (the ADK api_server), not ${url.protocol.slice(0, -1)}: '${raw}'`
-  if (url.username || url.password) return 'AGENT_URL must not carry credentials (user:password@); they would be sent with every proxied request'
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `AGENT_URL must be an http(s) URL (the ADK api_server), not ${url.protocol.slice(0, -1)}: '${raw}'`
+  }
+  if (url.username || url.password) {
+    return 'AGENT_URL must not carry credentials (user:password@); they would be sent with every proxied request'
+  }
   return undefined
 }
 
 /** Why EVALSTREAM_METRICS_TOKEN is too weak to guard /metrics, or undefined. */
 export function metricsTokenProblem(token: string): string | undefined {
-  if (token.length < MIN_TOKEN_CHARS)
+  if (token.length < MIN_TOKEN_CHARS) {
     return `EVALSTREAM_METRICS_TOKEN has ${token.length} characters; it needs at least ${MIN_TOKEN_CHARS} (generate one with: openssl rand -hex 32)`
+  }
   return undefined
 }

@@ -24,7 +24,11 @@ import { webhookUrlProblem } from '../export/webhook-target.ts'
 export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> {
   const delivery = deliverySettingsFromEnv(
     env,
-    { maxQueue: 'EVALSTREAM_WEBHOOK_MAX_QUEUE', timeoutMs: 'EVALSTREAM_WEBHOOK_TIMEOUT_MS', maxAttempts: 'EVALSTREAM_WEBHOOK_MAX_ATTEMPTS' },
+    {
+      maxQueue: 'EVALSTREAM_WEBHOOK_MAX_QUEUE',
+      timeoutMs: 'EVALSTREAM_WEBHOOK_TIMEOUT_MS',
+      maxAttempts: 'EVALSTREAM_WEBHOOK_MAX_ATTEMPTS',
+    },
     { maxQueue: WEBHOOK_MAX_QUEUE, timeoutMs: WEBHOOK_TIMEOUT_MS, maxAttempts: WEBHOOK_MAX_ATTEMPTS },
   )
   if (!delivery.ok) return delivery
@@ -35,7 +39,11 @@ export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> {
       concurrencyPerTenant: 'EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT',
       maxQueuePerTenant: 'EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT',
     },
-    { concurrency: WEBHOOK_CONCURRENCY, concurrencyPerTenant: WEBHOOK_CONCURRENCY_PER_TENANT, maxQueuePerTenant: WEBHOOK_MAX_QUEUE_PER_TENANT },
+    {
+      concurrency: WEBHOOK_CONCURRENCY,
+      concurrencyPerTenant: WEBHOOK_CONCURRENCY_PER_TENANT,
+      maxQueuePerTenant: WEBHOOK_MAX_QUEUE_PER_TENANT,
+    },
   )
   if (!slots.ok) return slots
   const sessionsRaw = env.EVALSTREAM_WEBHOOK_SESSIONS?.trim().toLowerCase()
@@ -52,13 +60,24 @@ export function webhookSettingsFromEnv(env: Env): Read<WebhookSettings> {
     const problem = webhookUrlProblem(url, { allowPrivate: true })
     if (problem) return { ok: false, error: `EVALSTREAM_WEBHOOK_URL: ${problem}` }
     const secret = env.EVALSTREAM_WEBHOOK_SECRET ?? ''
-    if (secret.length < WEBHOOK_SECRET_MIN_CHARS)
-      return { ok: false, error: `EVALSTREAM_WEBHOOK_URL is set, so EVALSTREAM_WEBHOOK_SECRET must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters (it signs every POST)` }
+    if (secret.length < WEBHOOK_SECRET_MIN_CHARS) {
+      return {
+        ok: false,
+        error:
+          `EVALSTREAM_WEBHOOK_URL is set, so EVALSTREAM_WEBHOOK_SECRET must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters (it signs every POST)`,
+      }
+    }
     const filter = parseWebhookFilter(env.EVALSTREAM_WEBHOOK_FILTER, 'EVALSTREAM_WEBHOOK_FILTER')
     if (!filter.ok) return filter
     settings.deployment = { url, secret, filter: filter.value }
-    notes.push(`webhooks: decided results${env.EVALSTREAM_WEBHOOK_FILTER?.trim() ? ` matching ${env.EVALSTREAM_WEBHOOK_FILTER.trim()}` : ''} to ${new URL(url).origin}`)
+    notes.push(
+      `webhooks: decided results${env.EVALSTREAM_WEBHOOK_FILTER?.trim() ? ` matching ${env.EVALSTREAM_WEBHOOK_FILTER.trim()}` : ''} to ${
+        new URL(url).origin
+      }`,
+    )
   }
-  if (settings.allowPrivate && settings.sessionWebhooks) notes.push('webhooks: EVALSTREAM_WEBHOOK_ALLOW_PRIVATE=1: session webhooks may target internal addresses')
+  if (settings.allowPrivate && settings.sessionWebhooks) {
+    notes.push('webhooks: EVALSTREAM_WEBHOOK_ALLOW_PRIVATE=1: session webhooks may target internal addresses')
+  }
   return { ok: true, value: settings, notes }
 }

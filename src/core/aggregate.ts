@@ -83,8 +83,9 @@ export function invocationStatus(result: InvocationScore, threshold: number): Ev
 }
 
 function overall(score: number | null, threshold: number, reason: string, details?: Record<string, unknown>): OverallScore {
-  const result: OverallScore =
-    score === null ? { score: null, status: 'NOT_EVALUATED', reason } : { score, status: statusFor(score, threshold) }
+  const result: OverallScore = score === null
+    ? { score: null, status: 'NOT_EVALUATED', reason }
+    : { score, status: statusFor(score, threshold) }
   if (details) result.details = details
   return result
 }
@@ -118,8 +119,9 @@ export function exactMeanAggregate(scores: readonly InvocationScore[], config: W
  */
 export function evaluatedOnlyMeanAggregate(scores: readonly InvocationScore[], config: WithThreshold): OverallScore {
   const values: number[] = []
-  for (const s of scores)
+  for (const s of scores) {
     if (hasScore(s.score) && invocationStatus(s, config.threshold) !== 'NOT_EVALUATED') values.push(s.score)
+  }
   const reason = 'no invocation was evaluated (every judge answer was unusable)'
   return overall(floatMean(values), config.threshold, reason)
 }
@@ -128,8 +130,7 @@ export function evaluatedOnlyMeanAggregate(scores: readonly InvocationScore[], c
 export type RubricScore = { rubric_id: string; rationale?: string | null; score?: number | null }
 
 /** Why an overall rubric score carries no judge rationale. */
-export const AGGREGATED_RUBRIC_RATIONALE =
-  'Mean over the invocations; each invocation keeps the rationale the judge gave for it.'
+export const AGGREGATED_RUBRIC_RATIONALE = 'Mean over the invocations; each invocation keeps the rationale the judge gave for it.'
 
 /**
  * Rubric metrics: the overall score is the mean of ALL (invocation x rubric) scores, flattened,
@@ -149,7 +150,7 @@ export function rubricFlattenedAggregate(scores: readonly InvocationScore[], con
     const rubricScores = (s.details?.rubric_scores ?? []) as readonly RubricScore[]
     for (const r of rubricScores) {
       let list = byId.get(r.rubric_id)
-      if (!list) byId.set(r.rubric_id, (list = []))
+      if (!list) byId.set(r.rubric_id, list = [])
       if (hasScore(r.score)) {
         list.push(r.score)
         all.push(r.score)

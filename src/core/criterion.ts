@@ -96,11 +96,11 @@ export type JudgeAnswer = { id: string; via?: string; samples: JudgeSample[] }
 export type Outcome =
   | { kind: 'score'; result: InvocationScore }
   | {
-      kind: 'judge'
-      requests: JudgeRequest[]
-      /** Called once with an answer for every request; may ask for another round (hallucinations_v1). */
-      resume(answers: JudgeAnswer[]): Outcome
-    }
+    kind: 'judge'
+    requests: JudgeRequest[]
+    /** Called once with an answer for every request; may ask for another round (hallucinations_v1). */
+    resume(answers: JudgeAnswer[]): Outcome
+  }
 
 /** Everything a criterion may look at when it starts an invocation. */
 export type InvocationContext<Config> = {

@@ -22,7 +22,7 @@
 import type { AdkEvent } from '../adk/event.ts'
 import { isFinalResponse } from '../adk/event.ts'
 import type { Content, FunctionCall } from '../adk/content.ts'
-import { rememberToolCalls, type Invocation, type InvocationEvent, type InvocationEvents } from '../adk/invocation.ts'
+import { type Invocation, type InvocationEvent, type InvocationEvents, rememberToolCalls } from '../adk/invocation.ts'
 
 /** `(author or "agent").lower() == "user"`: tool results (author = agent, role = user) are not user content. */
 export function isUserEvent(event: AdkEvent): boolean {

@@ -9,19 +9,19 @@
  */
 export { porterStem } from './text/porter.ts'
 export { tokenize, type TokenizerMode } from './text/tokenize.ts'
-export { rouge1, StreamingRouge, type RougeScore } from './text/rouge.ts'
+export { rouge1, type RougeScore, StreamingRouge } from './text/rouge.ts'
 export { pythonEqual } from './python-equal.ts'
 export {
-  matchToolTrajectory,
   explainTrajectory,
+  matchToolTrajectory,
+  type MatchType,
   parseMatchType,
   type ToolCall,
-  type MatchType,
   type TrajectoryExplanation,
 } from './trajectory.ts'
-export { meanAggregate, evaluatedOnlyMeanAggregate, rubricFlattenedAggregate } from './aggregate.ts'
-export { caseStatus, statusFor, type EvalStatus } from '../adk/status.ts'
-export { criterionByName, criteriaCatalogue, type CatalogueEntry } from './registry.ts'
-export type { Criterion, AnyCriterion, InvocationScore, JudgeRequest, JudgeAnswer, Outcome, OverallScore } from './criterion.ts'
+export { evaluatedOnlyMeanAggregate, meanAggregate, rubricFlattenedAggregate } from './aggregate.ts'
+export { caseStatus, type EvalStatus, statusFor } from '../adk/status.ts'
+export { type CatalogueEntry, criteriaCatalogue, criterionByName } from './registry.ts'
+export type { AnyCriterion, Criterion, InvocationScore, JudgeAnswer, JudgeRequest, Outcome, OverallScore } from './criterion.ts'
 export { eventsToInvocations } from './events-to-invocations.ts'
 export { createInvocationBuilder, type InvocationBuilder } from './invocation-builder.ts'

@@ -19,7 +19,10 @@ const B = {
   advanceWithDetails: behavior(
     'Move on, with the details up front',
     'Follows the plan in order. A new request states the goal together with every detail the plan gives for it.',
-    ['Once the agent has done what you asked, make the next request of the plan; skip what is already done.', 'When you make a request, give the goal and all the details the plan has for it in the same message.'],
+    [
+      'Once the agent has done what you asked, make the next request of the plan; skip what is already done.',
+      'When you make a request, give the goal and all the details the plan has for it in the same message.',
+    ],
     [
       'The user asks again for something already done, or adds details to a finished goal.',
       'The user takes up a topic or goal that is not in the plan, or makes up details the plan does not give.',
@@ -30,7 +33,10 @@ const B = {
   advanceGoalFirst: behavior(
     'Move on, goal first',
     'Follows the plan in order. A new request states only the goal; details come when the agent asks for them.',
-    ['Once the agent has done what you asked, make the next request of the plan; skip what is already done.', 'State only the goal; give a detail only when the agent asks for it.'],
+    [
+      'Once the agent has done what you asked, make the next request of the plan; skip what is already done.',
+      'State only the goal; give a detail only when the agent asks for it.',
+    ],
     [
       'The user asks again for something already done, or adds details to a finished goal.',
       'The user makes up a goal or a detail that neither the plan nor the agent brought up.',
@@ -41,20 +47,33 @@ const B = {
   answerRelevant: behavior(
     'Answer what serves the plan',
     'Answers questions that serve the goals of the plan and steers back to the plan when a question does not.',
-    ['Answer with facts from the plan only, and only what was asked.', 'If the plan does not say, tell the agent you do not know.', 'Do not answer questions unrelated to the plan; bring the agent back to it.'],
+    [
+      'Answer with facts from the plan only, and only what was asked.',
+      'If the plan does not say, tell the agent you do not know.',
+      'Do not answer questions unrelated to the plan; bring the agent back to it.',
+    ],
     ['The agent asked something unrelated to the plan and the user answered it.'],
   ),
   answerEverything: behavior(
     'Answer every question',
     'Answers every question the agent asks, small talk included.',
-    ['Answer with facts from the plan only, and only what was asked.', 'If the plan does not say, tell the agent you do not know; never invent an answer.'],
-    ['The agent asked one or more questions and the user left one unanswered.', 'The user invented an answer the plan does not give instead of saying so.'],
+    [
+      'Answer with facts from the plan only, and only what was asked.',
+      'If the plan does not say, tell the agent you do not know; never invent an answer.',
+    ],
+    [
+      'The agent asked one or more questions and the user left one unanswered.',
+      'The user invented an answer the plan does not give instead of saying so.',
+    ],
   ),
   corrects: behavior(
     'Correct the agent',
     'Notices when the agent is wrong and asks for it to be fixed.',
     ['Point out statements of the agent that are wrong or make no sense.', 'If the agent did something wrong, ask it to put it right.'],
-    ['The agent said something wrong and the user went on as if it were right.', 'The agent acted on an unchecked assumption and the user let it pass.'],
+    [
+      'The agent said something wrong and the user went on as if it were right.',
+      'The agent acted on an unchecked assumption and the user let it pass.',
+    ],
   ),
   doesNotCorrect: behavior(
     'Do not correct the agent',
@@ -71,13 +90,24 @@ const B = {
   endAfterSecondFailure: behavior(
     'End at the right time (second failure)',
     'The conversation is over when the agent has confirmed every goal of the plan, when it hands the user to a human, or when it has failed twice. A clarifying question is not a failure.',
-    ['Do not end early; wait for the agent to confirm the last goal.', 'To end, write {{ stop_signal }} in your message.', 'Count the failures: end at the second one.'],
-    ['The conversation was over but the user did not write {{ stop_signal }}.', 'The user wrote {{ stop_signal }} although the conversation was not over.'],
+    [
+      'Do not end early; wait for the agent to confirm the last goal.',
+      'To end, write {{ stop_signal }} in your message.',
+      'Count the failures: end at the second one.',
+    ],
+    [
+      'The conversation was over but the user did not write {{ stop_signal }}.',
+      'The user wrote {{ stop_signal }} although the conversation was not over.',
+    ],
   ),
   endAfterFirstFailure: behavior(
     'End at the right time (first failure)',
     'The conversation is over when the agent has confirmed every goal of the plan, when it hands the user to a human, or when it fails once. A clarifying question is not a failure.',
-    ['Do not end early; wait for the agent to confirm the last goal.', 'To end, write {{ stop_signal }} in your message.', 'If the last message of the agent is a failure, end.'],
+    [
+      'Do not end early; wait for the agent to confirm the last goal.',
+      'To end, write {{ stop_signal }} in your message.',
+      'If the last message of the agent is a failure, end.',
+    ],
     [
       'The conversation was over but the user did not write {{ stop_signal }}.',
       'The user wrote {{ stop_signal }} although the conversation was not over.',
@@ -88,13 +118,23 @@ const B = {
     'Precise tone',
     'Plain, exact wording. Writing {{ stop_signal }} is fine.',
     ['Use clear, exact language.', 'No slang, emoji, chit-chat or asides.'],
-    ['The message has slang, emoji or casual abbreviations.', 'The message has small talk or personal asides.', 'A long message where one sentence would do.', 'The tone differs from earlier user messages.'],
+    [
+      'The message has slang, emoji or casual abbreviations.',
+      'The message has small talk or personal asides.',
+      'A long message where one sentence would do.',
+      'The tone differs from earlier user messages.',
+    ],
   ),
   toneCasual: behavior(
     'Casual tone',
     'Sounds like a person chatting. Writing {{ stop_signal }} is fine.',
     ['Talk the way people talk in a chat.', 'Avoid stiff, overly polite or bare command-like wording.'],
-    ['The message is a bare command with no conversational framing.', 'The message is stiff or overly polite.', 'A long message where one sentence would do.', 'The tone differs from earlier user messages.'],
+    [
+      'The message is a bare command with no conversational framing.',
+      'The message is stiff or overly polite.',
+      'A long message where one sentence would do.',
+      'The tone differs from earlier user messages.',
+    ],
   ),
 }
 
@@ -102,12 +142,14 @@ const B = {
 export const BUILT_IN_PERSONA_DEFINITIONS: Readonly<Record<string, UserPersona>> = {
   EXPERT: {
     id: 'EXPERT',
-    description: 'Knows exactly what they want and uses the agent as a tool to get it done quickly; little patience for chit-chat or needless questions.',
+    description:
+      'Knows exactly what they want and uses the agent as a tool to get it done quickly; little patience for chit-chat or needless questions.',
     behaviors: [B.advanceWithDetails, B.answerRelevant, B.corrects, B.retryOnce, B.endAfterSecondFailure, B.tonePrecise],
   },
   NOVICE: {
     id: 'NOVICE',
-    description: 'Has a problem they do not fully understand and leans on the agent for guidance; patient with questions, but cannot spot or fix the agent\'s mistakes.',
+    description:
+      "Has a problem they do not fully understand and leans on the agent for guidance; patient with questions, but cannot spot or fix the agent's mistakes.",
     behaviors: [B.advanceGoalFirst, B.doesNotCorrect, B.answerEverything, B.endAfterFirstFailure, B.toneCasual],
   },
   EVALUATOR: {
@@ -121,15 +163,23 @@ export const BUILT_IN_PERSONA_DEFINITIONS: Readonly<Record<string, UserPersona>>
  * The scenario's persona as an object: itself, a built-in by id, nothing, or why not.
  * @example resolvePersona('NOVICE') // { ok: true, persona: { id: 'NOVICE', ... } }
  */
-export function resolvePersona(value: UserPersona | string | undefined): { ok: true; persona?: UserPersona } | { ok: false; error: string } {
+export function resolvePersona(
+  value: UserPersona | string | undefined,
+): { ok: true; persona?: UserPersona } | { ok: false; error: string } {
   if (value === undefined) return { ok: true }
   if (typeof value !== 'string') return { ok: true, persona: value }
   const persona = Object.hasOwn(BUILT_IN_PERSONA_DEFINITIONS, value) ? BUILT_IN_PERSONA_DEFINITIONS[value] : undefined
   if (persona) return { ok: true, persona }
-  return { ok: false, error: `user_persona '${value}' is not a built-in persona (${Object.keys(BUILT_IN_PERSONA_DEFINITIONS).join(', ')}); give an object { id, description, behaviors } instead` }
+  return {
+    ok: false,
+    error: `user_persona '${value}' is not a built-in persona (${
+      Object.keys(BUILT_IN_PERSONA_DEFINITIONS).join(', ')
+    }); give an object { id, description, behaviors } instead`,
+  }
 }
 
-const bullets = (items: readonly string[], stopSignal: string) => items.map((i) => `  * ${renderTemplate(i, { stop_signal: stopSignal })}`).join('\n')
+const bullets = (items: readonly string[], stopSignal: string) =>
+  items.map((i) => `  * ${renderTemplate(i, { stop_signal: stopSignal })}`).join('\n')
 
 /**
  * How a persona reads in a prompt: its description, then each behaviour with its instructions

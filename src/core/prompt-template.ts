@@ -23,11 +23,14 @@ export type TemplateValue = string | { toString(): string; [field: string]: unkn
 export function templateNames(template: string): { ok: true; names: string[] } | { ok: false; error: string } {
   if (template.length > MAX_TEMPLATE_CHARS) return { ok: false, error: `the template is longer than ${MAX_TEMPLATE_CHARS} characters` }
   const statement = STATEMENT.exec(template)
-  if (statement)
+  if (statement) {
     return {
       ok: false,
-      error: `Jinja statements and comments ('${statement[0]}' at character ${statement.index}) are not supported; use {{ name }} placeholders only`,
+      error: `Jinja statements and comments ('${
+        statement[0]
+      }' at character ${statement.index}) are not supported; use {{ name }} placeholders only`,
     }
+  }
   const names = new Set<string>()
   for (const match of template.matchAll(PLACEHOLDER)) names.add(match[1]!.split('.')[0]!)
   return { ok: true, names: [...names] }

@@ -14,7 +14,7 @@
  *   already paired keeps the earlier call it had, and among missing ones the lowest index chooses
  *   first, as the batch loop lets it.
  */
-import { bucketCalls, createCallKeyer, takeFirstEqual, type CallBuckets, type CallKeyer } from './call-key.ts'
+import { bucketCalls, type CallBuckets, type CallKeyer, createCallKeyer, takeFirstEqual } from './call-key.ts'
 import { callsEqual, type MatchOptions, type MatchType, type ToolCall } from './trajectory.ts'
 
 export type TrajectoryExplainer = {
@@ -35,8 +35,22 @@ export type TrajectoryExplainer = {
 }
 
 /** @example const x = createTrajectoryExplainer(expected, 'IN_ORDER'); explainGrowing(x, calls) */
-export function createTrajectoryExplainer(expected: readonly ToolCall[], matchType: MatchType, options: MatchOptions = {}): TrajectoryExplainer {
-  return { expected, matchType, options, seen: 0, last: undefined, pairOf: new Int32Array(expected.length).fill(-1), paired: 0, extra: [], missing: undefined }
+export function createTrajectoryExplainer(
+  expected: readonly ToolCall[],
+  matchType: MatchType,
+  options: MatchOptions = {},
+): TrajectoryExplainer {
+  return {
+    expected,
+    matchType,
+    options,
+    seen: 0,
+    last: undefined,
+    pairOf: new Int32Array(expected.length).fill(-1),
+    paired: 0,
+    extra: [],
+    missing: undefined,
+  }
 }
 
 /**
@@ -55,7 +69,12 @@ export function explainGrowing(x: TrajectoryExplainer, calls: readonly ToolCall[
   x.seen = calls.length
   x.last = calls[calls.length - 1]
   const allPaired = x.paired === x.expected.length
-  return { match: x.matchType === 'EXACT' ? allPaired && x.extra.length === 0 : allPaired, pairOf: x.pairOf, paired: x.paired, extra: x.extra }
+  return {
+    match: x.matchType === 'EXACT' ? allPaired && x.extra.length === 0 : allPaired,
+    pairOf: x.pairOf,
+    paired: x.paired,
+    extra: x.extra,
+  }
 }
 
 function reset(x: TrajectoryExplainer): void {

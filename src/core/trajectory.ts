@@ -3,7 +3,7 @@
  * on args, the three match types, an explanation for people, and an incremental matcher that gives
  * a verdict as soon as the calls seen so far decide it.
  */
-import { bucketCalls, createCallKeyer, takeFirstEqual, type CallBuckets, type CallKeyer } from './call-key.ts'
+import { bucketCalls, type CallBuckets, type CallKeyer, createCallKeyer, takeFirstEqual } from './call-key.ts'
 import { pythonEqual } from './python-equal.ts'
 
 import { MATCH_TYPES, type MatchOptions, type MatchType, type ToolCall } from './tool-call.ts'
@@ -39,14 +39,13 @@ export function parseMatchType(input: unknown): ParsedMatchType {
     return { ok: true, matchType: MATCH_TYPES[input]! }
   }
   // Never String() an object: one with a `toString` key that is not a function throws.
-  const shown =
-    typeof input === 'string'
-      ? JSON.stringify(input)
-      : input === null || typeof input !== 'object'
-        ? String(input)
-        : Array.isArray(input)
-          ? 'an array'
-          : 'an object'
+  const shown = typeof input === 'string'
+    ? JSON.stringify(input)
+    : input === null || typeof input !== 'object'
+    ? String(input)
+    : Array.isArray(input)
+    ? 'an array'
+    : 'an object'
   return { ok: false, error: `match_type ${shown} is not one of EXACT, IN_ORDER, ANY_ORDER (or 0, 1, 2)` }
 }
 
@@ -69,8 +68,9 @@ export function matchToolTrajectory(
   if (matchType === 'IN_ORDER') {
     // Greedy subsequence: each expected call consumes the first equal actual call after the previous one.
     let next = 0
-    for (let i = 0; i < actual.length && next < expected.length; i++)
+    for (let i = 0; i < actual.length && next < expected.length; i++) {
       if (callsEqual(actual[i]!, expected[next]!, options)) next++
+    }
     return next === expected.length
   }
   // ANY_ORDER: multiset containment; each expected call removes the first equal unused actual call,
@@ -113,8 +113,9 @@ export function explainTrajectory(
     for (let i = 0; i < n; i++) if (callsEqual(actual[i]!, expected[i]!, options)) pair(i, i)
   } else if (matchType === 'IN_ORDER') {
     let next = 0
-    for (let i = 0; i < actual.length && next < expected.length; i++)
+    for (let i = 0; i < actual.length && next < expected.length; i++) {
       if (callsEqual(actual[i]!, expected[next]!, options)) pair(next++, i)
+    }
   } else {
     // Unlike ADK, keep going after a missing call, so every missing call is listed; the verdict is the same.
     const keyer = createCallKeyer()

@@ -7,7 +7,7 @@
  */
 import type { Invocation } from '../adk/invocation.ts'
 import { isRecord } from '../adk/json.ts'
-import { evalCaseResult, evalMetricResult, type EvalCaseResult, type RubricScore, type TokenUsageDetails } from '../adk/results.ts'
+import { type EvalCaseResult, evalCaseResult, evalMetricResult, type RubricScore, type TokenUsageDetails } from '../adk/results.ts'
 import { statusFor } from '../adk/status.ts'
 import { meanAggregate } from '../core/aggregate.ts'
 import type { InvocationScore, OverallScore } from '../core/criterion.ts'
@@ -71,7 +71,7 @@ export function buildCaseResult(input: CaseResultInput): EvalCaseResult {
         status: o.status,
         rubricScores: rubricScoresOf(o.details, 'overall_rubric_scores'),
         tokenUsageDetails: tokenUsageOf(o.details),
-      }),
+      })
     ),
     perInvocation: input.actual.map((actual, n) => ({
       actual_invocation: actual,

@@ -2,7 +2,7 @@
  * The engine's CPU budget (types.ts CpuBudget) from the configured limits
  * (EVALSTREAM_MAX_EVENT_CPU_MS, EVALSTREAM_MAX_SESSION_CPU_MS).
  */
-import { type Limits, limitName } from '../ingest/limits.ts'
+import { limitName, type Limits } from '../ingest/limits.ts'
 import type { CpuBudget } from './types.ts'
 
 /**

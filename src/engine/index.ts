@@ -8,6 +8,6 @@
  * if (created.ok) await created.engine.end() // logs 'case.result'
  */
 export { createSessionEngine, DEFAULT_END_WAIT_MS, type SessionEngineOptions } from './session-engine.ts'
-export type { SessionEngine, SessionSpec, CriterionResultData } from './types.ts'
+export type { CriterionResultData, SessionEngine, SessionSpec } from './types.ts'
 // The result stream's wire protocol: zod schemas, each also the name of its inferred type.
-export { ResultEvent, ResultEventBody, RejectedEvent, RESULT_DATA, type ResultEventType } from './result-events.ts'
+export { RejectedEvent, RESULT_DATA, ResultEvent, ResultEventBody, type ResultEventType } from './result-events.ts'

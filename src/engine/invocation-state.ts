@@ -6,7 +6,7 @@
 import type { Invocation } from '../adk/invocation.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { MetricRun } from './metric-run.ts'
-import { rubricsForInvocation, type MetricPlan, type SessionPlan } from './plan.ts'
+import { type MetricPlan, rubricsForInvocation, type SessionPlan } from './plan.ts'
 
 export type MetricSlot = {
   plan: MetricPlan
@@ -48,18 +48,15 @@ export function newInvocationState(
   const caseRubrics = rubricsForInvocation(plan, index)
   const slots = plan.metrics.map((metric): MetricSlot => {
     const { runnable } = metric
-    const run =
-      'reason' in runnable
-        ? null
-        : new MetricRun(runnable.criterion, {
-            config: runnable.config,
-            expected,
-            caseRubrics,
-            // Judge request ids derive from it: the same on replay, so cached answers are found again.
-            key: `${sessionId}/${index}/${metric.metric.metric_name}`,
-            ...(scenario ? { scenario } : {}),
-            ...(previous ? { previous } : {}),
-          })
+    const run = 'reason' in runnable ? null : new MetricRun(runnable.criterion, {
+      config: runnable.config,
+      expected,
+      caseRubrics,
+      // Judge request ids derive from it: the same on replay, so cached answers are found again.
+      key: `${sessionId}/${index}/${metric.metric.metric_name}`,
+      ...(scenario ? { scenario } : {}),
+      ...(previous ? { previous } : {}),
+    })
     return { plan: metric, run, progressCount: 0, score: undefined }
   })
   return { index, id, generation: 0, completed: false, slots }

@@ -10,11 +10,11 @@
  * without the metric its owner asked for.
  */
 import type { Problem } from './problem.ts'
-import { DEFAULT_EVAL_CONFIG, evalMetricsOf, parseEvalConfig, type EvalMetric } from '../adk/eval-config.ts'
+import { DEFAULT_EVAL_CONFIG, type EvalMetric, evalMetricsOf, parseEvalConfig } from '../adk/eval-config.ts'
 import type { EvalCase } from '../adk/eval-set.ts'
 import { parseEvalCaseShared } from './interned-cases.ts'
 import type { Invocation, Rubric } from '../adk/invocation.ts'
-import { describeZodError, readableIssues, MAX_LISTED_ISSUES } from '../adk/parse-error.ts'
+import { describeZodError, MAX_LISTED_ISSUES, readableIssues } from '../adk/parse-error.ts'
 import type { AnyCriterion } from '../core/criterion.ts'
 import { alwaysReportedCriteria, criterionByName } from '../core/registry.ts'
 
@@ -45,14 +45,15 @@ export function planSession(
 ): { ok: true; plan: SessionPlan } | { ok: false; problem: SpecProblem } {
   const configSource = options.configSource ?? 'eval_config'
   const parsedConfig = parseEvalConfig(spec.eval_config ?? defaultConfig, { source: configSource })
-  if (!parsedConfig.ok)
+  if (!parsedConfig.ok) {
     return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: parsedConfig.error.message } }
+  }
 
   let evalCase: EvalCase | undefined
   if (spec.eval_case !== undefined) {
     // Equal cases (a thousand sessions of one eval set) share one parse (interned-cases.ts).
     const parsedCase = parseEvalCaseShared(spec.eval_case)
-    if (!parsedCase.success)
+    if (!parsedCase.success) {
       return {
         ok: false,
         problem: {
@@ -61,30 +62,34 @@ export function planSession(
           detail: describeZodError(parsedCase.error, { source: 'eval_case' }),
         },
       }
+    }
     evalCase = parsedCase.data
   }
 
   const metrics: MetricPlan[] = []
   for (const metric of evalMetricsOf(parsedConfig.config)) {
     const resolved = resolve(metric)
-    if ('problem' in resolved)
+    if ('problem' in resolved) {
       return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: `${configSource}: ${resolved.problem}` } }
+    }
     metrics.push({ metric, runnable: resolved })
   }
   // ADK's efficiency metrics: reported for every case, unconfigured (no threshold, no criterion).
-  for (const criterion of alwaysReportedCriteria())
+  for (const criterion of alwaysReportedCriteria()) {
     metrics.push({
       metric: { metric_name: criterion.key, threshold: null, criterion: null },
       runnable: { criterion, config: { threshold: null } },
     })
+  }
   return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
 }
 
 /** The metric's criterion with its options parsed; a reason if evalstream has no such criterion. */
 function resolve(metric: EvalMetric): MetricPlan['runnable'] | { problem: string } {
   const criterion = criterionByName(metric.metric_name)
-  if (!criterion)
+  if (!criterion) {
     return { reason: `metric '${metric.metric_name}' is not implemented by evalstream` }
+  }
   const parsed = criterion.config.safeParse({ ...metric.criterion, threshold: metric.threshold })
   if (parsed.success) return { criterion, config: parsed.data as { threshold: number } }
   // Paths from the config document's root: $.criteria.<metric>.<option>.

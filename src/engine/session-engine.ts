@@ -16,10 +16,10 @@ import { statusFor } from '../adk/status.ts'
 import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
-import { newInvocationState, type InvocationState, type MetricSlot } from './invocation-state.ts'
-import { settle, waitForJudges, type JudgeRunner } from './metric-run.ts'
+import { type InvocationState, type MetricSlot, newInvocationState } from './invocation-state.ts'
+import { type JudgeRunner, settle, waitForJudges } from './metric-run.ts'
 import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
-import { planSession, withUserContent, type SessionPlan, type SpecProblem } from './plan.ts'
+import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
 import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
@@ -88,7 +88,9 @@ class LiveSession implements SessionEngine {
     const [name, value] = eventOver
       ? [budget.names?.event ?? 'maxEventCpuMs', budget.maxEventCpuMs]
       : [budget.names?.session ?? 'maxSessionCpuMs', budget.maxSessionCpuMs]
-    const what = eventOver ? `event ${index} took ${round(spentMs)} ms to score` : `scoring took ${round(this.#cpuMs)} ms in total by event ${index}`
+    const what = eventOver
+      ? `event ${index} took ${round(spentMs)} ms to score`
+      : `scoring took ${round(this.#cpuMs)} ms in total by event ${index}`
     this.#options.emit({
       type: 'error',
       key: errorKey(this.#errors),
@@ -172,7 +174,10 @@ class LiveSession implements SessionEngine {
       return outcome ? [{ slot, before, outcome }] : []
     })
     if (closings.length === 0) return
-    const settled = closings.map(async (c) => ({ ...c, after: await settle(c.outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason) }))
+    const settled = closings.map(async (c) => ({
+      ...c,
+      after: await settle(c.outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason),
+    }))
     const pending = new Set(settled.map((p) => p.then(() => {})))
     await waitForJudges(pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
     const changed = (await Promise.all(settled)).filter((c) => c.after !== c.before)
@@ -253,7 +258,7 @@ class LiveSession implements SessionEngine {
         continue
       }
       const work = settle(outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason).then((result) =>
-        this.#record(invocation, slot, generation, result),
+        this.#record(invocation, slot, generation, result)
       )
       this.#pending.add(work)
       void work.finally(() => this.#pending.delete(work))

@@ -6,7 +6,7 @@
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import type { InvocationScore } from '../core/criterion.ts'
-import type { ResultEventBody, RejectedEvent } from './result-events.ts'
+import type { RejectedEvent, ResultEventBody } from './result-events.ts'
 
 // The wire protocol (results, their data, rejected events) is declared once, as zod schemas.
 export type {

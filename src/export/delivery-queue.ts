@@ -100,7 +100,9 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
     if (dropsUnreported === 0) return
     const whole = dropsUnreported - groupDropsUnreported
     const why = [
-      ...(groupDropsUnreported > 0 ? [`${groupDropsUnreported} past one group's share of ${options.perGroup?.maxItems} (${options.perGroup?.limitName})`] : []),
+      ...(groupDropsUnreported > 0
+        ? [`${groupDropsUnreported} past one group's share of ${options.perGroup?.maxItems} (${options.perGroup?.limitName})`]
+        : []),
       ...(whole > 0 ? [`the queue holds at most ${options.maxItems} (${options.limitName})`] : []),
     ]
     log(`evalstream: ${options.name}: dropped ${dropsUnreported} item(s): ${why.join('; ')}; ${stats.dropped} dropped in all`)
@@ -109,7 +111,7 @@ export function createDeliveryQueue<T>(options: QueueOptions<T>): DeliveryQueue<
   }
 
   const deliver = async (batch: T[]) => {
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1;; attempt++) {
       let outcome: SendOutcome
       try {
         outcome = await options.send(batch, attempt)

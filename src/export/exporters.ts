@@ -20,4 +20,3 @@ export type Exporters = {
 }
 
 export type ExporterHost = DispatcherOptions & { otelBackoffMs?: number }
-

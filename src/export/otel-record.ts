@@ -108,8 +108,9 @@ export function evaluationRecord(result: DecidedResult, options: { maxAttributeC
  */
 export function scoredSpan(result: DecidedResult, links: TraceLinks): { traceId?: string; spanId?: string } {
   const { event } = result
-  const mark: TraceMark | undefined =
-    event.type === 'case.result' ? links.last(result.sessionId) : links.lookup(result.sessionId, event.data.invocation_id)
+  const mark: TraceMark | undefined = event.type === 'case.result'
+    ? links.last(result.sessionId)
+    : links.lookup(result.sessionId, event.data.invocation_id)
   if (!mark) return {}
   let spanId = mark.root_span_id
   if (event.type === 'criterion.result' && event.data.metric_name === 'tool_trajectory_avg_score' && event.data.score === 0) {
@@ -125,10 +126,12 @@ export function scoredSpan(result: DecidedResult, links: TraceLinks): { traceId?
 export function criterionExplanation(data: Partial<CriterionResultData>): string | undefined {
   // The details are the criterion's own (a judge's free text among them): read with care.
   const details = data.details ?? {}
-  for (const said of [details.reasoning, details.rationale, data.reason])
+  for (const said of [details.reasoning, details.rationale, data.reason]) {
     if (typeof said === 'string' && said.trim() !== '') return said
-  if (typeof data.score === 'number' && typeof data.threshold === 'number')
+  }
+  if (typeof data.score === 'number' && typeof data.threshold === 'number') {
     return `score ${data.score} ${data.score >= data.threshold ? '>=' : '<'} threshold ${data.threshold}`
+  }
   return undefined
 }
 
@@ -137,8 +140,9 @@ function caseExplanation(data: Record<string, unknown>): string | undefined {
   const metrics = Array.isArray(data.overall_eval_metric_results) ? data.overall_eval_metric_results : []
   const parts = metrics.filter(isRecord).map((m) => {
     const status = statusName(m.eval_status)
-    const score =
-      typeof m.score === 'number' && typeof m.threshold === 'number' ? ` (${m.score} ${m.score >= m.threshold ? '>=' : '<'} ${m.threshold})` : ''
+    const score = typeof m.score === 'number' && typeof m.threshold === 'number'
+      ? ` (${m.score} ${m.score >= m.threshold ? '>=' : '<'} ${m.threshold})`
+      : ''
     return `${String(m.metric_name)}: ${status}${score}`
   })
   return parts.length > 0 ? parts.join('; ') : undefined

@@ -8,7 +8,7 @@
  * NOT_EVALUATED), `criterion` (a metric name, or `case` for the case result), `type`
  * (`criterion` or `case`), `app`, `tenant`. No filter: every decided result.
  */
-import { statusName, type DecidedResult } from './otel-record.ts'
+import { type DecidedResult, statusName } from './otel-record.ts'
 
 /** Deliveries waiting at most (EVALSTREAM_WEBHOOK_MAX_QUEUE); one more is dropped and counted. */
 export const WEBHOOK_MAX_QUEUE = 1000
@@ -58,17 +58,22 @@ export function parseWebhookFilter(
 ): { ok: true; value: WebhookFilter } | { ok: false; error: string } {
   const filter: WebhookFilter = {}
   const terms = (text ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '')
-  if (terms.length > WEBHOOK_MAX_FILTER_TERMS) return { ok: false, error: `${where} has ${terms.length} terms; at most ${WEBHOOK_MAX_FILTER_TERMS} (WEBHOOK_MAX_FILTER_TERMS)` }
+  if (terms.length > WEBHOOK_MAX_FILTER_TERMS) {
+    return { ok: false, error: `${where} has ${terms.length} terms; at most ${WEBHOOK_MAX_FILTER_TERMS} (WEBHOOK_MAX_FILTER_TERMS)` }
+  }
   for (const term of terms) {
     const colon = term.indexOf(':')
     const field = term.slice(0, colon).trim() as Field
     const value = term.slice(colon + 1).trim()
-    if (colon < 0 || !FIELDS.includes(field) || value === '')
+    if (colon < 0 || !FIELDS.includes(field) || value === '') {
       return { ok: false, error: `${where}: '${term}' is not field:value with field one of ${FIELDS.join(', ')}` }
-    if (field === 'status' && !['PASSED', 'FAILED', 'NOT_EVALUATED'].includes(value.toUpperCase()))
+    }
+    if (field === 'status' && !['PASSED', 'FAILED', 'NOT_EVALUATED'].includes(value.toUpperCase())) {
       return { ok: false, error: `${where}: status must be PASSED, FAILED or NOT_EVALUATED, not '${value}'` }
-    if (field === 'type' && value !== 'criterion' && value !== 'case')
+    }
+    if (field === 'type' && value !== 'criterion' && value !== 'case') {
       return { ok: false, error: `${where}: type must be criterion or case, not '${value}'` }
+    }
     ;(filter[field] ??= new Set()).add(field === 'status' ? value.toUpperCase() : value)
   }
   return { ok: true, value: filter }

@@ -10,12 +10,29 @@ import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts'
 import { postOnce, redact } from './delivery-http.ts'
 import { isDecided } from './otel-record.ts'
 import type { FedResult } from '../session/result-feed.ts'
-import { matchesFilter, parseWebhookFilter, WEBHOOK_BACKOFF_MS, WEBHOOK_CONCURRENCY, WEBHOOK_CONCURRENCY_PER_TENANT, WEBHOOK_MAX_BACKOFF_MS, WEBHOOK_MAX_QUEUE_PER_TENANT, type WebhookSettings } from './webhook-config.ts'
-import { DELIVERY_ID_HEADER, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.ts'
+import {
+  matchesFilter,
+  parseWebhookFilter,
+  WEBHOOK_BACKOFF_MS,
+  WEBHOOK_CONCURRENCY,
+  WEBHOOK_CONCURRENCY_PER_TENANT,
+  WEBHOOK_MAX_BACKOFF_MS,
+  WEBHOOK_MAX_QUEUE_PER_TENANT,
+  type WebhookSettings,
+} from './webhook-config.ts'
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from './webhook-signature.ts'
 import { privateHostProblem, webhookUrlProblem } from './webhook-target.ts'
 
 /** `tenant`: whose result it carries; deliveries share slots per tenant (EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT). */
-export type WebhookDelivery = { id: string; url: string; secret: string; type: string; body: string; checkAddresses: boolean; tenant?: string }
+export type WebhookDelivery = {
+  id: string
+  url: string
+  secret: string
+  type: string
+  body: string
+  checkAddresses: boolean
+  tenant?: string
+}
 
 export type WebhookDispatcher = {
   watch(result: FedResult): void
@@ -102,7 +119,7 @@ export function createWebhookDispatcher(settings: WebhookSettings, options: Disp
     let parsed = filters.get(key)
     if (!parsed) {
       if (filters.size >= 256) filters.clear()
-      filters.set(key, (parsed = parseWebhookFilter(text, 'webhook.filter')))
+      filters.set(key, parsed = parseWebhookFilter(text, 'webhook.filter'))
     }
     return parsed
   }
@@ -121,7 +138,9 @@ export function createWebhookDispatcher(settings: WebhookSettings, options: Disp
       const type = result.event.type
       const tenant = result.tenant !== undefined ? { tenant: result.tenant } : {}
       if (wanted) queue.push({ id, url: deployment.url, secret: deployment.secret, type, body, checkAddresses: false, ...tenant })
-      if (sessionWanted) queue.push({ id, url: session!.url, secret: session!.secret, type, body, checkAddresses: !settings.allowPrivate, ...tenant })
+      if (sessionWanted) {
+        queue.push({ id, url: session!.url, secret: session!.secret, type, body, checkAddresses: !settings.allowPrivate, ...tenant })
+      }
     },
     sessionWebhookProblem(webhook) {
       if (!settings.sessionWebhooks) return 'this server does not deliver session webhooks (EVALSTREAM_WEBHOOK_SESSIONS=off)'

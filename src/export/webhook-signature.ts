@@ -41,7 +41,9 @@ export async function verifyWebhook(
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   const ts = Number(timestamp)
   if (!timestamp || !Number.isSafeInteger(ts)) return { ok: false, error: 'no timestamp' }
-  if (Math.abs(nowS - ts) > WEBHOOK_TOLERANCE_S) return { ok: false, error: `timestamp ${ts} is more than ${WEBHOOK_TOLERANCE_S} s from now` }
+  if (Math.abs(nowS - ts) > WEBHOOK_TOLERANCE_S) {
+    return { ok: false, error: `timestamp ${ts} is more than ${WEBHOOK_TOLERANCE_S} s from now` }
+  }
   const expected = await signWebhook(secret, ts, body)
   if (!signature || signature.length !== expected.length) return { ok: false, error: 'signature mismatch' }
   let diff = 0

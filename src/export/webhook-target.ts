@@ -20,7 +20,9 @@ const INTERNAL_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.
  * @example webhookUrlProblem('http://127.0.0.1:9000/hook', { allowPrivate: false }) // 'its host 127.0.0.1 is a loopback address…'
  */
 export function webhookUrlProblem(raw: string, policy: { allowPrivate: boolean }): string | undefined {
-  if (raw.length > WEBHOOK_MAX_URL_CHARS) return `it is ${raw.length} characters long; at most ${WEBHOOK_MAX_URL_CHARS} (WEBHOOK_MAX_URL_CHARS)`
+  if (raw.length > WEBHOOK_MAX_URL_CHARS) {
+    return `it is ${raw.length} characters long; at most ${WEBHOOK_MAX_URL_CHARS} (WEBHOOK_MAX_URL_CHARS)`
+  }
   let url: URL
   try {
     url = new URL(raw)
@@ -66,8 +68,12 @@ export function ipv4Kind([a, b, c]: number[]): string | undefined {
   if (a === 100 && b! >= 64 && b! <= 127) return 'a carrier-grade NAT address'
   if (a === 0) return 'an unspecified address'
   if (a! >= 224) return 'a multicast or reserved address'
-  if ((a === 192 && b === 0 && (c === 0 || c === 2)) || (a === 198 && (b === 18 || b === 19 || (b === 51 && c === 100))) || (a === 203 && b === 0 && c === 113))
+  if (
+    (a === 192 && b === 0 && (c === 0 || c === 2)) || (a === 198 && (b === 18 || b === 19 || (b === 51 && c === 100))) ||
+    (a === 203 && b === 0 && c === 113)
+  ) {
     return 'a reserved address'
+  }
   return undefined
 }
 

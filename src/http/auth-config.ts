@@ -54,10 +54,14 @@ export function parseTokens(raw: string | undefined): { ok: true; value: TokenEn
     const token = entry.slice(colon + 1)
     // Messages name the tenant, never the token: start-up errors end up in logs.
     if (!TENANT_PATTERN.test(tenant)) return fail(`${where}: tenant '${tenant.slice(0, 80)}' must be 1-64 characters of A-Z a-z 0-9 _ -`)
-    if (token.length < MIN_TOKEN_CHARS || token.length > MAX_TOKEN_CHARS)
-      return fail(`${where} (tenant '${tenant}'): the token has ${token.length} characters; it needs ${MIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS}`)
-    if (!TOKEN_PATTERN.test(token))
+    if (token.length < MIN_TOKEN_CHARS || token.length > MAX_TOKEN_CHARS) {
+      return fail(
+        `${where} (tenant '${tenant}'): the token has ${token.length} characters; it needs ${MIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS}`,
+      )
+    }
+    if (!TOKEN_PATTERN.test(token)) {
       return fail(`${where} (tenant '${tenant}'): the token may only hold A-Z a-z 0-9 - . _ ~ + / and trailing =`)
+    }
     if (seen.has(token)) return fail(`${where} (tenant '${tenant}'): the same token appears twice; each token names one tenant`)
     seen.add(token)
     entries.push({ tenant, token })
@@ -86,8 +90,9 @@ export function parseCorsOrigins(raw: string | undefined): { ok: true; value?: C
       return fail(`${where} is not an origin; write scheme://host[:port], or * alone for any origin`)
     }
     // Browsers send the origin exactly in this form; anything else (a path, a query) would never match.
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin)
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
       return fail(`${where} is not an origin; write scheme://host[:port] with http or https and nothing after it`)
+    }
     origins.push(origin)
   }
   return { ok: true, value: { origins } }

@@ -41,8 +41,9 @@ export function requireToken(auth: Authenticator | undefined): MiddlewareHandler
     if (header === undefined) return unauthorized(c, 'this route needs Authorization: Bearer <token>', '')
     const match = BEARER.exec(header)
     const tenant = match ? await auth.verify(match[1]!) : undefined
-    if (tenant === undefined)
+    if (tenant === undefined) {
       return unauthorized(c, 'the Authorization header does not hold a valid bearer token', ', error="invalid_token"')
+    }
     c.set('evalstreamTenant', tenant)
     return next()
   }

@@ -12,7 +12,7 @@ import { parseJsonWithin } from '../adk/json-within.ts'
 import { parseErrorFromZod } from '../adk/parse-error.ts'
 import { WEBHOOK_SECRET_MIN_CHARS } from '../export/webhook-config.ts'
 import { WEBHOOK_MAX_URL_CHARS } from '../export/webhook-target.ts'
-import { formatFromContentType, type Limits, limitMember, limitName } from '../ingest/index.ts'
+import { formatFromContentType, limitMember, limitName, type Limits } from '../ingest/index.ts'
 import type { ProblemExtensions } from './problem.ts'
 import { readTextLimited } from './read-body.ts'
 
@@ -40,7 +40,9 @@ export const CreateSessionRequest = z
         filter: z.string().max(4096).optional(),
       })
       .strict()
-      .describe("This session's own webhook: each decided result matching `filter` is POSTed to `url`, signed with `secret` (docs/webhooks.md)")
+      .describe(
+        "This session's own webhook: each decided result matching `filter` is POSTed to `url`, signed with `secret` (docs/webhooks.md)",
+      )
       .optional(),
   })
   .strict()
@@ -78,23 +80,26 @@ export async function parseCreateBody(
   const value = parsed.ok ? parsed.value : undefined
   const found = parsed.ok ? findJsonBoundsViolation(value, limits) : parsed.violation
   const at = !parsed.ok && parsed.reason === 'bounds' ? ` (at character ${parsed.violation.offset})` : ''
-  if (found?.kind === 'depth')
+  if (found?.kind === 'depth') {
     return bad(
       422,
       'JSON nested too deep',
       `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${limitName('maxJsonDepth', limits)})${at}`,
       { limit: limitMember('maxJsonDepth', limits), path: found.path },
     )
-  if (found?.kind === 'string')
+  }
+  if (found?.kind === 'string') {
     return bad(
       422,
       'JSON string too long',
-      `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${limitName('maxStringLength', limits)})${at}`,
+      `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${
+        limitName('maxStringLength', limits)
+      })${at}`,
       { limit: limitMember('maxStringLength', limits), path: found.path },
     )
+  }
   return { ok: true, value }
 }
-
 
 /**
  * Resolves the request to the spec's config and case, or a problem.
@@ -107,15 +112,19 @@ export function resolveCreateRequest(
   | { ok: true; session_id?: string; eval_config?: unknown; eval_case?: unknown; webhook?: SessionWebhook }
   | { ok: false; problem: CreateProblem } {
   const parsed = CreateSessionRequest.safeParse(body ?? {})
-  if (!parsed.success)
+  if (!parsed.success) {
     return bad(400, 'Invalid session request', parseErrorFromZod(parsed.error, 'session request').message)
+  }
   const req = parsed.data
-  if (req.eval_set === undefined && req.eval_id === undefined)
+  if (req.eval_set === undefined && req.eval_id === undefined) {
     return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: req.eval_case, ...webhookField(req) }
-  if (req.eval_case !== undefined)
+  }
+  if (req.eval_case !== undefined) {
     return bad(400, 'Invalid session request', 'give either eval_case, or eval_set with eval_id, not both')
-  if (req.eval_set === undefined || req.eval_id === undefined)
+  }
+  if (req.eval_set === undefined || req.eval_id === undefined) {
     return bad(400, 'Invalid session request', 'eval_set and eval_id go together: eval_id names a case of eval_set')
+  }
   const set = EvalSet.safeParse(req.eval_set)
   if (!set.success) return bad(422, 'Invalid eval_set', parseErrorFromZod(set.error, 'eval_set').message)
   const index = set.data.eval_cases.findIndex((c) => c.eval_id === req.eval_id)

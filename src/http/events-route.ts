@@ -10,7 +10,7 @@
 import type { z } from 'zod'
 import type { Context } from 'hono'
 import { type Failure, failure, type Problem } from '../engine/problem.ts'
-import { DEFAULT_LIMITS, formatFromContentType, type EventFormat, type Limits, limitMember, limitName } from '../ingest/index.ts'
+import { DEFAULT_LIMITS, type EventFormat, formatFromContentType, limitMember, limitName, type Limits } from '../ingest/index.ts'
 import type { PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
 import { feedSession, sessionFull } from '../session/feed.ts'
 import type { UploadSummary as UploadSummarySchema, UploadSummaryEvent } from './openapi-schemas.ts'
@@ -29,7 +29,12 @@ export type UploadSummary = z.infer<typeof UploadSummarySchema>
 type UploadSummaryFrame = z.infer<typeof UploadSummaryEvent>
 
 /** @example app.post('/:id/events', (c) => eventsRoute(c, session, deps.limits)) */
-export async function eventsRoute(c: Context, session: HostedSession, limits: Limits = DEFAULT_LIMITS, turns?: TurnSlicerOptions): Promise<Response> {
+export async function eventsRoute(
+  c: Context,
+  session: HostedSession,
+  limits: Limits = DEFAULT_LIMITS,
+  turns?: TurnSlicerOptions,
+): Promise<Response> {
   const metrics = c.get('evalstreamMetrics')
   const refuse = (reason: UploadRefusal) => metrics?.events.refused(reason)
   const contentType = c.req.header('content-type')
@@ -68,7 +73,9 @@ export async function eventsRoute(c: Context, session: HostedSession, limits: Li
       until: upload,
       finish: async (stream) => {
         const outcome = await upload
-        const data = outcome.ok ? summary : { ...summary, error: outcome.problem.detail, ...(outcome.problem.limit ? { limit: outcome.problem.limit } : {}) }
+        const data = outcome.ok
+          ? summary
+          : { ...summary, error: outcome.problem.detail, ...(outcome.problem.limit ? { limit: outcome.problem.limit } : {}) }
         await stream.writeSSE({ event: 'upload.summary', data: JSON.stringify(data) })
       },
     })

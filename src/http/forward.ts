@@ -6,7 +6,7 @@
 import type { Context } from 'hono'
 import { consumedHeaders } from './auth.ts'
 import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from './proxy-settings.ts'
-import { agentBody, causeOf, type AgentLink } from './agent-body.ts'
+import { agentBody, type AgentLink, causeOf } from './agent-body.ts'
 import { problem } from './problem.ts'
 import { isEventStream, renamedAgentBody } from './agent-sse.ts'
 
@@ -115,7 +115,8 @@ export async function callAgent(c: Context, call: AgentCall, body?: string): Pro
     return { ok: true, response, link }
   } catch (e) {
     if (timedOut) {
-      const detail = `the agent at ${target.origin} sent no response to ${req.method} ${incoming.pathname} within ${settings.connectTimeoutMs} ms (EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS)`
+      const detail =
+        `the agent at ${target.origin} sent no response to ${req.method} ${incoming.pathname} within ${settings.connectTimeoutMs} ms (EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS)`
       return { ok: false, response: problem(c, 504, 'Agent timed out', detail) }
     }
     const detail = `could not reach the agent at ${target.origin}: ${causeOf(e)}`
@@ -143,7 +144,8 @@ export function relay(
   for (const [k, v] of Object.entries(extra)) headers.set(k, v)
   const idleTimeoutMs = (settings ?? DEFAULT_PROXY_SETTINGS).idleTimeoutMs
   let body = link && response.body ? agentBody(response.body, { link, idleTimeoutMs, onBreak: 'error' }).stream : response.body
-  if (body && frames && (frames.always || isEventStream(response.headers.get('content-type'))))
+  if (body && frames && (frames.always || isEventStream(response.headers.get('content-type')))) {
     body = renamedAgentBody(body, frames.maxEventBytes)
+  }
   return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }

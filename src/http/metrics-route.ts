@@ -55,8 +55,14 @@ function routeOf(c: Context): string {
  */
 export async function metricsRoute(c: Context, deps: AppDeps): Promise<Response> {
   const metrics = deps.metrics
-  if (!metrics)
-    return problem(c, 404, 'Not found', 'this runtime serves no /metrics (Workers: every Durable Object counts only itself); see docs/metrics.md')
+  if (!metrics) {
+    return problem(
+      c,
+      404,
+      'Not found',
+      'this runtime serves no /metrics (Workers: every Durable Object counts only itself); see docs/metrics.md',
+    )
+  }
   const refused = await refusal(c, metrics, deps.auth !== undefined)
   if (refused) return refused
   return new Response(metrics.render(), { status: 200, headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' } })
@@ -67,10 +73,15 @@ const checkers = new WeakMap<PrometheusMetrics, ReturnType<typeof createAuthenti
 async function refusal(c: Context, metrics: PrometheusMetrics, tenants: boolean): Promise<Response | undefined> {
   if (metrics.token === undefined) {
     if (!tenants) return undefined
-    return problem(c, 403, 'Metrics not enabled', 'tenant tokens do not open /metrics (it adds up every tenant); set EVALSTREAM_METRICS_TOKEN')
+    return problem(
+      c,
+      403,
+      'Metrics not enabled',
+      'tenant tokens do not open /metrics (it adds up every tenant); set EVALSTREAM_METRICS_TOKEN',
+    )
   }
   let checker = checkers.get(metrics)
-  if (!checker) checkers.set(metrics, (checker = createAuthenticator([{ tenant: 'metrics', token: metrics.token }])))
+  if (!checker) checkers.set(metrics, checker = createAuthenticator([{ tenant: 'metrics', token: metrics.token }]))
   const match = BEARER.exec(c.req.header('authorization') ?? '')
   if (match && (await checker.verify(match[1]!)) !== undefined) return undefined
   const response = problem(c, 401, 'Unauthorized', '/metrics needs Authorization: Bearer <EVALSTREAM_METRICS_TOKEN>')

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { toCamel } from '../adk/casing.ts'
-import { operationId, openApiPath, pathParams, schemaName, type ResponseDoc, type RouteDoc, type SchemaRef } from './openapi-describe.ts'
+import { openApiPath, operationId, pathParams, type ResponseDoc, type RouteDoc, schemaName, type SchemaRef } from './openapi-describe.ts'
 import { ADK_MODELS, NAMED_SCHEMAS } from './openapi-schemas.ts'
 
 export const OPENAPI_VERSION = '3.1.0'
@@ -86,8 +86,11 @@ function param(where: 'path' | 'query' | 'header', name: string, description: st
 
 function requestBody(body: NonNullable<RouteDoc['body']>): Json {
   const content: Record<string, Json> = {}
-  for (const [type, ref] of Object.entries(body.content))
-    content[type] = typeof ref === 'object' && 'text' in ref ? { schema: { type: 'string', description: ref.text } } : { schema: refTo(ref) }
+  for (const [type, ref] of Object.entries(body.content)) {
+    content[type] = typeof ref === 'object' && 'text' in ref
+      ? { schema: { type: 'string', description: ref.text } }
+      : { schema: refTo(ref) }
+  }
   return { required: body.required ?? true, ...(body.description ? { description: body.description } : {}), content }
 }
 
@@ -107,7 +110,11 @@ function response(doc: ResponseDoc | string): Json {
   }
   if (doc.text) content[doc.text.mediaType] = { schema: { type: 'string', description: doc.text.description } }
   const headers = Object.entries(doc.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: 'string' } }])
-  return { description: doc.description, ...(headers.length ? { headers: Object.fromEntries(headers) } : {}), ...(Object.keys(content).length ? { content } : {}) }
+  return {
+    description: doc.description,
+    ...(headers.length ? { headers: Object.fromEntries(headers) } : {}),
+    ...(Object.keys(content).length ? { content } : {}),
+  }
 }
 
 function refTo(ref: SchemaRef): Json {
@@ -133,10 +140,14 @@ function componentSchemas(routes: readonly RouteDoc[]): Record<string, Json> {
       for (const e of Object.values(doc.sse ?? {})) note(e.data)
     }
   }
-  for (const name of used) if (!named.has(name)) throw new Error(`no schema named ${name} (add it to NAMED_SCHEMAS or pass { name, schema })`)
+  for (const name of used) {
+    if (!named.has(name)) throw new Error(`no schema named ${name} (add it to NAMED_SCHEMAS or pass { name, schema })`)
+  }
   const registry = z.registry<{ id: string }>()
   for (const [id, schema] of named) registry.add(schema, { id })
-  const { schemas } = z.toJSONSchema(registry, { io: 'input', unrepresentable: 'any', uri: (id) => REF + id }) as { schemas: Record<string, Json> }
+  const { schemas } = z.toJSONSchema(registry, { io: 'input', unrepresentable: 'any', uri: (id) => REF + id }) as {
+    schemas: Record<string, Json>
+  }
   const out: Record<string, Json> = {}
   for (const [name, schema] of Object.entries(schemas)) {
     const { $schema: _s, $id: _i, ...rest } = schema

@@ -17,24 +17,40 @@ const LAST_EVENT_ID = { 'Last-Event-ID': 'resume after this seq (also ?last_even
  */
 export const RESULT_EVENTS: Record<ResultEventType, SseEventDoc> = {
   'invocation.started': { data: 'InvocationStarted', description: 'a new invocation opened' },
-  'criterion.progress': { data: 'CriterionProgress', description: 'an early verdict before the invocation completes (e.g. a trajectory already diverged)' },
+  'criterion.progress': {
+    data: 'CriterionProgress',
+    description: 'an early verdict before the invocation completes (e.g. a trajectory already diverged)',
+  },
   'criterion.result': { data: 'CriterionResult', description: 'a decided score of one criterion for one invocation' },
   'case.result': { data: 'EvalCaseResult', description: "the case result in ADK's file shape, after /end; the stream closes after it" },
   error: { data: 'ResultStreamError', description: 'a rejected event, or the session was evicted or deleted (the stream ends)' },
 }
 
 const NOT_FOUND = 'no such session (or it belongs to another tenant)'
-const GONE = "the session was evicted (idle, capacity or retention); the detail says which. Only the session's own tenant gets this; anyone else gets the 404"
+const GONE =
+  "the session was evicted (idle, capacity or retention); the detail says which. Only the session's own tenant gets this; anyone else gets the 404"
 
 export const API_ROUTES: RouteDoc[] = [
-  describeRoute({ method: 'get', path: '/healthz', tag: 'service', public: true, summary: 'Liveness', responses: { 200: { description: 'up', json: 'Health' } } }),
+  describeRoute({
+    method: 'get',
+    path: '/healthz',
+    tag: 'service',
+    public: true,
+    summary: 'Liveness',
+    responses: { 200: { description: 'up', json: 'Health' } },
+  }),
   describeRoute({
     method: 'get',
     path: '/openapi.json',
     tag: 'service',
     public: true,
     summary: 'This document',
-    responses: { 200: { description: 'OpenAPI 3.1, generated from the zod schemas the routes validate with', text: { mediaType: 'application/json', description: 'an OpenAPI 3.1 document' } } },
+    responses: {
+      200: {
+        description: 'OpenAPI 3.1, generated from the zod schemas the routes validate with',
+        text: { mediaType: 'application/json', description: 'an OpenAPI 3.1 document' },
+      },
+    },
   }),
   describeRoute({
     method: 'get',
@@ -44,7 +60,10 @@ export const API_ROUTES: RouteDoc[] = [
     summary: 'Prometheus metrics (Node and Deno)',
     description: 'Text exposition format 0.0.4 (docs/metrics.md). 404 on Workers.',
     responses: {
-      200: { description: 'the metrics', text: { mediaType: 'text/plain; version=0.0.4', description: 'Prometheus text exposition format 0.0.4' } },
+      200: {
+        description: 'the metrics',
+        text: { mediaType: 'text/plain; version=0.0.4', description: 'Prometheus text exposition format 0.0.4' },
+      },
       401: 'EVALSTREAM_METRICS_TOKEN is set and the request does not carry it',
       403: 'tenant tokens are configured but EVALSTREAM_METRICS_TOKEN is not',
       404: 'this runtime serves no metrics (Workers)',
@@ -63,7 +82,8 @@ export const API_ROUTES: RouteDoc[] = [
     path: '/v1/sessions',
     tag: 'sessions',
     summary: 'Create a session',
-    description: 'Either `{eval_config?, eval_case?, session_id?}` or `{eval_set, eval_id, eval_config?, session_id?}`. Content-Type must be application/json.',
+    description:
+      'Either `{eval_config?, eval_case?, session_id?}` or `{eval_set, eval_id, eval_config?, session_id?}`. Content-Type must be application/json.',
     body: { required: false, content: { 'application/json': 'CreateSession' } },
     responses: {
       201: { description: 'created', json: 'SessionCreated', headers: { Location: 'the session URL' } },
@@ -73,7 +93,8 @@ export const API_ROUTES: RouteDoc[] = [
       413: 'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES',
       415: 'the Content-Type is not application/json',
       422: 'the eval config, case or set is invalid, or the JSON is nested too deep / has too long strings',
-      503: "the server holds EVALSTREAM_MAX_SESSIONS sessions and none of them is this tenant's to evict, or the sessions held reached EVALSTREAM_MAX_PROCESS_BYTES (Retry-After says when to try again)",
+      503:
+        "the server holds EVALSTREAM_MAX_SESSIONS sessions and none of them is this tenant's to evict, or the sessions held reached EVALSTREAM_MAX_PROCESS_BYTES (Retry-After says when to try again)",
     },
   }),
   describeRoute({
@@ -103,20 +124,28 @@ export const API_ROUTES: RouteDoc[] = [
       content: {
         'application/json': 'EventsBody',
         'application/x-ndjson': { text: 'one ADK event (JSON) per line' },
-        'text/event-stream': { text: "a captured ADK /run_sse stream (data: one ADK event)" },
+        'text/event-stream': { text: 'a captured ADK /run_sse stream (data: one ADK event)' },
       },
     },
     responses: {
       202: { description: 'accepted and rejected events (without Accept: text/event-stream)', json: 'UploadSummary' },
-      200: { description: 'with Accept: text/event-stream: the results as they are decided, then upload.summary', sse: { ...RESULT_EVENTS, 'upload.summary': { data: 'UploadSummaryEvent', description: 'the last frame: what was accepted and rejected' } } },
+      200: {
+        description: 'with Accept: text/event-stream: the results as they are decided, then upload.summary',
+        sse: {
+          ...RESULT_EVENTS,
+          'upload.summary': { data: 'UploadSummaryEvent', description: 'the last frame: what was accepted and rejected' },
+        },
+      },
       400: 'the upload broke off',
       404: NOT_FOUND,
       409: 'the session has ended',
       410: GONE,
-      413: 'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES (the rest is not read), or an event would take the session past EVALSTREAM_MAX_SESSION_BYTES (the events before it are kept)',
+      413:
+        'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES (the rest is not read), or an event would take the session past EVALSTREAM_MAX_SESSION_BYTES (the events before it are kept)',
       415: 'not JSON, NDJSON or SSE',
       422: 'the session is at EVALSTREAM_MAX_EVENTS_PER_SESSION',
-      503: 'an event would take the sessions held past EVALSTREAM_MAX_PROCESS_BYTES (the events before it are kept; Retry-After says when to try again)',
+      503:
+        'an event would take the sessions held past EVALSTREAM_MAX_PROCESS_BYTES (the events before it are kept; Retry-After says when to try again)',
     },
   }),
   describeRoute({
@@ -127,7 +156,11 @@ export const API_ROUTES: RouteDoc[] = [
     headers: LAST_EVENT_ID,
     query: { last_event_id: 'resume after this seq (for clients that cannot set headers)' },
     summary: 'Stream results (SSE)',
-    responses: { 200: { description: 'logged results after Last-Event-ID, then live ones; closes after case.result', sse: RESULT_EVENTS }, 404: NOT_FOUND, 410: GONE },
+    responses: {
+      200: { description: 'logged results after Last-Event-ID, then live ones; closes after case.result', sse: RESULT_EVENTS },
+      404: NOT_FOUND,
+      410: GONE,
+    },
   }),
   describeRoute({
     method: 'post',
@@ -155,7 +188,14 @@ export const API_ROUTES: RouteDoc[] = [
       429: 'EVALSTREAM_MAX_ACTIVE_RUNS runs, or EVALSTREAM_MAX_ACTIVE_RUNS_PER_TENANT of this tenant, are in progress',
     },
   }),
-  describeRoute({ method: 'get', path: '/v1/runs/:id', tag: 'runs', params: { id: 'the run id' }, summary: 'Run counts so far', responses: { 200: { description: 'counts', json: 'RunSnapshot' }, 404: 'no such run' } }),
+  describeRoute({
+    method: 'get',
+    path: '/v1/runs/:id',
+    tag: 'runs',
+    params: { id: 'the run id' },
+    summary: 'Run counts so far',
+    responses: { 200: { description: 'counts', json: 'RunSnapshot' }, 404: 'no such run' },
+  }),
   describeRoute({
     method: 'get',
     path: '/v1/runs/:id/results',
@@ -169,7 +209,10 @@ export const API_ROUTES: RouteDoc[] = [
         sse: Object.fromEntries(
           Object.keys(RUN_EVENT_DATA).map((t) => [
             t,
-            { data: `RunEvent_${t.replace('.', '_')}`, description: t === 'run.result' ? 'verdicts and EvalSetResults; the last event' : t },
+            {
+              data: `RunEvent_${t.replace('.', '_')}`,
+              description: t === 'run.result' ? 'verdicts and EvalSetResults; the last event' : t,
+            },
           ]),
         ),
       },
@@ -190,14 +233,18 @@ export const API_ROUTES: RouteDoc[] = [
     tag: 'proxy',
     headers: { 'X-Evalstream-Session': 'score into this existing session instead of the one named by the ADK session id' },
     summary: "Proxy mode: the agent's /run_sse with results interleaved",
-    description: 'Forwarded to AGENT_URL. Every agent frame passes through; after each, the results it caused follow as `event: evalstream` frames (ADK clients ignore them). Other ADK routes are forwarded unchanged.',
+    description:
+      'Forwarded to AGENT_URL. Every agent frame passes through; after each, the results it caused follow as `event: evalstream` frames (ADK clients ignore them). Other ADK routes are forwarded unchanged.',
     body: { content: { 'application/json': 'RunAgentRequest' } },
     responses: {
       200: {
         description: "the agent's stream with evalstream frames",
         headers: { 'X-Evalstream-Session': 'the session scored into', 'X-Evalstream-Note': 'why the run was not scored, when it was not' },
         sse: {
-          message: { data: 'AdkEvent', description: "the agent's frames, unchanged (an agent frame named evalstream becomes agent-evalstream)" },
+          message: {
+            data: 'AdkEvent',
+            description: "the agent's frames, unchanged (an agent frame named evalstream becomes agent-evalstream)",
+          },
           evalstream: { data: 'ProxiedResult', description: 'a result, after the agent frame that caused it' },
         },
       },

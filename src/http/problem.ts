@@ -47,7 +47,11 @@ export function problem(
 ): Response {
   if (typeof first !== 'number') {
     const more = second as ProblemExtensions | undefined
-    const response = render(c, first.status, first.title, first.detail, { ...first.extensions, ...(first.limit ? { limit: first.limit } : {}), ...more })
+    const response = render(c, first.status, first.title, first.detail, {
+      ...first.extensions,
+      ...(first.limit ? { limit: first.limit } : {}),
+      ...more,
+    })
     if (first.retryAfterS !== undefined) response.headers.set('retry-after', String(first.retryAfterS))
     return response
   }

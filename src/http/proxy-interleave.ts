@@ -4,7 +4,7 @@
  * results it caused follow it as `event: evalstream` frames. Results that come later (judges)
  * go out as soon as they exist, always between whole frames. At the end, the invocation is
  * completed and its last results sent; if the agent failed, the failure is first recorded in the
-* session as an `error` result, which the client gets as a frame too. Events reach the session
+ * session as an `error` result, which the client gets as a frame too. Events reach the session
  * through its feed (src/session/feed.ts), under every per-session limit; a session at its event
  * limit takes no more, and the client gets one `error` frame (kind `session_stopped`) saying so.
  * The client's stream then stays open until the judges working for the session have answered
@@ -121,7 +121,12 @@ export function interleaveResults(
     stopSent = true
     const { detail, limit } = stopped.problem
     try {
-      out.enqueue(formatSseMessage({ event: OUR_EVENT, data: JSON.stringify({ type: 'error', data: { kind: 'session_stopped', message: detail, ...(limit ? { limit } : {}) } }) }))
+      out.enqueue(
+        formatSseMessage({
+          event: OUR_EVENT,
+          data: JSON.stringify({ type: 'error', data: { kind: 'session_stopped', message: detail, ...(limit ? { limit } : {}) } }),
+        }),
+      )
     } catch {
       // The client went away.
     }
@@ -151,7 +156,8 @@ export function interleaveResults(
     await Promise.race([judged, (options.sleep ?? timerSleep)(options.verdictWaitMs, stopWaiting.signal)])
     sendPending()
     if (!settled && !finished && out) {
-      const note = `: evalstream stopped waiting for judged verdicts after ${options.verdictWaitMs} ms (EVALSTREAM_PROXY_VERDICT_WAIT_MS); they go to the session's results\n\n`
+      const note =
+        `: evalstream stopped waiting for judged verdicts after ${options.verdictWaitMs} ms (EVALSTREAM_PROXY_VERDICT_WAIT_MS); they go to the session's results\n\n`
       try {
         out.enqueue(note)
       } catch {

@@ -27,7 +27,7 @@ import { callAgent, forwardHeaders, relay } from './forward.ts'
 import { problem } from './problem.ts'
 import { interleaveResults } from './proxy-interleave.ts'
 import { readTextLimited } from './read-body.ts'
-import { sseFrameStream, SSE_FRAME_SLACK } from './sse-frames.ts'
+import { SSE_FRAME_SLACK, sseFrameStream } from './sse-frames.ts'
 import { isEventStream, RUN_SSE_PATH } from './agent-sse.ts'
 
 export const SESSION_HEADER = 'x-evalstream-session'
@@ -55,8 +55,9 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   if (sessionId === undefined) return forwardRunSse(c, deps, text)
   if (!SESSION_ID_PATTERN.test(sessionId)) {
     // Asked for by name: say what is wrong. An ADK id we cannot host: the agent still answers, unscored.
-    if (named !== undefined)
+    if (named !== undefined) {
       return problem(c, 400, 'Invalid session id', `${SESSION_HEADER} must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -`)
+    }
     return forwardRunSse(c, deps, text, { [NOTE_HEADER]: 'the ADK session id is not a valid evalstream session id; not scored' })
   }
 
@@ -69,8 +70,9 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   if (!upstream.ok) return upstream.response
   const { response, link } = upstream
   const frames = { maxEventBytes: limits.maxEventBytes, always: true }
-  if (!response.ok || !isEventStream(response.headers.get('content-type')) || !response.body)
+  if (!response.ok || !isEventStream(response.headers.get('content-type')) || !response.body) {
     return relay(response, { [SESSION_HEADER]: session.id }, link, settings, frames)
+  }
 
   const agent = agentBody(response.body, { link, idleTimeoutMs: settings.idleTimeoutMs, onBreak: 'close', onCancel: () => run.abandon() })
   const run = interleaveResults(session, {

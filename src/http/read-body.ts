@@ -3,7 +3,11 @@
  * limit (or announces it in Content-Length), so nothing past the limit is ever buffered.
  */
 
-export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large'; bytes: number } | { ok: false; reason: 'broken'; error: string }
+export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large'; bytes: number } | {
+  ok: false
+  reason: 'broken'
+  error: string
+}
 
 /**
  * The declared Content-Length when it is already over `maxBytes`, else undefined.

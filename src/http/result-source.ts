@@ -14,7 +14,7 @@
  * queued, then an `error` frame saying why, then the end of the stream.
  */
 import type { StreamClosed } from '../engine/result-events.ts'
-import type { LoggedEvent, LogClosing, ResultLog } from '../session/result-log.ts'
+import type { LogClosing, LoggedEvent, ResultLog } from '../session/result-log.ts'
 import { formatSseMessage, type SseMessage } from './sse-frames.ts'
 
 /** Results queued for one reader before it falls back to re-reading the log (count, not bytes). */

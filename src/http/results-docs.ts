@@ -30,7 +30,12 @@ export const ResultsPage = z.object({ tenant: z.string().optional(), results: z.
 const CriterionStats = z.object({
   criterion: z.string(),
   total: z.number().int(),
-  counts: z.object({ PASSED: z.number().int(), FAILED: z.number().int(), NOT_EVALUATED: z.number().int(), INFORMATIONAL: z.number().int() }),
+  counts: z.object({
+    PASSED: z.number().int(),
+    FAILED: z.number().int(),
+    NOT_EVALUATED: z.number().int(),
+    INFORMATIONAL: z.number().int(),
+  }),
   pass_rate: z.number().nullable().describe('passed / (passed + failed); null when neither'),
   mean_score: z.number().nullable().describe('mean of the scores (for INFORMATIONAL metrics: the mean value)'),
   score_buckets: z.array(z.object({ from: z.number(), to: z.number(), count: z.number().int() })),
@@ -67,7 +72,10 @@ const SessionSummary = z.object({
   last_at: z.string(),
   invocations: z.number().int(),
   status: z.enum(['OPEN', 'PASSED', 'FAILED', 'NOT_EVALUATED']),
-  criteria: z.record(z.string(), z.object({ passed: z.number().int(), failed: z.number().int(), not_evaluated: z.number().int(), informational: z.number().int() })),
+  criteria: z.record(
+    z.string(),
+    z.object({ passed: z.number().int(), failed: z.number().int(), not_evaluated: z.number().int(), informational: z.number().int() }),
+  ),
 })
 
 export const SessionList = z.object({ tenant: z.string().optional(), sessions: z.array(SessionSummary) })
@@ -95,7 +103,11 @@ export const Conversation = z.object({
 
 const SCOPE = 'the caller\u2019s tenant only (tenant-less results in open mode)'
 const TENANT = "must be the caller's own tenant if given (another is a 403)"
-const errors = { 400: 'a query parameter is invalid (the detail names it)', 403: 'tenant names another tenant', 404: 'this host keeps no results index' }
+const errors = {
+  400: 'a query parameter is invalid (the detail names it)',
+  403: 'tenant names another tenant',
+  404: 'this host keeps no results index',
+}
 
 export const RESULTS_DOCS: readonly RouteDoc[] = [
   describeRoute({
@@ -114,7 +126,10 @@ export const RESULTS_DOCS: readonly RouteDoc[] = [
     public: true,
     summary: "The dashboard's assets",
     params: { file: 'style.css or main.js (the page script, one module)' },
-    responses: { 200: { description: 'the asset', text: { mediaType: 'text/javascript', description: 'a JavaScript module or the stylesheet' } }, 404: 'no such asset' },
+    responses: {
+      200: { description: 'the asset', text: { mediaType: 'text/javascript', description: 'a JavaScript module or the stylesheet' } },
+      404: 'no such asset',
+    },
   }),
   describeRoute({
     method: 'get',

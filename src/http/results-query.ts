@@ -4,7 +4,14 @@
  */
 import { type Failure, failure } from '../engine/problem.ts'
 import type { Context } from 'hono'
-import { MAX_RESULTS_PAGE, MAX_SESSIONS_PAGE, MAX_TIME_BUCKETS, type ResultsQuery, type SessionsQuery, type StatsQuery } from '../monitor/results-index-query.ts'
+import {
+  MAX_RESULTS_PAGE,
+  MAX_SESSIONS_PAGE,
+  MAX_TIME_BUCKETS,
+  type ResultsQuery,
+  type SessionsQuery,
+  type StatsQuery,
+} from '../monitor/results-index-query.ts'
 
 /** /v1/stats looks back this far when `since` is not given: 24 hours. */
 export const DEFAULT_STATS_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -31,7 +38,9 @@ function whole(c: Context, name: string, min: number, max: number): number | und
   const raw = c.req.query(name)
   if (raw === undefined || raw === '') return undefined
   const n = Number(raw)
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw new BadParam(`query parameter '${name}' must be a whole number from ${min} to ${max}, not '${raw}'`)
+  if (!/^\d+$/.test(raw) || n < min || n > max) {
+    throw new BadParam(`query parameter '${name}' must be a whole number from ${min} to ${max}, not '${raw}'`)
+  }
   return n
 }
 
@@ -83,8 +92,11 @@ export function statsQuery(c: Context, tenant: string, nowMs: number): Parsed<St
     const since = time(c, 'since') ?? until - DEFAULT_STATS_WINDOW_MS
     if (since >= until) throw new BadParam(`query parameter 'since' (${since}) must be before 'until' (${until})`)
     const bucketMs = whole(c, 'bucket_ms', 1, Number.MAX_SAFE_INTEGER) ?? Math.max(1, Math.ceil((until - since) / DEFAULT_TIME_BUCKETS))
-    if ((until - since) / bucketMs > MAX_TIME_BUCKETS)
-      throw new BadParam(`query parameter 'bucket_ms' (${bucketMs}) makes more than ${MAX_TIME_BUCKETS} time buckets between 'since' and 'until'`)
+    if ((until - since) / bucketMs > MAX_TIME_BUCKETS) {
+      throw new BadParam(
+        `query parameter 'bucket_ms' (${bucketMs}) makes more than ${MAX_TIME_BUCKETS} time buckets between 'since' and 'until'`,
+      )
+    }
     return { tenant, criterion: text(c, 'criterion'), app: text(c, 'app'), since, until, bucketMs }
   })
 }

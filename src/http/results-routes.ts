@@ -14,7 +14,7 @@ import { Hono } from 'hono'
 import type { ResultsIndex } from '../monitor/results-index.ts'
 import { tenantOf } from './auth.ts'
 import { problem } from './problem.ts'
-import { resultsQuery, sessionsQuery, statsQuery, type Parsed } from './results-query.ts'
+import { type Parsed, resultsQuery, sessionsQuery, statsQuery } from './results-query.ts'
 
 /**
  * Mounted at `/v1`. `now` (default: the index's clock, which also stamps and ages its rows) ends
@@ -25,7 +25,14 @@ export function resultsRoutes(index: ResultsIndex | undefined, now: () => number
   const app = new Hono()
   const serve = <T>(c: Context, parse: (c: Context, tenant: string) => Parsed<T>, read: (index: ResultsIndex, q: T) => unknown) => {
     // 404, not 5xx: nothing is broken, this host was built without an index.
-    if (!index) return problem(c, 404, 'No results index', 'this host keeps no results index, so there is nothing to list (monitoring across sessions is off)')
+    if (!index) {
+      return problem(
+        c,
+        404,
+        'No results index',
+        'this host keeps no results index, so there is nothing to list (monitoring across sessions is off)',
+      )
+    }
     const own = tenantOf(c)
     const asked = c.req.query('tenant')
     if (asked !== undefined && asked !== '' && asked !== own) {
@@ -48,8 +55,7 @@ export function resultsRoutes(index: ResultsIndex | undefined, now: () => number
         limits: i.limits,
         ...i.stats(q),
       }),
-    ),
-  )
+    ))
   app.get('/sessions', (c) => serve(c, sessionsQuery, (i, q) => i.sessions(q)))
   return app
 }

@@ -11,7 +11,7 @@
  */
 import type { Context } from 'hono'
 import type { HostedSession } from '../session/session.ts'
-import { type LogSource, resultSource, type ResultChunk, type SseWriter } from './result-source.ts'
+import { type LogSource, type ResultChunk, resultSource, type SseWriter } from './result-source.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 export type { SseWriter } from './result-source.ts'

@@ -18,7 +18,7 @@ import type { AppDeps } from './deps.ts'
 import { DEFAULT_LIMITS } from '../ingest/index.ts'
 import { tenantOf } from './auth.ts'
 import { parseCreateBody, SESSION_ID_PATTERN } from './create-request.ts'
-import { startHostedRun, type HostedRun } from '../runner/hosted-run.ts'
+import { type HostedRun, startHostedRun } from '../runner/hosted-run.ts'
 import { memoryRunStore } from '../runner/run-store.ts'
 import { problem } from './problem.ts'
 import { pathSegmentProblem } from '../runner/path-segment.ts'
@@ -36,7 +36,9 @@ export function runsRoutes(deps: AppDeps): Hono {
   const limits = deps.limits ?? DEFAULT_LIMITS
 
   app.post('/', async (c) => {
-    if (!deps.agentUrl) return problem(c, 400, 'No agent', 'this deployment has no AGENT_URL; eval set runs go only to the configured agent')
+    if (!deps.agentUrl) {
+      return problem(c, 400, 'No agent', 'this deployment has no AGENT_URL; eval set runs go only to the configured agent')
+    }
     // The same reading as a session create: a JSON type, the request byte limit (streamed), depth
     // and string bounds, all before the eval set parser walks it.
     const read = await parseCreateBody(c.req.raw, limits, 'a run')
@@ -45,8 +47,9 @@ export function runsRoutes(deps: AppDeps): Hono {
     const body: Body = read.value
     const fields = readFields(body)
     if ('error' in fields) return problem(c, 400, 'Invalid run request', fields.error)
-    if (fields.agentUrl !== undefined && !sameAgent(fields.agentUrl, deps.agentUrl))
+    if (fields.agentUrl !== undefined && !sameAgent(fields.agentUrl, deps.agentUrl)) {
       return problem(c, 403, 'Agent not allowed', `agent_url must be this deployment's AGENT_URL (${deps.agentUrl}); runs go nowhere else`)
+    }
     const parsed = parseEvalSet(body.eval_set, { source: 'eval_set' })
     if (!parsed.ok) return problem(c, 422, 'Invalid eval_set', parsed.error.message)
     const refused = runs.refusal(fields.runId, tenantOf(c))
@@ -84,12 +87,20 @@ export function runsRoutes(deps: AppDeps): Hono {
     withRun(c, (run) => {
       run.abort('cancelled by POST /v1/runs/{id}/cancel')
       return c.json(run.snapshot(), 202)
-    }),
-  )
+    }))
   return app
 }
 
-type Fields = { app: string; runId?: string; agentUrl?: string; caseIds?: string[]; parallel?: number; numRuns?: number; sessionMs?: number; turnMs?: number }
+type Fields = {
+  app: string
+  runId?: string
+  agentUrl?: string
+  caseIds?: string[]
+  parallel?: number
+  numRuns?: number
+  sessionMs?: number
+  turnMs?: number
+}
 
 function readFields(body: Body): Fields | { error: string } {
   const app = body.app_name
@@ -100,8 +111,9 @@ function readFields(body: Body): Fields | { error: string } {
   const out: Fields = { app }
   // The Worker's router names the run (it picks the Durable Object by it); clients may too.
   if (body.run_id !== undefined) {
-    if (typeof body.run_id !== 'string' || !SESSION_ID_PATTERN.test(body.run_id))
+    if (typeof body.run_id !== 'string' || !SESSION_ID_PATTERN.test(body.run_id)) {
       return { error: 'run_id must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -' }
+    }
     out.runId = body.run_id
   }
   if (body.agent_url !== undefined) {
@@ -109,7 +121,9 @@ function readFields(body: Body): Fields | { error: string } {
     out.agentUrl = body.agent_url
   }
   if (body.case_ids !== undefined) {
-    if (!Array.isArray(body.case_ids) || !body.case_ids.every((x) => typeof x === 'string')) return { error: 'case_ids must be an array of strings' }
+    if (!Array.isArray(body.case_ids) || !body.case_ids.every((x) => typeof x === 'string')) {
+      return { error: 'case_ids must be an array of strings' }
+    }
     out.caseIds = body.case_ids as string[]
   }
   const numbers = [
@@ -136,4 +150,3 @@ function sameAgent(given: string, configured: string): boolean {
     return false
   }
 }
-

@@ -46,7 +46,8 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     if (!request.ok) return problem(c, request.problem)
     const reserved = reservedIdProblem(tenantOf(c), request.session_id)
     if (reserved) return problem(c, 400, 'Invalid session request', reserved)
-    const hook = request.webhook && (deps.exporters ? deps.exporters.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
+    const hook = request.webhook &&
+      (deps.exporters ? deps.exporters.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
     if (hook) return problem(c, 400, 'Invalid session request', hook)
     const spec: SessionSpec = {
       session_id: request.session_id ?? (deps.newId ?? (() => crypto.randomUUID()))(),
@@ -80,8 +81,7 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     withSession(c, async (s) => {
       if (await deps.store.delete(s.id)) return c.body(null, 204)
       return problem(c, 404, 'Session not found', `no session with id '${s.id}'`)
-    }),
-  )
+    }))
 
   app.get('/:id', (c) => withSession(c, (s) => c.json(s.snapshot())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))

@@ -119,8 +119,9 @@ export type SseMessage = { data: string; event?: string; id?: string }
  * @example formatSseMessage({ id: '3', event: 'criterion.result', data: '{}' }) // 'event: criterion.result\ndata: {}\nid: 3\n\n'
  */
 export function formatSseMessage(message: SseMessage): string {
-  for (const value of [message.event, message.id])
+  for (const value of [message.event, message.id]) {
     if (value && /[\r\n]/.test(value)) throw new Error('SSE event and id must not contain "\\r" or "\\n"')
+  }
   // JSON text never has a raw line break: skip the split (a regex pass over a case result of megabytes).
   const text = message.data
   const multiline = text.includes('\n') || text.includes('\r')

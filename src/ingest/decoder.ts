@@ -16,14 +16,7 @@ import {
 import { type RawBoundsViolation, scanJsonItemsInSteps } from '../adk/json-scan.ts'
 import { DEFAULT_LIMITS } from './limits.ts'
 import { type FrameSplitter, ndjsonSplitter, sseSplitter } from './lines.ts'
-import {
-  type DecodedEvent,
-  type DecoderCallbacks,
-  type DecoderOutput,
-  type EventFormat,
-  type IngestIssue,
-  isIngestIssue,
-} from './types.ts'
+import { type DecodedEvent, type DecoderCallbacks, type DecoderOutput, type EventFormat, type IngestIssue, isIngestIssue } from './types.ts'
 import { isRecord } from '../adk/json.ts'
 
 export type EventDecoder = {
@@ -68,7 +61,11 @@ function* jsonSplitter(
   if (scanned.items && (text.length > WHOLE_JSON_BODY_CHARS || scanned.items.some((item) => item.violation !== undefined))) {
     // The body around the elements is not JSON: one issue for the body, as JSON.parse would give.
     if (scanned.syntaxAt !== undefined) {
-      deliver({ index: next(), kind: 'invalid_json', message: `invalid JSON: unexpected text at character ${scanned.syntaxAt} between or after the elements` })
+      deliver({
+        index: next(),
+        kind: 'invalid_json',
+        message: `invalid JSON: unexpected text at character ${scanned.syntaxAt} between or after the elements`,
+      })
       return
     }
     const measure = mayExceedLimit(text.length, limits.maxEventBytes)
@@ -85,11 +82,7 @@ function* jsonSplitter(
     deliver({ index: next(), kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` })
     return
   }
-  const items: unknown[] = Array.isArray(value)
-    ? value
-    : isRecord(value) && Array.isArray(value.events)
-      ? value.events
-      : [value]
+  const items: unknown[] = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value.events) ? value.events : [value]
   // Only a body that could exceed the limit pays for measuring its elements.
   const measure = mayExceedLimit(text.length, limits.maxEventBytes)
   for (const item of items) {
@@ -152,16 +145,15 @@ export function createEventDecoder(
     oversize: () => deliver(tooLarge(next(), undefined, limits)),
   }
   const jsonParts: string[] = []
-  const splitter: FrameSplitter & { endInSteps?: () => Generator<void, void> } =
-    format === 'sse'
-      ? sseSplitter(sink, limits.maxEventBytes)
-      : format === 'ndjson'
-        ? ndjsonSplitter(sink, limits.maxEventBytes)
-        : {
-            feed: (text) => void jsonParts.push(text),
-            end: () => runAll(jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits)),
-            endInSteps: () => jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits),
-          }
+  const splitter: FrameSplitter & { endInSteps?: () => Generator<void, void> } = format === 'sse'
+    ? sseSplitter(sink, limits.maxEventBytes)
+    : format === 'ndjson'
+    ? ndjsonSplitter(sink, limits.maxEventBytes)
+    : {
+      feed: (text) => void jsonParts.push(text),
+      end: () => runAll(jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits)),
+      endInSteps: () => jsonSplitter(jsonParts.splice(0).join(''), next, deliver, limits),
+    }
 
   function feed(text: string): void {
     if (first && text !== '') {

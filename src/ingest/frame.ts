@@ -5,7 +5,7 @@ import { parseAdkEvent } from '../adk/event-fast.ts'
 import { toCamel } from '../adk/casing.ts'
 import { findJsonBoundsViolation, type JsonBoundsViolation } from '../adk/json-bounds.ts'
 import { scanJsonBounds } from '../adk/json-scan.ts'
-import { DEFAULT_LIMITS, type Limits, limitName } from './limits.ts'
+import { DEFAULT_LIMITS, limitName, type Limits } from './limits.ts'
 import type { DecoderOutput, IngestIssue } from './types.ts'
 import { isRecord } from '../adk/json.ts'
 
@@ -62,7 +62,11 @@ export function boundsIssue(value: unknown, index: number, limits: FrameLimits =
  * A broken bound as an issue; from the raw text (json-scan.ts) it also says at which character.
  * @example violationIssue({ kind: 'depth', path: '$[0]', depth: 2 }, 0, { ...DEFAULT_LIMITS, maxJsonDepth: 1 }).kind // 'too_deep'
  */
-export function violationIssue(found: JsonBoundsViolation & { offset?: number }, index: number, limits: FrameLimits = DEFAULT_LIMITS): IngestIssue {
+export function violationIssue(
+  found: JsonBoundsViolation & { offset?: number },
+  index: number,
+  limits: FrameLimits = DEFAULT_LIMITS,
+): IngestIssue {
   const at = found.offset === undefined ? '' : ` (at character ${found.offset})`
   if (found.kind === 'depth') {
     const name = limitName('maxJsonDepth', limits as Limits)
@@ -123,8 +127,9 @@ export function decodeCheckedValue(value: unknown, index: number): DecoderOutput
     return { index, kind: 'invalid_event', message: `${path}: ${first?.message ?? 'invalid event'}`, path }
   }
   // ADK's Event.author has no default: `{}` (or any event without one) is not an ADK event.
-  if (typeof parsed.data.author !== 'string')
+  if (typeof parsed.data.author !== 'string') {
     return { index, kind: 'invalid_event', message: AUTHOR_REQUIRED, path: '$.author' }
+  }
   return { index, event: parsed.data, raw: value }
 }
 

@@ -1,13 +1,21 @@
 /** src/ingest: bytes (SSE, NDJSON, JSON) -> ADK events, with numbered issues for bad frames. */
 export { createEventDecoder, decodeAll, type EventDecoder, EventDecoderStream } from './decoder.ts'
 export { formatFromContentType, sniffFormat } from './format.ts'
-export { boundsIssue, decodeCheckedValue, decodeFrameText, decodeFrameValue, type FrameLimits, utf8ByteLength, violationIssue } from './frame.ts'
+export {
+  boundsIssue,
+  decodeCheckedValue,
+  decodeFrameText,
+  decodeFrameValue,
+  type FrameLimits,
+  utf8ByteLength,
+  violationIssue,
+} from './frame.ts'
 export {
   DEFAULT_LIMITS,
   LIMIT_ENV,
-  type Limits,
   limitMember,
   limitName,
+  type Limits,
   MAX_EVENT_CPU_MS,
   MAX_EVENTS_PER_SESSION,
   MAX_INVOCATIONS_PER_SESSION,

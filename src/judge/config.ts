@@ -19,8 +19,7 @@ export type JudgeConfig = {
 }
 
 /** What the server prints when no judge is configured. */
-export const JUDGE_NOT_CONFIGURED =
-  'No judge model is configured, so LLM-judged criteria will be NOT_EVALUATED. Set GEMINI_API_KEY ' +
+export const JUDGE_NOT_CONFIGURED = 'No judge model is configured, so LLM-judged criteria will be NOT_EVALUATED. Set GEMINI_API_KEY ' +
   '(or GOOGLE_API_KEY) to use the Gemini API, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION ' +
   '(with GOOGLE_GENAI_USE_VERTEXAI=true) to use Vertex AI; GEMINI_BASE_URL points calls at a gateway. ' +
   'For judge_model provider/model names set that provider instead (OPENAI_API_KEY, AZURE_OPENAI_ENDPOINT, OLLAMA_HOST, ' +

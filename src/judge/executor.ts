@@ -111,9 +111,13 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
   const cache = options.cache ?? createMemoryJudgeCache()
   const limiter = createLimiter(options.concurrency)
   const perSessionLimit = options.concurrencyPerSession
-  if (perSessionLimit !== undefined && !(perSessionLimit >= 1)) throw new RangeError(`concurrencyPerSession must be >= 1, got ${perSessionLimit}`)
+  if (perSessionLimit !== undefined && !(perSessionLimit >= 1)) {
+    throw new RangeError(`concurrencyPerSession must be >= 1, got ${perSessionLimit}`)
+  }
   const perTenantLimit = options.concurrencyPerTenant
-  if (perTenantLimit !== undefined && !(perTenantLimit >= 1)) throw new RangeError(`concurrencyPerTenant must be >= 1, got ${perTenantLimit}`)
+  if (perTenantLimit !== undefined && !(perTenantLimit >= 1)) {
+    throw new RangeError(`concurrencyPerTenant must be >= 1, got ${perTenantLimit}`)
+  }
   // Only when the share is smaller than the process's, as for sessions.
   const tenants = perTenantLimit !== undefined && perTenantLimit < options.concurrency ? createKeyedLimiter(perTenantLimit) : undefined
   const deadlineMs = options.deadlineMs ?? DEFAULT_JUDGE_DEADLINE_MS
@@ -165,7 +169,12 @@ export function createJudgeExecutor(options: JudgeExecutorOptions): JudgeExecuto
     stats.outputTokens += usage.outputTokens
   }
 
-  async function run(request: JudgeRequest, sessionId: string | undefined, tenant: string | undefined, signal: AbortSignal): Promise<JudgeAnswer> {
+  async function run(
+    request: JudgeRequest,
+    sessionId: string | undefined,
+    tenant: string | undefined,
+    signal: AbortSignal,
+  ): Promise<JudgeAnswer> {
     const state = sessionId === undefined ? undefined : sessionState(sessionId)
     // The session's slot first: a session at its limit queues behind itself, not in the process queue.
     const releaseSession = state?.slots ? await state.slots.acquire(signal) : undefined

@@ -55,7 +55,11 @@ export async function callGemini(
         }
         if (r.status === undefined) return { ok: false, error: `judge call failed: ${r.message}`, retryable: !r.malformed }
         rejected = n > 1 && r.status === 400 && (r.nRejected ?? /candidate.?count/i.test(r.message))
-        const failed = { ok: false as const, error: `judge call failed (${r.status}): ${r.message.slice(0, 300)}`, retryable: isRetryableStatus(r.status) }
+        const failed = {
+          ok: false as const,
+          error: `judge call failed (${r.status}): ${r.message.slice(0, 300)}`,
+          retryable: isRetryableStatus(r.status),
+        }
         const wait = honoursRetryAfter(r.status) ? retryAfterMs(r.retryAfter, now()) : undefined
         return wait === undefined ? failed : { ...failed, retryAfterMs: wait }
       } catch (e) {

@@ -4,7 +4,7 @@
  * value: the candidates' texts and token counts, or the failure with its HTTP status and the
  * Retry-After the server sent (the SDK's ApiError drops headers, so a per-call fetch keeps it).
  */
-import { ApiError, GoogleGenAI, type GenerateContentResponse, type GoogleGenAIOptions } from '@google/genai'
+import { ApiError, type GenerateContentResponse, GoogleGenAI, type GoogleGenAIOptions } from '@google/genai'
 import type { JudgeSample } from '../core/criterion.ts'
 import type { JudgeConfig } from './config.ts'
 
@@ -19,17 +19,17 @@ export type GenerateCall = {
 export type GenerateResult =
   | { ok: true; samples: JudgeSample[]; promptTokens: number; outputTokens: number }
   | {
-      ok: false
-      /** HTTP status of an API error; absent for network failures and unreadable bodies. */
-      status?: number
-      message: string
-      /** The Retry-After header of the failed response, raw. */
-      retryAfter?: string
-      /** The response came but could not be read (not JSON): another attempt will not help. */
-      malformed: boolean
-      /** The server refused several candidates in one request (set by clients that can tell). */
-      nRejected?: boolean
-    }
+    ok: false
+    /** HTTP status of an API error; absent for network failures and unreadable bodies. */
+    status?: number
+    message: string
+    /** The Retry-After header of the failed response, raw. */
+    retryAfter?: string
+    /** The response came but could not be read (not JSON): another attempt will not help. */
+    malformed: boolean
+    /** The server refused several candidates in one request (set by clients that can tell). */
+    nRejected?: boolean
+  }
 
 /** One generateContent call; rejects only when `call.signal` aborts. */
 export type GeminiClient = { generate(call: GenerateCall): Promise<GenerateResult> }

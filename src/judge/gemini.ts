@@ -36,7 +36,11 @@ export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptio
   const token = options.token ?? (config.accessToken ? () => Promise.resolve(config.accessToken as string) : undefined)
   const evalAuth: AuthHeaders | undefined = options.auth ?? (token ? async () => ({ authorization: `Bearer ${await token()}` }) : undefined)
   const client = createGeminiClient(config, token)
-  const settings: CallSettings = { ...options, timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, retry: options.retry ?? DEFAULT_RETRY }
+  const settings: CallSettings = {
+    ...options,
+    timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
+    retry: options.retry ?? DEFAULT_RETRY,
+  }
   const noCandidateCount = new Set<string>()
 
   function toVertexSafety(request: JudgeRequest, opts: JudgeCallOptions): Promise<JudgeReply> | undefined {
@@ -54,7 +58,7 @@ export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptio
       opts.signal?.throwIfAborted()
       return (
         toVertexSafety(request, opts) ??
-        drawSamples(request, opts, (n, usage) => callGemini(client, request, n, opts, usage, settings), noCandidateCount)
+          drawSamples(request, opts, (n, usage) => callGemini(client, request, n, opts, usage, settings), noCandidateCount)
       )
     },
   }

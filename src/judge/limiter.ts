@@ -74,7 +74,7 @@ export function createKeyedLimiter(concurrency: number): KeyedLimiter {
   return {
     async acquire(key, signal) {
       let entry = limiters.get(key)
-      if (!entry) limiters.set(key, (entry = { slots: createLimiter(concurrency), users: 0 }))
+      if (!entry) limiters.set(key, entry = { slots: createLimiter(concurrency), users: 0 })
       const held = entry
       held.users++
       const leave = () => {

@@ -71,7 +71,11 @@ export function createRegistry(): Registry {
           [...series.entries()].flatMap(([key, h]) => {
             const base = key === '' ? '' : key.slice(1, -1) + ','
             const lines = bounds.map((b, i) => `${name}_bucket{${base}le="${formatValue(b)}"} ${h.counts[i]}`)
-            lines.push(`${name}_bucket{${base}le="+Inf"} ${h.count}`, `${name}_sum${key} ${formatValue(h.sum)}`, `${name}_count${key} ${h.count}`)
+            lines.push(
+              `${name}_bucket{${base}le="+Inf"} ${h.count}`,
+              `${name}_sum${key} ${formatValue(h.sum)}`,
+              `${name}_count${key} ${h.count}`,
+            )
             return lines
           }),
       })

@@ -113,10 +113,15 @@ export function createPrometheusMetrics(options: { token?: string } = {}): Prome
     const s = stats()
     return s ? [{ value: s.live }] : []
   })
-  r.sampled('evalstream_session_bytes', 'Bytes the sessions in memory hold, by the byte budget estimate (EVALSTREAM_MAX_PROCESS_BYTES bounds it).', 'gauge', () => {
-    const held = stats()?.heldBytes
-    return held === undefined ? [] : [{ value: held }]
-  })
+  r.sampled(
+    'evalstream_session_bytes',
+    'Bytes the sessions in memory hold, by the byte budget estimate (EVALSTREAM_MAX_PROCESS_BYTES bounds it).',
+    'gauge',
+    () => {
+      const held = stats()?.heldBytes
+      return held === undefined ? [] : [{ value: held }]
+    },
+  )
   r.sampled('evalstream_sessions_evicted_total', 'Sessions evicted since start, by reason.', 'counter', () => {
     const s = stats()
     return s ? Object.entries(s.evicted).map(([reason, value]) => ({ labels: { reason }, value })) : []

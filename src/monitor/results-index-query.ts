@@ -77,13 +77,15 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
       const byCriterion = new Map<string, Entry>()
       const entry = (name: string): Entry => {
         let e = byCriterion.get(name)
-        if (!e) byCriterion.set(name, (e = newEntry(name)))
+        if (!e) byCriterion.set(name, e = newEntry(name))
         return e
       }
-      for (const r of sql.query(
-        `SELECT criterion, status, COUNT(*) AS n, AVG(score) AS mean FROM es_index_results WHERE ${filter} GROUP BY criterion, status`,
-        ...params,
-      )) {
+      for (
+        const r of sql.query(
+          `SELECT criterion, status, COUNT(*) AS n, AVG(score) AS mean FROM es_index_results WHERE ${filter} GROUP BY criterion, status`,
+          ...params,
+        )
+      ) {
         const e = entry(String(r.criterion))
         const n = Number(r.n)
         e.total += n
@@ -91,23 +93,29 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
         // The overall mean, from the per-status means (INFORMATIONAL metrics are values: tokens, calls, seconds).
         if (r.mean !== null) (e.sum += Number(r.mean) * n), (e.scored += n)
       }
-      for (const r of sql.query(
-        `SELECT criterion, CASE WHEN score IS NULL THEN -1 WHEN score < 0 OR score > 1 THEN -2 WHEN score >= 1 THEN ${SCORE_BUCKETS - 1}
+      for (
+        const r of sql.query(
+          `SELECT criterion, CASE WHEN score IS NULL THEN -1 WHEN score < 0 OR score > 1 THEN -2 WHEN score >= 1 THEN ${SCORE_BUCKETS - 1}
          ELSE CAST(score * ${SCORE_BUCKETS} AS INTEGER) END AS b, COUNT(*) AS n, AVG(score) AS mean
          FROM es_index_results WHERE ${filter} GROUP BY criterion, b`,
-        ...params,
-      )) {
+          ...params,
+        )
+      ) {
         const e = entry(String(r.criterion))
         const b = Number(r.b)
         if (b === -1) e.no_score += Number(r.n)
         else if (b === -2) e.out_of_range += Number(r.n)
         else e.score_buckets[b]!.count += Number(r.n)
       }
-      for (const r of sql.query(
-        `SELECT criterion, CAST((at_ms - ?) / ? AS INTEGER) AS t, COUNT(*) AS n, SUM(status = 'PASSED') AS passed, SUM(status = 'FAILED') AS failed,
+      for (
+        const r of sql.query(
+          `SELECT criterion, CAST((at_ms - ?) / ? AS INTEGER) AS t, COUNT(*) AS n, SUM(status = 'PASSED') AS passed, SUM(status = 'FAILED') AS failed,
          SUM(status = 'INFORMATIONAL') AS informational, AVG(score) AS mean FROM es_index_results WHERE ${filter} GROUP BY criterion, t ORDER BY t`,
-        q.since, q.bucketMs, ...params,
-      )) {
+          q.since,
+          q.bucketMs,
+          ...params,
+        )
+      ) {
         const passed = Number(r.passed)
         const failed = Number(r.failed)
         entry(String(r.criterion)).over_time.push({
@@ -135,7 +143,11 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
       if (q.app !== undefined) clauses.push('app = ?'), params.push(q.app)
       if (q.open !== undefined) clauses.push(q.open ? 'status IS NULL' : 'status IS NOT NULL')
       const limit = Math.min(q.limit ?? DEFAULT_RESULTS_PAGE, MAX_SESSIONS_PAGE)
-      const rows = sql.query(`SELECT * FROM es_index_sessions WHERE ${clauses.join(' AND ')} ORDER BY last_ms DESC LIMIT ?`, ...params, limit)
+      const rows = sql.query(
+        `SELECT * FROM es_index_sessions WHERE ${clauses.join(' AND ')} ORDER BY last_ms DESC LIMIT ?`,
+        ...params,
+        limit,
+      )
       const sessions = rows.map((r) => ({
         session_id: String(r.session_id),
         ...(r.tenant ? { tenant: String(r.tenant) } : {}),
@@ -149,14 +161,22 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
       if (sessions.length === 0) return { sessions }
       const byId = new Map(sessions.map((s) => [s.session_id, s]))
       const marks = sessions.map(() => '?').join(', ')
-      for (const r of sql.query(
-        `SELECT session_id, criterion, status, COUNT(*) AS n FROM es_index_results WHERE type = 'criterion.result' AND current = 1
+      for (
+        const r of sql.query(
+          `SELECT session_id, criterion, status, COUNT(*) AS n FROM es_index_results WHERE type = 'criterion.result' AND current = 1
          AND session_id IN (${marks}) GROUP BY session_id, criterion, status`,
-        ...byId.keys(),
-      )) {
+          ...byId.keys(),
+        )
+      ) {
         const s = byId.get(String(r.session_id))!
         const c = (s.criteria[String(r.criterion)] ??= { passed: 0, failed: 0, not_evaluated: 0, informational: 0 })
-        const key = r.status === 'PASSED' ? 'passed' : r.status === 'FAILED' ? 'failed' : r.status === 'INFORMATIONAL' ? 'informational' : 'not_evaluated'
+        const key = r.status === 'PASSED'
+          ? 'passed'
+          : r.status === 'FAILED'
+          ? 'failed'
+          : r.status === 'INFORMATIONAL'
+          ? 'informational'
+          : 'not_evaluated'
         c[key] += Number(r.n)
       }
       return { sessions }

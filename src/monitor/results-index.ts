@@ -15,8 +15,8 @@
 import { isRecord } from '../adk/json.ts'
 import { statusFromCode } from '../adk/status.ts'
 import type { FedResult } from '../session/result-feed.ts'
-import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, MAX_INDEXED_DATA_CHARS, type IndexLimits } from './results-index-limits.ts'
-import { indexReads, type IndexReads } from './results-index-query.ts'
+import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, type IndexLimits, MAX_INDEXED_DATA_CHARS } from './results-index-limits.ts'
+import { type IndexReads, indexReads } from './results-index-query.ts'
 import type { Sql } from '../session/sql.ts'
 
 const SCHEMA = [
@@ -72,15 +72,24 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
       `INSERT INTO es_index_sessions (session_id, tenant, app, first_ms, last_ms, invocations, status) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET last_ms = MAX(last_ms, excluded.last_ms),
        invocations = MAX(invocations, excluded.invocations), status = COALESCE(excluded.status, status)`,
-      r.sessionId, r.tenant ?? '', r.appName ?? '', r.atMs, r.atMs, invocations, status,
+      r.sessionId,
+      r.tenant ?? '',
+      r.appName ?? '',
+      r.atMs,
+      r.atMs,
+      invocations,
+      status,
     )
 
   /** Oldest first, down to maxRows: at steady state one row per insert, by the primary key. */
   const trimRows = () => {
     const excess = rows - limits.maxRows
     // RETURNING counts what went without a COUNT(*) scan per insert.
-    if (excess > 0)
-      rows -= sql.query('DELETE FROM es_index_results WHERE id IN (SELECT id FROM es_index_results ORDER BY id LIMIT ?) RETURNING 1 AS x', excess).length
+    if (excess > 0) {
+      rows -=
+        sql.query('DELETE FROM es_index_results WHERE id IN (SELECT id FROM es_index_results ORDER BY id LIMIT ?) RETURNING 1 AS x', excess)
+          .length
+    }
   }
 
   const prune = () => {
@@ -92,7 +101,8 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     sql.query(
       `DELETE FROM es_index_sessions WHERE last_ms < ? OR (last_ms < COALESCE((SELECT MIN(at_ms) FROM es_index_results), ?)
        AND NOT EXISTS (SELECT 1 FROM es_index_results r WHERE r.session_id = es_index_sessions.session_id))`,
-      cutoff, cutoff,
+      cutoff,
+      cutoff,
     )
   }
 
@@ -106,7 +116,18 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     const inserted = sql.query(
       `INSERT INTO es_index_results (session_id, seq, at_ms, tenant, app, type, criterion, invocation_index, status, score, threshold, data)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
-      r.sessionId, seq, r.atMs, r.tenant ?? '', r.appName ?? '', type, row.criterion, row.invocation, row.status, row.score, row.threshold, row.data,
+      r.sessionId,
+      seq,
+      r.atMs,
+      r.tenant ?? '',
+      r.appName ?? '',
+      type,
+      row.criterion,
+      row.invocation,
+      row.status,
+      row.score,
+      row.threshold,
+      row.data,
     )
     const id = inserted[0]?.id
     if (id === undefined) return false
@@ -116,7 +137,10 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
       // the common case, has nothing before it: no statement for it).
       sql.query(
         'UPDATE es_index_results SET current = 0 WHERE session_id = ? AND invocation_index = ? AND criterion = ? AND id <> ? AND current = 1',
-        r.sessionId, row.invocation, row.criterion, Number(id),
+        r.sessionId,
+        row.invocation,
+        row.criterion,
+        Number(id),
       )
     }
     touchSession(r, row.invocation === null ? 0 : row.invocation + 1, type === 'case.result' ? row.status : null)
@@ -137,7 +161,14 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, prune, limits, now }
 }
 
-type Row = { criterion: string | null; invocation: number | null; status: string | null; score: number | null; threshold: number | null; data: string }
+type Row = {
+  criterion: string | null
+  invocation: number | null
+  status: string | null
+  score: number | null
+  threshold: number | null
+  data: string
+}
 
 function rowOf(r: FedResult): Row {
   const { type, data } = r.event
@@ -147,7 +178,9 @@ function rowOf(r: FedResult): Row {
     const status = typeof code === 'number' && Number.isFinite(code) ? statusFromCode(code) : null
     return { criterion: null, invocation: null, status, score: null, threshold: null, data: boundedData(data) }
   }
-  if (type !== 'criterion.result') return { criterion: null, invocation: null, status: null, score: null, threshold: null, data: boundedData(data) }
+  if (type !== 'criterion.result') {
+    return { criterion: null, invocation: null, status: null, score: null, threshold: null, data: boundedData(data) }
+  }
   return {
     criterion: data.metric_name,
     invocation: data.invocation_index,
@@ -163,7 +196,11 @@ function boundedData(data: Record<string, unknown>): string {
   const json = JSON.stringify(data)
   if (json.length <= MAX_INDEXED_DATA_CHARS) return json
   const summary: Record<string, unknown> = { truncated: true, chars: json.length }
-  for (const [k, v] of Object.entries(data)) if (v === null || typeof v !== 'object') summary[k] = typeof v === 'string' ? v.slice(0, 1024) : v
+  for (const [k, v] of Object.entries(data)) {
+    if (v === null || typeof v !== 'object') {
+      summary[k] = typeof v === 'string' ? v.slice(0, 1024) : v
+    }
+  }
   const rationale = isRecord(data.details) ? data.details.rationale : undefined
   if (typeof rationale === 'string') summary.details = { rationale: rationale.slice(0, 2048) }
   return JSON.stringify(summary)

@@ -3,7 +3,7 @@
  * long a string, how deeply arrays and kvlists nest. A broken limit names the attribute's key.
  */
 import type { Attributes, AttrValue } from './model.ts'
-import { MAX_OTLP_ATTRIBUTE_KEY_LENGTH, type OtlpLimits, otlpLimitName } from './limits.ts'
+import { MAX_OTLP_ATTRIBUTE_KEY_LENGTH, otlpLimitName, type OtlpLimits } from './limits.ts'
 
 /** An attribute (or the body) that broke a limit or is malformed; `key` says which. */
 export class AttributeError extends Error {
@@ -26,28 +26,32 @@ export class AttributeCollector {
   }
 
   add(key: string, value: AttrValue): void {
-    if (++this.#count > this.limits.maxAttributes)
+    if (++this.#count > this.limits.maxAttributes) {
       throw new AttributeError(key, `more than ${this.limits.maxAttributes} attributes (${otlpLimitName('maxAttributes', this.limits)})`)
-    if (key.length > MAX_OTLP_ATTRIBUTE_KEY_LENGTH)
+    }
+    if (key.length > MAX_OTLP_ATTRIBUTE_KEY_LENGTH) {
       throw new AttributeError(`${key.slice(0, 80)}…`, `key longer than ${MAX_OTLP_ATTRIBUTE_KEY_LENGTH} characters`)
+    }
     this.attributes[key] = value
   }
 }
 
 /** A string value, checked against the value length limit. */
 export function checkedString(key: string, value: string, limits: AttributeLimits): string {
-  if (value.length > limits.maxAttributeValueLength)
+  if (value.length > limits.maxAttributeValueLength) {
     throw new AttributeError(
       key,
       `value of ${value.length} characters is over ${otlpLimitName('maxAttributeValueLength', limits)}`,
     )
+  }
   return value
 }
 
 /** Depth check for a nested array / kvlist value; the attribute itself is level 1. */
 export function checkDepth(key: string, depth: number, limits: AttributeLimits): void {
-  if (depth > limits.maxValueDepth)
+  if (depth > limits.maxValueDepth) {
     throw new AttributeError(key, `value nested deeper than ${otlpLimitName('maxValueDepth', limits)}`)
+  }
 }
 
 /**

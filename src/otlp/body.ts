@@ -5,7 +5,7 @@
  */
 import { decodeLogsJson, decodeTracesJson } from './decode-json.ts'
 import { decodeLogsProtobuf, decodeTracesProtobuf } from './decode-protobuf.ts'
-import { type OtlpLimits, otlpLimitName } from './limits.ts'
+import { otlpLimitName, type OtlpLimits } from './limits.ts'
 import { type DecodedLogs, type DecodedTraces, OtlpRequestError } from './model.ts'
 
 export type OtlpEncoding = 'json' | 'protobuf'
@@ -65,19 +65,38 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
  * The body's plain bytes and how to decode them. 415 for an unknown type or encoding, 413 past
  * either byte limit, 400 for a body that is not valid gzip.
  */
-export async function readOtlpBody(body: Body, headers: OtlpBodyHeaders, limits: OtlpLimits): Promise<{ encoding: OtlpEncoding; bytes: Uint8Array }> {
+export async function readOtlpBody(
+  body: Body,
+  headers: OtlpBodyHeaders,
+  limits: OtlpLimits,
+): Promise<{ encoding: OtlpEncoding; bytes: Uint8Array }> {
   const encoding = otlpEncodingOf(headers.contentType)
-  if (!encoding)
-    throw new OtlpRequestError(415, `Content-Type '${headers.contentType ?? ''}' is not OTLP/HTTP: send application/json or application/x-protobuf`)
+  if (!encoding) {
+    throw new OtlpRequestError(
+      415,
+      `Content-Type '${headers.contentType ?? ''}' is not OTLP/HTTP: send application/json or application/x-protobuf`,
+    )
+  }
   const contentEncoding = (headers.contentEncoding ?? '').trim().toLowerCase()
-  if (contentEncoding !== '' && contentEncoding !== 'identity' && contentEncoding !== 'gzip')
+  if (contentEncoding !== '' && contentEncoding !== 'identity' && contentEncoding !== 'gzip') {
     throw new OtlpRequestError(415, `Content-Encoding '${contentEncoding}' is not supported: send gzip or no encoding`)
-  const raw = body instanceof Uint8Array ? body : body ? await readAll(body, limits.maxRequestBytes, () => `the body is over ${otlpLimitName('maxRequestBytes', limits)} bytes`) : new Uint8Array()
-  if (raw.byteLength > limits.maxRequestBytes) throw new OtlpRequestError(413, `the body is over ${otlpLimitName('maxRequestBytes', limits)} bytes`)
+  }
+  const raw = body instanceof Uint8Array
+    ? body
+    : body
+    ? await readAll(body, limits.maxRequestBytes, () => `the body is over ${otlpLimitName('maxRequestBytes', limits)} bytes`)
+    : new Uint8Array()
+  if (raw.byteLength > limits.maxRequestBytes) {
+    throw new OtlpRequestError(413, `the body is over ${otlpLimitName('maxRequestBytes', limits)} bytes`)
+  }
   if (contentEncoding !== 'gzip') return { encoding, bytes: raw }
   try {
     const inflated = streamOf(raw).pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>)
-    const bytes = await readAll(inflated, limits.maxDecompressedBytes, () => `the body inflates past ${otlpLimitName('maxDecompressedBytes', limits)} bytes`)
+    const bytes = await readAll(
+      inflated,
+      limits.maxDecompressedBytes,
+      () => `the body inflates past ${otlpLimitName('maxDecompressedBytes', limits)} bytes`,
+    )
     return { encoding, bytes }
   } catch (error) {
     if (error instanceof OtlpRequestError) throw error

@@ -224,4 +224,3 @@ export function decodeLogsJson(text: string, limits: OtlpLimits): DecodedLogs {
   })
   return out
 }
-

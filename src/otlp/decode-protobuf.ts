@@ -19,7 +19,9 @@ function str(reader: ProtoReader, key: string, limits: AttributeLimits): string 
 
 /** bytes_value as base64 (as OTLP JSON writes it), built in chunks: a spread of a long array would overflow the stack. */
 function base64(bytes: Uint8Array, key: string, limits: AttributeLimits): string {
-  if (Math.ceil(bytes.length / 3) * 4 > limits.maxAttributeValueLength) throw new AttributeError(key, 'bytes value is over the attribute value length limit')
+  if (Math.ceil(bytes.length / 3) * 4 > limits.maxAttributeValueLength) {
+    throw new AttributeError(key, 'bytes value is over the attribute value length limit')
+  }
   let binary = ''
   for (let i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode(...bytes.subarray(i, i + 8192))
   return btoa(binary)

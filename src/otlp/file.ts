@@ -53,9 +53,12 @@ export function decodeOtlpFile(text: string, limits: OtlpLimits): DecodedOtlpFil
   }
   body.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return
-    if (raw.length > limits.maxDecompressedBytes)
-      out.issues.push({ line: i + 1, message: `the line is over EVALSTREAM_OTLP_MAX_DECOMPRESSED_BYTES=${limits.maxDecompressedBytes} bytes` })
-    else decodeRequest(raw, i + 1, limits, out)
+    if (raw.length > limits.maxDecompressedBytes) {
+      out.issues.push({
+        line: i + 1,
+        message: `the line is over EVALSTREAM_OTLP_MAX_DECOMPRESSED_BYTES=${limits.maxDecompressedBytes} bytes`,
+      })
+    } else decodeRequest(raw, i + 1, limits, out)
   })
   return out
 }

@@ -29,8 +29,14 @@ export function parseJsonAttribute(value: AttrValue | undefined, bounds: JsonBou
     }
   }
   const violation = findJsonBoundsViolation(parsed, bounds)
-  if (violation)
-    return { ok: false, error: violation.kind === 'depth' ? `nests deeper than ${bounds.maxJsonDepth} at ${violation.path}` : `has a string over ${bounds.maxStringLength} characters at ${violation.path}` }
+  if (violation) {
+    return {
+      ok: false,
+      error: violation.kind === 'depth'
+        ? `nests deeper than ${bounds.maxJsonDepth} at ${violation.path}`
+        : `has a string over ${bounds.maxStringLength} characters at ${violation.path}`,
+    }
+  }
   return { ok: true, value: parsed }
 }
 
@@ -89,7 +95,13 @@ function semconvPart(raw: unknown): Part | undefined {
   if (type === 'tool_call_response') {
     const result = raw.response ?? raw.result
     const response = isRecord(result) ? result : { result }
-    return { function_response: { ...(typeof raw.id === 'string' ? { id: raw.id } : {}), ...(typeof raw.name === 'string' ? { name: raw.name } : {}), response } }
+    return {
+      function_response: {
+        ...(typeof raw.id === 'string' ? { id: raw.id } : {}),
+        ...(typeof raw.name === 'string' ? { name: raw.name } : {}),
+        response,
+      },
+    }
   }
   return undefined
 }
@@ -116,7 +128,9 @@ export function instructionText(raw: unknown): string | undefined {
   if (typeof raw === 'string') return raw
   const parts = Array.isArray(raw) ? raw : isRecord(raw) && Array.isArray(raw.parts) ? raw.parts : undefined
   if (!parts) return undefined
-  const texts = parts.flatMap((p) => (isRecord(p) ? [p.text ?? p.content] : typeof p === 'string' ? [p] : [])).filter((t): t is string => typeof t === 'string')
+  const texts = parts.flatMap((p) => (isRecord(p) ? [p.text ?? p.content] : typeof p === 'string' ? [p] : [])).filter((t): t is string =>
+    typeof t === 'string'
+  )
   return texts.length > 0 ? texts.join('\n') : undefined
 }
 

@@ -43,10 +43,16 @@ export type Conversation = { conversationId: string; appName: string | undefined
  */
 export function tracesToConversations(spans: readonly OtlpSpan[], logs: readonly OtlpLogRecord[], bounds: JsonBounds): Conversation[] {
   // Every trace stays until flushed: nothing is evicted or timed out while a file is read.
-  const assembler = createSpanAssembler({ bounds, now: () => 0, limits: { maxOpenTraces: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: Number.MAX_SAFE_INTEGER } })
+  const assembler = createSpanAssembler({
+    bounds,
+    now: () => 0,
+    limits: { maxOpenTraces: Number.MAX_SAFE_INTEGER, maxSpansPerTrace: Number.MAX_SAFE_INTEGER },
+  })
   const finals = new Map<string, TraceInvocation>()
   // Each update holds the whole trace as it stands, so the last one per trace is its final form.
-  for (const update of [...assembler.addSpans(spans), ...assembler.addLogs(logs), ...assembler.flush()]) finals.set(update.trace.traceId, update.trace)
+  for (const update of [...assembler.addSpans(spans), ...assembler.addLogs(logs), ...assembler.flush()]) {
+    finals.set(update.trace.traceId, update.trace)
+  }
   const byConversation = new Map<string, TraceInvocation[]>()
   for (const trace of [...finals.values()].sort((a, b) => a.startMs - b.startMs || (a.traceId < b.traceId ? -1 : 1))) {
     const key = conversationKey(trace)

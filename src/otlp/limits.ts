@@ -67,19 +67,20 @@ export const DEFAULT_ASSEMBLER_LIMITS: Readonly<AssemblerLimits> = Object.freeze
 })
 
 /** The environment variable behind each limit (JSON bounds come from the event limits). */
-export const OTLP_LIMIT_ENV: Readonly<Record<Exclude<keyof OtlpLimits, 'maxJsonDepth' | 'maxStringLength'> | keyof AssemblerLimits, string>> =
-  Object.freeze({
-    maxRequestBytes: 'EVALSTREAM_OTLP_MAX_REQUEST_BYTES',
-    maxDecompressedBytes: 'EVALSTREAM_OTLP_MAX_DECOMPRESSED_BYTES',
-    maxItemsPerRequest: 'EVALSTREAM_OTLP_MAX_ITEMS_PER_REQUEST',
-    maxAttributes: 'EVALSTREAM_OTLP_MAX_ATTRIBUTES',
-    maxAttributeValueLength: 'EVALSTREAM_OTLP_MAX_ATTRIBUTE_VALUE_LENGTH',
-    maxValueDepth: 'EVALSTREAM_OTLP_MAX_VALUE_DEPTH',
-    maxOpenTraces: 'EVALSTREAM_OTLP_MAX_OPEN_TRACES',
-    maxSpansPerTrace: 'EVALSTREAM_OTLP_MAX_SPANS_PER_TRACE',
-    graceMs: 'EVALSTREAM_OTLP_TRACE_GRACE_MS',
-    idleMs: 'EVALSTREAM_OTLP_TRACE_IDLE_MS',
-  })
+export const OTLP_LIMIT_ENV: Readonly<
+  Record<Exclude<keyof OtlpLimits, 'maxJsonDepth' | 'maxStringLength'> | keyof AssemblerLimits, string>
+> = Object.freeze({
+  maxRequestBytes: 'EVALSTREAM_OTLP_MAX_REQUEST_BYTES',
+  maxDecompressedBytes: 'EVALSTREAM_OTLP_MAX_DECOMPRESSED_BYTES',
+  maxItemsPerRequest: 'EVALSTREAM_OTLP_MAX_ITEMS_PER_REQUEST',
+  maxAttributes: 'EVALSTREAM_OTLP_MAX_ATTRIBUTES',
+  maxAttributeValueLength: 'EVALSTREAM_OTLP_MAX_ATTRIBUTE_VALUE_LENGTH',
+  maxValueDepth: 'EVALSTREAM_OTLP_MAX_VALUE_DEPTH',
+  maxOpenTraces: 'EVALSTREAM_OTLP_MAX_OPEN_TRACES',
+  maxSpansPerTrace: 'EVALSTREAM_OTLP_MAX_SPANS_PER_TRACE',
+  graceMs: 'EVALSTREAM_OTLP_TRACE_GRACE_MS',
+  idleMs: 'EVALSTREAM_OTLP_TRACE_IDLE_MS',
+})
 
 /**
  * How a limit is named in errors: its variable and the value in force.
@@ -108,8 +109,12 @@ export function otlpLimitsFromEnv(
     const raw = env[name]?.trim().replaceAll('_', '')
     if (!raw) continue
     const value = Number(raw)
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) return { ok: false, error: `${name} must be a positive whole number, got '${env[name]}'` }
-    if (key === 'maxValueDepth' && value > MAX_OTLP_VALUE_DEPTH_CEILING) return { ok: false, error: `${name} is at most ${MAX_OTLP_VALUE_DEPTH_CEILING}, got ${value}` }
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+      return { ok: false, error: `${name} must be a positive whole number, got '${env[name]}'` }
+    }
+    if (key === 'maxValueDepth' && value > MAX_OTLP_VALUE_DEPTH_CEILING) {
+      return { ok: false, error: `${name} is at most ${MAX_OTLP_VALUE_DEPTH_CEILING}, got ${value}` }
+    }
     if (key in otlp) otlp[key as keyof OtlpLimits] = value
     else assembler[key as keyof AssemblerLimits] = value
   }

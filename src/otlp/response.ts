@@ -43,7 +43,10 @@ export function exportResponse(
     if (outcome.rejectedCount === 0) return { contentType: 'application/json', body: '{}' }
     const countField = kind === 'traces' ? 'rejectedSpans' : 'rejectedLogRecords'
     // int64 as a decimal string, as OTLP/JSON writes 64-bit integers.
-    return { contentType: 'application/json', body: JSON.stringify({ partialSuccess: { [countField]: String(outcome.rejectedCount), errorMessage: message } }) }
+    return {
+      contentType: 'application/json',
+      body: JSON.stringify({ partialSuccess: { [countField]: String(outcome.rejectedCount), errorMessage: message } }),
+    }
   }
   if (outcome.rejectedCount === 0) return { contentType: 'application/x-protobuf', body: new Uint8Array() }
   const inner: number[] = [0x08]

@@ -22,14 +22,15 @@ const parsedAttributes = new WeakMap<object, Map<string, { value: unknown; issue
 /** An attribute holding JSON, parsed; undefined when absent, empty (`{}`, content off) or unreadable. */
 function jsonAttr(span: { spanId: string; name: string; attributes: Record<string, AttrValue> }, key: string, ctx: ReadContext): unknown {
   let cache = parsedAttributes.get(span.attributes)
-  if (!cache) parsedAttributes.set(span.attributes, (cache = new Map()))
+  if (!cache) parsedAttributes.set(span.attributes, cache = new Map())
   let entry = cache.get(key)
   if (!entry) {
     const parsed = parseJsonAttribute(span.attributes[key], ctx.bounds)
     const quiet = span.attributes[key] === 'N/A' || span.attributes[key] === '<not serializable>'
-    entry =
-      !parsed ? { value: undefined }
-      : !parsed.ok ? { value: undefined, ...(quiet ? {} : { issue: `span ${span.spanId} (${span.name}): attribute '${key}' ${parsed.error}` }) }
+    entry = !parsed
+      ? { value: undefined }
+      : !parsed.ok
+      ? { value: undefined, ...(quiet ? {} : { issue: `span ${span.spanId} (${span.name}): attribute '${key}' ${parsed.error}` }) }
       : { value: isEmptyObject(parsed.value) ? undefined : parsed.value }
     cache.set(key, entry)
   }
@@ -68,13 +69,24 @@ export function readRequest(span: OtlpSpan, logs: readonly OtlpLogRecord[], ctx:
     const config = isRecord(request.config) ? request.config : {}
     const contents = Array.isArray(request.contents) ? request.contents : []
     const tools = config.tools
-    return { contents, system: instructionText(config.system_instruction ?? config.systemInstruction), tools: Array.isArray(tools) ? tools : undefined }
+    return {
+      contents,
+      system: instructionText(config.system_instruction ?? config.systemInstruction),
+      tools: Array.isArray(tools) ? tools : undefined,
+    }
   }
   const userLogs = logsNamed(logs, 'gen_ai.user.message')
   const systemLog = logsNamed(logs, 'gen_ai.system.message').at(-1)
   if (userLogs.length > 0 || systemLog) {
     const contents = userLogs
-      .map((l) => (isRecord(l.body) ? (l.body.content ?? l.body) : typeof l.body === 'string' ? { role: 'user', parts: [{ text: l.body }] } : undefined))
+      .map((
+        l,
+      ) => (isRecord(l.body)
+        ? (l.body.content ?? l.body)
+        : typeof l.body === 'string'
+        ? { role: 'user', parts: [{ text: l.body }] }
+        : undefined)
+      )
       .map((raw) => (typeof raw === 'string' ? toContent({ role: 'user', parts: [{ text: raw }] }) : toContent(raw)))
       .filter((c): c is Content => c !== undefined)
     const system = systemLog ? instructionText(isRecord(systemLog.body) ? systemLog.body.content : systemLog.body) : undefined
@@ -86,7 +98,11 @@ export function readRequest(span: OtlpSpan, logs: readonly OtlpLogRecord[], ctx:
     const system = jsonAttr(source, 'gen_ai.system_instructions', ctx) ?? source.attributes['gen_ai.system_instructions']
     const tools = jsonAttr(source, 'gen_ai.tool.definitions', ctx)
     if (messages === undefined && system === undefined && tools === undefined) continue
-    return { contents: semconvMessages(messages), system: instructionText(system), tools: tools === undefined ? undefined : toolDeclarations(tools) }
+    return {
+      contents: semconvMessages(messages),
+      system: instructionText(system),
+      tools: tools === undefined ? undefined : toolDeclarations(tools),
+    }
   }
   return undefined
 }
@@ -108,8 +124,17 @@ export function usageFromAttributes(span: OtlpSpan): Record<string, unknown> | u
 
 /** ADK's llm_response JSON, ADK Go's `gen_ai.choice` event, or semconv output messages. */
 export function readResponse(span: OtlpSpan, logs: readonly OtlpLogRecord[], ctx: ReadContext): ModelResponse | undefined {
-  const modelVersion = [span.attributes['gen_ai.response.model'], span.attributes['gen_ai.request.model']].find((v) => typeof v === 'string') as string | undefined
-  const base: ModelResponse = { content: undefined, usage: usageFromAttributes(span), modelVersion, partial: false, errorCode: undefined, errorMessage: undefined }
+  const modelVersion = [span.attributes['gen_ai.response.model'], span.attributes['gen_ai.request.model']].find((v) =>
+    typeof v === 'string'
+  ) as string | undefined
+  const base: ModelResponse = {
+    content: undefined,
+    usage: usageFromAttributes(span),
+    modelVersion,
+    partial: false,
+    errorCode: undefined,
+    errorMessage: undefined,
+  }
   const response = jsonAttr(span, 'gcp.vertex.agent.llm_response', ctx)
   if (isRecord(response)) {
     const usage = response.usage_metadata ?? response.usageMetadata
@@ -166,7 +191,9 @@ export function readToolSpan(span: OtlpSpan, ctx: ReadContext): ToolResult[] {
     const content = isRecord(response) ? toContent(response.content) : undefined
     return (content?.parts ?? []).flatMap((p) => {
       const r = p.function_response
-      return r ? [{ ...base, merged: true, callId: r.id ?? undefined, name: r.name ?? '', args: undefined, response: r.response ?? undefined }] : []
+      return r
+        ? [{ ...base, merged: true, callId: r.id ?? undefined, name: r.name ?? '', args: undefined, response: r.response ?? undefined }]
+        : []
     })
   }
   const callId = span.attributes['gen_ai.tool.call.id']

@@ -86,7 +86,10 @@ export function logsBySpan(logs: readonly OtlpLogRecord[], byId: ReadonlyMap<str
     else own.set(log.spanId, [log])
   }
   const children = new Map<string, string[]>()
-  for (const span of byId.values())
-    if (span.parentSpanId && isInferenceSpan(span)) children.set(span.parentSpanId, [...(children.get(span.parentSpanId) ?? []), span.spanId])
+  for (const span of byId.values()) {
+    if (span.parentSpanId && isInferenceSpan(span)) {
+      children.set(span.parentSpanId, [...(children.get(span.parentSpanId) ?? []), span.spanId])
+    }
+  }
   return (span) => [...(own.get(span.spanId) ?? []), ...(children.get(span.spanId) ?? []).flatMap((id) => own.get(id) ?? [])]
 }

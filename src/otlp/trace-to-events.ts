@@ -16,7 +16,15 @@ import type { AppDetails } from '../adk/invocation.ts'
 import { isRecord } from '../adk/json.ts'
 import { callsOf, toContent } from './genai-content.ts'
 import type { OtlpLogRecord, OtlpSpan } from './model.ts'
-import { type ModelRequest, type ModelResponse, type ReadContext, readRequest, readResponse, readToolSpan, type ToolResult } from './span-readers.ts'
+import {
+  type ModelRequest,
+  type ModelResponse,
+  type ReadContext,
+  readRequest,
+  readResponse,
+  readToolSpan,
+  type ToolResult,
+} from './span-readers.ts'
 import { agentNameOf, conversationIdOf, invocationIdOf, isInferenceSpan, isToolSpan, logsBySpan, rootOf, sortByStart } from './span-tree.ts'
 
 /** Why a part of an invocation is unknown when the agent does not capture message content. */
@@ -51,7 +59,15 @@ export type TraceInvocation = {
   issues: string[]
 }
 
-type Turn = { span: OtlpSpan | undefined; agent: string; at: number; request?: ModelRequest; response?: ModelResponse; calls: TracedToolCall[]; results: Part[] }
+type Turn = {
+  span: OtlpSpan | undefined
+  agent: string
+  at: number
+  request?: ModelRequest
+  response?: ModelResponse
+  calls: TracedToolCall[]
+  results: Part[]
+}
 
 /** The user's message: the last user content with a text (not a tool result) in the first model request. */
 function userContentOf(turns: readonly Turn[]): Content | undefined {
@@ -68,13 +84,20 @@ function userContentOf(turns: readonly Turn[]): Content | undefined {
 function matchResult(call: FunctionCall, results: ToolResult[], used: Set<ToolResult>, after: number): ToolResult | undefined {
   // Individual tool spans first: a merged span only repeats them (with less: no arguments).
   const free = results.filter((r) => !used.has(r)).sort((a, b) => Number(a.merged) - Number(b.merged))
-  return (call.id ? free.find((r) => r.callId === call.id) : undefined) ?? free.find((r) => r.name === call.name && r.callId === undefined && r.startMs >= after) ?? free.find((r) => r.name === call.name && !call.id && r.startMs >= after)
+  return (call.id ? free.find((r) => r.callId === call.id) : undefined) ??
+    free.find((r) => r.name === call.name && r.callId === undefined && r.startMs >= after) ??
+    free.find((r) => r.name === call.name && !call.id && r.startMs >= after)
 }
 
 /**
  * @example traceToInvocation('5b8a…', spans, logs, { maxJsonDepth: 100, maxStringLength: 1e6 }).events[0].author // 'user'
  */
-export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], logs: readonly OtlpLogRecord[], bounds: ReadContext['bounds']): TraceInvocation {
+export function traceToInvocation(
+  traceId: string,
+  spans: readonly OtlpSpan[],
+  logs: readonly OtlpLogRecord[],
+  bounds: ReadContext['bounds'],
+): TraceInvocation {
   const ctx: ReadContext = { bounds, issues: [] }
   const sorted = sortByStart(spans)
   const byId = new Map(sorted.map((s) => [s.spanId, s]))
@@ -86,18 +109,29 @@ export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], l
   const turns: Turn[] = llmSpans.map((span) => {
     const spanLogs = logsOf(span)
     const response = readResponse(span, spanLogs, ctx)
-    return { span, agent: agentNameOf(span, byId), at: span.startMs, request: readRequest(span, spanLogs, ctx), response, calls: callsOf(response?.content).map((call) => ({ call, spanId: undefined })), results: [] }
+    return {
+      span,
+      agent: agentNameOf(span, byId),
+      at: span.startMs,
+      request: readRequest(span, spanLogs, ctx),
+      response,
+      calls: callsOf(response?.content).map((call) => ({ call, spanId: undefined })),
+      results: [],
+    }
   })
   const toolResults = sorted.filter(isToolSpan).flatMap((s) => readToolSpan(s, ctx))
   const used = new Set<ToolResult>()
-  for (const turn of turns)
+  for (const turn of turns) {
     for (const traced of turn.calls) {
       const result = matchResult(traced.call, toolResults, used, turn.at)
       if (!result) continue
       used.add(result)
       traced.spanId = result.spanId
-      if (result.response) turn.results.push({ function_response: { id: traced.call.id ?? result.callId, name: traced.call.name, response: result.response } })
+      if (result.response) {
+        turn.results.push({ function_response: { id: traced.call.id ?? result.callId, name: traced.call.name, response: result.response } })
+      }
     }
+  }
   // Tool spans no known model response asked for: the calls come from the spans themselves.
   const answered = new Set([...used].flatMap((r) => (r.callId ? [r.callId] : [])))
   for (const result of toolResults) {
@@ -112,7 +146,11 @@ export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], l
     const call: FunctionCall = { name: result.name, args: result.args ?? {} }
     if (result.callId) call.id = result.callId
     turn.calls.push({ call, spanId: result.spanId })
-    if (result.response) turn.results.push({ function_response: { ...(result.callId ? { id: result.callId } : {}), name: result.name, response: result.response } })
+    if (result.response) {
+      turn.results.push({
+        function_response: { ...(result.callId ? { id: result.callId } : {}), name: result.name, response: result.response },
+      })
+    }
   }
 
   const contentKnown = turns.some((t) => t.request || t.response?.content)
@@ -120,7 +158,11 @@ export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], l
   const push = (raw: Record<string, unknown>, what: string) => {
     const parsed = AdkEvent.safeParse(raw)
     if (parsed.success) events.push(parsed.data)
-    else ctx.issues.push(`${what}: not a valid ADK event (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''})`)
+    else {ctx.issues.push(
+        `${what}: not a valid ADK event (${parsed.error.issues[0]?.message ?? 'invalid'} at ${
+          parsed.error.issues[0]?.path.join('.') ?? ''
+        })`,
+      )}
   }
   const userContent = userContentOf(turns)
   const startMs = root?.startMs ?? sorted[0]?.startMs ?? 0
@@ -128,9 +170,15 @@ export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], l
   for (const turn of turns) {
     const r = turn.response
     const parts: Part[] = r?.content?.parts ? [...r.content.parts] : []
-    if (!r?.content) for (const { call } of turn.calls) parts.push({ function_call: call })
-    const event: Record<string, unknown> = { invocation_id: invocationId, author: turn.agent, timestamp: (turn.span?.endMs ?? turn.at) / 1000 }
-    if (turn.span && typeof turn.span.attributes['gcp.vertex.agent.event_id'] === 'string') event.id = turn.span.attributes['gcp.vertex.agent.event_id']
+    if (!r?.content) { for (const { call } of turn.calls) parts.push({ function_call: call }) }
+    const event: Record<string, unknown> = {
+      invocation_id: invocationId,
+      author: turn.agent,
+      timestamp: (turn.span?.endMs ?? turn.at) / 1000,
+    }
+    if (turn.span && typeof turn.span.attributes['gcp.vertex.agent.event_id'] === 'string') {
+      event.id = turn.span.attributes['gcp.vertex.agent.event_id']
+    }
     if (parts.length > 0) event.content = { role: 'model', parts }
     if (r?.partial) event.partial = true
     if (r?.usage) event.usage_metadata = r.usage
@@ -138,8 +186,14 @@ export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], l
     if (r?.errorCode) event.error_code = r.errorCode
     if (r?.errorMessage) event.error_message = r.errorMessage
     push(event, `model call in span ${turn.span?.spanId ?? '(tool spans)'}`)
-    if (turn.results.length > 0)
-      push({ invocation_id: invocationId, author: turn.agent, content: { role: 'user', parts: turn.results }, timestamp: (turn.span?.endMs ?? turn.at) / 1000 }, 'tool results')
+    if (turn.results.length > 0) {
+      push({
+        invocation_id: invocationId,
+        author: turn.agent,
+        content: { role: 'user', parts: turn.results },
+        timestamp: (turn.span?.endMs ?? turn.at) / 1000,
+      }, 'tool results')
+    }
   }
 
   const toolCalls = turns.flatMap((t) => t.calls)
@@ -147,9 +201,15 @@ export function traceToInvocation(traceId: string, spans: readonly OtlpSpan[], l
   if (turns.length > 0 && !contentKnown) {
     missing.push({ field: 'user_content', reason: CONTENT_OFF_REASON }, { field: 'final_response', reason: CONTENT_OFF_REASON })
     if (toolCalls.length > 0) missing.push({ field: 'tool_arguments', reason: CONTENT_OFF_REASON })
-    if (toolCalls.length > turns.reduce((n, t) => n + t.results.length, 0)) missing.push({ field: 'tool_responses', reason: CONTENT_OFF_REASON })
-  } else if (turns.length > 0 && !userContent) missing.push({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
-  if (turns.length > 0 && !turns.some((t) => t.response?.usage)) missing.push({ field: 'token_usage', reason: 'the model spans report no token usage' })
+    if (toolCalls.length > turns.reduce((n, t) => n + t.results.length, 0)) {
+      missing.push({ field: 'tool_responses', reason: CONTENT_OFF_REASON })
+    }
+  } else if (turns.length > 0 && !userContent) {
+    missing.push({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
+  }
+  if (turns.length > 0 && !turns.some((t) => t.response?.usage)) {
+    missing.push({ field: 'token_usage', reason: 'the model spans report no token usage' })
+  }
 
   return {
     traceId,

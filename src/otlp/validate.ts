@@ -2,7 +2,7 @@
  * Checks both decoders share: the per-request item limit, and what makes a decoded span or log
  * record unusable (ids of the wrong size, times that are not times). A rejection says where.
  */
-import { type OtlpLimits, otlpLimitName } from './limits.ts'
+import { otlpLimitName, type OtlpLimits } from './limits.ts'
 import { MAX_REPORTED_REJECTIONS, type OtlpLogRecord, type OtlpRejection, type OtlpSpan } from './model.ts'
 
 type Outcome = { rejectedCount: number; rejected: OtlpRejection[] }
@@ -33,7 +33,9 @@ export class ItemCounter {
       this.#overLimitReported = true
       this.outcome.rejected.push({
         where,
-        message: `more than ${this.limits.maxItemsPerRequest} ${this.noun} in one request (${otlpLimitName('maxItemsPerRequest', this.limits)}): this one and the rest are rejected`,
+        message: `more than ${this.limits.maxItemsPerRequest} ${this.noun} in one request (${
+          otlpLimitName('maxItemsPerRequest', this.limits)
+        }): this one and the rest are rejected`,
         count: 0, // counted one by one above
       })
     }
@@ -51,9 +53,11 @@ function timesProblem(startMs: number, endMs: number): string | undefined {
 /** Keeps a span, or rejects it saying which field is wrong. */
 export function acceptSpan(span: OtlpSpan, where: string, out: { spans: OtlpSpan[] }, counter: ItemCounter): void {
   let problem: string | undefined
-  if (span.traceId === '?' || span.traceId === '' || /^0+$/.test(span.traceId)) problem = 'traceId is not 16 bytes of hex (and not all zero)'
-  else if (span.spanId === '?' || span.spanId === '' || /^0+$/.test(span.spanId)) problem = 'spanId is not 8 bytes of hex (and not all zero)'
-  else if (span.parentSpanId === '?') problem = 'parentSpanId is not 8 bytes of hex'
+  if (span.traceId === '?' || span.traceId === '' || /^0+$/.test(span.traceId)) {
+    problem = 'traceId is not 16 bytes of hex (and not all zero)'
+  } else if (span.spanId === '?' || span.spanId === '' || /^0+$/.test(span.spanId)) {
+    problem = 'spanId is not 8 bytes of hex (and not all zero)'
+  } else if (span.parentSpanId === '?') problem = 'parentSpanId is not 8 bytes of hex'
   else problem = timesProblem(span.startMs, span.endMs)
   if (problem) counter.reject(`${where} (${JSON.stringify(span.name.slice(0, 80))})`, problem, 1)
   else out.spans.push(span)

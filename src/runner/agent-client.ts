@@ -63,8 +63,9 @@ export async function createAgentSession(
     if (!response.ok) throw await httpError(response, what)
     // Bounds on the raw text before parsing: the agent's JSON is as untrusted as a client's.
     const parsed = parseJsonWithin(await response.text(), DEFAULT_LIMITS)
-    if (!parsed.ok && parsed.reason === 'bounds')
+    if (!parsed.ok && parsed.reason === 'bounds') {
       throw new AgentError('protocol', `${what}: the agent's answer is out of bounds: ${violationIssue(parsed.violation, 0).message}`)
+    }
     if (!parsed.ok) throw new AgentError('protocol', `${what}: the agent's answer is not JSON (${parsed.message})`)
     const body = parsed.value
     const id = (body as { id?: unknown } | null)?.id
@@ -86,7 +87,13 @@ export async function runTurn(
   limits: CallLimits & { onChunk(bytes: Uint8Array): void },
 ): Promise<void> {
   const what = 'a turn (POST /run_sse)'
-  const body = { appName: target.app, userId: turn.userId, sessionId: turn.sessionId, newMessage: wireContent(turn.newMessage), streaming: true }
+  const body = {
+    appName: target.app,
+    userId: turn.userId,
+    sessionId: turn.sessionId,
+    newMessage: wireContent(turn.newMessage),
+    streaming: true,
+  }
   await withDeadline(target, what, limits, async (signal) => {
     const response = await send(target, '/run_sse', body, signal, what)
     if (!response.ok) throw await httpError(response, what)
@@ -134,7 +141,12 @@ async function send(target: AgentTarget, path: string, body: unknown, signal: Ab
  * Runs `work` with a signal that aborts at the deadline or when the caller's signal aborts, and
  * turns either into an AgentError that says which.
  */
-async function withDeadline<T>(target: AgentTarget, what: string, limits: CallLimits, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withDeadline<T>(
+  target: AgentTarget,
+  what: string,
+  limits: CallLimits,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController()
   let timedOut = false
   const timer = setTimeout(() => {
@@ -147,7 +159,9 @@ async function withDeadline<T>(target: AgentTarget, what: string, limits: CallLi
   try {
     return await work(controller.signal)
   } catch (e) {
-    if (timedOut) throw new AgentError('timeout', `${what}: no complete answer from ${new URL(target.url).origin} within ${limits.timeoutMs} ms`)
+    if (timedOut) {
+      throw new AgentError('timeout', `${what}: no complete answer from ${new URL(target.url).origin} within ${limits.timeoutMs} ms`)
+    }
     if (controller.signal.aborted) throw new AgentError('cancelled', `${what}: cancelled (${causeOf(limits.signal?.reason)})`)
     throw e
   } finally {

@@ -5,7 +5,7 @@
  * `>=` against the threshold; the case passes only when every metric passes. A run the agent
  * broke makes the case NOT_EVALUATED with that run's reason.
  */
-import { type CaseStatus, statusFor, type EvalStatus } from '../adk/status.ts'
+import { type CaseStatus, type EvalStatus, statusFor } from '../adk/status.ts'
 import type { CaseRunOutcome } from './run-case.ts'
 
 export type MetricVerdict = { metric_name: string; score: number | null; threshold: number; eval_status: EvalStatus; reason?: string }
@@ -43,11 +43,12 @@ export function caseVerdict(runs: CaseRunOutcome[]): CaseVerdict {
   }
   const overall = first.caseResult.overall_eval_metric_results.map((metric, i): MetricVerdict => {
     const scores: number[] = []
-    for (const run of runs)
+    for (const run of runs) {
       for (const perInvocation of run.caseResult.eval_metric_result_per_invocation) {
         const score = perInvocation.eval_metric_results[i]?.score
         if (typeof score === 'number' && !Number.isNaN(score)) scores.push(score)
       }
+    }
     const threshold = metric.threshold ?? 0
     const score = scores.length > 0 ? scores.reduce((a, b) => a + b, 0) / scores.length : null
     // Informational metrics (no threshold) report the pooled mean and never decide the case.
@@ -64,8 +65,8 @@ export function caseVerdict(runs: CaseRunOutcome[]): CaseVerdict {
   const status: CaseStatus = gating.length > 0 && gating.every((m) => m.eval_status === 'PASSED')
     ? 'PASSED'
     : overall.some((m) => m.eval_status === 'FAILED')
-      ? 'FAILED'
-      : 'NOT_EVALUATED'
+    ? 'FAILED'
+    : 'NOT_EVALUATED'
   return { ...base, status, overall }
 }
 

@@ -11,7 +11,7 @@
  */
 import { evalSetResultJson } from '../adk/results-json.ts'
 import { createResultLog, memoryResultStorage, type ResultLog } from '../session/result-log.ts'
-import { planRun, type EvalSetInput, type RunOptions, type RunProgress, type RunReport } from './run-eval-set.ts'
+import { type EvalSetInput, planRun, type RunOptions, type RunProgress, type RunReport } from './run-eval-set.ts'
 import type { RunEvent, RunEventData, RunEventType } from './run-events.ts'
 
 export type { RunEvent, RunEventType } from './run-events.ts'
@@ -58,7 +58,12 @@ export function startHostedRun(
       counts.cases_done += 1
       if (o.status === 'FAILED') counts.failed += 1
       if (o.status === 'NOT_EVALUATED') counts.not_evaluated += 1
-      return append('case.done', { ...unitOf(o), status: o.status, ...(o.reason ? { reason: o.reason } : {}), ...(o.sessionId ? { session_id: o.sessionId } : {}) })
+      return append('case.done', {
+        ...unitOf(o),
+        status: o.status,
+        ...(o.reason ? { reason: o.reason } : {}),
+        ...(o.sessionId ? { session_id: o.sessionId } : {}),
+      })
     }
     if (p.type === 'case.started') return append('case.started', unitOf(p.unit))
     if (p.type === 'invocation.done') {
@@ -105,7 +110,13 @@ function resultData(id: string, report: Extract<RunReport, { ok: true }>): RunEv
     passed: report.passed,
     totals: report.totals,
     cases: report.sets.flatMap((s) =>
-      s.cases.map((c) => ({ eval_set_id: c.evalSetId, eval_id: c.evalId, status: c.status, ...(c.reason ? { reason: c.reason } : {}), overall: c.overall })),
+      s.cases.map((c) => ({
+        eval_set_id: c.evalSetId,
+        eval_id: c.evalId,
+        status: c.status,
+        ...(c.reason ? { reason: c.reason } : {}),
+        overall: c.overall,
+      }))
     ),
     // ADK's file shape (statuses 1/2/3), as `evalstream run --out` writes it.
     eval_set_results: report.sets.map((s) => JSON.parse(evalSetResultJson(s.evalSetResult)) as unknown),

@@ -9,7 +9,7 @@ export {
   MAX_ERROR_BODY_CHARS,
   runTurn,
 } from './agent-client.ts'
-export { caseVerdict, type CaseVerdict, type MetricVerdict } from './aggregate-runs.ts'
+export { type CaseVerdict, caseVerdict, type MetricVerdict } from './aggregate-runs.ts'
 export { type CaseRunOutcome, DEFAULT_USER_ID, MAX_TURNS, runCase, type Timeouts } from './run-case.ts'
 export {
   DEFAULT_NUM_RUNS,
@@ -43,4 +43,10 @@ export {
   USER_SIMULATOR_STOP_SIGNAL,
   type UserSimulatorConfig,
 } from './user-sim-config.ts'
-export { NO_SIMULATOR_MODEL, type SimulationEnd, simulatedTurns, type SimulatorModel, userSimulationTurnSources } from './user-sim-source.ts'
+export {
+  NO_SIMULATOR_MODEL,
+  simulatedTurns,
+  type SimulationEnd,
+  type SimulatorModel,
+  userSimulationTurnSources,
+} from './user-sim-source.ts'

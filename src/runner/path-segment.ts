@@ -8,6 +8,8 @@
 /** Why `value` cannot name a path segment on the agent, or undefined when it can. */
 export function pathSegmentProblem(field: string, value: string): string | undefined {
   if (value === '') return `${field} must not be empty`
-  if (value === '.' || value === '..') return `${field} '${value}' is a relative path segment; it cannot name an app, user or session on the agent`
+  if (value === '.' || value === '..') {
+    return `${field} '${value}' is a relative path segment; it cannot name an app, user or session on the agent`
+  }
   return undefined
 }

@@ -74,7 +74,9 @@ export function progressDisplay(write: (text: string) => void, isTTY: boolean, n
         const run = units > 0 && outcome.run > 0 ? ` run ${outcome.run + 1}` : ''
         const name = `${outcome.evalSetId}/${outcome.evalId}${run}`
         const why = outcome.reason ? `: ${outcome.reason}` : ''
-        const summary = `[${done}/${units}] ${outcome.status} ${name} (${outcome.invocations} invocations, ${(ms / 1000).toFixed(1)} s)${why}`
+        const summary = `[${done}/${units}] ${outcome.status} ${name} (${outcome.invocations} invocations, ${
+          (ms / 1000).toFixed(1)
+        } s)${why}`
         // A terminal keeps the status line for passes and prints only what needs attention.
         if (!isTTY || outcome.status !== 'PASSED') line(summary)
         else draw(done === units)

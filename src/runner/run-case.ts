@@ -8,13 +8,13 @@
 import type { AdkEvent } from '../adk/event.ts'
 import type { Content } from '../adk/content.ts'
 import type { EvalCase } from '../adk/eval-set.ts'
-import { evalCaseResult, type EvalCaseResult } from '../adk/results.ts'
+import { type EvalCaseResult, evalCaseResult } from '../adk/results.ts'
 import type { CaseStatus } from '../adk/status.ts'
 import type { CriterionResultData, EngineEmission, SessionEngine } from '../engine/types.ts'
 import type { EngineFactory } from '../session/session.ts'
-import { DEFAULT_LIMITS, decodeFrameValue, isIngestIssue, type Limits } from '../ingest/index.ts'
+import { decodeFrameValue, DEFAULT_LIMITS, isIngestIssue, type Limits } from '../ingest/index.ts'
 import { countedTarget, feedSession, type FeedTarget } from '../session/feed.ts'
-import { AgentError, createAgentSession, runTurn, type AgentTarget } from './agent-client.ts'
+import { AgentError, type AgentTarget, createAgentSession, runTurn } from './agent-client.ts'
 import { type TurnSource, TurnSourceError } from './turn-source.ts'
 
 /** ADK's inference default when an eval case has no session_input (spec §1.5). */

@@ -8,14 +8,14 @@
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import type { Limits } from '../ingest/limits.ts'
 import type { EvalSet } from '../adk/eval-set.ts'
-import { evalSetResult, type EvalSetResult } from '../adk/results.ts'
+import { type EvalSetResult, evalSetResult } from '../adk/results.ts'
 import type { CaseStatus } from '../adk/status.ts'
 import { createSessionEngine } from '../engine/session-engine.ts'
 import type { EngineEmission } from '../engine/types.ts'
 import type { EngineFactory } from '../session/session.ts'
-import { DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type AgentTarget } from './agent-client.ts'
-import { caseVerdict, type CaseVerdict } from './aggregate-runs.ts'
-import { runCase, type CaseRunOutcome, type Timeouts } from './run-case.ts'
+import { type AgentTarget, DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './agent-client.ts'
+import { type CaseVerdict, caseVerdict } from './aggregate-runs.ts'
+import { type CaseRunOutcome, runCase, type Timeouts } from './run-case.ts'
 import type { TurnSourceFactory } from './turn-source.ts'
 import { type SimulatorModel, userSimulationTurnSources } from './user-sim-source.ts'
 
@@ -95,7 +95,10 @@ export async function runEvalSets(sets: EvalSetInput[], options: RunOptions): Pr
  * if (!plan.ok) return problem(c, 422, 'Invalid run', plan.error)
  * void plan.start()
  */
-export function planRun(sets: EvalSetInput[], options: RunOptions): { ok: true; start(): Promise<RunReport> } | { ok: false; error: string } {
+export function planRun(
+  sets: EvalSetInput[],
+  options: RunOptions,
+): { ok: true; start(): Promise<RunReport> } | { ok: false; error: string } {
   const checked = check(sets, options)
   return checked.ok ? { ok: true, start: () => execute(sets, options, checked) } : checked
 }
@@ -112,9 +115,16 @@ async function execute(sets: EvalSetInput[], options: RunOptions, checked: Extra
   const units: Unit[] = []
   picked.forEach((cases, set) => {
     const input = sets[set]!
-    for (const caseIndex of cases)
-      for (let run = 0; run < numRuns; run++)
-        units.push({ set, input, caseIndex, ref: { evalSetId: input.evalSet.eval_set_id, evalId: input.evalSet.eval_cases[caseIndex]!.eval_id, run } })
+    for (const caseIndex of cases) {
+      for (let run = 0; run < numRuns; run++) {
+        units.push({
+          set,
+          input,
+          caseIndex,
+          ref: { evalSetId: input.evalSet.eval_set_id, evalId: input.evalSet.eval_cases[caseIndex]!.eval_id, run },
+        })
+      }
+    }
   })
   const invocations = units.reduce((n, u) => n + (u.input.evalSet.eval_cases[u.caseIndex]!.conversation?.length ?? 0), 0)
   progress({ type: 'run.started', cases: picked.reduce((n, c) => n + c.length, 0), units: units.length, invocations })
@@ -159,7 +169,12 @@ async function execute(sets: EvalSetInput[], options: RunOptions, checked: Extra
     return {
       evalSetId: input.evalSet.eval_set_id,
       ...(input.source !== undefined ? { source: input.source } : {}),
-      evalSetResult: evalSetResult({ appName: options.agent.app, evalSetId: input.evalSet.eval_set_id, caseResults: mine.map(({ o }) => o.caseResult), timestamp }),
+      evalSetResult: evalSetResult({
+        appName: options.agent.app,
+        evalSetId: input.evalSet.eval_set_id,
+        caseResults: mine.map(({ o }) => o.caseResult),
+        timestamp,
+      }),
       cases: verdicts,
     }
   })
@@ -183,10 +198,12 @@ type Checked =
 function check(sets: EvalSetInput[], options: RunOptions): Checked {
   const parallel = options.parallel ?? DEFAULT_PARALLEL
   const numRuns = options.numRuns ?? DEFAULT_NUM_RUNS
-  if (!Number.isInteger(parallel) || parallel < 1 || parallel > MAX_PARALLEL)
+  if (!Number.isInteger(parallel) || parallel < 1 || parallel > MAX_PARALLEL) {
     return { ok: false, error: `parallel must be a whole number from 1 to ${MAX_PARALLEL}, not ${parallel}` }
-  if (!Number.isInteger(numRuns) || numRuns < 1 || numRuns > MAX_NUM_RUNS)
+  }
+  if (!Number.isInteger(numRuns) || numRuns < 1 || numRuns > MAX_NUM_RUNS) {
     return { ok: false, error: `num runs must be a whole number from 1 to ${MAX_NUM_RUNS}, not ${numRuns}` }
+  }
   try {
     const url = new URL(options.agent.url)
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http')
@@ -198,8 +215,9 @@ function check(sets: EvalSetInput[], options: RunOptions): Checked {
   for (const key of ['sessionMs', 'turnMs'] as const) {
     const ms = options.timeouts?.[key]
     // A timer takes at most 2^31-1 ms; a longer delay would fire at once instead of never.
-    if (ms !== undefined && !(Number.isFinite(ms) && ms > 0 && ms <= MAX_TIMER_MS))
+    if (ms !== undefined && !(Number.isFinite(ms) && ms > 0 && ms <= MAX_TIMER_MS)) {
       return { ok: false, error: `timeout ${key} must be a positive number of milliseconds up to ${MAX_TIMER_MS} (2^31-1), not ${ms}` }
+    }
   }
   const createEngine: EngineFactory = options.createEngine ?? ((o) => createSessionEngine(o))
   const turnSources = options.turnSources ?? userSimulationTurnSources({ model: options.simulator })

@@ -36,8 +36,9 @@ export function runRefusal(
   what: string,
   vars: { process: string; perTenant: string },
 ): string | undefined {
-  if (tenant !== undefined && active.ofTenant >= caps.perTenant)
+  if (tenant !== undefined && active.ofTenant >= caps.perTenant) {
     return `${caps.perTenant} ${what} of this tenant are in progress (${vars.perTenant}); try again when one finishes`
+  }
   if (active.total >= caps.process) return `${caps.process} ${what} are in progress (${vars.process}); try again when one finishes`
   return undefined
 }

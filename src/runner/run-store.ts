@@ -8,7 +8,7 @@
  */
 import { type Failure, failure } from '../engine/problem.ts'
 import type { HostedRun } from './hosted-run.ts'
-import { DEFAULT_RUN_QUOTAS, RUN_QUOTA_VARS, runRefusal, type RunQuotas } from './run-quotas.ts'
+import { DEFAULT_RUN_QUOTAS, RUN_QUOTA_VARS, type RunQuotas, runRefusal } from './run-quotas.ts'
 
 /** Runs in progress at once per process (or Durable Object) by default (EVALSTREAM_MAX_ACTIVE_RUNS); more get 429. */
 export const MAX_ACTIVE_RUNS = DEFAULT_RUN_QUOTAS.activeRuns
@@ -57,9 +57,10 @@ export function memoryRunStore(quotas: RunQuotas = DEFAULT_RUN_QUOTAS): RunStore
 function forgetOldest(runs: Map<string, { run: HostedRun }>): void {
   if (runs.size < MAX_KEPT_RUNS) return
   // Map order is insertion order: the first finished run is the oldest.
-  for (const [key, { run }] of runs)
+  for (const [key, { run }] of runs) {
     if (run.finished()) {
       runs.delete(key)
       return
     }
+  }
 }

@@ -50,7 +50,10 @@ export type TurnSourceContext = { evalConfig?: unknown }
  * NOT_EVALUATED with the reason, no agent call). `invalid`: the case or config is bad input (the run
  * is refused before it starts, naming the case).
  */
-export type TurnSourceFactory = (evalCase: EvalCase, context?: TurnSourceContext) => TurnSource | { unsupported: string } | { invalid: string }
+export type TurnSourceFactory = (
+  evalCase: EvalCase,
+  context?: TurnSourceContext,
+) => TurnSource | { unsupported: string } | { invalid: string }
 
 /** Static conversations only; a scenario needs the user simulator (./user-sim-source.ts). */
 export const defaultTurnSources: TurnSourceFactory = (evalCase) =>

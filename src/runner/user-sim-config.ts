@@ -59,8 +59,9 @@ export function readUserSimulatorConfig(evalConfig: unknown): ReadConfig {
   const parsed = Schema.safeParse(raw)
   if (!parsed.success) return { ok: false, invalid: describeZodError(parsed.error, { source: 'user_simulator_config' }) }
   const c = parsed.data
-  if (c.type != null && c.type !== 'llm_backed')
+  if (c.type != null && c.type !== 'llm_backed') {
     return { ok: false, unsupported: `user_simulator_config.type '${c.type}' is not available in evalstream (only 'llm_backed')` }
+  }
   if (c.custom_instructions != null) {
     const problem = checkTemplate(c.custom_instructions, REQUIRED_PLACEHOLDERS)
     if (problem) return { ok: false, invalid: `user_simulator_config.custom_instructions: ${problem}` }

@@ -14,7 +14,8 @@ import { renderTemplate, type TemplateValue } from '../core/prompt-template.ts'
 /** One turn of the conversation: the user's message and the agent's events for it. */
 export type SimulatedTurn = { user: Content; events: readonly AdkEvent[] }
 
-const DEFAULT_INSTRUCTIONS = `You play a user talking to an AI agent, so that the agent can be tested. Stay in that role: write only the user's next message, never the agent's.
+const DEFAULT_INSTRUCTIONS =
+  `You play a user talking to an AI agent, so that the agent can be tested. Stay in that role: write only the user's next message, never the agent's.
 
 The conversation plan below says what you want from the agent, in order, and the facts you may use. It is your guide, not a script: react to what the agent said last.
 - If the agent asked you something, answer it using only facts from the plan, and nothing it did not ask for. If the plan does not say, tell the agent you do not know; never invent facts.
@@ -31,7 +32,8 @@ Write the way a person writes in a chat: short, natural, one request at a time.
 # Conversation so far
 {{ conversation_history }}`
 
-const PERSONA_INSTRUCTIONS = `You play a user talking to an AI agent, so that the agent can be tested. Stay in that role: write only the user's next message, never the agent's.
+const PERSONA_INSTRUCTIONS =
+  `You play a user talking to an AI agent, so that the agent can be tested. Stay in that role: write only the user's next message, never the agent's.
 
 Play the persona below. The conversation plan says what you want from the agent, in order, and the facts you may use; it is your guide, not a script, and where the persona and the plan disagree, the plan wins. React to what the agent said last. When the conversation is over, reply with {{ stop_signal }}.
 
@@ -80,10 +82,11 @@ export function simulatorHistory(turns: readonly SimulatedTurn[], includeFunctio
   const add = (author: string, content: Content | null | undefined) => {
     for (const part of content?.parts ?? []) {
       if (part.text && !part.thought) lines.push(`${author}: ${part.text}`)
-      else if (includeFunctionCalls && part.function_call)
+      else if (includeFunctionCalls && part.function_call) {
         lines.push(`${author} called tool '${part.function_call.name}' with args: ${JSON.stringify(part.function_call.args ?? null)}`)
-      else if (includeFunctionCalls && part.function_response)
+      } else if (includeFunctionCalls && part.function_response) {
         lines.push(`Tool '${part.function_response.name}' returned: ${JSON.stringify(part.function_response.response ?? null)}`)
+      }
     }
   }
   for (const turn of turns) {

@@ -14,9 +14,15 @@ import type { ConversationScenario, UserPersona } from '../adk/eval-set.ts'
 import type { JudgeAnswer, JudgeRequest } from '../core/criterion.ts'
 import { fnv1a64 } from '../core/judging/request-id.ts'
 import { resolvePersona } from '../core/personas.ts'
-import { checkTemplate, readUserSimulatorConfig, REQUIRED_PLACEHOLDERS, USER_SIMULATOR_STOP_SIGNAL, type UserSimulatorConfig } from './user-sim-config.ts'
-import { simulatorHistory, simulatorPrompt, type SimulatedTurn } from './user-sim-prompt.ts'
-import { staticTurns, type TurnSource, type TurnSourceFactory, TurnSourceError } from './turn-source.ts'
+import {
+  checkTemplate,
+  readUserSimulatorConfig,
+  REQUIRED_PLACEHOLDERS,
+  USER_SIMULATOR_STOP_SIGNAL,
+  type UserSimulatorConfig,
+} from './user-sim-config.ts'
+import { type SimulatedTurn, simulatorHistory, simulatorPrompt } from './user-sim-prompt.ts'
+import { staticTurns, type TurnSource, TurnSourceError, type TurnSourceFactory } from './turn-source.ts'
 
 /** Answers a model request; the judge executor (`JudgeExecutor`) is one. */
 export type SimulatorModel = {
@@ -64,11 +70,14 @@ export function simulatedTurns(input: SimulatorInput): TurnSource & { ended(): S
       }
       marks[turn] = agentEvents.length
       if (sentCount === 0) {
-        if (scenario.starting_prompt === '') throw new TurnSourceError('the scenario\'s starting_prompt is empty')
+        if (scenario.starting_prompt === '') throw new TurnSourceError("the scenario's starting_prompt is empty")
         sentCount += 1
         return userMessage(scenario.starting_prompt)
       }
-      const turns: SimulatedTurn[] = sent.map((user, i) => ({ user, events: agentEvents.slice(marks[i], marks[i + 1] ?? agentEvents.length) }))
+      const turns: SimulatedTurn[] = sent.map((user, i) => ({
+        user,
+        events: agentEvents.slice(marks[i], marks[i + 1] ?? agentEvents.length),
+      }))
       const prompt = simulatorPrompt({
         conversationPlan: scenario.conversation_plan,
         history: simulatorHistory(turns, config.includeFunctionCalls),

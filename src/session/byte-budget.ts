@@ -95,7 +95,8 @@ export function sessionBudgetRefusal(sessionId: string, index: number, held: num
   return {
     status: 413,
     title: 'Session byte budget reached',
-    detail: `event ${index} (about ${bytes} bytes) refused: session '${sessionId}' holds about ${held} bytes and may hold ${max} (${SESSION_BYTES_VAR}=${max}); end the session or start another`,
+    detail:
+      `event ${index} (about ${bytes} bytes) refused: session '${sessionId}' holds about ${held} bytes and may hold ${max} (${SESSION_BYTES_VAR}=${max}); end the session or start another`,
     limit: { name: SESSION_BYTES_VAR, value: max },
   }
 }

@@ -60,7 +60,7 @@ export function memoryEvalSetStore(limits: EvalStoreLimits = DEFAULT_EVAL_STORE_
   const bucket = (scope: EvalScope, create: boolean): Bucket | undefined => {
     const key = scopeKey(scope)
     let found = buckets.get(key)
-    if (!found && create) buckets.set(key, (found = { sets: new Map(), results: new Map() }))
+    if (!found && create) buckets.set(key, found = { sets: new Map(), results: new Map() })
     return found
   }
   return {

@@ -18,7 +18,15 @@
  */
 import type { Failure, Problem } from '../engine/problem.ts'
 import type { IngestedEvent, RejectedEvent } from '../engine/types.ts'
-import { createEventDecoder, type DecodedEvent, type EventFormat, type IngestIssue, type Limits, limitMember, limitName } from '../ingest/index.ts'
+import {
+  createEventDecoder,
+  type DecodedEvent,
+  type EventFormat,
+  type IngestIssue,
+  limitMember,
+  limitName,
+  type Limits,
+} from '../ingest/index.ts'
 
 /** Why one event was rejected (its neighbours kept): the `reason` label of evalstream_events_rejected_total. */
 export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure' | 'over_budget'
@@ -99,7 +107,9 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
     if (!admit()) return
     if (target.isNewInvocation(item.event.invocation_id) && target.invocationCount >= limits.maxInvocationsPerSession) {
       const name = limitName('maxInvocationsPerSession', limits)
-      const message = `event opens invocation '${item.event.invocation_id ?? ''}', past the limit of ${limits.maxInvocationsPerSession} invocations per session (${name})`
+      const message = `event opens invocation '${
+        item.event.invocation_id ?? ''
+      }', past the limit of ${limits.maxInvocationsPerSession} invocations per session (${name})`
       return reject({ index: item.index, message, path: '$.invocationId' }, 'invocation_limit')
     }
     try {
@@ -140,7 +150,10 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
     },
     limits,
   )
-  const fault = (e: unknown): Failure => ({ ok: false, problem: { status: 500, title: 'Internal error', detail: `internal error while decoding: ${(e as Error).message}` } })
+  const fault = (e: unknown): Failure => ({
+    ok: false,
+    problem: { status: 500, title: 'Internal error', detail: `internal error while decoding: ${(e as Error).message}` },
+  })
   const guarded = (step: () => void) => {
     if (stopped) return
     try {
@@ -181,7 +194,10 @@ export function sessionFull(target: Pick<FeedTarget, 'recordedEvents'> & { id?: 
   const name = limitName('maxEventsPerSession', limits)
   const who = target.id === undefined ? 'the session' : `session '${target.id}'`
   const detail = `${who} holds ${target.recordedEvents} events, the limit (${name}); it takes no more`
-  return { ok: false, problem: { status: 422, title: 'Session event limit reached', detail, limit: limitMember('maxEventsPerSession', limits) } }
+  return {
+    ok: false,
+    problem: { status: 422, title: 'Session event limit reached', detail, limit: limitMember('maxEventsPerSession', limits) },
+  }
 }
 
 /**

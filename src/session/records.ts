@@ -6,7 +6,7 @@
  */
 import type { SessionSpec } from '../engine/types.ts'
 import { memoryResultStorage, type ResultStorage } from './result-log.ts'
-import { NO_JOURNAL, type Journal } from './session.ts'
+import { type Journal, NO_JOURNAL } from './session.ts'
 
 /** Narrows a count or a listing to the sessions of one tenant. */
 export type TenantOwner = { tenant: string }
@@ -118,11 +118,12 @@ export function memorySessionRecords(): SessionRecords {
     leastRecent(limit, owner) {
       // Ended sessions only wait out their retention; open ones may still get events: ended go first.
       const out: string[] = []
-      for (const map of [ended, open])
+      for (const map of [ended, open]) {
         for (const [id, e] of map) {
           if (out.length >= limit) return out
           if (!owner || e.spec.tenant === owner.tenant) out.push(id)
         }
+      }
       return out
     },
     expired(nowMs, limits) {

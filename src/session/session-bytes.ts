@@ -3,7 +3,7 @@
  * (all an ended session keeps), and the per-session and per-process checks an event passes before
  * it is taken. The session feeds it; the process budget hears every change.
  */
-import { sessionBudgetRefusal, type BudgetRefusal, type ProcessByteBudget } from './byte-budget.ts'
+import { type BudgetRefusal, type ProcessByteBudget, sessionBudgetRefusal } from './byte-budget.ts'
 
 /** What a session may hold (EVALSTREAM_MAX_SESSION_BYTES) and the process budget it draws from. */
 export type SessionBudget = { maxSessionBytes: number; shared: ProcessByteBudget }
@@ -38,8 +38,9 @@ export class SessionBytes {
   refusal(index: number, bytes: number): BudgetRefusal | undefined {
     const budget = this.#budget
     if (!budget) return undefined
-    if (this.#held + bytes > budget.maxSessionBytes)
+    if (this.#held + bytes > budget.maxSessionBytes) {
       return sessionBudgetRefusal(this.#sessionId, index, this.#held, bytes, budget.maxSessionBytes)
+    }
     if (!budget.shared.fits(bytes)) return budget.shared.refusal(`event ${index} of session '${this.#sessionId}'`)
     return undefined
   }

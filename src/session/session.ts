@@ -22,9 +22,9 @@ import type {
 } from '../engine/types.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
-import { jsonBytes, type BudgetRefusal } from '../session/byte-budget.ts'
+import { type BudgetRefusal, jsonBytes } from '../session/byte-budget.ts'
 import { endedEngine } from '../session/ended-engine.ts'
-import { SessionBytes, type SessionBudget } from '../session/session-bytes.ts'
+import { type SessionBudget, SessionBytes } from '../session/session-bytes.ts'
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -42,12 +42,14 @@ export type EngineFactory = (options: EngineOptions) => EngineCreation
  * invocation durations it measures are those of the live session (entries journaled before `at`
  * existed replay without a time, and their durations are not available).
  */
-export type JournalEntry = (
-  | { op: 'event'; index: number; raw: unknown }
-  | { op: 'reject'; rejected: RejectedEvent }
-  | { op: 'complete' }
-  | { op: 'end' }
-) & { at?: number }
+export type JournalEntry =
+  & (
+    | { op: 'event'; index: number; raw: unknown }
+    | { op: 'reject'; rejected: RejectedEvent }
+    | { op: 'complete' }
+    | { op: 'end' }
+  )
+  & { at?: number }
 
 export interface Journal {
   append(entry: JournalEntry): void
@@ -353,7 +355,7 @@ export class HostedSession {
    * REPLAY_SLICE_MS), yielding between them, so rebuilding a large session never holds the event loop for long.
    */
   async #replay(): Promise<void> {
-    for (let after = 0; ; ) {
+    for (let after = 0;;) {
       const page = this.log.keys(after, REPLAY_KEYS_PAGE)
       for (const { key, seq } of page) this.#logged.set(key, seq)
       if (page.length < REPLAY_KEYS_PAGE) break
@@ -387,8 +389,7 @@ export class HostedSession {
       } else if (entry.op === 'reject') {
         this.#count()
         this.#engine.reject(entry.rejected)
-      }
-      else if (entry.op === 'complete') this.#engine.completeInvocation()
+      } else if (entry.op === 'complete') this.#engine.completeInvocation()
       else {
         this.#ended = true
         await this.#engine.end()

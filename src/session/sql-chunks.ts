@@ -53,7 +53,9 @@ export function sqlChunks(read: Run, write: Run): SqlChunks {
       if (!stored.startsWith(MARK)) return stored
       const rows = read('SELECT text FROM es_chunks WHERE session_id = ? AND slot = ? ORDER BY part', sessionId, slot)
       const expected = Number(stored.slice(MARK.length))
-      if (rows.length !== expected) throw new Error(`stored text '${slot}' of session '${sessionId}' has ${rows.length} of its ${expected} parts`)
+      if (rows.length !== expected) {
+        throw new Error(`stored text '${slot}' of session '${sessionId}' has ${rows.length} of its ${expected} parts`)
+      }
       return rows.map((r) => String(r.text)).join('')
     },
     drop: (sessionId) => void read('DELETE FROM es_chunks WHERE session_id = ?', sessionId),

@@ -68,8 +68,7 @@ export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit
         } else if (control) {
           explicit = false
           grouped = false
-        }
-        else if (!grouped && !explicit && !READ.test(statement)) {
+        } else if (!grouped && !explicit && !READ.test(statement)) {
           ;(db as DatabaseSyncExec).exec('BEGIN')
           grouped = true
           queueMicrotask(flush)

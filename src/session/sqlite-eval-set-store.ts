@@ -5,12 +5,7 @@
  * an empty store leaves no storage behind. Table names start with `ev_`, not `es_`, so the
  * session object's "no `es_` table left, delete all storage" rule never touches them.
  */
-import {
-  DEFAULT_EVAL_STORE_LIMITS,
-  type EvalScope,
-  type EvalSetStore,
-  type EvalStoreLimits,
-} from './eval-set-store.ts'
+import { DEFAULT_EVAL_STORE_LIMITS, type EvalScope, type EvalSetStore, type EvalStoreLimits } from './eval-set-store.ts'
 import type { Sql, SqlRow, SqlValue } from './sql.ts'
 
 const SCHEMA = [
@@ -26,7 +21,8 @@ const SCHEMA = [
  */
 export function sqliteEvalSetStore(sql: Sql, limits: EvalStoreLimits = DEFAULT_EVAL_STORE_LIMITS): EvalSetStore {
   let ready: boolean | undefined
-  const exists = (): boolean => (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ev_sets'").length > 0)
+  const exists =
+    (): boolean => (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ev_sets'").length > 0)
   const write = (statement: string, ...params: SqlValue[]): SqlRow[] => {
     if (!exists()) {
       for (const s of SCHEMA) sql.query(s)
@@ -52,11 +48,19 @@ export function sqliteEvalSetStore(sql: Sql, limits: EvalStoreLimits = DEFAULT_E
       return 'created'
     },
     replaceSet(scope, id, json, nowMs) {
-      const rows = read('UPDATE ev_sets SET body = ?, updated_ms = ? WHERE tenant = ? AND app = ? AND id = ? RETURNING id', json, nowMs, ...key(scope), id)
+      const rows = read(
+        'UPDATE ev_sets SET body = ?, updated_ms = ? WHERE tenant = ? AND app = ? AND id = ? RETURNING id',
+        json,
+        nowMs,
+        ...key(scope),
+        id,
+      )
       return rows.length > 0
     },
-    deleteSet: (scope, id) => read('DELETE FROM ev_sets WHERE tenant = ? AND app = ? AND id = ? RETURNING id', ...key(scope), id).length > 0,
-    listResults: (scope) => read('SELECT id FROM ev_results WHERE tenant = ? AND app = ? ORDER BY n', ...key(scope)).map((r) => String(r.id)),
+    deleteSet: (scope, id) =>
+      read('DELETE FROM ev_sets WHERE tenant = ? AND app = ? AND id = ? RETURNING id', ...key(scope), id).length > 0,
+    listResults: (scope) =>
+      read('SELECT id FROM ev_results WHERE tenant = ? AND app = ? ORDER BY n', ...key(scope)).map((r) => String(r.id)),
     getResult(scope, id) {
       const row = read('SELECT body FROM ev_results WHERE tenant = ? AND app = ? AND id = ?', ...key(scope), id)[0]
       return row ? String(row.body) : undefined
@@ -74,13 +78,14 @@ export function sqliteEvalSetStore(sql: Sql, limits: EvalStoreLimits = DEFAULT_E
         last + 1,
       )
       const excess = count('ev_results', scope) - limits.maxResults
-      if (excess > 0)
+      if (excess > 0) {
         read(
           'DELETE FROM ev_results WHERE tenant = ? AND app = ? AND id IN (SELECT id FROM ev_results WHERE tenant = ? AND app = ? ORDER BY n LIMIT ?)',
           ...key(scope),
           ...key(scope),
           excess,
         )
+      }
     },
   }
 }

@@ -23,8 +23,8 @@ export type SqliteJudgeCache = JudgeCache & { forgetSchema(): void }
 export function sqliteJudgeCache(sql: Sql, maxRows = MAX_JUDGE_CACHE_ROWS): SqliteJudgeCache {
   let ready: boolean | undefined
   let puts = 0
-  const exists = () =>
-    (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_judge_answers'").length > 0)
+  const exists =
+    () => (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_judge_answers'").length > 0)
   return {
     get(id) {
       if (!exists()) return undefined
@@ -38,8 +38,9 @@ export function sqliteJudgeCache(sql: Sql, maxRows = MAX_JUDGE_CACHE_ROWS): Sqli
       }
       // REPLACE gives the row a new rowid, so rowid order is write order.
       sql.query('INSERT OR REPLACE INTO es_judge_answers (id, answer) VALUES (?, ?)', id, JSON.stringify(answer))
-      if (++puts % PRUNE_EVERY_PUTS === 0)
+      if (++puts % PRUNE_EVERY_PUTS === 0) {
         sql.query('DELETE FROM es_judge_answers WHERE rowid <= (SELECT MAX(rowid) FROM es_judge_answers) - ?', maxRows)
+      }
     },
     forgetSchema() {
       ready = undefined

@@ -14,7 +14,7 @@ import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
 import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
 import type { Sql, SqlRow } from './sql.ts'
-import { CHUNKS_SCHEMA, sqlChunks, type SqlChunks } from '../session/sql-chunks.ts'
+import { CHUNKS_SCHEMA, type SqlChunks, sqlChunks } from '../session/sql-chunks.ts'
 
 /** Journal entries read per query during a replay: each slice of the replay reads only its own. */
 export const JOURNAL_PAGE_ROWS = 200
@@ -52,8 +52,8 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   // The schema is (re)applied on this instance's first write: a file from before a table was added gets it.
   let migrated = false
   /** Reads on a storage without our tables answer "nothing" instead of creating them. */
-  const exists = (): boolean =>
-    (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_sessions'").length > 0)
+  const exists =
+    (): boolean => (ready ??= sql.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'es_sessions'").length > 0)
   // A database written before the tenant index existed gets it on its first write.
   let indexed = false
   const write = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
@@ -68,8 +68,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     }
     return sql.query(statement, ...params)
   }
-  const read = (statement: string, ...params: (string | number | null)[]): SqlRow[] =>
-    exists() ? sql.query(statement, ...params) : []
+  const read = (statement: string, ...params: (string | number | null)[]): SqlRow[] => exists() ? sql.query(statement, ...params) : []
   /** A read by tenant on a database from before the tenant column: the column comes first. */
   const readByTenant = (statement: string, ...params: (string | number | null)[]): SqlRow[] => {
     if (exists() && !indexed) {
@@ -135,10 +134,9 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       const row = read('SELECT spec, touched_ms, ended_ms FROM es_sessions WHERE id = ?', id)[0]
       if (!row) return undefined
       const spec = JSON.parse(chunks.get(id, 'spec', String(row.spec))) as SessionSpec
-      const record: SessionRecord =
-        row.ended_ms === null || row.ended_ms === undefined
-          ? { spec, touchedMs: Number(row.touched_ms) }
-          : { spec, touchedMs: Number(row.touched_ms), endedMs: Number(row.ended_ms) }
+      const record: SessionRecord = row.ended_ms === null || row.ended_ms === undefined
+        ? { spec, touchedMs: Number(row.touched_ms) }
+        : { spec, touchedMs: Number(row.touched_ms), endedMs: Number(row.ended_ms) }
       cached.set(id, record)
       return record
     },
@@ -182,9 +180,14 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     // Every create asks, mostly for none: no statement then.
     leastRecent: (limit, owner) =>
       limit <= 0 ? [] : (owner
-        ? readByTenant('SELECT id FROM es_sessions WHERE tenant = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', owner.tenant, limit)
-        : read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit)
-      ).map((r) => String(r.id)),
+        ? readByTenant(
+          'SELECT id FROM es_sessions WHERE tenant = ? ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?',
+          owner.tenant,
+          limit,
+        )
+        : read('SELECT id FROM es_sessions ORDER BY ended_ms IS NULL, COALESCE(ended_ms, touched_ms) LIMIT ?', limit)).map((r) =>
+          String(r.id)
+        ),
     expired(nowMs, limits) {
       const idle = read('SELECT id FROM es_sessions WHERE ended_ms IS NULL AND touched_ms <= ?', nowMs - limits.idleTtlMs)
       const kept = read('SELECT id FROM es_sessions WHERE ended_ms IS NOT NULL AND ended_ms <= ?', nowMs - limits.endedRetentionMs)
@@ -194,7 +197,13 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       ]
     },
     bury: (n) =>
-      void write('INSERT OR REPLACE INTO es_gone (id, reason, at_ms, tenant) VALUES (?, ?, ?, ?)', n.id, n.reason, n.atMs, n.tenant ?? null),
+      void write(
+        'INSERT OR REPLACE INTO es_gone (id, reason, at_ms, tenant) VALUES (?, ?, ?, ?)',
+        n.id,
+        n.reason,
+        n.atMs,
+        n.tenant ?? null,
+      ),
     notice(id) {
       const row = read('SELECT reason, at_ms, tenant FROM es_gone WHERE id = ?', id)[0]
       if (!row) return undefined
@@ -218,8 +227,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       ].filter((t): t is number => t !== undefined)
       return times.length > 0 ? Math.min(...times) : undefined
     },
-    isEmpty: () =>
-      (num(read('SELECT (SELECT COUNT(*) FROM es_sessions) + (SELECT COUNT(*) FROM es_gone) AS n'), 'n') ?? 0) === 0,
+    isEmpty: () => (num(read('SELECT (SELECT COUNT(*) FROM es_sessions) + (SELECT COUNT(*) FROM es_gone) AS n'), 'n') ?? 0) === 0,
     forgetSchema() {
       cached.clear()
       fresh.clear()
@@ -256,9 +264,15 @@ type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[
 function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): ResultStorage {
   // Rows this store wrote itself from logged results: read back as they were written.
   const toEvent = (row: SqlRow): ResultEvent =>
-    ({ seq: Number(row.seq), type: row.type, key: String(row.key), data: JSON.parse(chunks.get(id, `r:${row.seq}`, String(row.data))) }) as ResultEvent
+    ({
+      seq: Number(row.seq),
+      type: row.type,
+      key: String(row.key),
+      data: JSON.parse(chunks.get(id, `r:${row.seq}`, String(row.data))),
+    }) as ResultEvent
   return {
-    lastSeq: () => (fresh ? 0 : Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0)),
+    lastSeq:
+      () => (fresh ? 0 : Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0)),
     insert: (e) => {
       const data = chunks.put(id, `r:${e.seq}`, JSON.stringify(e.data))
       write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, data)

@@ -9,10 +9,10 @@ import { type Failure, failure } from '../engine/problem.ts'
 import type { SessionSpec } from '../engine/types.ts'
 import { DEFAULT_MAX_PROCESS_BYTES, DEFAULT_MAX_SESSION_BYTES, ProcessByteBudget } from '../session/byte-budget.ts'
 import { createResultLog } from './result-log.ts'
-import { memorySessionRecords, type GoneNotice, type GoneReason, type SessionRecords } from './records.ts'
+import { type GoneNotice, type GoneReason, memorySessionRecords, type SessionRecords } from './records.ts'
 import { fedSession, type ResultFeed } from './result-feed.ts'
 import { OPEN_SESSION_BYTES } from '../session/session-bytes.ts'
-import { HostedSession, type EngineFactory, type SessionLifecycleHooks } from './session.ts'
+import { type EngineFactory, HostedSession, type SessionLifecycleHooks } from './session.ts'
 import { sqliteSessionRecords } from './sqlite-records.ts'
 import type { Sql } from './sql.ts'
 
@@ -103,9 +103,11 @@ export const SESSIONS_FULL = (limits: SessionLimits): Failure =>
 export function goneDetail(notice: GoneNotice, limits: SessionLimits = DEFAULT_SESSION_LIMITS): string {
   const why: Record<GoneReason, string> = {
     idle: `it had no request for ${limits.idleTtlMs} ms (EVALSTREAM_SESSION_IDLE_TTL_MS)`,
-    capacity: `the server holds at most ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS), at most ${limits.maxSessionsPerTenant} of one tenant (EVALSTREAM_MAX_SESSIONS_PER_TENANT), and it was the least recently active of its tenant`,
+    capacity:
+      `the server holds at most ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS), at most ${limits.maxSessionsPerTenant} of one tenant (EVALSTREAM_MAX_SESSIONS_PER_TENANT), and it was the least recently active of its tenant`,
     retention: `it ended and its result was kept for ${limits.endedRetentionMs} ms (EVALSTREAM_ENDED_RETENTION_MS)`,
-    memory: `it had ended and the sessions held reached ${limits.maxProcessBytes} bytes (EVALSTREAM_MAX_PROCESS_BYTES); ended sessions go first`,
+    memory:
+      `it had ended and the sessions held reached ${limits.maxProcessBytes} bytes (EVALSTREAM_MAX_PROCESS_BYTES); ended sessions go first`,
   }
   return `session '${notice.id}' was evicted at ${new Date(notice.atMs).toISOString()}: ${why[notice.reason]}`
 }
@@ -208,8 +210,9 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     const record = records.read(id)
     if (!record) return
     const t = now()
-    if (record.endedMs !== undefined ? record.endedMs + limits.endedRetentionMs <= t : record.touchedMs + limits.idleTtlMs <= t)
+    if (record.endedMs !== undefined ? record.endedMs + limits.endedRetentionMs <= t : record.touchedMs + limits.idleTtlMs <= t) {
       evict(id, record.endedMs !== undefined ? 'retention' : 'idle')
+    }
   }
 
   // The byte budgets (src/session/byte-budget.ts). Short of memory, ended sessions go first: unloaded

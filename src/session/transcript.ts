@@ -81,7 +81,9 @@ function entryOf(item: Kept): TranscriptEntry {
   const parts: TranscriptPart[] = []
   for (const part of e.content?.parts ?? []) {
     if (part.text) parts.push({ kind: 'text', text: clip(part.text) })
-    if (part.function_call) parts.push({ kind: 'call', name: part.function_call.name, args: clip(JSON.stringify(part.function_call.args ?? {})) })
+    if (part.function_call) {
+      parts.push({ kind: 'call', name: part.function_call.name, args: clip(JSON.stringify(part.function_call.args ?? {})) })
+    }
     if (part.function_response) parts.push({ kind: 'response', name: part.function_response.name ?? '' })
   }
   return { index: item.index, invocation_id: e.invocation_id ?? '', author: e.author ?? '', partial: e.partial === true, parts }

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AdkEvent, isFinalResponse } from '../../src/adk/event.ts'
-import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
+import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
 import { readShared } from '../support/shared-data.ts'
 import { finalAnswerChunks } from './agent/weather-data.ts'
 

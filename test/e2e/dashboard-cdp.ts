@@ -2,7 +2,7 @@
  * Headless Chromium driven over the Chrome DevTools Protocol with Node's own WebSocket: no browser
  * automation package, the browser Debian ships (/usr/bin/chromium). One page per browser.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +13,9 @@ export const CHROMIUM_PATH = process.env.EVALSTREAM_CHROMIUM ?? '/usr/bin/chromi
 const LAUNCH_TIMEOUT_MS = 30_000
 
 export function chromiumMissing(): string | undefined {
-  return existsSync(CHROMIUM_PATH) ? undefined : `no Chromium at ${CHROMIUM_PATH} (run \`npm run setup:e2e\` as root, or apt-get install chromium)`
+  return existsSync(CHROMIUM_PATH)
+    ? undefined
+    : `no Chromium at ${CHROMIUM_PATH} (run \`npm run setup:e2e\` as root, or apt-get install chromium)`
 }
 
 export type Page = {
@@ -29,7 +31,16 @@ export type Page = {
 /** @example const page = await launchPage({ width: 1400, height: 1000 }) */
 export async function launchPage(viewport: { width: number; height: number }): Promise<Page> {
   const profile = mkdtempSync(join(tmpdir(), 'evalstream-chromium-'))
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank']
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--no-first-run',
+    '--remote-debugging-port=0',
+    `--user-data-dir=${profile}`,
+    'about:blank',
+  ]
   const browser = spawn(CHROMIUM_PATH, args, { stdio: ['ignore', 'ignore', 'pipe'] })
   const wsUrl = await devtoolsUrl(browser)
   const ws = new WebSocket(wsUrl)
@@ -94,7 +105,10 @@ export async function launchPage(viewport: { width: number; height: number }): P
 function devtoolsUrl(browser: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = ''
-    const timer = setTimeout(() => fail(new Error(`Chromium printed no DevTools address in ${LAUNCH_TIMEOUT_MS} ms: ${seen.slice(-500)}`)), LAUNCH_TIMEOUT_MS)
+    const timer = setTimeout(
+      () => fail(new Error(`Chromium printed no DevTools address in ${LAUNCH_TIMEOUT_MS} ms: ${seen.slice(-500)}`)),
+      LAUNCH_TIMEOUT_MS,
+    )
     const fail = (e: Error) => {
       clearTimeout(timer)
       browser.kill('SIGKILL')

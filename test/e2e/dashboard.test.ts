@@ -9,9 +9,9 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DIVERGING_CASE, CONFIG, WEATHER_SSE } from '../support/weather-fixtures.ts'
-import { indexedHost, type Host } from '../support/results-support.ts'
-import { startGeminiStub, type GeminiStub } from '../support/gemini-stub.ts'
+import { CONFIG, DIVERGING_CASE, WEATHER_SSE } from '../support/weather-fixtures.ts'
+import { type Host, indexedHost } from '../support/results-support.ts'
+import { type GeminiStub, startGeminiStub } from '../support/gemini-stub.ts'
 import { chromiumMissing, launchPage, type Page } from './dashboard-cdp.ts'
 import { keepScreenshot } from './screenshots.ts'
 
@@ -54,7 +54,12 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     server = serve({ fetch: host.app.fetch, port: 0, hostname: '127.0.0.1' })
     await new Promise((r) => server.once('listening', r))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const created = await host.call('POST', '/v1/sessions', TOKEN, JSON.stringify({ session_id: LIVE, eval_config: LIVE_CONFIG, eval_case: DIVERGING_CASE }))
+    const created = await host.call(
+      'POST',
+      '/v1/sessions',
+      TOKEN,
+      JSON.stringify({ session_id: LIVE, eval_config: LIVE_CONFIG, eval_case: DIVERGING_CASE }),
+    )
     expect(created.status).toBe(201)
     page = await launchPage({ width: 1400, height: 1000 })
   })
@@ -80,7 +85,10 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
 
   it('follows a session live: red the moment the trajectory fails, judged criterion pending until its vote, then its rationale', async () => {
     await page.evaluate(`location.hash = ${JSON.stringify(`#/session/${LIVE}`)}`)
-    await page.waitFor(`${q('#scores')}.textContent.includes('no invocation yet') && ${q('#session-status')}.textContent.includes('live')`, 'the empty live session')
+    await page.waitFor(
+      `${q('#scores')}.textContent.includes('no invocation yet') && ${q('#session-status')}.textContent.includes('live')`,
+      'the empty live session',
+    )
     const user = { invocationId: INVOCATION, author: 'user', content: { role: 'user', parts: [{ text: HOSTILE }] } }
     // The live push: the user's turn and the agent's first (wrong) tool call.
     await push(`data: ${JSON.stringify(user)}\n\n${FRAMES[0]}\n\n`)
@@ -120,7 +128,9 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
   it('filters the stats by app', async () => {
     await page.evaluate(`location.hash = ''; ${q('#filter-app')}.value = 'travel'; ${q('#filters')}.dispatchEvent(new Event('change'))`)
     await page.waitFor(
-      `${q('#sessions')}.querySelectorAll('li[data-session-id]').length === 1 && ${q('[data-session-id="acme:other-app"]')} && ${q('#stats [data-criterion="tool_trajectory_avg_score"] .rate')}?.textContent.startsWith('100%')`,
+      `${q('#sessions')}.querySelectorAll('li[data-session-id]').length === 1 && ${q('[data-session-id="acme:other-app"]')} && ${
+        q('#stats [data-criterion="tool_trajectory_avg_score"] .rate')
+      }?.textContent.startsWith('100%')`,
       'the app filter',
     )
   })

@@ -3,7 +3,7 @@
  * Chromium: plain CDP over Node's global WebSocket, no browser-automation package. Chromium runs
  * in its own process group with a throwaway profile; `close()` kills the group and removes it.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,7 +26,9 @@ export type Page = {
 
 /** Whether a Chromium binary is there (tests skip with this reason when not). */
 export function chromiumMissing(): string | undefined {
-  return existsSync(CHROMIUM_PATH) ? undefined : `no Chromium at ${CHROMIUM_PATH} (run npm run setup:e2e as root, or set EVALSTREAM_CHROMIUM)`
+  return existsSync(CHROMIUM_PATH)
+    ? undefined
+    : `no Chromium at ${CHROMIUM_PATH} (run npm run setup:e2e as root, or set EVALSTREAM_CHROMIUM)`
 }
 
 /**
@@ -39,7 +41,16 @@ export async function openPage(width: number, height: number): Promise<Page> {
   const profile = mkdtempSync(join(tmpdir(), 'evalstream-chromium-'))
   const child = spawn(
     CHROMIUM_PATH,
-    ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--remote-debugging-port=0', `--user-data-dir=${profile}`, `--window-size=${width},${height}`, 'about:blank'],
+    [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profile}`,
+      `--window-size=${width},${height}`,
+      'about:blank',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   )
   const cleanup = () => {
@@ -52,7 +63,9 @@ export async function openPage(width: number, height: number): Promise<Page> {
   }
   try {
     const port = await devtoolsPort(child)
-    const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{ type: string; webSocketDebuggerUrl: string }>
+    const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<
+      { type: string; webSocketDebuggerUrl: string }
+    >
     const target = targets.find((t) => t.type === 'page')
     if (!target) throw new Error('Chromium opened no page')
     const cdp = await connect(target.webSocketDebuggerUrl)
@@ -85,7 +98,8 @@ export async function openPage(width: number, height: number): Promise<Page> {
         await cdp.send('Page.navigate', { url })
         await loaded
       },
-      screenshot: async () => Buffer.from(((await cdp.send('Page.captureScreenshot', { format: 'png' })) as { data: string }).data, 'base64'),
+      screenshot: async () =>
+        Buffer.from(((await cdp.send('Page.captureScreenshot', { format: 'png' })) as { data: string }).data, 'base64'),
       async close() {
         cdp.close()
         cleanup()
@@ -101,7 +115,10 @@ export async function openPage(width: number, height: number): Promise<Page> {
 function devtoolsPort(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     let seen = ''
-    const timer = setTimeout(() => reject(new Error(`Chromium did not start within ${START_TIMEOUT_MS} ms: ${seen.slice(-500)}`)), START_TIMEOUT_MS)
+    const timer = setTimeout(
+      () => reject(new Error(`Chromium did not start within ${START_TIMEOUT_MS} ms: ${seen.slice(-500)}`)),
+      START_TIMEOUT_MS,
+    )
     child.stderr!.on('data', (chunk: Buffer) => {
       seen += chunk.toString('utf8')
       const match = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(seen)
@@ -126,7 +143,13 @@ async function connect(url: string): Promise<Cdp> {
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
   const waiters = new Map<string, Array<(params: unknown) => void>>()
   socket.addEventListener('message', (message) => {
-    const data = JSON.parse(String(message.data)) as { id?: number; result?: unknown; error?: { message: string }; method?: string; params?: unknown }
+    const data = JSON.parse(String(message.data)) as {
+      id?: number
+      result?: unknown
+      error?: { message: string }
+      method?: string
+      params?: unknown
+    }
     if (data.id !== undefined) {
       const p = pending.get(data.id)
       pending.delete(data.id)

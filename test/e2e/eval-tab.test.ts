@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
-import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
+import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
 import { chromiumMissing, openPage, type Page } from './eval-tab-browser.ts'
 import { keepScreenshot } from './screenshots.ts'
 
@@ -41,7 +41,9 @@ afterAll(async () => {
 
 /** The first visible element matching `selector` whose text contains `text`. */
 const byText = (selector: string, text: string) =>
-  `[...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.offsetParent !== null && e.textContent.trim().includes(${JSON.stringify(text)}))`
+  `[...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.offsetParent !== null && e.textContent.trim().includes(${
+    JSON.stringify(text)
+  }))`
 const click = async (selector: string, text: string) => {
   await page.waitFor(byText(selector, text), `a visible ${selector} with '${text}'`)
   await page.evaluate(`${byText(selector, text)}.click()`)
@@ -79,7 +81,10 @@ describe.skipIf(missing !== undefined)(`the ADK web UI's Eval tab through evalst
     await click('button', 'From Current Session')
     await page.waitFor(`document.querySelector('mat-dialog-container input')?.value`, 'the new eval case dialog')
     await click('mat-dialog-container button', 'Create')
-    await page.waitFor(`!document.querySelector('mat-dialog-container') && ${byText('.eval-case-row', 'Weather_and_time_in_Paris')}`, 'the eval case row')
+    await page.waitFor(
+      `!document.querySelector('mat-dialog-container') && ${byText('.eval-case-row', 'Weather_and_time_in_Paris')}`,
+      'the eval case row',
+    )
     await shoot('2-case')
 
     await click('button', 'Run All')

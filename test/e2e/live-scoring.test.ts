@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runEval } from '../../src/adapter/node/eval-command.ts'
-import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
-import { startNode, type Running } from '../support/runtimes.ts'
+import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
+import { type Running, startNode } from '../support/runtimes.ts'
 
 const APP = 'weather_agent'
 const USER = 'e2e-user'
@@ -32,7 +32,11 @@ afterAll(async () => {
 })
 
 async function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
 }
 
 async function frames(response: Response): Promise<Frame[]> {
@@ -51,7 +55,13 @@ const asCapture = (agentFrames: Frame[]) => agentFrames.map((f) => `data: ${f.da
 
 /** What `evalstream eval` says about a capture: per-invocation and overall scores by metric. */
 async function cliScores(capture: string) {
-  const outcome = await runEval({ evalSetPath: EVALSET_PATH, configPath: CONFIG_PATH, eventsName: 'capture.sse', eventsText: capture, env: {} })
+  const outcome = await runEval({
+    evalSetPath: EVALSET_PATH,
+    configPath: CONFIG_PATH,
+    eventsName: 'capture.sse',
+    eventsText: capture,
+    env: {},
+  })
   if (!outcome.ok) throw new Error(outcome.error)
   return scoresOf(outcome.evalSetResult.eval_case_results[0] as unknown as Json, 'PASSED')
 }
@@ -65,7 +75,7 @@ function scoresOf(caseResult: Json, passed: unknown = 1) {
     passed: caseResult.final_eval_status === passed,
     overall: Object.fromEntries(caseResult.overall_eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
     perInvocation: caseResult.eval_metric_result_per_invocation.map((p: Json) =>
-      Object.fromEntries(p.eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
+      Object.fromEntries(p.eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score]))
     ),
   }
 }
@@ -75,7 +85,8 @@ describe('live scoring of a real ADK agent', () => {
     it(`proxy mode (streaming ${streaming}): agent frames pass unchanged, scores equal evalstream eval`, async () => {
       const sessionId = `proxy-${streaming}-${Date.now()}`
       // An evalstream session with the case and config, then the ADK session, through evalstream.
-      expect((await post(evalstream.baseUrl, '/v1/sessions', { session_id: sessionId, eval_case: EVAL_CASE, eval_config: CONFIG })).status).toBe(201)
+      expect((await post(evalstream.baseUrl, '/v1/sessions', { session_id: sessionId, eval_case: EVAL_CASE, eval_config: CONFIG })).status)
+        .toBe(201)
       expect((await post(evalstream.baseUrl, `/apps/${APP}/users/${USER}/sessions/${sessionId}`, { state: {} })).status).toBe(200)
 
       const proxied = await post(evalstream.baseUrl, '/run_sse', runSseBody(sessionId, streaming), { 'x-evalstream-session': sessionId })
@@ -103,7 +114,8 @@ describe('live scoring of a real ADK agent', () => {
     const direct = await post(agent.url, '/run_sse', runSseBody(sessionId, true))
     const capture = asCapture(await frames(direct))
 
-    expect((await post(evalstream.baseUrl, '/v1/sessions', { session_id: sessionId, eval_case: EVAL_CASE, eval_config: CONFIG })).status).toBe(201)
+    expect((await post(evalstream.baseUrl, '/v1/sessions', { session_id: sessionId, eval_case: EVAL_CASE, eval_config: CONFIG })).status)
+      .toBe(201)
     const pushed = await fetch(`${evalstream.baseUrl}/v1/sessions/${sessionId}/events`, {
       method: 'POST',
       headers: { 'content-type': 'text/event-stream' },

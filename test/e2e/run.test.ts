@@ -5,13 +5,13 @@
  * exit 2 naming the file. Needs: npm install --prefix test/e2e/agent.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runEval } from '../../src/adapter/node/eval-command.ts'
 import { runCommand } from '../../src/adapter/node/run-command.ts'
-import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
+import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
 import { WEATHER_CONFIG, weatherEvalSet } from '../support/weather-cases.ts'
 
 const APP = 'scripted_weather_agent'
@@ -53,7 +53,7 @@ function scoresOf(caseResult: Json) {
     status: caseResult.final_eval_status,
     overall: Object.fromEntries(caseResult.overall_eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
     perInvocation: caseResult.eval_metric_result_per_invocation.map((p: Json) =>
-      Object.fromEntries(p.eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score])),
+      Object.fromEntries(p.eval_metric_results.filter(replayable).map((m: Json) => [m.metric_name, m.score]))
     ),
   }
 }
@@ -61,7 +61,20 @@ function scoresOf(caseResult: Json) {
 describe('evalstream run against the real ADK JS agent', () => {
   it('each case scores what evalstream eval gives on the capture of the same run', async () => {
     const capture = join(dir, 'capture')
-    const r = await cli([evalSetPath, '--agent', agent.url, '--app', APP, '--config', configPath, '--parallel', '3', '--capture', capture, '--json'])
+    const r = await cli([
+      evalSetPath,
+      '--agent',
+      agent.url,
+      '--app',
+      APP,
+      '--config',
+      configPath,
+      '--parallel',
+      '3',
+      '--capture',
+      capture,
+      '--json',
+    ])
     // Every fifth case expects the wrong tools: the run fails, as it should.
     expect(r.code).toBe(1)
     const live = JSON.parse(r.out) as Json
@@ -100,7 +113,15 @@ describe('evalstream run against the real ADK JS agent', () => {
 
   it('agent down: every case NOT_EVALUATED with the reason, exit 1', async () => {
     const port = await closedPort()
-    const r = await cli([`${evalSetPath}:case_00_paris,case_01_tokyo`, '--agent', `http://127.0.0.1:${port}`, '--app', APP, '--config', configPath])
+    const r = await cli([
+      `${evalSetPath}:case_00_paris,case_01_tokyo`,
+      '--agent',
+      `http://127.0.0.1:${port}`,
+      '--app',
+      APP,
+      '--config',
+      configPath,
+    ])
     expect(r.code).toBe(1)
     expect(r.out.match(/: NOT_EVALUATED\n {2}reason: creating a session .*cannot reach the agent.*ECONNREFUSED/g)).toHaveLength(2)
   })
@@ -108,7 +129,9 @@ describe('evalstream run against the real ADK JS agent', () => {
   it('a wrong app: the agent reports the error in its stream; the case is NOT_EVALUATED with it, exit 1', async () => {
     const r = await cli([`${evalSetPath}:case_00_paris`, '--agent', agent.url, '--app', 'no_such_app', '--config', configPath])
     expect(r.code).toBe(1)
-    expect(r.out).toMatch(/case case_00_paris: NOT_EVALUATED\n {2}reason: turn 1: the agent reported an error: Agent 'no_such_app' not found/)
+    expect(r.out).toMatch(
+      /case case_00_paris: NOT_EVALUATED\n {2}reason: turn 1: the agent reported an error: Agent 'no_such_app' not found/,
+    )
   })
 
   it('a bad eval set: exit 2 naming the file, before any agent call', async () => {

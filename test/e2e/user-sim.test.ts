@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCommand } from '../../src/adapter/node/run-command.ts'
-import { startAdkAgent, type AdkAgent } from '../support/adk-agent.ts'
-import { startGeminiStub, type GeminiStub, type RecordedRequest } from '../support/gemini-stub.ts'
+import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
+import { type GeminiStub, type RecordedRequest, startGeminiStub } from '../support/gemini-stub.ts'
 
 const APP = 'scripted_weather_agent'
 const START = 'Weather and time in Paris?'
@@ -51,7 +51,11 @@ describe('user simulation against the real ADK JS agent', () => {
         eval_cases: [
           {
             eval_id: 'paris_then_tokyo',
-            conversation_scenario: { starting_prompt: START, conversation_plan: 'Ask for the weather and time in Paris, then in Tokyo.', user_persona: 'EVALUATOR' },
+            conversation_scenario: {
+              starting_prompt: START,
+              conversation_plan: 'Ask for the weather and time in Paris, then in Tokyo.',
+              user_persona: 'EVALUATOR',
+            },
           },
         ],
       }),
@@ -59,7 +63,10 @@ describe('user simulation against the real ADK JS agent', () => {
     writeFileSync(
       configPath,
       JSON.stringify({
-        criteria: { per_turn_user_simulator_quality_v1: { threshold: 1, judge_model_options: { num_samples: 3 } }, tool_trajectory_avg_score: 1 },
+        criteria: {
+          per_turn_user_simulator_quality_v1: { threshold: 1, judge_model_options: { num_samples: 3 } },
+          tool_trajectory_avg_score: 1,
+        },
         user_simulator_config: { type: 'llm_backed', model: 'gemini-2.5-flash', max_allowed_invocations: 5 },
       }),
     )
@@ -82,7 +89,9 @@ describe('user simulation against the real ADK JS agent', () => {
     // The simulator saw each streamed answer once, as `author: text`, and no tool call.
     const sim = gemini.requests.filter((r) => !isJudge(r))
     expect(sim).toHaveLength(2)
-    expect(promptOf(sim[1]!)).toContain(`user: ${START}\n\n${APP}: ${PARIS}\n\nuser: And what about Tokyo?\n\n${APP}: In Tokyo it is cloudy`)
+    expect(promptOf(sim[1]!)).toContain(
+      `user: ${START}\n\n${APP}: ${PARIS}\n\nuser: And what about Tokyo?\n\n${APP}: In Tokyo it is cloudy`,
+    )
     expect(promptOf(sim[1]!)).not.toContain('get_weather')
 
     const overall = Object.fromEntries((result.overall_eval_metric_results as Json[]).map((m) => [m.metric_name, [m.score, m.eval_status]]))

@@ -4,12 +4,12 @@
  * a scripted local stub) and `scripted_weather_agent` (a scripted BaseLlm). Test-only; nothing here
  * touches the network beyond 127.0.0.1.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
+import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startScriptedGemini, type ScriptedGemini } from '../e2e/agent/scripted-gemini.ts'
+import { type ScriptedGemini, startScriptedGemini } from '../e2e/agent/scripted-gemini.ts'
 
 /** The agent package folder (its own package.json and node_modules). */
 export const AGENT_PACKAGE_DIR = fileURLToPath(new URL('../e2e/agent/', import.meta.url))
@@ -63,7 +63,11 @@ export type AdkAgent = {
  */
 export async function startAdkAgent(opts: AdkAgentOptions = {}): Promise<AdkAgent> {
   if (existsSync(SETUP_FAILURE_FILE)) {
-    throw new Error(`the e2e agent install failed, so the e2e tests cannot run (fix it and re-run \`${AGENT_INSTALL_COMMAND}\`):\n${readFileSync(SETUP_FAILURE_FILE, 'utf8')}`)
+    throw new Error(
+      `the e2e agent install failed, so the e2e tests cannot run (fix it and re-run \`${AGENT_INSTALL_COMMAND}\`):\n${
+        readFileSync(SETUP_FAILURE_FILE, 'utf8')
+      }`,
+    )
   }
   if (!existsSync(join(AGENT_PACKAGE_DIR, CLI_ENTRY))) {
     throw new Error(`ADK agent package is not installed (no ${join(AGENT_PACKAGE_DIR, CLI_ENTRY)}). Run: ${AGENT_INSTALL_COMMAND}`)
@@ -92,7 +96,19 @@ async function launch(port: number, geminiUrl: string, gemini: ScriptedGemini | 
   }
   // --compile/--bundle false: Node 24 loads agent.ts directly (type stripping), so the loader
   // writes no esbuild bundle to a temp folder that a killed server would leave behind.
-  const args = [CLI_ENTRY, opts.command ?? 'api_server', 'agents', '--host', '127.0.0.1', '--port', String(port), '--compile', 'false', '--bundle', 'false']
+  const args = [
+    CLI_ENTRY,
+    opts.command ?? 'api_server',
+    'agents',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--compile',
+    'false',
+    '--bundle',
+    'false',
+  ]
   const child = spawn(process.execPath, args, {
     cwd: AGENT_PACKAGE_DIR,
     env: agentEnv(geminiUrl, opts.env),
@@ -131,7 +147,18 @@ async function launch(port: number, geminiUrl: string, gemini: ScriptedGemini | 
 function agentEnv(geminiUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   // Nothing may route the agent to a real Google endpoint: drop every credential / backend switch.
-  for (const key of ['GOOGLE_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_ENTERPRISE', 'GOOGLE_VERTEX_BASE_URL', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_APPLICATION_CREDENTIALS']) {
+  for (
+    const key of [
+      'GOOGLE_API_KEY',
+      'GEMINI_API_KEY',
+      'GOOGLE_GENAI_USE_VERTEXAI',
+      'GOOGLE_GENAI_USE_ENTERPRISE',
+      'GOOGLE_VERTEX_BASE_URL',
+      'GOOGLE_CLOUD_PROJECT',
+      'GOOGLE_CLOUD_LOCATION',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+    ]
+  ) {
     delete env[key]
   }
   return { ...env, GOOGLE_GEMINI_BASE_URL: geminiUrl, GOOGLE_GENAI_API_KEY: 'fake-key', NO_COLOR: '1', ...extra }
@@ -150,7 +177,9 @@ async function waitUntilReady(url: string, apps: string[], exited: Promise<strin
       const listed = res.ok ? ((await res.json()) as unknown) : null
       if (Array.isArray(listed) && apps.every((app) => listed.includes(app))) return true
       // Listed but incomplete means an agent failed to load; that will not fix itself.
-      if (Array.isArray(listed)) return `GET /list-apps gave ${JSON.stringify(listed)}, expected ${JSON.stringify(apps)} (an agent failed to load)`
+      if (Array.isArray(listed)) {
+        return `GET /list-apps gave ${JSON.stringify(listed)}, expected ${JSON.stringify(apps)} (an agent failed to load)`
+      }
       last = `GET /list-apps answered ${res.status}`
     } catch (err) {
       last = String(err)

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http'
 import { BREAK_AFTER, FAKE_OURS, SCENARIO_HEADER, STALL_AFTER } from './agent-stub.ts'
 import { rawGet } from './duplex.ts'
 import { readSse } from './sse-client.ts'
-import type { ApiTarget, apiClient } from './api-suite.ts'
+import type { apiClient, ApiTarget } from './api-suite.ts'
 import { CONFIG, EFFICIENCY_RESULTS, MATCHING_CASE, WEATHER_SSE } from './weather-fixtures.ts'
 
 const NEW_MESSAGE = { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] }
@@ -77,7 +77,13 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const caseResult = (await (await api.end(json.session_id)).json()) as any
       expect(JSON.stringify(caseResult)).toContain('Weather and time in Paris?')
       const all = await readSse(await api.results(json.session_id))
-      expect(all.map((m) => m.event)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
+      expect(all.map((m) => m.event)).toEqual([
+        'invocation.started',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+        'case.result',
+      ])
     })
 
     it('answers 404 for an X-Evalstream-Session that does not exist', async () => {
@@ -115,7 +121,12 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       // Every agent frame whole, the last one with the blank line it lacked, then our results.
       expect(frames.filter((f) => !isOurs(f)).join('')).toBe(WEATHER_SSE)
       expect(frames.slice(-2).every(isOurs)).toBe(true)
-      expect(ours(frames.join('')).map((r) => r.type)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
+      expect(ours(frames.join('')).map((r) => r.type)).toEqual([
+        'invocation.started',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+      ])
     })
 
     it('still delivers the results when the agent breaks off mid-stream, and records the failure as an error result', async () => {
@@ -124,12 +135,25 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const text = await res.text()
       expect(framesOf(text).filter((f) => !isOurs(f))).toEqual(agentFrames.slice(0, BREAK_AFTER))
       const results = ours(text)
-      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
+      expect(results.map((r) => r.type)).toEqual([
+        'invocation.started',
+        'error',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+      ])
       expect(results[1].data.message).toContain('broke off')
       expect((await snapshotOf(id)).last_seq).toBe(4 + EFFICIENCY_RESULTS.length)
       await api.end(id)
       const logged = await readSse(await api.results(id))
-      expect(logged.map((m) => m.event)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
+      expect(logged.map((m) => m.event)).toEqual([
+        'invocation.started',
+        'error',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+        'case.result',
+      ])
     })
 
     it('cuts an agent that stalls mid-stream after the idle timeout, with the results and an error frame', async () => {
@@ -137,7 +161,13 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const text = await res.text()
       expect(framesOf(text).filter((f) => !isOurs(f))).toEqual(agentFrames.slice(0, STALL_AFTER))
       const results = ours(text)
-      expect(results.map((r) => r.type)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS])
+      expect(results.map((r) => r.type)).toEqual([
+        'invocation.started',
+        'error',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+      ])
       expect(results[1].data.message).toContain('sent nothing for 2000 ms (EVALSTREAM_AGENT_IDLE_TIMEOUT_MS)')
     })
 
@@ -145,7 +175,12 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
       const id = `adk-hop-${++n}`
       const res = await postRaw(
         api.url('/run_sse'),
-        { 'content-type': 'application/json', connection: 'keep-alive, x-client-hop', 'x-client-hop': 'client-secret', [SCENARIO_HEADER]: 'hop' },
+        {
+          'content-type': 'application/json',
+          connection: 'keep-alive, x-client-hop',
+          'x-client-hop': 'client-secret',
+          [SCENARIO_HEADER]: 'hop',
+        },
         JSON.stringify(runBody(id)),
       )
       expect(res.status).toBe(200)
@@ -172,7 +207,9 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
         headers: { 'content-type': 'application/json' },
         body: '{"state":{}}',
       })
-      expect(await created.json()).toEqual({ echo: { method: 'POST', path: '/apps/weather_agent/users/u1/sessions/s1', body: '{"state":{}}' } })
+      expect(await created.json()).toEqual({
+        echo: { method: 'POST', path: '/apps/weather_agent/users/u1/sessions/s1', body: '{"state":{}}' },
+      })
       // fetch would resolve '//host/x' itself, so send the raw request line.
       const sneaky = await rawGet(target().baseUrl, '//example.com/steal')
       expect(JSON.parse(sneaky).echo.path).toBe('//example.com/steal')

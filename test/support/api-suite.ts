@@ -4,8 +4,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import { duplexPost } from './duplex.ts'
-import { readSse, subscribe, type Message } from './sse-client.ts'
-import { CONFIG, DIVERGING_CASE, EFFICIENCY_RESULTS, MATCHING_CASE, WEATHER_EVENTS, WEATHER_RESULT_TYPES, WEATHER_SSE } from './weather-fixtures.ts'
+import { type Message, readSse, subscribe } from './sse-client.ts'
+import {
+  CONFIG,
+  DIVERGING_CASE,
+  EFFICIENCY_RESULTS,
+  MATCHING_CASE,
+  WEATHER_EVENTS,
+  WEATHER_RESULT_TYPES,
+  WEATHER_SSE,
+} from './weather-fixtures.ts'
 import { proxySuite } from './api-suite-proxy.ts'
 
 export type ApiTarget = { baseUrl: string; agentUrl: string; agentRequests(): Array<{ path: string; body: string }> }
@@ -18,7 +26,11 @@ export function apiClient(target: () => ApiTarget) {
   return {
     url,
     async create(body: Record<string, unknown>) {
-      const res = await fetch(url('/v1/sessions'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const res = await fetch(url('/v1/sessions'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
       return { res, json: (await res.json()) as Record<string, any> }
     },
     events: (id: string, body: BodyInit, contentType: string, headers: Record<string, string> = {}) =>
@@ -60,7 +72,11 @@ export function apiSuite(target: () => ApiTarget): void {
     })
 
     it('answers bad input with problem+json: bad JSON 400, bad config 422, unknown eval_id 404, unknown session 404', async () => {
-      const badJson = await fetch(api.url('/v1/sessions'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' })
+      const badJson = await fetch(api.url('/v1/sessions'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{nope',
+      })
       expect([badJson.status, ((await badJson.json()) as any).title]).toEqual([400, 'Invalid JSON'])
       const badConfig = await api.create({ eval_config: { criteria: 'all of them' } })
       expect(badConfig.res.status).toBe(422)
@@ -94,10 +110,12 @@ export function apiSuite(target: () => ApiTarget): void {
     })
 
     it('accepts the same run as a JSON array and as NDJSON, with the same scores', async () => {
-      for (const [body, type] of [
-        [JSON.stringify(WEATHER_EVENTS), 'application/json'],
-        [WEATHER_EVENTS.map((e) => JSON.stringify(e)).join('\n') + '\n', 'application/x-ndjson'],
-      ] as const) {
+      for (
+        const [body, type] of [
+          [JSON.stringify(WEATHER_EVENTS), 'application/json'],
+          [WEATHER_EVENTS.map((e) => JSON.stringify(e)).join('\n') + '\n', 'application/x-ndjson'],
+        ] as const
+      ) {
         const id = uniqueId('fmt')
         await api.create({ session_id: id, eval_config: CONFIG, eval_case: DIVERGING_CASE })
         expect(await (await api.events(id, body, type)).json()).toEqual({ accepted: 5, rejected: [] })
@@ -119,7 +137,14 @@ export function apiSuite(target: () => ApiTarget): void {
       expect(body.rejected).toEqual([{ index: 2, message: expect.stringContaining('JSON') }])
       await api.end(id)
       const messages = await readSse(await api.results(id))
-      expect(types(messages)).toEqual(['invocation.started', 'error', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
+      expect(types(messages)).toEqual([
+        'invocation.started',
+        'error',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+        'case.result',
+      ])
       expect(messages[1]!.data).toMatchObject({ index: 2 })
       expect(resultOf(messages, 'tool_trajectory_avg_score').score).toBe(1)
     })
@@ -171,7 +196,13 @@ export function apiSuite(target: () => ApiTarget): void {
       for (const f of frames.slice(1)) upload.write(f)
       upload.end()
       const messages = await live.closed
-      expect(types(messages)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'upload.summary'])
+      expect(types(messages)).toEqual([
+        'invocation.started',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+        'upload.summary',
+      ])
       expect(messages.at(-1)!.data).toEqual({ accepted: 5, rejected: [] })
     })
   })
@@ -194,7 +225,14 @@ export function apiSuite(target: () => ApiTarget): void {
       expect(((await (await upload.response).json()) as any).accepted).toBe(5)
       await api.end(id)
       const all = await live.closed
-      expect(types(all)).toEqual(['invocation.started', 'criterion.progress', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
+      expect(types(all)).toEqual([
+        'invocation.started',
+        'criterion.progress',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+        'case.result',
+      ])
       expect(resultOf(all, 'tool_trajectory_avg_score')).toMatchObject({ score: 0, eval_status: 'FAILED' })
     })
 

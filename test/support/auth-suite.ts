@@ -26,7 +26,11 @@ const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++n}`
 export function authSuite(target: () => AuthTarget): void {
   const call = (path: string, init?: RequestInit) => target().call(path, init)
   const create = async (token: string, body: Record<string, unknown>) => {
-    const res = await call('/v1/sessions', { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await call('/v1/sessions', {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     return { res, json: (await res.json()) as Record<string, any> }
   }
   const runSse = (token: string, sessionId: string, headers: Record<string, string> = {}) =>
@@ -41,7 +45,10 @@ export function authSuite(target: () => AuthTarget): void {
     return [
       ['GET', () => call(path, { headers })],
       ['GET results', () => call(`${path}/results`, { headers })],
-      ['POST events', () => call(`${path}/events`, { method: 'POST', headers: { ...headers, 'content-type': 'text/event-stream' }, body: WEATHER_SSE })],
+      [
+        'POST events',
+        () => call(`${path}/events`, { method: 'POST', headers: { ...headers, 'content-type': 'text/event-stream' }, body: WEATHER_SSE }),
+      ],
       ['POST end', () => call(`${path}/end`, { method: 'POST', headers })],
       ['DELETE', () => call(path, { method: 'DELETE', headers })],
     ]
@@ -72,7 +79,11 @@ export function authSuite(target: () => AuthTarget): void {
         expect(res.status, name).toBe(401)
         expect(res.headers.get('www-authenticate'), name).toBe('Bearer realm="evalstream"')
         expect(res.headers.get('content-type'), name).toContain('application/problem+json')
-        expect(await res.json(), name).toMatchObject({ status: 401, type: 'https://evalstream.dev/problems/unauthorized', title: 'Unauthorized' })
+        expect(await res.json(), name).toMatchObject({
+          status: 401,
+          type: 'https://evalstream.dev/problems/unauthorized',
+          title: 'Unauthorized',
+        })
       }
       // Nothing reached the agent, nothing reached the session.
       expect(target().agentRequests().length).toBe(before)
@@ -81,7 +92,15 @@ export function authSuite(target: () => AuthTarget): void {
     })
 
     it('refuses a wrong token, another scheme, or a bare "Bearer" as invalid_token', async () => {
-      for (const authorization of [`Bearer ${ACME_TOKEN}x`, `Bearer ${ACME_TOKEN.slice(0, -1)}`, `Basic ${btoa(`acme:${ACME_TOKEN}`)}`, 'Bearer', `Bearer ${'a'.repeat(5000)}`]) {
+      for (
+        const authorization of [
+          `Bearer ${ACME_TOKEN}x`,
+          `Bearer ${ACME_TOKEN.slice(0, -1)}`,
+          `Basic ${btoa(`acme:${ACME_TOKEN}`)}`,
+          'Bearer',
+          `Bearer ${'a'.repeat(5000)}`,
+        ]
+      ) {
         const res = await call('/v1/sessions/any', { headers: { authorization } })
         expect(res.status, authorization.slice(0, 40)).toBe(401)
         expect(res.headers.get('www-authenticate')).toBe('Bearer realm="evalstream", error="invalid_token"')
@@ -112,7 +131,11 @@ export function authSuite(target: () => AuthTarget): void {
       // The owner still has an untouched session: no events landed, it did not end.
       const snapshot = (await (await call(`/v1/sessions/${id}`, { headers: bearer(ACME_TOKEN) })).json()) as any
       expect(snapshot.invocations).toHaveLength(0)
-      const pushed = await call(`/v1/sessions/${id}/events`, { method: 'POST', headers: { ...bearer(ACME_TOKEN), 'content-type': 'text/event-stream' }, body: WEATHER_SSE })
+      const pushed = await call(`/v1/sessions/${id}/events`, {
+        method: 'POST',
+        headers: { ...bearer(ACME_TOKEN), 'content-type': 'text/event-stream' },
+        body: WEATHER_SSE,
+      })
       expect(pushed.status).toBe(202)
     })
 
@@ -155,7 +178,13 @@ export function authSuite(target: () => AuthTarget): void {
       const ended = await call(`/v1/sessions/${json.session_id}/end`, { method: 'POST', headers: bearer(ACME_TOKEN) })
       expect(ended.status).toBe(200)
       const all = await readSse(await call(`/v1/sessions/${json.session_id}/results`, { headers: bearer(ACME_TOKEN) }))
-      expect(all.map((m) => m.event)).toEqual(['invocation.started', 'criterion.result', 'criterion.result', ...EFFICIENCY_RESULTS, 'case.result'])
+      expect(all.map((m) => m.event)).toEqual([
+        'invocation.started',
+        'criterion.result',
+        'criterion.result',
+        ...EFFICIENCY_RESULTS,
+        'case.result',
+      ])
     })
   })
 }

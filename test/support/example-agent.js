@@ -27,7 +27,19 @@ if (!existsSync(new URL(CLI, new URL('../e2e/agent/', import.meta.url)))) {
 }
 console.error(`example agent: adk ${command} on http://127.0.0.1:${port} (apps: scripted_weather_agent, weather_agent)`)
 // --compile/--bundle false: Node 24 loads the agents' TypeScript directly.
-const child = spawn(process.execPath, [CLI, command, 'agents', '--host', '127.0.0.1', '--port', port, '--compile', 'false', '--bundle', 'false'], {
+const child = spawn(process.execPath, [
+  CLI,
+  command,
+  'agents',
+  '--host',
+  '127.0.0.1',
+  '--port',
+  port,
+  '--compile',
+  'false',
+  '--bundle',
+  'false',
+], {
   cwd: AGENT_DIR,
   stdio: 'inherit',
 })

@@ -22,11 +22,16 @@ export function crashBody(): string {
 
 /** One event whose functionCall.args is nested `levels` deep (100,000 poisoned a session before). */
 export function deepArgsEvent(levels = 100_000): string {
-  return `{"author":"agent","invocationId":"e-deep","content":{"role":"model","parts":[{"functionCall":{"name":"f","args":${nestedObjects(levels)}}}]}}`
+  return `{"author":"agent","invocationId":"e-deep","content":{"role":"model","parts":[{"functionCall":{"name":"f","args":${
+    nestedObjects(levels)
+  }}}]}}`
 }
 
 /** A create body whose eval_case nests `levels` deep inside a tool call's args. */
 export function deepCaseBody(sessionId: string, levels = 100_000): string {
-  const conversation = `[{"invocation_id":"i","user_content":{"parts":[{"text":"q"}]},"intermediate_data":{"tool_uses":[{"name":"f","args":${nestedObjects(levels)}}]}}]`
+  const conversation =
+    `[{"invocation_id":"i","user_content":{"parts":[{"text":"q"}]},"intermediate_data":{"tool_uses":[{"name":"f","args":${
+      nestedObjects(levels)
+    }}]}}]`
   return `{"session_id":"${sessionId}","eval_case":{"eval_id":"deep","conversation":${conversation}}}`
 }

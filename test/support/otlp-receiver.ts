@@ -22,11 +22,23 @@ export function logRecords(requests: Received[]) {
   type Attr = { key: string; value: Record<string, unknown> }
   const flat = (attrs: Attr[] = []) => Object.fromEntries(attrs.map((a) => [a.key, Object.values(a.value)[0]]))
   return requests.flatMap((r) => {
-    const body = r.json as { resourceLogs?: Array<{ resource: { attributes: Attr[] }; scopeLogs: Array<{ scope: { name: string }; logRecords: Array<Record<string, unknown> & { attributes: Attr[] }> }> }> }
+    const body = r.json as {
+      resourceLogs?: Array<
+        {
+          resource: { attributes: Attr[] }
+          scopeLogs: Array<{ scope: { name: string }; logRecords: Array<Record<string, unknown> & { attributes: Attr[] }> }>
+        }
+      >
+    }
     return (body.resourceLogs ?? []).flatMap((rl) =>
       rl.scopeLogs.flatMap((sl) =>
-        sl.logRecords.map((record) => ({ record, attributes: flat(record.attributes), resource: flat(rl.resource.attributes), scope: sl.scope.name })),
-      ),
+        sl.logRecords.map((record) => ({
+          record,
+          attributes: flat(record.attributes),
+          resource: flat(rl.resource.attributes),
+          scope: sl.scope.name,
+        }))
+      )
     )
   })
 }
@@ -79,7 +91,13 @@ export async function startReceiver(
         }
         const timer = setTimeout(() => {
           waiters.delete(check)
-          reject(new Error(`the receiver did not get what was expected within ${timeoutMs} ms; it got ${requests.length} request(s):\n${requests.map((r) => r.body.slice(0, 300)).join('\n')}`))
+          reject(
+            new Error(
+              `the receiver did not get what was expected within ${timeoutMs} ms; it got ${requests.length} request(s):\n${
+                requests.map((r) => r.body.slice(0, 300)).join('\n')
+              }`,
+            ),
+          )
         }, timeoutMs)
         waiters.add(check)
         check()

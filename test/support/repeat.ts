@@ -15,7 +15,11 @@ import { startCpuLoad } from './cpu-load.ts'
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`ROUNDS must be a whole number >= 1, not '${process.env.ROUNDS}'`)
 
-type Report = { numPassedTests: number; numFailedTests: number; testResults: { name: string; status: string; message?: string; assertionResults: { status: string; fullName: string }[] }[] }
+type Report = {
+  numPassedTests: number
+  numFailedTests: number
+  testResults: { name: string; status: string; message?: string; assertionResults: { status: string; fullName: string }[] }[]
+}
 
 /** One vitest run; resolves with its exit code and JSON report (undefined when none was written). */
 function round(reportFile: string): Promise<{ code: number; report?: Report }> {
@@ -54,12 +58,14 @@ try {
       f.assertionResults.some((a) => a.status === 'failed')
         ? f.assertionResults.filter((a) => a.status === 'failed').map((a) => `${f.name}: ${a.fullName}`)
         : f.status === 'failed'
-          ? [`${f.name}: ${(f.message ?? 'failed to load').split('\n')[0]}`]
-          : [],
+        ? [`${f.name}: ${(f.message ?? 'failed to load').split('\n')[0]}`]
+        : []
     )
     const ok = code === 0 && failures.length === 0 && report !== undefined
     if (!ok) failedRounds++
-    const line = `round ${i}/${ROUNDS}: ${ok ? 'PASS' : 'FAIL'} in ${seconds} s (${report?.numPassedTests ?? 0} passed, ${report?.numFailedTests ?? 0} failed)`
+    const line = `round ${i}/${ROUNDS}: ${ok ? 'PASS' : 'FAIL'} in ${seconds} s (${report?.numPassedTests ?? 0} passed, ${
+      report?.numFailedTests ?? 0
+    } failed)`
     lines.push(line, ...failures.map((f) => `  ${f}`))
     console.log(`\n${line}`)
     for (const f of failures) console.log(`  ${f}`)
@@ -67,5 +73,7 @@ try {
 } finally {
   await stop()
 }
-console.log(`\ntest:repeat summary (${load.threads} spinning threads):\n${lines.join('\n')}\n${ROUNDS - failedRounds}/${ROUNDS} rounds passed`)
+console.log(
+  `\ntest:repeat summary (${load.threads} spinning threads):\n${lines.join('\n')}\n${ROUNDS - failedRounds}/${ROUNDS} rounds passed`,
+)
 process.exit(failedRounds === 0 ? 0 : 1)

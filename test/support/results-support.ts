@@ -5,11 +5,11 @@
 import { DatabaseSync } from 'node:sqlite'
 import { expect } from 'vitest'
 import { createApp } from '../../src/http/app.ts'
-import { sqliteResultsIndex, type ResultsIndexOptions } from '../../src/monitor/results-index.ts'
+import { type ResultsIndexOptions, sqliteResultsIndex } from '../../src/monitor/results-index.ts'
 import { sqlTransaction, watchResults } from '../../src/config/results-index.ts'
 import { memorySessionStore, sqliteSessionStore } from '../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../src/config/setup.ts'
-import { sqlFromDatabaseSync, type Sql } from '../../src/session/sql.ts'
+import { type Sql, sqlFromDatabaseSync } from '../../src/session/sql.ts'
 import { CONFIG, WEATHER_SSE, weatherCase } from './weather-fixtures.ts'
 import { NO_JUDGE_ENV } from './runtimes.ts'
 
@@ -45,7 +45,12 @@ export function indexedHost(env: Env = {}, options: ResultsIndexOptions & { db?:
   const run = async (id: string, opts: { tools?: string[]; app?: string; token?: string; end?: boolean } = {}) => {
     const tools = (opts.tools ?? ['get_weather', 'get_time']).map((name) => ({ name, args: { city: 'Paris' } }))
     const evalCase = { ...weatherCase(tools), session_input: { app_name: opts.app ?? 'weather', user_id: 'u1', state: {} } }
-    const created = await call('POST', '/v1/sessions', opts.token, JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase }))
+    const created = await call(
+      'POST',
+      '/v1/sessions',
+      opts.token,
+      JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase }),
+    )
     expect(created.status, await created.clone().text()).toBe(201)
     const uploaded = await call('POST', `/v1/sessions/${encodeURIComponent(id)}/events`, opts.token, WEATHER_SSE, 'text/event-stream')
     expect(uploaded.status).toBeLessThan(300)

@@ -46,8 +46,7 @@ export async function startNode(env: Env): Promise<Running> {
       resolve({
         baseUrl: `http://127.0.0.1:${info.port}`,
         stop: () => new Promise((done) => server.close(() => done())),
-      }),
-    )
+      }))
   })
 }
 

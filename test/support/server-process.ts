@@ -4,7 +4,7 @@
  * test's variables over SPAWNED_SERVER_ENV. Resolves once the process printed every line it was
  * asked to wait for ("evalstream listening" by default); rejects with its output if it exits first.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { freePort, SPAWNED_SERVER_ENV } from './runtimes.ts'
 
 export type ServerProcess = {
@@ -35,8 +35,9 @@ export async function spawnServer(runtime: 'node' | 'deno', options: ServerProce
   const entry = options.entry ?? (runtime === 'node' ? 'src/adapter/node/server.ts' : 'src/adapter/deno/server.ts')
   const write = options.denoWrite === undefined ? [] : [`--allow-write=${options.denoWrite}`]
   // The deno binary itself (npm ships it in node_modules), so a signal reaches Deno, not a wrapper.
-  const [command, args] =
-    runtime === 'node' ? [process.execPath, [entry]] : ['node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', ...write, entry]]
+  const [command, args] = runtime === 'node'
+    ? [process.execPath, [entry]]
+    : ['node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', ...write, entry]]
   const child = spawn(command, args, {
     cwd: process.cwd(),
     env: { ...process.env, ...SPAWNED_SERVER_ENV, ...options.env, PORT: String(port), NO_COLOR: '1' },
@@ -46,7 +47,10 @@ export async function spawnServer(runtime: 'node' | 'deno', options: ServerProce
   const needles = options.waitFor ?? ['evalstream listening']
   const timeoutMs = options.timeoutMs ?? 90_000
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not print ${JSON.stringify(needles)} within ${timeoutMs} ms:\n${output}`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`${entry} did not print ${JSON.stringify(needles)} within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    )
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       if (needles.every((n) => output.includes(n))) {

@@ -54,7 +54,10 @@ function ensureChromium() {
     }).status === 0
   console.error('setup:e2e: apt-get install -y chromium')
   // A fresh image may have no package lists yet: update once, only when the first try fails.
-  if (apt('install', '-y', '--no-install-recommends', 'chromium') || (apt('update') && apt('install', '-y', '--no-install-recommends', 'chromium'))) return
+  if (
+    apt('install', '-y', '--no-install-recommends', 'chromium') ||
+    (apt('update') && apt('install', '-y', '--no-install-recommends', 'chromium'))
+  ) return
   console.error(`setup:e2e: apt-get could not install chromium; ${why}`)
 }
 

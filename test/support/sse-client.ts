@@ -2,7 +2,7 @@
  * A small SSE reader for tests: reads a fetch Response body with eventsource-parser and collects
  * messages until the server closes the stream or the test stops it.
  */
-import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream'
+import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream'
 
 export type Message = { id?: string; event?: string; data: unknown }
 

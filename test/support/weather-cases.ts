@@ -9,17 +9,20 @@ import { CITIES } from '../e2e/agent/weather-data.ts'
 const CITY_NAMES = Object.keys(CITIES)
 
 function invocation(id: string, city: string, text: string, wrongTools: boolean) {
-  const tools = wrongTools
-    ? [{ name: 'get_time', args: { city } }]
-    : [
-        { name: 'get_weather', args: { city } },
-        { name: 'get_time', args: { city } },
-      ]
+  const tools = wrongTools ? [{ name: 'get_time', args: { city } }] : [
+    { name: 'get_weather', args: { city } },
+    { name: 'get_time', args: { city } },
+  ]
   return {
     invocation_id: id,
     user_content: { role: 'user', parts: [{ text }] },
     // Worded unlike the agent, so response_match_score is a real ROUGE score, not 1.
-    final_response: { role: 'model', parts: [{ text: `The weather in ${city} is ${CITIES[city]!.sky} at ${CITIES[city]!.tempC}C and the local time is ${CITIES[city]!.time}.` }] },
+    final_response: {
+      role: 'model',
+      parts: [{
+        text: `The weather in ${city} is ${CITIES[city]!.sky} at ${CITIES[city]!.tempC}C and the local time is ${CITIES[city]!.time}.`,
+      }],
+    },
     intermediate_data: { tool_uses: tools, intermediate_responses: [] },
   }
 }
@@ -48,4 +51,6 @@ export function weatherEvalSet(count: number, id = 'weather_run') {
 }
 
 /** The config both use: ADK's two default criteria. */
-export const WEATHER_CONFIG = { criteria: { tool_trajectory_avg_score: { threshold: 1.0, match_type: 'EXACT' }, response_match_score: 0.5 } }
+export const WEATHER_CONFIG = {
+  criteria: { tool_trajectory_avg_score: { threshold: 1.0, match_type: 'EXACT' }, response_match_score: 0.5 },
+}

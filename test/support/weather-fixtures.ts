@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs'
 /** ADK for JavaScript (copied from the shared samples so a clone is self-contained), streaming: false; 5 frames: call, response, call, response, final text. */
 export const WEATHER_SSE = readFileSync(new URL('../fixtures/shared/samples/adk-js-weather.sse', import.meta.url), 'utf8')
 /** Same agent, streaming: true: partial text chunks and content-less model events in between. */
-export const WEATHER_STREAMING_SSE = readFileSync(new URL('../fixtures/shared/samples/adk-js-weather-streaming.sse', import.meta.url), 'utf8')
+export const WEATHER_STREAMING_SSE = readFileSync(
+  new URL('../fixtures/shared/samples/adk-js-weather-streaming.sse', import.meta.url),
+  'utf8',
+)
 
 /** The frames' JSON, for the array and NDJSON spellings of the same run. */
 export const WEATHER_EVENTS: Record<string, unknown>[] = WEATHER_SSE.split('\n\n')

@@ -84,7 +84,7 @@ const IMPORTS: Import[] = FILES.flatMap((file) =>
     file,
     specifier,
     target: specifier.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), specifier)) : null,
-  })),
+  }))
 )
 
 describe('the import parser', () => {
@@ -202,7 +202,9 @@ describe('packages and runtime specifics stay where they belong', () => {
   })
 
   it('src/otlp reads only src/adk and src/core (it decodes and maps; hosting is for the layers above)', () => {
-    const bad = IMPORTS.filter((i) => i.file.startsWith('src/otlp/') && (i.target === null ? i.specifier !== 'zod' : !/^src\/(adk|core|otlp)\//.test(i.target)))
+    const bad = IMPORTS.filter((i) =>
+      i.file.startsWith('src/otlp/') && (i.target === null ? i.specifier !== 'zod' : !/^src\/(adk|core|otlp)\//.test(i.target))
+    )
     expect(bad.map((i) => `${i.file}: ${i.specifier}`)).toEqual([])
   })
 
@@ -221,7 +223,7 @@ describe('packages and runtime specifics stay where they belong', () => {
     const bad = FILES.filter((f) => !f.startsWith('src/adapter/') && !f.startsWith('worker/')).flatMap((file) =>
       stripComments(readFileSync(join(ROOT, file), 'utf8'))
         .split('\n')
-        .flatMap((line, i) => (global.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+        .flatMap((line, i) => (global.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []))
     )
     expect(bad).toEqual([])
   })

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 const ROOT = resolve(import.meta.dirname, '../..')
 const files = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.name === 'node_modules' ? [] : e.isDirectory() ? files(join(dir, e.name)) : [relative(ROOT, join(dir, e.name))],
+    e.name === 'node_modules' ? [] : e.isDirectory() ? files(join(dir, e.name)) : [relative(ROOT, join(dir, e.name))]
   )
 /** Imports that start a process or a runtime. */
 const PROCESS_IMPORTS = [/from 'node:child_process'/, /from 'miniflare'/, /support\/server-process\.ts'/, /\bstart(?:Deno|Worker)\(/]

@@ -92,5 +92,6 @@ try {
   Deno.exit(1)
 }
 // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out before exit.
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   Deno.addSignalListener(signal, () => void setup.deps.exporters?.close().finally(() => Deno.exit(0)))
+}

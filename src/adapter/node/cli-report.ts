@@ -73,5 +73,7 @@ function tokenLine(details: Record<string, unknown>): string | undefined {
   const t = details.token_usage_details as Record<string, number | null> | undefined
   if (!t) return undefined
   const n = (key: string) => (typeof t[key] === 'number' ? String(t[key]) : 'n/a')
-  return `input ${n('input_tokens')} (prompt ${n('prompt_tokens')}, cached ${n('cached_tokens')}, tool use ${n('tool_use_tokens')}), output ${n('output_tokens')} (candidates ${n('candidates_tokens')}, reasoning ${n('reasoning_tokens')})`
+  return `input ${n('input_tokens')} (prompt ${n('prompt_tokens')}, cached ${n('cached_tokens')}, tool use ${
+    n('tool_use_tokens')
+  }), output ${n('output_tokens')} (candidates ${n('candidates_tokens')}, reasoning ${n('reasoning_tokens')})`
 }

@@ -9,7 +9,7 @@
  * session give the same results.
  */
 import { evalSetResultJson } from '../../adk/results-json.ts'
-import { evalSetResult, type EvalSetResult } from '../../adk/results.ts'
+import { type EvalSetResult, evalSetResult } from '../../adk/results.ts'
 import type { EvalCase } from '../../adk/eval-set.ts'
 import { DEFAULT_LIMITS, type IngestIssue, sniffFormat } from '../../ingest/index.ts'
 import { countedTarget, feedSession } from '../../session/feed.ts'
@@ -37,16 +37,16 @@ export type EvalRunInput = {
 
 export type EvalRunOutcome =
   | {
-      ok: true
-      passed: boolean
-      report: string
-      evalSetResult: EvalSetResult
-      evalSetResultJson: string
-      results: CriterionResultData[]
-      /** The case as the JUnit and Markdown reports take it. */
-      reported: ReportedCase
-      warnings: string[]
-    }
+    ok: true
+    passed: boolean
+    report: string
+    evalSetResult: EvalSetResult
+    evalSetResultJson: string
+    results: CriterionResultData[]
+    /** The case as the JUnit and Markdown reports take it. */
+    reported: ReportedCase
+    warnings: string[]
+  }
   | { ok: false; error: string }
 
 /** The app name ADK puts in result ids: the session input's, else ADK's inference default. */

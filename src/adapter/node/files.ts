@@ -2,13 +2,13 @@
  * Node file loaders for ADK's eval files. The parsing itself is pure (src/adk); this file only reads
  * and writes bytes, and turns file-system failures into the same error values, naming the file.
  */
-import { readdir, readFile, stat, mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { type ParseEvalConfigResult, parseEvalConfig } from '../../adk/eval-config.ts'
+import { parseEvalConfig, type ParseEvalConfigResult } from '../../adk/eval-config.ts'
 import type { EvalSetResult } from '../../adk/results.ts'
-import { type ParseEvalSetOptions, type ParseEvalSetResult, parseEvalSet } from '../../adk/parse-eval-set.ts'
+import { parseEvalSet, type ParseEvalSetOptions, type ParseEvalSetResult } from '../../adk/parse-eval-set.ts'
 import { type ParseFailure, parseJsonText, simpleParseError } from '../../adk/parse-error.ts'
-import { evalSetResultJson, type ReadEvalSetResultResult, readEvalSetResult } from '../../adk/results-json.ts'
+import { evalSetResultJson, readEvalSetResult, type ReadEvalSetResultResult } from '../../adk/results-json.ts'
 
 /** The file AgentEvaluator reads beside each `.test.json` (spec §1.4). */
 export const TEST_CONFIG_FILE = 'test_config.json'

@@ -11,23 +11,32 @@ import { decodeOtlpFile, DEFAULT_OTLP_LIMITS, type TraceInvocation, tracesToConv
 export type OtlpRun = { traces: TraceInvocation[]; warnings: string[] }
 
 /** The conversation to score: the one named, else the only one. */
-export function otlpRunFromText(text: string, name: string, conversationId: string | undefined, limits: { maxJsonDepth: number; maxStringLength: number }): OtlpRun | { error: string } {
+export function otlpRunFromText(
+  text: string,
+  name: string,
+  conversationId: string | undefined,
+  limits: { maxJsonDepth: number; maxStringLength: number },
+): OtlpRun | { error: string } {
   const decoded = decodeOtlpFile(text, { ...DEFAULT_OTLP_LIMITS, ...limits })
   const warnings = decoded.issues.map((i) => `${name}: line ${i.line}${i.where ? `, ${i.where}` : ''}: ${i.message}`)
   const conversations = tracesToConversations(decoded.spans, decoded.logs, limits)
   const ids = conversations.map((c) => c.conversationId)
   if (conversations.length === 0) return { error: `${name}: the OTLP export holds no spans` }
-  const chosen = conversationId === undefined ? (conversations.length === 1 ? conversations[0] : undefined) : conversations.find((c) => c.conversationId === conversationId)
-  if (!chosen)
+  const chosen = conversationId === undefined
+    ? (conversations.length === 1 ? conversations[0] : undefined)
+    : conversations.find((c) => c.conversationId === conversationId)
+  if (!chosen) {
     return {
-      error:
-        conversationId === undefined
-          ? `${name}: the OTLP export holds ${conversations.length} conversations; choose one with --conversation (${ids.join(', ')})`
-          : `${name}: no conversation '${conversationId}' in the OTLP export (conversations: ${ids.join(', ')})`,
+      error: conversationId === undefined
+        ? `${name}: the OTLP export holds ${conversations.length} conversations; choose one with --conversation (${ids.join(', ')})`
+        : `${name}: no conversation '${conversationId}' in the OTLP export (conversations: ${ids.join(', ')})`,
     }
+  }
   for (const trace of chosen.traces) {
     for (const issue of trace.issues) warnings.push(`${name}: trace ${trace.traceId}: ${issue}`)
-    for (const m of trace.missing) warnings.push(`${name}: invocation ${trace.invocationId}: ${m.field.replace('_', ' ')} unknown: ${m.reason}`)
+    for (const m of trace.missing) {
+      warnings.push(`${name}: invocation ${trace.invocationId}: ${m.field.replace('_', ' ')} unknown: ${m.reason}`)
+    }
   }
   return { traces: chosen.traces, warnings }
 }
@@ -39,7 +48,11 @@ export function unscorableOf(run: OtlpRun): (invocationId: string) => ReadonlyMa
 }
 
 /** The engine calls a run needs, in order: per trace its events, then completion. */
-export function pushOtlpRun(run: OtlpRun, setTime: (ms: number) => void, engine: { push(item: IngestedEvent): void; completeInvocation(): void }): void {
+export function pushOtlpRun(
+  run: OtlpRun,
+  setTime: (ms: number) => void,
+  engine: { push(item: IngestedEvent): void; completeInvocation(): void },
+): void {
   let index = 0
   for (const trace of run.traces) {
     const end = trace.durationMs === undefined ? Number.NaN : trace.startMs + trace.durationMs

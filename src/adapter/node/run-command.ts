@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util'
 import { evalSetResultJson } from '../../adk/results-json.ts'
 import { judgedEngines, judgeWiringFromEnv } from '../../config/judge-wiring.ts'
 import { progressDisplay } from '../../runner/progress-display.ts'
-import { runEvalSets, type EvalSetInput, type EvalSetRun, type UnitRef } from '../../runner/run-eval-set.ts'
+import { type EvalSetInput, type EvalSetRun, runEvalSets, type UnitRef } from '../../runner/run-eval-set.ts'
 import { renderReport } from './cli-report.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile, writeEvalSetResultFile } from './files.ts'
 import { junitXml, markdownSummary, type ReportedCase } from './ci-reports.ts'
@@ -97,8 +97,14 @@ async function run(args: string[], io: RunIo): Promise<number> {
   if (positionals.length === 0) throw new BadInput('give at least one EVALSET file')
   if (!values.agent) throw new BadInput('--agent URL is required')
   if (!values.app) throw new BadInput('--app NAME is required')
-  if (!URL.canParse(values.agent) || !/^https?:$/.test(new URL(values.agent).protocol)) throw new BadInput(`--agent must be an http(s) URL, not '${values.agent}'`)
-  const waitMs = values.wait === undefined ? (isLoopback(values.agent) ? DEFAULT_LOOPBACK_WAIT_MS : 0) : values.wait === '0' ? 0 : seconds(values.wait, '--wait')!
+  if (!URL.canParse(values.agent) || !/^https?:$/.test(new URL(values.agent).protocol)) {
+    throw new BadInput(`--agent must be an http(s) URL, not '${values.agent}'`)
+  }
+  const waitMs = values.wait === undefined
+    ? (isLoopback(values.agent) ? DEFAULT_LOOPBACK_WAIT_MS : 0)
+    : values.wait === '0'
+    ? 0
+    : seconds(values.wait, '--wait')!
   const sets = await loadSets(positionals, values.config)
   if ('error' in sets) {
     io.err(`evalstream: ${sets.error}\n`)
@@ -115,7 +121,11 @@ async function run(args: string[], io: RunIo): Promise<number> {
     const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
     const waited = await waitForAgent(values.agent, waitMs, { fetch: io.fetch ?? fetch, now: io.now ?? Date.now, sleep, err: io.err })
     // Not fatal: every case then reports NOT_EVALUATED with the agent's error, as without --wait.
-    if (!waited.ok) io.err(`evalstream: the agent at ${values.agent} did not accept a connection within ${Math.round(waitMs / 1000)} s (${waited.cause})\n`)
+    if (!waited.ok) {
+      io.err(
+        `evalstream: the agent at ${values.agent} did not accept a connection within ${Math.round(waitMs / 1000)} s (${waited.cause})\n`,
+      )
+    }
   }
   const display = progressDisplay(io.err, io.isTTY)
   const report = await runEvalSets(sets.inputs, {
@@ -124,7 +134,10 @@ async function run(args: string[], io: RunIo): Promise<number> {
     simulator: wiring.value.executor,
     parallel: count(values.parallel, '--parallel'),
     numRuns: count(values['num-runs'], '--num-runs'),
-    timeouts: { sessionMs: seconds(values['session-timeout'], '--session-timeout'), turnMs: seconds(values['turn-timeout'], '--turn-timeout') },
+    timeouts: {
+      sessionMs: seconds(values['session-timeout'], '--session-timeout'),
+      turnMs: seconds(values['turn-timeout'], '--turn-timeout'),
+    },
     onProgress: (event) => {
       display.update(event)
       if (event.type === 'case.done') captures?.finish(event.outcome)
@@ -248,10 +261,15 @@ function reportedCases(sets: EvalSetRun[]): ReportedCase[] {
         name: verdict.runs.length > 1 ? `${verdict.evalId} (run ${run.run + 1} of ${verdict.runs.length})` : verdict.evalId,
         status: run.status,
         results: run.results,
-        overall: run.caseResult.overall_eval_metric_results.map((m) => ({ metric_name: m.metric_name, score: m.score, threshold: m.threshold ?? null, eval_status: m.eval_status })),
+        overall: run.caseResult.overall_eval_metric_results.map((m) => ({
+          metric_name: m.metric_name,
+          score: m.score,
+          threshold: m.threshold ?? null,
+          eval_status: m.eval_status,
+        })),
         ...(run.reason !== undefined ? { reason: run.reason } : {}),
-      })),
-    ),
+      }))
+    )
   )
 }
 
@@ -271,13 +289,25 @@ function renderRun(sets: EvalSetRun[]): string {
           score: m.score,
           threshold: m.threshold ?? 0,
           eval_status: m.eval_status,
-          reason: m.eval_status === 'NOT_EVALUATED' ? run.results.find((r) => r.metric_name === m.metric_name && r.reason)?.reason : undefined,
+          reason: m.eval_status === 'NOT_EVALUATED'
+            ? run.results.find((r) => r.metric_name === m.metric_name && r.reason)?.reason
+            : undefined,
         }))
         blocks.push(renderReport(run.results, { evalId: title, status: run.status, overall }))
       }
       if (multi) {
-        const lines = verdict.overall.map((m) => `  ${m.metric_name.padEnd(34)}  ${m.score === null ? '—' : m.score.toFixed(4)}  ${m.eval_status === 'INFORMATIONAL' ? '-' : m.threshold}  ${m.eval_status}`)
-        blocks.push([`case ${verdict.evalId} over ${verdict.runs.length} runs (mean of per-invocation scores): ${verdict.status}`, ...lines, ...(verdict.reason ? [`  reason: ${verdict.reason}`] : [])].join('\n'))
+        const lines = verdict.overall.map((m) =>
+          `  ${m.metric_name.padEnd(34)}  ${m.score === null ? '—' : m.score.toFixed(4)}  ${
+            m.eval_status === 'INFORMATIONAL' ? '-' : m.threshold
+          }  ${m.eval_status}`
+        )
+        blocks.push(
+          [
+            `case ${verdict.evalId} over ${verdict.runs.length} runs (mean of per-invocation scores): ${verdict.status}`,
+            ...lines,
+            ...(verdict.reason ? [`  reason: ${verdict.reason}`] : []),
+          ].join('\n'),
+        )
       }
     }
     const passed = set.cases.filter((c) => c.status === 'PASSED').length

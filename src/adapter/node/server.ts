@@ -89,10 +89,8 @@ const app = createApp({
   admission,
   ...(db.durable ? { writesDurable: db.durable } : {}),
 })
-const server = createAdaptorServer({ fetch: app.fetch, hostname })
-// Plain HTTP/1.1 here (createAdaptorServer without http2 options).
-;(server as HttpServer).keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-// Node requires the headers timeout above the keep-alive timeout (else an idle socket is cut mid-request).
+const server = createAdaptorServer({ fetch: app.fetch, hostname }) // Plain HTTP/1.1 here (createAdaptorServer without http2 options).
+;(server as HttpServer).keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS // Node requires the headers timeout above the keep-alive timeout (else an idle socket is cut mid-request).
 ;(server as HttpServer).headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000
 // A listen that fails (the port in use) stops the process: without this it would be a stray exception.
 server.once('error', (error) => {

@@ -7,7 +7,7 @@
  */
 import type { AdkEvent } from '../../adk/event.ts'
 import type { Criterion } from '../criterion.ts'
-import { informational, informationalMean, isCountedAgentEvent, isModelCallEvent, noThresholdConfig, type NoConfig } from './efficiency.ts'
+import { informational, informationalMean, isCountedAgentEvent, isModelCallEvent, type NoConfig, noThresholdConfig } from './efficiency.ts'
 
 const KEY = 'inference_call_count_v1'
 
@@ -32,7 +32,7 @@ export const inferenceCallCountV1: Criterion<NoConfig, State> = {
     return state
   },
   finish(state) {
-    if (state.calls === 0)
+    if (state.calls === 0) {
       return {
         kind: 'score',
         result: informational(
@@ -42,6 +42,7 @@ export const inferenceCallCountV1: Criterion<NoConfig, State> = {
             : 'no event of the invocation carries usageMetadata or modelVersion (the model backend did not report its calls)',
         ),
       }
+    }
     return { kind: 'score', result: informational(state.calls) }
   },
   aggregate: informationalMean,

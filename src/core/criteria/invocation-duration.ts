@@ -8,7 +8,7 @@
  * (a capture read from a file) there is no value, as in ADK when the eval did not run the agent.
  */
 import type { Criterion, InvocationTiming } from '../criterion.ts'
-import { informational, informationalMean, noThresholdConfig, type NoConfig } from './efficiency.ts'
+import { informational, informationalMean, type NoConfig, noThresholdConfig } from './efficiency.ts'
 
 const KEY = 'invocation_duration_v1'
 

@@ -10,8 +10,8 @@ import type { AdkEvent } from '../../adk/event.ts'
 import type { Invocation } from '../../adk/invocation.ts'
 import { meanAggregate } from '../aggregate.ts'
 import type { Criterion, InvocationContext, Outcome, Provisional } from '../criterion.ts'
-import { rouge1, StreamingRouge, unigrams, type Unigrams } from '../text/rouge.ts'
-import { TOKENIZERS, tokenize } from '../text/tokenize.ts'
+import { rouge1, StreamingRouge, type Unigrams, unigrams } from '../text/rouge.ts'
+import { tokenize, TOKENIZERS } from '../text/tokenize.ts'
 
 /** Numbers, and numeric strings as pydantic's lax float accepts them. */
 const threshold = z.preprocess(
@@ -30,8 +30,7 @@ export const ResponseMatchConfig = adkObject(
 )
 export type ResponseMatchConfig = z.infer<typeof ResponseMatchConfig>
 
-export const NO_REFERENCE_REASON =
-  'response_match_score needs an expected invocation (a reference final response)'
+export const NO_REFERENCE_REASON = 'response_match_score needs an expected invocation (a reference final response)'
 
 export type ResponseMatchState = {
   config: ResponseMatchConfig
@@ -91,8 +90,7 @@ function finish(state: ResponseMatchState, actual: Invocation): Outcome {
  */
 export const responseMatchScore: Criterion<ResponseMatchConfig, ResponseMatchState> = {
   key: 'response_match_score',
-  description:
-    "ROUGE-1 F-measure between the agent's final response and the expected one (rouge_score with " +
+  description: "ROUGE-1 F-measure between the agent's final response and the expected one (rouge_score with " +
     "NLTK's Porter stemmer, as ADK); overall the mean. Option tokenizer: 'unicode' scores " +
     'Japanese, Chinese, Thai and other non-Latin answers, which ADK scores 0.',
   config: ResponseMatchConfig,

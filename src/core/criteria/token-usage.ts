@@ -18,7 +18,7 @@
  */
 import type { AdkEvent } from '../../adk/event.ts'
 import type { Criterion, InvocationScore, OverallScore } from '../criterion.ts'
-import { informational, isCountedAgentEvent, noThresholdConfig, type NoConfig, usageOf } from './efficiency.ts'
+import { informational, isCountedAgentEvent, type NoConfig, noThresholdConfig, usageOf } from './efficiency.ts'
 
 const KEY = 'token_usage_v1'
 
@@ -63,7 +63,11 @@ function countOf(usage: Record<string, unknown>, names: readonly string[], ignor
     const value = usage[name]
     if (value === undefined || value === null) continue
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
-    ignored.push(`${name}=${typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value === 'number' ? String(value) : typeof value}`)
+    ignored.push(
+      `${name}=${
+        typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value === 'number' ? String(value) : typeof value
+      }`,
+    )
   }
   return null
 }
@@ -123,18 +127,18 @@ export const tokenUsageV1: Criterion<NoConfig, State> = {
     if (!usage) return state
     state.calls += 1
     const ignored: string[] = []
-    for (const field of Object.keys(REPORTED) as Reported[])
+    for (const field of Object.keys(REPORTED) as Reported[]) {
       state.sums[field] = addSafely(state.sums[field], countOf(usage, REPORTED[field], ignored), field, ignored)
+    }
     state.ignored += ignored.length
     for (const what of ignored) if (state.named.length < MAX_NAMED_IGNORED) state.named.push(what)
     return state
   },
   finish(state) {
     const details = withTotals(state.sums)
-    const reason =
-      state.calls === 0
-        ? 'no event of the invocation carries usageMetadata (the model backend did not report token usage)'
-        : 'the usage metadata of the invocation has no token counts'
+    const reason = state.calls === 0
+      ? 'no event of the invocation carries usageMetadata (the model backend did not report token usage)'
+      : 'the usage metadata of the invocation has no token counts'
     const result = informational(details.total_tokens, reason, { token_usage_details: details })
     if (state.ignored > 0) {
       const why = `ignored ${state.ignored} token count(s) that are not whole numbers from 0 to 2^53-1 (${state.named.join(', ')})`
@@ -158,7 +162,10 @@ export function averageTokenUsage(scores: readonly InvocationScore[]): OverallSc
     averaged[field] = present.length > 0 ? present.reduce((a, b) => a + b, 0) / all.length : null
   }
   const result: OverallScore = { score: averaged.total_tokens, status: 'INFORMATIONAL', details: { token_usage_details: averaged } }
-  if (result.score === null)
-    result.reason = scores.length === 0 ? 'there were no invocations' : (scores.find((s) => s.reason)?.reason ?? 'no token usage was reported')
+  if (result.score === null) {
+    result.reason = scores.length === 0
+      ? 'there were no invocations'
+      : (scores.find((s) => s.reason)?.reason ?? 'no token usage was reported')
+  }
   return result
 }

@@ -5,7 +5,7 @@
  */
 import { toolCallsOf } from '../../adk/invocation.ts'
 import type { Criterion } from '../criterion.ts'
-import { informational, informationalMean, noThresholdConfig, type NoConfig } from './efficiency.ts'
+import { informational, informationalMean, type NoConfig, noThresholdConfig } from './efficiency.ts'
 
 const KEY = 'tool_call_count_v1'
 

@@ -11,14 +11,7 @@ import { type Invocation, toolCallsOf } from '../../adk/invocation.ts'
 import { meanAggregate } from '../aggregate.ts'
 import type { Criterion, InvocationContext, Outcome, Provisional } from '../criterion.ts'
 import { createTrajectoryExplainer, explainGrowing, type TrajectoryExplainer } from '../trajectory-explainer.ts'
-import {
-  createTrajectoryMatcher,
-  type MatchType,
-  parseMatchType,
-  pushCall,
-  type ToolCall,
-  type TrajectoryMatcher,
-} from '../trajectory.ts'
+import { createTrajectoryMatcher, type MatchType, parseMatchType, pushCall, type ToolCall, type TrajectoryMatcher } from '../trajectory.ts'
 
 /** Numbers, and numeric strings as pydantic's lax float accepts them. */
 const threshold = z.preprocess(
@@ -95,9 +88,7 @@ function shown(call: ToolCall) {
 function init(context: InvocationContext<ToolTrajectoryConfig>): ToolTrajectoryState {
   const { config } = context
   const expected = context.expected ? toolCallsOf(context.expected) : undefined
-  const matcher = expected
-    ? createTrajectoryMatcher(expected, config.match_type, { ignoreArgs: config.ignore_args })
-    : undefined
+  const matcher = expected ? createTrajectoryMatcher(expected, config.match_type, { ignoreArgs: config.ignore_args }) : undefined
   const explainer = expected ? createTrajectoryExplainer(expected, config.match_type, { ignoreArgs: config.ignore_args }) : undefined
   return { config, expected, matcher, held: [], explainer }
 }
@@ -160,8 +151,7 @@ function finish(state: ToolTrajectoryState, actual: Invocation): Outcome {
  */
 export const toolTrajectoryAvgScore: Criterion<ToolTrajectoryConfig, ToolTrajectoryState> = {
   key: 'tool_trajectory_avg_score',
-  description:
-    "1.0 per invocation when the agent's tool calls match the expected ones (name and args, Python ==) " +
+  description: "1.0 per invocation when the agent's tool calls match the expected ones (name and args, Python ==) " +
     'under match_type EXACT, IN_ORDER or ANY_ORDER, else 0.0; overall the mean.',
   config: ToolTrajectoryConfig,
   needsExpected: true,

@@ -38,8 +38,9 @@ export function sampleErrors(samples: readonly JudgeSample[]): string[] {
  */
 export function nullReason(samples: readonly JudgeSample[], fallback: string): string {
   const errors = sampleErrors(samples)
-  if (errors.length > 0 && errors.length === samples.length)
+  if (errors.length > 0 && errors.length === samples.length) {
     return `all ${samples.length} judge sample(s) failed: ${Array.from(new Set(errors)).join('; ')}`
+  }
   return fallback
 }
 

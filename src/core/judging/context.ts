@@ -4,12 +4,7 @@
  * declarations, and the tool calls paired with their responses.
  */
 import { contentText, type FunctionCall, type FunctionResponse } from '../../adk/content.ts'
-import {
-  toolCallsOf,
-  toolResponsesOf,
-  type Invocation,
-  type InvocationEvent,
-} from '../../adk/invocation.ts'
+import { type Invocation, type InvocationEvent, toolCallsOf, toolResponsesOf } from '../../adk/invocation.ts'
 
 export const NO_TOOLS = 'Agent has no tools.'
 export const NO_STEPS = 'No intermediate steps were taken.'
@@ -27,10 +22,9 @@ export function invocationEventsOf(invocation: Invocation): InvocationEvent[] {
 export function intermediateTexts(invocation: Invocation): string[] {
   const data = invocation.intermediate_data
   if (!data) return []
-  const texts =
-    'invocation_events' in data
-      ? data.invocation_events.map((e) => contentText(e.content))
-      : data.intermediate_responses.map(([, parts]) => contentText({ role: undefined, parts }))
+  const texts = 'invocation_events' in data
+    ? data.invocation_events.map((e) => contentText(e.content))
+    : data.intermediate_responses.map(([, parts]) => contentText({ role: undefined, parts }))
   return texts.filter((t) => t !== '')
 }
 
@@ -62,8 +56,9 @@ export function developerInstructions(invocation: Invocation): string {
  */
 export function toolDeclarationsText(invocation: Invocation): string {
   const declared: Record<string, unknown[]> = {}
-  for (const [name, agent] of Object.entries(invocation.app_details?.agent_details ?? {}))
+  for (const [name, agent] of Object.entries(invocation.app_details?.agent_details ?? {})) {
     if (agent.tool_declarations.length > 0) declared[name] = agent.tool_declarations
+  }
   return Object.keys(declared).length > 0 ? JSON.stringify(declared, null, 2) : NO_TOOLS
 }
 

@@ -34,8 +34,9 @@ export function effectiveRubrics(
     if (seen.has(r.rubric_id)) return { reason: `duplicate rubric_id '${r.rubric_id}' among the effective rubrics` }
     seen.add(r.rubric_id)
   }
-  if (rubrics.length === 0)
+  if (rubrics.length === 0) {
     return { reason: `no rubrics apply: set criterion rubrics or ${rubricType} rubrics on the case or invocation` }
+  }
   return { rubrics }
 }
 
@@ -64,7 +65,11 @@ export function rubricOutcome(
   for (const c of chosen) if (typeof c.score === 'number') scored.push(c.score)
   const details = {
     rubric_scores: chosen,
-    samples: read.map((r) => ({ parsed_with: r.parsed_with ?? null, rubrics_read: r.rubric_scores.length, ...(r.error ? { error: r.error } : {}) })),
+    samples: read.map((r) => ({
+      parsed_with: r.parsed_with ?? null,
+      rubrics_read: r.rubric_scores.length,
+      ...(r.error ? { error: r.error } : {}),
+    })),
   }
   const reason = nullReason(samples, 'no rubric got a yes/no verdict that could be matched to a rubric')
   return scoreOutcome(exactMean(scored), reason, details)
@@ -89,8 +94,7 @@ export function rubricCriterion(spec: RubricCriterionSpec): Criterion<RubricsBas
       responseJsonSchema: RUBRIC_ANSWER_SCHEMA,
       options,
       samples: options.num_samples,
-      decided: (texts) =>
-        rubricDecided(texts.map((t) => readRubricText(t, rubrics).rubric_scores), ids, options.num_samples),
+      decided: (texts) => rubricDecided(texts.map((t) => readRubricText(t, rubrics).rubric_scores), ids, options.num_samples),
     })
     return { kind: 'judge', requests: [request], resume: (answers) => rubricOutcome(answers, request.id, rubrics) }
   }

@@ -7,13 +7,7 @@ import type { Rubric } from '../../adk/invocation.ts'
 import type { JudgeSample } from '../criterion.ts'
 import { RubricAnswer } from './rubric-answer.ts'
 import { parseJsonAnswer } from './answers.ts'
-import {
-  normaliseProperty,
-  parseRubricText,
-  propertiesToRubricScores,
-  verdictScore,
-  type RubricScore,
-} from './rubric-text.ts'
+import { normaliseProperty, parseRubricText, propertiesToRubricScores, type RubricScore, verdictScore } from './rubric-text.ts'
 
 export type RubricSample = { rubric_scores: RubricScore[]; parsed_with?: 'json' | 'adk-text'; error?: string }
 

@@ -71,12 +71,13 @@ function rubricSide(entry: RubricScore): Side {
  */
 export function rubricVote(samples: readonly (readonly RubricScore[])[]): RubricScore[] {
   const byId = new Map<string, RubricScore[]>()
-  for (const sample of samples)
+  for (const sample of samples) {
     for (const entry of sample) {
       const list = byId.get(entry.rubric_id)
       if (list) list.push(entry)
       else byId.set(entry.rubric_id, [entry])
     }
+  }
   const chosen: RubricScore[] = []
   for (const entries of byId.values()) {
     const index = voteIndex(entries, rubricSide)
@@ -102,13 +103,14 @@ export function rubricDecided(
   return rubricIds.every((id) => {
     let positives = 0
     let negatives = 0
-    for (const sample of samples)
+    for (const sample of samples) {
       for (const entry of sample) {
         if (entry.rubric_id !== id) continue
         const side = rubricSide(entry)
         if (side === 'positive') positives++
         else if (side === 'negative') negatives++
       }
+    }
     return sideDecided(positives, negatives, remaining)
   })
 }

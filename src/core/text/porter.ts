@@ -17,10 +17,22 @@
 
 /** NLTK's irregular forms, looked up (case-sensitively) before any step runs. */
 const IRREGULAR: ReadonlyMap<string, string> = new Map([
-  ['skies', 'sky'], ['sky', 'sky'], ['dying', 'die'], ['lying', 'lie'], ['tying', 'tie'],
-  ['news', 'news'], ['innings', 'inning'], ['inning', 'inning'], ['outings', 'outing'],
-  ['outing', 'outing'], ['cannings', 'canning'], ['canning', 'canning'], ['howe', 'howe'],
-  ['proceed', 'proceed'], ['exceed', 'exceed'], ['succeed', 'succeed'],
+  ['skies', 'sky'],
+  ['sky', 'sky'],
+  ['dying', 'die'],
+  ['lying', 'lie'],
+  ['tying', 'tie'],
+  ['news', 'news'],
+  ['innings', 'inning'],
+  ['inning', 'inning'],
+  ['outings', 'outing'],
+  ['outing', 'outing'],
+  ['cannings', 'canning'],
+  ['canning', 'canning'],
+  ['howe', 'howe'],
+  ['proceed', 'proceed'],
+  ['exceed', 'exceed'],
+  ['succeed', 'succeed'],
 ])
 
 /** Porter's consonant: not a/e/i/o/u, and `y` only when it follows a vowel or starts the word. */
@@ -111,11 +123,26 @@ function step1c(w: string): string {
 }
 
 const STEP2: readonly Rule[] = [
-  ['ational', 'ate', mGt0], ['tional', 'tion', mGt0], ['enci', 'ence', mGt0], ['anci', 'ance', mGt0],
-  ['izer', 'ize', mGt0], ['bli', 'ble', mGt0], ['alli', 'al', mGt0], ['entli', 'ent', mGt0],
-  ['eli', 'e', mGt0], ['ousli', 'ous', mGt0], ['ization', 'ize', mGt0], ['ation', 'ate', mGt0],
-  ['ator', 'ate', mGt0], ['alism', 'al', mGt0], ['iveness', 'ive', mGt0], ['fulness', 'ful', mGt0],
-  ['ousness', 'ous', mGt0], ['aliti', 'al', mGt0], ['iviti', 'ive', mGt0], ['biliti', 'ble', mGt0],
+  ['ational', 'ate', mGt0],
+  ['tional', 'tion', mGt0],
+  ['enci', 'ence', mGt0],
+  ['anci', 'ance', mGt0],
+  ['izer', 'ize', mGt0],
+  ['bli', 'ble', mGt0],
+  ['alli', 'al', mGt0],
+  ['entli', 'ent', mGt0],
+  ['eli', 'e', mGt0],
+  ['ousli', 'ous', mGt0],
+  ['ization', 'ize', mGt0],
+  ['ation', 'ate', mGt0],
+  ['ator', 'ate', mGt0],
+  ['alism', 'al', mGt0],
+  ['iveness', 'ive', mGt0],
+  ['fulness', 'ful', mGt0],
+  ['ousness', 'ous', mGt0],
+  ['aliti', 'al', mGt0],
+  ['iviti', 'ive', mGt0],
+  ['biliti', 'ble', mGt0],
   ['fulli', 'ful', mGt0],
   // NLTK measures this one on the stem with its `l` kept (`eulogy` -> `eulog`, `biology` -> `biolog`).
   ['logi', 'log', (s) => measure(s + 'l') > 0],
@@ -127,16 +154,36 @@ function step2(w: string): string {
 }
 
 const STEP3: readonly Rule[] = [
-  ['icate', 'ic', mGt0], ['ative', '', mGt0], ['alize', 'al', mGt0], ['iciti', 'ic', mGt0],
-  ['ical', 'ic', mGt0], ['ful', '', mGt0], ['ness', '', mGt0],
+  ['icate', 'ic', mGt0],
+  ['ative', '', mGt0],
+  ['alize', 'al', mGt0],
+  ['iciti', 'ic', mGt0],
+  ['ical', 'ic', mGt0],
+  ['ful', '', mGt0],
+  ['ness', '', mGt0],
 ]
 
 const endsST: Condition = (s) => measure(s) > 1 && (s.endsWith('s') || s.endsWith('t'))
 const STEP4: readonly Rule[] = [
-  ['al', '', mGt1], ['ance', '', mGt1], ['ence', '', mGt1], ['er', '', mGt1], ['ic', '', mGt1],
-  ['able', '', mGt1], ['ible', '', mGt1], ['ant', '', mGt1], ['ement', '', mGt1], ['ment', '', mGt1],
-  ['ent', '', mGt1], ['ion', '', endsST], ['ou', '', mGt1], ['ism', '', mGt1], ['ate', '', mGt1],
-  ['iti', '', mGt1], ['ous', '', mGt1], ['ive', '', mGt1], ['ize', '', mGt1],
+  ['al', '', mGt1],
+  ['ance', '', mGt1],
+  ['ence', '', mGt1],
+  ['er', '', mGt1],
+  ['ic', '', mGt1],
+  ['able', '', mGt1],
+  ['ible', '', mGt1],
+  ['ant', '', mGt1],
+  ['ement', '', mGt1],
+  ['ment', '', mGt1],
+  ['ent', '', mGt1],
+  ['ion', '', endsST],
+  ['ou', '', mGt1],
+  ['ism', '', mGt1],
+  ['ate', '', mGt1],
+  ['iti', '', mGt1],
+  ['ous', '', mGt1],
+  ['ive', '', mGt1],
+  ['ize', '', mGt1],
 ]
 
 function step5a(w: string): string {

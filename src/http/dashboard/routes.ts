@@ -21,7 +21,8 @@ export const DASHBOARD_ASSETS: Readonly<Record<string, { type: string; body: str
   'main.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
 }
 
-export const DASHBOARD_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+export const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 /**
  * Paths the dashboard serves without a token (GET and HEAD).

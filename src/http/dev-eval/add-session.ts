@@ -44,7 +44,9 @@ export type AddSessionInput = {
  * if (made.ok) made.evalCase.conversation?.length // 1
  */
 export async function evalCaseFromSession(input: AddSessionInput): Promise<SessionCase> {
-  const path = `/apps/${encodeURIComponent(input.app)}/users/${encodeURIComponent(input.userId)}/sessions/${encodeURIComponent(input.sessionId)}`
+  const path = `/apps/${encodeURIComponent(input.app)}/users/${encodeURIComponent(input.userId)}/sessions/${
+    encodeURIComponent(input.sessionId)
+  }`
   const url = agentTarget(input.agentUrl, path, '')
   const what = `fetching the session from the agent (GET ${path})`
   let response: Response
@@ -56,12 +58,18 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
     response = await fetcher(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
   } catch (e) {
     const timedOut = e instanceof Error && e.name === 'TimeoutError'
-    const why = timedOut ? `no answer within ${timeoutMs} ms (SESSION_FETCH_TIMEOUT_MS)` : `cannot reach ${url.origin} (${(e as Error).message})`
+    const why = timedOut
+      ? `no answer within ${timeoutMs} ms (SESSION_FETCH_TIMEOUT_MS)`
+      : `cannot reach ${url.origin} (${(e as Error).message})`
     return failure(timedOut ? 504 : 502, 'Agent unreachable', `${what}: ${why}`)
   }
   if (response.status === 404) {
     await response.body?.cancel().catch(() => {})
-    return failure(404, 'Session not found', `the agent has no session '${input.sessionId}' of user '${input.userId}' in app '${input.app}'`)
+    return failure(
+      404,
+      'Session not found',
+      `the agent has no session '${input.sessionId}' of user '${input.userId}' in app '${input.app}'`,
+    )
   }
   // readTextLimited reads only the headers and the body, which a Response has too.
   const read = await readTextLimited(response as unknown as Request, maxBytes)
@@ -87,8 +95,9 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
     return failure(502, 'Bad agent answer', `${what}: the answer is not JSON (${(e as Error).message})`)
   }
   const rawEvents = isRecord(session) ? session.events : undefined
-  if (rawEvents !== undefined && rawEvents !== null && !Array.isArray(rawEvents))
+  if (rawEvents !== undefined && rawEvents !== null && !Array.isArray(rawEvents)) {
     return failure(502, 'Bad agent answer', `${what}: "events" is not an array`)
+  }
   const events: AdkEvent[] = []
   for (const [index, raw] of (rawEvents ?? []).entries()) {
     // The agent's JSON is as untrusted as a client's: bounded before zod walks it.

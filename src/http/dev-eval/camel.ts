@@ -12,7 +12,16 @@ import { toCamel } from '../../adk/casing.ts'
 import { EVAL_STATUS_CODE } from '../../adk/status.ts'
 
 /** Fields whose value is a free-form dict (or a whole stored object): copied as is. */
-const FREE_FORM = new Set(['args', 'response', 'state', 'final_session_state', 'session_details', 'custom_metadata', 'state_delta', 'artifact_delta'])
+const FREE_FORM = new Set([
+  'args',
+  'response',
+  'state',
+  'final_session_state',
+  'session_details',
+  'custom_metadata',
+  'state_delta',
+  'artifact_delta',
+])
 
 type Job = { from: unknown; put: (value: unknown) => void; raw: boolean }
 

@@ -18,10 +18,10 @@
  * Answers are camelCase with nulls left out (ADK's `by_alias`, `exclude_none`); errors are
  * problem+json, whose `detail` is where ADK's `{"detail"}` is. Eval sets belong to the caller's tenant.
  */
-import { Hono, type Context } from 'hono'
+import { type Context, Hono } from 'hono'
 import { EvalCase, EvalSet } from '../../adk/eval-set.ts'
 import type { AppDeps } from '../deps.ts'
-import { memoryEvalSetStore, type EvalScope, type EvalSetStore } from '../../session/eval-set-store.ts'
+import { type EvalScope, type EvalSetStore, memoryEvalSetStore } from '../../session/eval-set-store.ts'
 import { tenantOf } from '../auth.ts'
 import { problem } from '../problem.ts'
 import { boundsIssue, DEFAULT_LIMITS, type Limits, violationIssue } from '../../ingest/index.ts'
@@ -57,25 +57,40 @@ export function devEvalRoutes(deps: AppDeps): Hono {
 
   /** Proxy mode only; a bad app name is refused before any storage is touched. */
   const route = (handler: Handler) => (c: Context) => {
-    if (!deps.agentUrl) return problem(c, 404, 'Not found', `no route ${c.req.method} ${new URL(c.req.url).pathname}; the Eval tab routes need AGENT_URL (proxy mode)`)
+    if (!deps.agentUrl) {
+      return problem(
+        c,
+        404,
+        'Not found',
+        `no route ${c.req.method} ${new URL(c.req.url).pathname}; the Eval tab routes need AGENT_URL (proxy mode)`,
+      )
+    }
     const appName = c.req.param('app') ?? ''
-    if (!APP_NAME_PATTERN.test(appName)) return problem(c, 400, 'Invalid app name', `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -, and not . or ..`)
+    if (!APP_NAME_PATTERN.test(appName)) {
+      return problem(c, 400, 'Invalid app name', `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -, and not . or ..`)
+    }
     const tenant = tenantOf(c)
     return handler(c, tenant === undefined ? { app: appName } : { tenant, app: appName }, store)
   }
   const loadSet = (c: Context, scope: EvalScope, status = 404): EvalSet | Response => {
     const id = c.req.param('set') ?? ''
     const text = store.getSet(scope, id)
-    return text === undefined ? problem(c, status, 'Eval set not found', `app '${scope.app}' has no eval set '${id}'`) : (JSON.parse(text) as EvalSet)
+    return text === undefined
+      ? problem(c, status, 'Eval set not found', `app '${scope.app}' has no eval set '${id}'`)
+      : (JSON.parse(text) as EvalSet)
   }
   const saveSet = (scope: EvalScope, set: EvalSet) => store.replaceSet(scope, set.eval_set_id, JSON.stringify(set), Date.now())
 
   const create = (c: Context, scope: EvalScope, id: string, answer: 'set' | 'null') => {
-    if (!EVAL_SET_ID_PATTERN.test(id)) return problem(c, 400, 'Invalid eval set id', `eval set id '${id}' must be 1-200 letters, digits or underscores`)
+    if (!EVAL_SET_ID_PATTERN.test(id)) {
+      return problem(c, 400, 'Invalid eval set id', `eval set id '${id}' must be 1-200 letters, digits or underscores`)
+    }
     const set: EvalSet = { eval_set_id: id, eval_cases: [], creation_timestamp: Date.now() / 1000 }
     const made = store.createSet(scope, id, JSON.stringify(set), Date.now())
     if (made === 'exists') return problem(c, 400, 'Eval set exists', `eval set '${id}' already exists in app '${scope.app}'`)
-    if (made === 'full') return problem(c, 409, 'Too many eval sets', `app '${scope.app}' already has the most eval sets kept (MAX_EVAL_SETS_PER_APP)`)
+    if (made === 'full') {
+      return problem(c, 409, 'Too many eval sets', `app '${scope.app}' already has the most eval sets kept (MAX_EVAL_SETS_PER_APP)`)
+    }
     return answer === 'set' ? json(c, set) : c.json(null)
   }
   app.post(
@@ -85,7 +100,14 @@ export function devEvalRoutes(deps: AppDeps): Hono {
       if (body instanceof Response) return body
       const given = (body as { eval_set?: unknown; evalSet?: unknown }).eval_set ?? (body as { evalSet?: unknown }).evalSet
       const parsed = EvalSet.safeParse(given)
-      if (!parsed.success) return problem(c, 400, 'Invalid eval set', `eval_set: ${parsed.error.issues[0]?.message ?? 'expected {"eval_set": {"eval_set_id": ...}}'}`)
+      if (!parsed.success) {
+        return problem(
+          c,
+          400,
+          'Invalid eval set',
+          `eval_set: ${parsed.error.issues[0]?.message ?? 'expected {"eval_set": {"eval_set_id": ...}}'}`,
+        )
+      }
       return create(c, scope, parsed.data.eval_set_id, 'set')
     }),
   )
@@ -97,7 +119,9 @@ export function devEvalRoutes(deps: AppDeps): Hono {
     app.delete(
       `/:app/${sets}/:set`,
       route((c, scope) =>
-        store.deleteSet(scope, c.req.param('set') ?? '') ? c.json(null) : problem(c, 404, 'Eval set not found', `app '${scope.app}' has no eval set '${c.req.param('set')}'`),
+        store.deleteSet(scope, c.req.param('set') ?? '')
+          ? c.json(null)
+          : problem(c, 404, 'Eval set not found', `app '${scope.app}' has no eval set '${c.req.param('set')}'`)
       ),
     )
   }
@@ -111,7 +135,9 @@ export function devEvalRoutes(deps: AppDeps): Hono {
       orAnswer(loadSet(c, scope), (set) => {
         const id = c.req.param('case') ?? ''
         const index = set.eval_cases.findIndex((x) => x.eval_id === id)
-        return index >= 0 ? { set, index, id } : problem(c, 404, 'Eval case not found', `eval set '${set.eval_set_id}' has no eval case '${id}'`)
+        return index >= 0
+          ? { set, index, id }
+          : problem(c, 404, 'Eval case not found', `eval set '${set.eval_set_id}' has no eval case '${id}'`)
       })
     app.get(`/:app/${cases}`, route((c, scope) => orAnswer(caseOf(c, scope), ({ set, index }) => json(c, set.eval_cases[index]))))
     app.delete(
@@ -121,7 +147,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
           set.eval_cases.splice(index, 1)
           saveSet(scope, set)
           return c.json(null)
-        }),
+        })
       ),
     )
     app.put(
@@ -136,8 +162,9 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         }
         // Read after the body, with no await between reading and writing the set.
         return orAnswer(caseOf(c, scope), ({ set, index, id }) => {
-          if (parsed.data.eval_id && parsed.data.eval_id !== id)
+          if (parsed.data.eval_id && parsed.data.eval_id !== id) {
             return problem(c, 400, 'Eval id mismatch', `the body's evalId '${parsed.data.eval_id}' is not the route's '${id}'`)
+          }
           set.eval_cases[index] = { ...parsed.data, eval_id: id }
           saveSet(scope, set)
           return c.json(null)
@@ -154,20 +181,36 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         if (body instanceof Response) return body
         const b = body as Record<string, unknown>
         const [evalId, sessionId, userId] = [b.eval_id ?? b.evalId, b.session_id ?? b.sessionId, b.user_id ?? b.userId]
-        if (typeof evalId !== 'string' || evalId === '' || evalId.length > MAX_EVAL_ID_CHARS)
+        if (typeof evalId !== 'string' || evalId === '' || evalId.length > MAX_EVAL_ID_CHARS) {
           return problem(c, 400, 'Invalid request', `evalId must be a string of 1-${MAX_EVAL_ID_CHARS} characters`)
-        if (typeof sessionId !== 'string' || sessionId === '' || typeof userId !== 'string' || userId === '')
-          return problem(c, 400, 'Invalid request', 'sessionId and userId (the live session to turn into an eval case) are required strings')
+        }
+        if (typeof sessionId !== 'string' || sessionId === '' || typeof userId !== 'string' || userId === '') {
+          return problem(
+            c,
+            400,
+            'Invalid request',
+            'sessionId and userId (the live session to turn into an eval case) are required strings',
+          )
+        }
         // Each names a path segment on the agent: '.' or '..' would reach another path there.
         const segment = pathSegmentProblem('userId', userId) ?? pathSegmentProblem('sessionId', sessionId)
         if (segment) return problem(c, 400, 'Invalid request', segment)
         if (loadSet(c, scope) instanceof Response) return loadSet(c, scope) as Response
-        const made = await evalCaseFromSession({ agentUrl: deps.agentUrl!, fetch: deps.fetch ?? fetch, app: scope.app, userId, sessionId, evalId, nowSeconds: Date.now() / 1000 })
+        const made = await evalCaseFromSession({
+          agentUrl: deps.agentUrl!,
+          fetch: deps.fetch ?? fetch,
+          app: scope.app,
+          userId,
+          sessionId,
+          evalId,
+          nowSeconds: Date.now() / 1000,
+        })
         if (!made.ok) return problem(c, made.problem)
         // The set is read again after the agent answered: another request may have changed it meanwhile.
         return orAnswer(loadSet(c, scope), (set) => {
-          if (set.eval_cases.some((x) => x.eval_id === evalId))
+          if (set.eval_cases.some((x) => x.eval_id === evalId)) {
             return problem(c, 400, 'Eval case exists', `eval set '${set.eval_set_id}' already has an eval case '${evalId}'`)
+          }
           set.eval_cases.push(made.evalCase)
           saveSet(scope, set)
           return c.json(null)
@@ -176,10 +219,12 @@ export function devEvalRoutes(deps: AppDeps): Hono {
     )
   }
 
-  for (const [path, shape] of [
-    ['eval_sets/:set/run_eval', 'list'],
-    ['eval-sets/:set/run', 'object'],
-  ] as const) {
+  for (
+    const [path, shape] of [
+      ['eval_sets/:set/run_eval', 'list'],
+      ['eval-sets/:set/run', 'object'],
+    ] as const
+  ) {
     app.post(
       `/:app/${path}`,
       route(async (c, scope) => {
@@ -191,10 +236,16 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         if (set instanceof Response) return set
         const tenant = scope.tenant
         const ofTenant = tenant === undefined ? 0 : (activeByTenant.get(tenant) ?? 0)
-        const busy = runRefusal({ total: activeRuns, ofTenant }, tenant, { process: quotas.activeDevRuns, perTenant: quotas.activeDevRunsPerTenant }, 'Eval tab runs', {
-          process: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS',
-          perTenant: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS_PER_TENANT',
-        })
+        const busy = runRefusal(
+          { total: activeRuns, ofTenant },
+          tenant,
+          { process: quotas.activeDevRuns, perTenant: quotas.activeDevRunsPerTenant },
+          'Eval tab runs',
+          {
+            process: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS',
+            perTenant: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS_PER_TENANT',
+          },
+        )
         if (busy) return problem(c, 429, 'Too many runs', busy)
         activeRuns += 1
         if (tenant !== undefined) activeByTenant.set(tenant, ofTenant + 1)
@@ -239,7 +290,9 @@ function orAnswer<T, R>(value: T | Response, then: (value: T) => R): R | Respons
 async function readJson(c: Context, limits: Limits = DEFAULT_LIMITS): Promise<unknown | Response> {
   const read = await readTextLimited(c.req.raw, MAX_DEV_EVAL_BODY_BYTES)
   if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
-  if (!read.ok) return problem(c, 413, 'Request body too large', `the body is more than ${MAX_DEV_EVAL_BODY_BYTES} bytes (MAX_DEV_EVAL_BODY_BYTES)`)
+  if (!read.ok) {
+    return problem(c, 413, 'Request body too large', `the body is more than ${MAX_DEV_EVAL_BODY_BYTES} bytes (MAX_DEV_EVAL_BODY_BYTES)`)
+  }
   // Bounds on the raw text first, so an out-of-bounds body is never parsed.
   const found = scanJsonBounds(read.text, limits)
   if (found) {

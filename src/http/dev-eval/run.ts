@@ -39,13 +39,16 @@ export function readRunRequest(body: unknown, defaultConfig: unknown): { ok: tru
   for (const [i, list] of ids.entries()) {
     if (list === undefined || list === null) continue
     const name = i === 0 ? 'evalCaseIds' : 'evalIds'
-    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) return { ok: false, error: `${name} must be an array of eval case ids (strings)` }
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
+      return { ok: false, error: `${name} must be an array of eval case ids (strings)` }
+    }
     // ADK: eval_case_ids wins; the deprecated eval_ids is used only when it is empty.
     if (caseIds.length === 0) caseIds.push(...(list as string[]))
   }
   const metrics = body.eval_metrics ?? body.evalMetrics
-  if (metrics === undefined || metrics === null || (Array.isArray(metrics) && metrics.length === 0))
+  if (metrics === undefined || metrics === null || (Array.isArray(metrics) && metrics.length === 0)) {
     return { ok: true, request: { caseIds, evalConfig: defaultConfig } }
+  }
   const parsed = z.array(EvalMetric).safeParse(metrics)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

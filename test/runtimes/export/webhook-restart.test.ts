@@ -10,9 +10,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../../src/export/webhook-signature.ts'
 import { CONFIG, EFFICIENCY_METRICS, EXPORTED_NAMES, TWO_TURN_CASE, WEATHER_EVENTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
-import { logRecords, startReceiver, type Receiver } from '../../support/otlp-receiver.ts'
-import { startDeno, type Running } from '../../support/runtimes.ts'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { logRecords, type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
+import { type Running, startDeno } from '../../support/runtimes.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 
 const SECRET = 'restart-webhook-secret-01'
 const CASE = TWO_TURN_CASE
@@ -47,7 +47,10 @@ describe('exporters after a restart on the same EVALSTREAM_DB (Node)', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
     }
     server = await startNodeServer(env)
-    expect((await post(server.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'restarted', eval_config: CONFIG, eval_case: CASE }))).status).toBe(201)
+    expect(
+      (await post(server.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'restarted', eval_config: CONFIG, eval_case: CASE })))
+        .status,
+    ).toBe(201)
     expect((await post(server.baseUrl, '/v1/sessions/restarted/events', turn('e-first'))).ok).toBe(true)
     await hook.waitFor((rs) => rs.length >= 2)
     await otlp.waitFor((rs) => logRecords(rs).length >= 2)
@@ -98,7 +101,9 @@ describe('exporters on Deno', () => {
 
   it('exports gen_ai.evaluation.result events and a signed webhook, retried after a 503', async () => {
     const one = { eval_id: 'one', conversation: [TWO_TURN_CASE.conversation[0]!], session_input: { app_name: 'weather', user_id: 'u' } }
-    expect((await post(deno.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'on-deno', eval_config: CONFIG, eval_case: one }))).status).toBe(201)
+    expect(
+      (await post(deno.baseUrl, '/v1/sessions', JSON.stringify({ session_id: 'on-deno', eval_config: CONFIG, eval_case: one }))).status,
+    ).toBe(201)
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/events', WEATHER_SSE, 'text/event-stream')).ok).toBe(true)
     expect((await post(deno.baseUrl, '/v1/sessions/on-deno/end', '')).status).toBe(200)
     const records = logRecords(await otlp.waitFor((rs) => logRecords(rs).length >= 7))
@@ -107,10 +112,21 @@ describe('exporters on Deno', () => {
       expect(r.record.eventName).toBe('gen_ai.evaluation.result')
       expect(r.resource['service.name']).toBe('evals-on-deno')
       const label = String(r.attributes['gen_ai.evaluation.name']).endsWith('_v1') ? 'informational' : 'passed'
-      expect(r.attributes).toMatchObject({ 'evalstream.session.id': 'on-deno', 'evalstream.app.name': 'weather', 'gen_ai.evaluation.score.label': label })
+      expect(r.attributes).toMatchObject({
+        'evalstream.session.id': 'on-deno',
+        'evalstream.app.name': 'weather',
+        'gen_ai.evaluation.score.label': label,
+      })
     }
     const [, delivered] = await hook.waitFor((rs) => rs.length >= 2)
     expect(delivered!.headers['x-evalstream-delivery']).toBe('on-deno/case')
-    expect((await verifyWebhook(SECRET, delivered!.headers['x-evalstream-timestamp']!, delivered!.headers['x-evalstream-signature']!, delivered!.body)).ok).toBe(true)
+    expect(
+      (await verifyWebhook(
+        SECRET,
+        delivered!.headers['x-evalstream-timestamp']!,
+        delivered!.headers['x-evalstream-signature']!,
+        delivered!.body,
+      )).ok,
+    ).toBe(true)
   })
 })

@@ -3,8 +3,8 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest'
 import { PROXY_TEST_ENV } from '../../support/api-suite-proxy.ts'
-import { startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
-import { startNode, type Running } from '../../support/runtimes.ts'
+import { type AgentStub, startAgentStub } from '../../support/agent-stub.ts'
+import { type Running, startNode } from '../../support/runtimes.ts'
 import { apiSuite } from '../../support/api-suite.ts'
 
 describe('API on Node', () => {

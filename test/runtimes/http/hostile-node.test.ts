@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSse } from '../../support/sse-client.ts'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 import { crashBody, deepArgsEvent } from '../../support/hostile-bodies.ts'
 
@@ -40,7 +40,9 @@ describe('Node server process under hostile bodies', () => {
     const body = `${WEATHER_SSE}data: ${deepArgsEvent()}\n\n`
     const upload = await post('/v1/sessions/deep/events', body, { 'content-type': 'text/event-stream' })
     expect(upload.status).toBe(202)
-    expect(((await upload.json()) as any).rejected).toEqual([expect.objectContaining({ index: 5, path: expect.stringContaining('functionCall.args') })])
+    expect(((await upload.json()) as any).rejected).toEqual([
+      expect.objectContaining({ index: 5, path: expect.stringContaining('functionCall.args') }),
+    ])
     const results = fetch(`${base}/v1/sessions/deep/results`)
     expect((await post('/v1/sessions/deep/end', '', {})).status).toBe(200)
     const messages = await readSse(await results)

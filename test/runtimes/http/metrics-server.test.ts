@@ -5,13 +5,15 @@
  * counts checked; /openapi.json is served by the same process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 import { DIVERGING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 import { parseExposition } from '../../support/metrics-exposition.ts'
 
 const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_valid: 'valid' })
-const CONFIG = { criteria: { tool_trajectory_avg_score: 1, final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } } }
+const CONFIG = {
+  criteria: { tool_trajectory_avg_score: 1, final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } },
+}
 const TOKEN = 'x'.repeat(40)
 
 describe.each(['node', 'deno'] as const)('GET /metrics from the %s server process', (runtime) => {
@@ -30,10 +32,18 @@ describe.each(['node', 'deno'] as const)('GET /metrics from the %s server proces
   it('counts a scored session and serves the exposition to the metrics token only', async () => {
     const url = (path: string) => `${server.baseUrl}${path}`
     const json = { 'content-type': 'application/json' }
-    const created = await fetch(url('/v1/sessions'), { method: 'POST', headers: json, body: JSON.stringify({ eval_config: CONFIG, eval_case: DIVERGING_CASE }) })
+    const created = await fetch(url('/v1/sessions'), {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ eval_config: CONFIG, eval_case: DIVERGING_CASE }),
+    })
     expect(created.status).toBe(201)
     const id = ((await created.json()) as { session_id: string }).session_id
-    const upload = await fetch(url(`/v1/sessions/${id}/events`), { method: 'POST', headers: json, body: JSON.stringify([...WEATHER_EVENTS, { content: 7 }]) })
+    const upload = await fetch(url(`/v1/sessions/${id}/events`), {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify([...WEATHER_EVENTS, { content: 7 }]),
+    })
     expect(upload.status).toBe(202)
     expect((await fetch(url(`/v1/sessions/${id}/end`), { method: 'POST' })).status).toBe(200)
     const judgeCalls = stub.requests.filter((r) => r.kind === 'generateContent').length

@@ -3,7 +3,7 @@
  * /metrics is a 404 problem saying so; /openapi.json is served as on Node and Deno, without a token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startWorker, type Running } from '../../support/runtimes.ts'
+import { type Running, startWorker } from '../../support/runtimes.ts'
 
 describe('Workers: /metrics and /openapi.json', () => {
   let worker: Running

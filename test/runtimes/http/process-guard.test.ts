@@ -3,7 +3,7 @@
  * exception, logs both, and still answers.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 
 const servers: ServerProcess[] = []
 afterEach(async () => {

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
-import { SPAWNED_SERVER_ENV, startDeno, type Running } from '../../support/runtimes.ts'
+import { type Running, SPAWNED_SERVER_ENV, startDeno } from '../../support/runtimes.ts'
 import { spawnServer } from '../../support/server-process.ts'
 import { DASHBOARD_JS } from '../../../src/http/dashboard/bundle.generated.ts'
 
@@ -18,10 +18,12 @@ async function startNodeServer(env: Record<string, string>): Promise<Running> {
   return { baseUrl: server.baseUrl, stop: () => server.stop() }
 }
 
-for (const [name, start] of [
-  ['Node', startNodeServer],
-  ['Deno', startDeno],
-] as const) {
+for (
+  const [name, start] of [
+    ['Node', startNodeServer],
+    ['Deno', startDeno],
+  ] as const
+) {
   describe(`dashboard and results index on ${name}`, () => {
     let server: Running
     const call = (path: string, init?: RequestInit) => fetch(new URL(path, server.baseUrl).href, init)
@@ -39,7 +41,11 @@ for (const [name, start] of [
       for (const id of ['one', 'two']) {
         const body = JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE })
         expect((await call('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(201)
-        await (await call(`/v1/sessions/${id}/events`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: WEATHER_SSE })).text()
+        await (await call(`/v1/sessions/${id}/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/event-stream' },
+          body: WEATHER_SSE,
+        })).text()
         expect((await call(`/v1/sessions/${id}/end`, { method: 'POST' })).status).toBe(200)
       }
       const results = (await (await call('/v1/results')).json()) as any

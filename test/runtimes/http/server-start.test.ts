@@ -8,16 +8,23 @@ import { spawn } from 'node:child_process'
 import { request } from 'node:http'
 import { createServer, type Server } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
+import { type AgentStub, startAgentStub } from '../../support/agent-stub.ts'
 import { freePort, SPAWNED_SERVER_ENV, startWorker } from '../../support/runtimes.ts'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 
-const ENTRIES = { node: [process.execPath, ['src/adapter/node/server.ts']], deno: ['node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts']] } as const
+const ENTRIES = {
+  node: [process.execPath, ['src/adapter/node/server.ts']],
+  deno: ['node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', 'src/adapter/deno/server.ts']],
+} as const
 
 /** Runs a server that is expected not to start: its exit code and everything it printed. */
 function failedStart(runtime: 'node' | 'deno', env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const [command, args] = ENTRIES[runtime]
-  const child = spawn(command, [...args], { cwd: process.cwd(), env: { ...process.env, ...SPAWNED_SERVER_ENV, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(command, [...args], {
+    cwd: process.cwd(),
+    env: { ...process.env, ...SPAWNED_SERVER_ENV, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout.on('data', (c: Buffer) => (output += c.toString()))
   child.stderr.on('data', (c: Buffer) => (output += c.toString()))
@@ -33,7 +40,10 @@ async function busyPort(): Promise<{ port: number; server: Server }> {
 }
 
 /** One raw request (fetch() refuses TRACE): status and headers. */
-function rawRequest(url: string, method: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawRequest(
+  url: string,
+  method: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method }, (res) => {
       let body = ''
@@ -111,7 +121,11 @@ describe('Workers answers', () => {
         await fetch(`${worker.baseUrl}/healthz`),
         await fetch(`${worker.baseUrl}/v1/sessions/none`),
         await fetch(`${worker.baseUrl}/v1/sessions/none`, { headers: auth }),
-        await fetch(`${worker.baseUrl}/v1/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ eval_config: { criteria: {} } }) }),
+        await fetch(`${worker.baseUrl}/v1/sessions`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ eval_config: { criteria: {} } }),
+        }),
       ]
       for (const res of answers) {
         await res.arrayBuffer()

@@ -28,7 +28,7 @@ function runDeno(): Promise<string> {
       ['run', '--allow-net', '--allow-env', '--allow-read', 'test/runtimes/judge/deno/judge-under-deno.ts', stub.url],
       { env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 },
       (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
-    ),
+    )
   )
 }
 

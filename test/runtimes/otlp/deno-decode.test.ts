@@ -16,7 +16,9 @@ const ROOT = join(import.meta.dirname, '../../..')
 const url = (path: string) => pathToFileURL(join(ROOT, path)).href
 
 const SCRIPT = `
-import { decodeTraceRequest, decodeLogsRequest, DEFAULT_OTLP_LIMITS, tracesToConversations, toAdkInvocation } from '${url('src/otlp/index.ts')}'
+import { decodeTraceRequest, decodeLogsRequest, DEFAULT_OTLP_LIMITS, tracesToConversations, toAdkInvocation } from '${
+  url('src/otlp/index.ts')
+}'
 import { encodeTracesProtobuf, encodeLogsProtobuf } from '${url('test/unit/otlp/support/encode-protobuf.ts')}'
 const gzip = async (bytes) => new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer())
 const spans = [], logs = []
@@ -37,11 +39,21 @@ describe('OTLP decoding on Deno', () => {
   it('decodes gzip protobuf traces and logs (ADK Go) to the invocations Node builds', () => {
     const script = join(dir, 'decode.ts')
     writeFileSync(script, SCRIPT)
-    const run = spawnSync(join(ROOT, 'node_modules/.bin/deno'), ['run', '--allow-read', '--config', join(ROOT, 'deno.json'), script, join(FIXTURE_DIR, 'adk-go.jsonl')], { cwd: ROOT, encoding: 'utf8' })
+    const run = spawnSync(join(ROOT, 'node_modules/.bin/deno'), [
+      'run',
+      '--allow-read',
+      '--config',
+      join(ROOT, 'deno.json'),
+      script,
+      join(FIXTURE_DIR, 'adk-go.jsonl'),
+    ], { cwd: ROOT, encoding: 'utf8' })
     expect(run.stderr).toBe('')
     expect(run.status).toBe(0)
     const decoded = decodeOtlpFile(fixtureText('adk-go.jsonl'), DEFAULT_OTLP_LIMITS)
-    const onNode = tracesToConversations(decoded.spans, decoded.logs, BOUNDS).map((c) => ({ id: c.conversationId, invocations: c.traces.map(toAdkInvocation) }))
+    const onNode = tracesToConversations(decoded.spans, decoded.logs, BOUNDS).map((c) => ({
+      id: c.conversationId,
+      invocations: c.traces.map(toAdkInvocation),
+    }))
     expect(JSON.parse(run.stdout)).toEqual(JSON.parse(JSON.stringify(onNode)))
   })
 })

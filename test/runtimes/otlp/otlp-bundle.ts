@@ -35,7 +35,15 @@ export default {
 
 /** Bundle `source` (resolved from the repository root); returns the code and its sizes. */
 export async function bundle(source: string, minify = true): Promise<{ code: string; bytes: number; gzipBytes: number }> {
-  const result = await build({ stdin: { contents: source, resolveDir: ROOT, loader: 'ts' }, bundle: true, format: 'esm', platform: 'neutral', minify, write: false, logLevel: 'silent' })
+  const result = await build({
+    stdin: { contents: source, resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    minify,
+    write: false,
+    logLevel: 'silent',
+  })
   const code = result.outputFiles[0]!.text
   return { code, bytes: Buffer.byteLength(code), gzipBytes: gzipSync(code).byteLength }
 }

@@ -36,7 +36,10 @@ describe('OTLP decoding on workerd', () => {
     }
     const onWorkerd = await (await mf.dispatchFetch('http://otlp.test/invocations')).json()
     const decoded = decodeOtlpFile(text, DEFAULT_OTLP_LIMITS)
-    const onNode = tracesToConversations(decoded.spans, decoded.logs, BOUNDS).map((c) => ({ id: c.conversationId, invocations: c.traces.map(toAdkInvocation) }))
+    const onNode = tracesToConversations(decoded.spans, decoded.logs, BOUNDS).map((c) => ({
+      id: c.conversationId,
+      invocations: c.traces.map(toAdkInvocation),
+    }))
     expect(onWorkerd).toEqual(JSON.parse(JSON.stringify(onNode)))
   })
 

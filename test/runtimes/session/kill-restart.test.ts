@@ -12,9 +12,9 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../../support/api-suite.ts'
 import { TWO_TURN_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
-import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
-import { readSse, type Message } from '../../support/sse-client.ts'
+import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
+import { type Message, readSse } from '../../support/sse-client.ts'
 
 const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_valid: 'valid' })
 const CASE = TWO_TURN_CASE

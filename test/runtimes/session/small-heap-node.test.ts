@@ -6,14 +6,21 @@
  * here is timed: each step waits for the answer to the one before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawnServer, type ServerProcess } from '../../support/server-process.ts'
+import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
 
 const SESSION_BYTES = 6_000_000
 /** Eight agent text events of ~400 KB in one body (3.2 MB). */
 const body = (inv: string) =>
   JSON.stringify(
-    Array.from({ length: 8 }, (_, n) => ({ author: 'agent', invocationId: `${inv}-${n}`, content: { role: 'model', parts: [{ text: `${n}`.padEnd(400_000, 'x') }] } })),
+    Array.from(
+      { length: 8 },
+      (_, n) => ({
+        author: 'agent',
+        invocationId: `${inv}-${n}`,
+        content: { role: 'model', parts: [{ text: `${n}`.padEnd(400_000, 'x') }] },
+      }),
+    ),
   )
 
 describe('Node with a 64 MB heap, pushed to its byte budgets', () => {

@@ -70,7 +70,9 @@ describe('kill -9 right after acknowledged uploads (Node, EVALSTREAM_DB file)', 
     expect(snapshot.status).toBe(200)
     const { last_seq: lastSeq } = (await snapshot.json()) as { last_seq: number }
     const replayed = await readSse(await call('/v1/sessions/k/results'), (m) => Number(m.id) === lastSeq)
-    const started = replayed.filter((m) => m.event === 'invocation.started').map((m) => (m.data as { invocation_id?: string }).invocation_id)
+    const started = replayed.filter((m) => m.event === 'invocation.started').map((m) =>
+      (m.data as { invocation_id?: string }).invocation_id
+    )
     expect(started).toEqual(Array.from({ length: 20 }, (_, i) => `inv-${i}`))
     const upload = await call('/v1/sessions/k/events', json(WEATHER_EVENTS.map((e) => ({ ...e, invocationId: 'inv-after' }))))
     expect(upload.status).toBe(202)

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe } from 'vitest'
 import { apiSuite } from '../../support/api-suite.ts'
 import { PROXY_TEST_ENV } from '../../support/api-suite-proxy.ts'
-import { startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
-import { startWorker, type Running } from '../../support/runtimes.ts'
+import { type AgentStub, startAgentStub } from '../../support/agent-stub.ts'
+import { type Running, startWorker } from '../../support/runtimes.ts'
 
 describe('API on Workers (workerd via Miniflare)', () => {
   let agent: AgentStub

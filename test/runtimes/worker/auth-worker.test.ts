@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACME_TOKEN, authSuite, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
-import { startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
-import { startWorker, type Running } from '../../support/runtimes.ts'
+import { type AgentStub, startAgentStub } from '../../support/agent-stub.ts'
+import { type Running, startWorker } from '../../support/runtimes.ts'
 
 const ORIGIN = 'https://dash.example.com'
 const acme = { authorization: `Bearer ${ACME_TOKEN}` }
@@ -29,7 +29,11 @@ describe('auth and tenants on Workers (workerd via Miniflare)', () => {
   authSuite(() => ({ call, agentRequests: () => agent.requests }))
 
   it("keeps a session's tenant across an eviction of its Durable Object", async () => {
-    const created = await call('/v1/sessions', { method: 'POST', headers: { ...acme, 'content-type': 'application/json' }, body: JSON.stringify({ eval_config: CONFIG }) })
+    const created = await call('/v1/sessions', {
+      method: 'POST',
+      headers: { ...acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ eval_config: CONFIG }),
+    })
     const { session_id: id } = (await created.json()) as { session_id: string }
     // The test hook sits behind the router too: without a token it is refused like everything else.
     expect((await call(`/v1/sessions/${id}/__evict`, { method: 'POST' })).status).toBe(401)
@@ -45,7 +49,11 @@ describe('auth and tenants on Workers (workerd via Miniflare)', () => {
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN)
-    const created = await call('/v1/sessions', { method: 'POST', headers: { ...acme, origin: ORIGIN, 'content-type': 'application/json' }, body: '{}' })
+    const created = await call('/v1/sessions', {
+      method: 'POST',
+      headers: { ...acme, origin: ORIGIN, 'content-type': 'application/json' },
+      body: '{}',
+    })
     expect(created.status).toBe(201)
     expect(created.headers.get('access-control-allow-origin')).toBe(ORIGIN)
     expect(created.headers.get('vary')).toBe('Origin')

@@ -25,7 +25,11 @@ describe('a session with a case result larger than a Durable Object row', () => 
   let worker: Awaited<ReturnType<typeof startWorker>>
   const url = (path: string) => `${worker.baseUrl}${path}`
   const post = (path: string, body?: unknown) =>
-    fetch(url(path), { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    fetch(url(path), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
   // The test hook aborts the object (its answer is that abort), so only what follows is checked.
   const restart = (id: string) => post(`/v1/sessions/${id}/__evict`).then((r) => r.body?.cancel(), () => undefined)
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWorker } from '../../support/runtimes.ts'
-import { startSessionAgent, type SessionAgent } from '../../support/session-agent.ts'
+import { type SessionAgent, startSessionAgent } from '../../support/session-agent.ts'
 
 const APP = 'weather_agent'
 let agent: SessionAgent
@@ -29,20 +29,36 @@ describe('Eval tab on Workers', () => {
     try {
       const at = (path: string) => `${worker.baseUrl}/dev/apps/${APP}${path}`
       const post = (path: string, body?: unknown) =>
-        fetch(at(path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+        fetch(at(path), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
       expect(await (await fetch(at('/eval_sets'))).json()).toEqual([])
       expect((await post('/eval-sets', { eval_set: { eval_set_id: 'edge', eval_cases: [] } })).status).toBe(200)
 
-      const session = (await (await fetch(`${worker.baseUrl}/apps/${APP}/users/user/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { id: string }
+      const session = (await (await fetch(`${worker.baseUrl}/apps/${APP}/users/user/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })).json()) as { id: string }
       const turn = await fetch(`${worker.baseUrl}/run_sse`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ appName: APP, userId: 'user', sessionId: session.id, newMessage: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] } }),
+        body: JSON.stringify({
+          appName: APP,
+          userId: 'user',
+          sessionId: session.id,
+          newMessage: { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
+        }),
       })
       await turn.text()
       const added = await post('/eval_sets/edge/add_session', { evalId: 'paris', sessionId: session.id, userId: 'user' })
       expect([added.status, await added.text()]).toEqual([200, 'null'])
-      const run = (await (await post('/eval_sets/edge/run_eval', { evalIds: [], evalMetrics: [{ metricName: 'tool_trajectory_avg_score', threshold: 1 }] })).json()) as any[]
+      const run = (await (await post('/eval_sets/edge/run_eval', {
+        evalIds: [],
+        evalMetrics: [{ metricName: 'tool_trajectory_avg_score', threshold: 1 }],
+      })).json()) as any[]
       expect(run.map((r) => [r.evalId, r.finalEvalStatus])).toEqual([['paris', 1]])
     } finally {
       await worker.stop()

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../../support/api-suite.ts'
 import { CONFIG, WEATHER_STREAMING_SSE, weatherCase } from '../../support/weather-fixtures.ts'
-import { readSse, subscribe, type Message } from '../../support/sse-client.ts'
+import { type Message, readSse, subscribe } from '../../support/sse-client.ts'
 import { startWorker } from '../../support/runtimes.ts'
 
 const CASE = weatherCase([

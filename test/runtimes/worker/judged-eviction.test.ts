@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../../support/api-suite.ts'
 import { TWO_TURN_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
-import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
+import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
 import { startWorker } from '../../support/runtimes.ts'
 import { readSse } from '../../support/sse-client.ts'
 

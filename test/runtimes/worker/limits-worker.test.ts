@@ -31,13 +31,19 @@ describe('limits on Workers', () => {
 
   it('a 10 MB create body is a 413 naming the Durable Object row limit, not SQLITE_TOOBIG', async () => {
     const text = 'w'.repeat(500_000)
-    const conversation = Array.from({ length: 20 }, (_, i) => ({ ...MATCHING_CASE.conversation[0], invocation_id: `i${i}`, final_response: { parts: [{ text }] } }))
+    const conversation = Array.from(
+      { length: 20 },
+      (_, i) => ({ ...MATCHING_CASE.conversation[0], invocation_id: `i${i}`, final_response: { parts: [{ text }] } }),
+    )
     const res = await post('/v1/sessions', JSON.stringify({ eval_config: CONFIG, eval_case: { ...MATCHING_CASE, conversation } }))
     expect(res.status).toBe(413)
     expect(await json(res)).toMatchObject({ limit: { name: 'WORKER_MAX_SPEC_BYTES', value: 1_900_000 } })
     // Just under the limit (1.89 MB) still fits a row.
     const near = 'n'.repeat(944_000)
-    const fits = { ...MATCHING_CASE, conversation: conversation.slice(0, 2).map((c) => ({ ...c, final_response: { parts: [{ text: near }] } })) }
+    const fits = {
+      ...MATCHING_CASE,
+      conversation: conversation.slice(0, 2).map((c) => ({ ...c, final_response: { parts: [{ text: near }] } })),
+    }
     expect((await post('/v1/sessions', JSON.stringify({ eval_config: CONFIG, eval_case: fits }))).status).toBe(201)
   })
 
@@ -50,9 +56,17 @@ describe('limits on Workers', () => {
         expect([path, res.status]).toEqual([path, 413])
         expect(await json(res)).toMatchObject({ limit: { name: 'EVALSTREAM_MAX_REQUEST_BYTES', value: 2000 } })
       }
-      const created = await fetch(`${small.baseUrl}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"session_id":"small"}' })
+      const created = await fetch(`${small.baseUrl}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"session_id":"small"}',
+      })
       expect(created.status).toBe(201)
-      const events = await fetch(`${small.baseUrl}/v1/sessions/small/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: pad })
+      const events = await fetch(`${small.baseUrl}/v1/sessions/small/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: pad,
+      })
       expect(events.status).toBe(413)
     } finally {
       await small.stop()
@@ -70,7 +84,10 @@ describe('limits on Workers', () => {
     expect((await post('/v1/sessions', JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE }))).status).toBe(201)
     const body = [JSON.stringify(WEATHER_EVENTS[0]), deepArgsEvent(), ...WEATHER_EVENTS.slice(1).map((e) => JSON.stringify(e))].join('\n')
     const upload = await json(await post(`/v1/sessions/${id}/events`, body, { 'content-type': 'application/x-ndjson' }))
-    expect(upload).toMatchObject({ accepted: WEATHER_EVENTS.length, rejected: [{ index: 1, path: expect.stringContaining('functionCall.args') }] })
+    expect(upload).toMatchObject({
+      accepted: WEATHER_EVENTS.length,
+      rejected: [{ index: 1, path: expect.stringContaining('functionCall.args') }],
+    })
     expect((await fetch(url(`/v1/sessions/${id}`))).status).toBe(200)
     const ended = await post(`/v1/sessions/${id}/end`, '')
     expect(ended.status).toBe(200)
@@ -91,11 +108,19 @@ describe('limits on Workers', () => {
     try {
       let args: Record<string, unknown> = { city: 'Paris' }
       for (let i = 0; i < 980; i++) args = { a: args }
-      const spec = { session_id: 'ceiling', eval_config: { criteria: { tool_trajectory_avg_score: 1.0 } }, eval_case: weatherCase([{ name: 'get_weather', args }]) }
+      const spec = {
+        session_id: 'ceiling',
+        eval_config: { criteria: { tool_trajectory_avg_score: 1.0 } },
+        eval_case: weatherCase([{ name: 'get_weather', args }]),
+      }
       const at = (path: string, body: string, type = 'application/json') =>
         fetch(`${deep.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': type }, body })
       expect((await at('/v1/sessions', JSON.stringify(spec))).status).toBe(201)
-      const call = { author: 'agent', invocationId: 'e-1', content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args } }] } }
+      const call = {
+        author: 'agent',
+        invocationId: 'e-1',
+        content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args } }] },
+      }
       expect(await json(await at('/v1/sessions/ceiling/events', JSON.stringify([call])))).toEqual({ accepted: 1, rejected: [] })
       // Evicted: the object rebuilds the session by replaying the deep event from SQLite.
       await at('/v1/sessions/ceiling/__evict', '').catch(() => undefined)
@@ -108,7 +133,9 @@ describe('limits on Workers', () => {
 
   it('the Host header is not reflected into Location or urls', async () => {
     const id = uniqueId('host')
-    const res = await post('/v1/sessions', JSON.stringify({ session_id: id, eval_case: weatherCase([]) }), { 'x-forwarded-host': 'evil.example' })
+    const res = await post('/v1/sessions', JSON.stringify({ session_id: id, eval_case: weatherCase([]) }), {
+      'x-forwarded-host': 'evil.example',
+    })
     expect(res.headers.get('location')).toBe(`/v1/sessions/${id}`)
     expect((await json(res)).urls.self).toBe(`/v1/sessions/${id}`)
   })

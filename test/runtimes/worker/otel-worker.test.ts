@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../../src/export/webhook-signature.ts'
 import { CONFIG, DIVERGING_CASE, EXPORTED_NAMES, WEATHER_SSE } from '../../support/weather-fixtures.ts'
-import { logRecords, startReceiver, type Receiver } from '../../support/otlp-receiver.ts'
-import { startWorker, type Running } from '../../support/runtimes.ts'
+import { logRecords, type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
+import { type Running, startWorker } from '../../support/runtimes.ts'
 
 const SECRET = 'worker-webhook-secret-0123'
 
@@ -42,7 +42,11 @@ describe('OpenTelemetry and webhooks on Workers', () => {
       body: JSON.stringify({ session_id: 'w-otel', eval_config: CONFIG, eval_case: DIVERGING_CASE }),
     })
     expect(created.status).toBe(201)
-    const events = await fetch(url('/v1/sessions/w-otel/events'), { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: WEATHER_SSE })
+    const events = await fetch(url('/v1/sessions/w-otel/events'), {
+      method: 'POST',
+      headers: { 'content-type': 'text/event-stream' },
+      body: WEATHER_SSE,
+    })
     expect(events.ok).toBe(true)
     expect((await fetch(url('/v1/sessions/w-otel/end'), { method: 'POST' })).status).toBe(200)
 
@@ -62,7 +66,14 @@ describe('OpenTelemetry and webhooks on Workers', () => {
     expect(failed!.headers['x-evalstream-delivery']).toBe('w-otel/case')
     expect(delivered!.headers['x-evalstream-delivery']).toBe('w-otel/case')
     expect(delivered!.headers['x-evalstream-attempt']).toBe('2')
-    expect(await verifyWebhook(SECRET, delivered!.headers['x-evalstream-timestamp']!, delivered!.headers['x-evalstream-signature']!, delivered!.body)).toEqual({ ok: true })
+    expect(
+      await verifyWebhook(
+        SECRET,
+        delivered!.headers['x-evalstream-timestamp']!,
+        delivered!.headers['x-evalstream-signature']!,
+        delivered!.body,
+      ),
+    ).toEqual({ ok: true })
   })
 
   it('refuses a session webhook aimed at loopback', async () => {

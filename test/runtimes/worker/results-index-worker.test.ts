@@ -36,8 +36,14 @@ describe('results index on Workers (workerd via Miniflare)', () => {
   const json = async (path: string, headers: Record<string, string>): Promise<any> => (await call(path, { headers })).json()
   const run = async (id: string, headers: Record<string, string>, evalCase: unknown) => {
     const body = JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase })
-    expect((await call('/v1/sessions', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).status).toBe(201)
-    const up = await call(`/v1/sessions/${id}/events`, { method: 'POST', headers: { ...headers, 'content-type': 'text/event-stream' }, body: WEATHER_SSE })
+    expect((await call('/v1/sessions', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).status).toBe(
+      201,
+    )
+    const up = await call(`/v1/sessions/${id}/events`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/event-stream' },
+      body: WEATHER_SSE,
+    })
     await up.text()
     expect((await call(`/v1/sessions/${id}/end`, { method: 'POST', headers })).status).toBe(200)
   }
@@ -77,9 +83,19 @@ describe('results index on Workers (workerd via Miniflare)', () => {
     ])
     await until(() => json('/v1/results?type=case.result', globex), (r) => r.results.length === 1)
     const stats = await json('/v1/stats', acme)
-    expect(stats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({ PASSED: 1, FAILED: 1, NOT_EVALUATED: 0, INFORMATIONAL: 0 })
+    expect(stats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({
+      PASSED: 1,
+      FAILED: 1,
+      NOT_EVALUATED: 0,
+      INFORMATIONAL: 0,
+    })
     const globexStats = await json('/v1/stats', globex)
-    expect(globexStats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({ PASSED: 1, FAILED: 0, NOT_EVALUATED: 0, INFORMATIONAL: 0 })
+    expect(globexStats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({
+      PASSED: 1,
+      FAILED: 0,
+      NOT_EVALUATED: 0,
+      INFORMATIONAL: 0,
+    })
     expect((await json('/v1/sessions', globex)).sessions.map((s: any) => s.session_id)).toEqual(['globex:one'])
     const talk = await json('/v1/sessions/acme:good/conversation', acme)
     expect(talk.entries.flatMap((e: any) => e.parts.map((p: any) => p.name ?? p.text))).toContain('get_weather')
@@ -87,7 +103,12 @@ describe('results index on Workers (workerd via Miniflare)', () => {
     expect((await call('/v1/results?tenant=acme', { headers: globex })).status).toBe(403)
     expect((await call('/v1/stats')).status).toBe(401)
     // Only session objects write to an index: the router never forwards its record path.
-    const forged = JSON.stringify([{ sessionId: 'acme:forged', tenant: 'acme', atMs: Date.now(), event: { seq: 1, type: 'case.result', key: 'case', data: {} } }])
+    const forged = JSON.stringify([{
+      sessionId: 'acme:forged',
+      tenant: 'acme',
+      atMs: Date.now(),
+      event: { seq: 1, type: 'case.result', key: 'case', data: {} },
+    }])
     const write = await call('/__index/record', { method: 'POST', headers: { ...acme, 'content-type': 'application/json' }, body: forged })
     expect(write.status).toBe(404)
     expect((await json('/v1/results?session=acme:forged', acme)).results).toEqual([])

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
 import { startStubAgent, type StubAgent } from '../../support/stub-adk-server.ts'
 import { readSse } from '../../support/sse-client.ts'
-import { startWorker, type Running } from '../../support/runtimes.ts'
+import { type Running, startWorker } from '../../support/runtimes.ts'
 
 const EVAL_SET = {
   eval_set_id: 'worker_set',

@@ -5,7 +5,7 @@
 import { sqliteSessionStore } from '../../../src/session/store.ts'
 import { sqlFromDurable } from '../../../src/session/sql.ts'
 import type { DurableObjectNamespace, DurableObjectState } from '../../../worker/types.ts'
-import { runContract, type ContractInput } from '../../support/store-contract.ts'
+import { type ContractInput, runContract } from '../../support/store-contract.ts'
 
 export class ContractObject {
   state: DurableObjectState
@@ -20,8 +20,9 @@ export class ContractObject {
       input,
       fresh: (o) => {
         // Each case starts from empty storage: our tables go (they come back on the first write).
-        for (const row of sql.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'es\\_%' ESCAPE '\\'"))
+        for (const row of sql.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'es\\_%' ESCAPE '\\'")) {
           sql.query(`DROP TABLE "${String(row.name)}"`)
+        }
         return sqliteSessionStore(sql, o)
       },
       reopen: (o) => sqliteSessionStore(sql, o),

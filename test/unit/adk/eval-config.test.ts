@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_EVAL_CONFIG, EvalMetric, evalMetricsOf, parseEvalConfig } from '../../../src/adk/eval-config.ts'
 import { sharedPath } from '../../support/shared-data.ts'
@@ -111,10 +111,18 @@ describe('evalMetricsOf', () => {
 
   it('takes custom_function_path from custom_metrics', () => {
     const m = evalMetricsOf(parse({ criteria: { mine: 0.5 }, custom_metrics: { mine: { code_config: { name: 'a.b.c' } } } }))
-    expect(m).toEqual([{ metric_name: 'mine', threshold: 0.5, criterion: { threshold: 0.5, include_intermediate_responses_in_final: false }, custom_function_path: 'a.b.c' }])
+    expect(m).toEqual([{
+      metric_name: 'mine',
+      threshold: 0.5,
+      criterion: { threshold: 0.5, include_intermediate_responses_in_final: false },
+      custom_function_path: 'a.b.c',
+    }])
   })
 
   it('EvalMetric without a criterion gets BaseCriterion(threshold)', () => {
-    expect(EvalMetric.parse({ metricName: 'm', threshold: 0.3 }).criterion).toEqual({ threshold: 0.3, include_intermediate_responses_in_final: false })
+    expect(EvalMetric.parse({ metricName: 'm', threshold: 0.3 }).criterion).toEqual({
+      threshold: 0.3,
+      include_intermediate_responses_in_final: false,
+    })
   })
 })

@@ -17,13 +17,29 @@ const EVAL_SET_FILES: [string, [string, number | null, number][]][] = [
   ['hello_world_agent__roll_die.test.json', [[`${tp}hello_world_agent/roll_die.test.json`, 3, 1]]],
   ['hello_world_agent_async__roll_die.test.json', [[`${tp}hello_world_agent_async/roll_die.test.json`, 1, 0]]],
   ['home_automation_agent__simple_test.test.json', [[`${tp}home_automation_agent/simple_test.test.json`, 1, 1]]],
-  ['home_automation_agent__test_files__dependent_tool_calls.test.json', [[`${tp}home_automation_agent/test_files/dependent_tool_calls.test.json`, 2, 2]]],
-  ['home_automation_agent__test_files__memorizing_past_events__eval_data.test.json', [[`${tp}home_automation_agent/test_files/memorizing_past_events/eval_data.test.json`, 2, 1]]],
-  ['home_automation_agent__test_files__simple_multi_turn_conversation.test.json', [[`${tp}home_automation_agent/test_files/simple_multi_turn_conversation.test.json`, 2, 2]]],
+  ['home_automation_agent__test_files__dependent_tool_calls.test.json', [[
+    `${tp}home_automation_agent/test_files/dependent_tool_calls.test.json`,
+    2,
+    2,
+  ]]],
+  ['home_automation_agent__test_files__memorizing_past_events__eval_data.test.json', [[
+    `${tp}home_automation_agent/test_files/memorizing_past_events/eval_data.test.json`,
+    2,
+    1,
+  ]]],
+  ['home_automation_agent__test_files__simple_multi_turn_conversation.test.json', [[
+    `${tp}home_automation_agent/test_files/simple_multi_turn_conversation.test.json`,
+    2,
+    2,
+  ]]],
   ['home_automation_agent__test_files__simple_test.test.json', [[`${tp}home_automation_agent/test_files/simple_test.test.json`, 2, 1]]],
   ['home_automation_agent__test_files__simple_test2.test.json', [[`${tp}home_automation_agent/test_files/simple_test2.test.json`, 1, 1]]],
   ['samples_live__live_non_blocking_tool_agent.evalset.json', [['background_task_scenario', null, 0], ['background_task_scripted', 2, 0]]],
-  ['trip_planner_agent__test_files__trip_inquiry_sub_agent.test.json', [[`${tp}trip_planner_agent/test_files/trip_inquiry_sub_agent.test.json`, 1, 0]]],
+  ['trip_planner_agent__test_files__trip_inquiry_sub_agent.test.json', [[
+    `${tp}trip_planner_agent/test_files/trip_inquiry_sub_agent.test.json`,
+    1,
+    0,
+  ]]],
   ['trip_planner_agent__trip_inquiry_multi_turn.test.json', [[`${tp}trip_planner_agent/trip_inquiry.test.json`, 2, 1]]],
 ]
 
@@ -94,7 +110,11 @@ describe('casing rules (spec §1.1)', () => {
         {
           evalId: 'c',
           sessionInput: { appName: 'a', user_id: 'u' },
-          conversation: [{ invocationId: 'i', userContent: { parts: [{ text: 'q' }] }, intermediateData: { toolUses: [{ name: 'f', args: {} }] } }],
+          conversation: [{
+            invocationId: 'i',
+            userContent: { parts: [{ text: 'q' }] },
+            intermediateData: { toolUses: [{ name: 'f', args: {} }] },
+          }],
         },
       ],
     })
@@ -140,8 +160,15 @@ describe('EvalCase', () => {
   })
 
   it('accepts a full user persona object', () => {
-    const persona = { id: 'p', description: 'd', behaviors: [{ name: 'n', description: 'd', behavior_instructions: ['x'], violation_rubrics: [] }] }
-    const c = EvalCase.parse({ eval_id: 'c', conversation_scenario: { starting_prompt: 'a', conversation_plan: 'b', userPersona: persona } })
+    const persona = {
+      id: 'p',
+      description: 'd',
+      behaviors: [{ name: 'n', description: 'd', behavior_instructions: ['x'], violation_rubrics: [] }],
+    }
+    const c = EvalCase.parse({
+      eval_id: 'c',
+      conversation_scenario: { starting_prompt: 'a', conversation_plan: 'b', userPersona: persona },
+    })
     expect(c.conversation_scenario?.user_persona).toEqual(persona)
   })
 })

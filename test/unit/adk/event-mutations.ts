@@ -7,9 +7,7 @@ export { seededRandom as rng } from '../../support/prng.ts'
 
 /** A serialisation that also shows key order, undefined values and -0 (JSON.stringify hides them). */
 export function exact(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) =>
-    v === undefined ? '<undefined>' : Object.is(v, -0) ? '<-0>' : v,
-  )
+  return JSON.stringify(value, (_, v: unknown) => v === undefined ? '<undefined>' : Object.is(v, -0) ? '<-0>' : v)
 }
 
 /**
@@ -17,8 +15,9 @@ export function exact(value: unknown): string {
  * (so present-but-undefined counts), leaves equal by Object.is (so -0 differs from 0).
  */
 export function deepDiff(a: unknown, b: unknown, path = '$'): string | undefined {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null)
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
     return Object.is(a, b) ? undefined : `${path}: ${String(a)} vs ${String(b)}`
+  }
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: different prototypes`
   const ka = Reflect.ownKeys(a)
   const kb = Reflect.ownKeys(b)
@@ -42,12 +41,43 @@ export function toSnake(value: unknown): unknown {
 
 /** Field names of every ADK model the schema reads, in both spellings, plus troublemakers. */
 const SNAKE_FIELDS = [
-  'id', 'invocation_id', 'author', 'content', 'partial', 'turn_complete', 'long_running_tool_ids', 'actions',
-  'branch', 'timestamp', 'error_code', 'error_message', 'finish_reason', 'usage_metadata', 'role', 'parts',
-  'text', 'thought', 'thought_signature', 'function_call', 'function_response', 'inline_data', 'file_data',
-  'executable_code', 'code_execution_result', 'video_metadata', 'name', 'args', 'partial_args',
-  'will_continue', 'response', 'scheduling', 'skip_summarization', 'transfer_to_agent', 'escalate',
-  'state_delta', 'artifact_delta',
+  'id',
+  'invocation_id',
+  'author',
+  'content',
+  'partial',
+  'turn_complete',
+  'long_running_tool_ids',
+  'actions',
+  'branch',
+  'timestamp',
+  'error_code',
+  'error_message',
+  'finish_reason',
+  'usage_metadata',
+  'role',
+  'parts',
+  'text',
+  'thought',
+  'thought_signature',
+  'function_call',
+  'function_response',
+  'inline_data',
+  'file_data',
+  'executable_code',
+  'code_execution_result',
+  'video_metadata',
+  'name',
+  'args',
+  'partial_args',
+  'will_continue',
+  'response',
+  'scheduling',
+  'skip_summarization',
+  'transfer_to_agent',
+  'escalate',
+  'state_delta',
+  'artifact_delta',
 ]
 const KEYS = [...SNAKE_FIELDS, ...SNAKE_FIELDS.map(snakeToCamel), '__proto__', 'constructor', 'toString', 'nodeInfo', 'x_extra', '0', '12']
 

@@ -41,7 +41,9 @@ describe('scanJsonBounds agrees with the check on the parsed value', () => {
         const parsedCheck = findJsonBoundsViolation(JSON.parse(raw), b)
         const scanned = scanJsonBounds(raw, b)
         expect(scanned === undefined).toBe(parsedCheck === undefined)
-        if (scanned && parsedCheck && scanned.kind === 'depth' && parsedCheck.kind === 'depth') expect(scanned.depth).toBe(parsedCheck.depth)
+        if (scanned && parsedCheck && scanned.kind === 'depth' && parsedCheck.kind === 'depth') {
+          expect(scanned.depth).toBe(parsedCheck.depth)
+        }
       }),
       { numRuns: 4000 },
     )
@@ -81,8 +83,7 @@ describe('scanJsonBounds agrees with the check on the parsed value', () => {
           whole = false
         }
         const scanned = scanJsonItems(raw, loose)
-        const parsesApart =
-          scanned.syntaxAt === undefined &&
+        const parsesApart = scanned.syntaxAt === undefined &&
           scanned.violation === undefined &&
           (scanned.items ?? []).every((item) => {
             try {
@@ -129,7 +130,11 @@ describe('a 16 MB [[[...]]] body is refused before JSON.parse sees it', () => {
   it('parseJsonWithin: a depth violation at the first bracket past the bound, nothing parsed', () => {
     const lengths = parsedLengths()
     const result = parseJsonWithin(deep, DEFAULT_LIMITS)
-    expect(result).toMatchObject({ ok: false, reason: 'bounds', violation: { kind: 'depth', depth: DEFAULT_LIMITS.maxJsonDepth + 1, offset: DEFAULT_LIMITS.maxJsonDepth } })
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'bounds',
+      violation: { kind: 'depth', depth: DEFAULT_LIMITS.maxJsonDepth + 1, offset: DEFAULT_LIMITS.maxJsonDepth },
+    })
     expect(lengths).toEqual([])
   })
 
@@ -137,12 +142,17 @@ describe('a 16 MB [[[...]]] body is refused before JSON.parse sees it', () => {
     const lengths = parsedLengths()
     const events: DecodedEvent[] = []
     const issues: IngestIssue[] = []
-    const decoder = createEventDecoder('json', { onEvent: (e) => events.push(e), onIssue: (i) => issues.push(i) }, { ...DEFAULT_LIMITS, maxEventBytes: 64 * 1024 * 1024 })
+    const decoder = createEventDecoder('json', { onEvent: (e) => events.push(e), onIssue: (i) => issues.push(i) }, {
+      ...DEFAULT_LIMITS,
+      maxEventBytes: 64 * 1024 * 1024,
+    })
     decoder.push(`[${deep}, {"author": "agent", "invocationId": "e-1"}]`)
     decoder.end()
     expect(issues).toHaveLength(1)
     expect(issues[0]).toMatchObject({ index: 0, kind: 'too_deep' })
-    expect(issues[0]!.message.slice(-120)).toMatch(/: nested more than 100 levels deep \(EVALSTREAM_MAX_JSON_DEPTH=100\) \(at character 101\)/)
+    expect(issues[0]!.message.slice(-120)).toMatch(
+      /: nested more than 100 levels deep \(EVALSTREAM_MAX_JSON_DEPTH=100\) \(at character 101\)/,
+    )
     expect(events.map((e) => e.index)).toEqual([1])
     expect(Math.max(...lengths)).toBeLessThan(100)
   })

@@ -59,7 +59,9 @@ describe('Node file loaders', () => {
     const path = join(dir, 'home', 'broken.json')
     const r = await loadEvalConfigFile(path)
     expect(r.ok).toBe(false)
-    if (!r.ok) expect(r.error.message).toMatch(new RegExp(`^eval config file ${path.replace(/[.\\]/g, '\\$&')}: not valid JSON at line 4 column 3`))
+    if (!r.ok) {
+      expect(r.error.message).toMatch(new RegExp(`^eval config file ${path.replace(/[.\\]/g, '\\$&')}: not valid JSON at line 4 column 3`))
+    }
   })
 
   it('names a missing file', async () => {
@@ -77,7 +79,9 @@ describe('Node file loaders', () => {
     const read = await loadEvalSetResultFile(source)
     if (!read.ok) throw new Error(read.error.message)
     const path = evalSetResultPath(join(dir, 'agents'), 'weather_agent', read.result)
-    expect(path).toBe(join(dir, 'agents', 'weather_agent', '.adk', 'eval_history', 'weather_agent_weather_set_1795312257.9031253.evalset_result.json'))
+    expect(path).toBe(
+      join(dir, 'agents', 'weather_agent', '.adk', 'eval_history', 'weather_agent_weather_set_1795312257.9031253.evalset_result.json'),
+    )
     await writeEvalSetResultFile(path, read.result)
     expect(readFileSync(path, 'utf8')).toBe(text)
   })

@@ -4,7 +4,10 @@ import { parseEvalSet } from '../../../src/adk/parse-eval-set.ts'
 import { describeValue, formatPath, MAX_LISTED_ISSUES, parseJsonText } from '../../../src/adk/parse-error.ts'
 
 const userContent = { parts: [{ text: 'hi' }] }
-const setWith = (invocation: unknown) => ({ eval_set_id: 's', eval_cases: [{ eval_id: 'c', conversation: [{ user_content: userContent }, invocation] }] })
+const setWith = (invocation: unknown) => ({
+  eval_set_id: 's',
+  eval_cases: [{ eval_id: 'c', conversation: [{ user_content: userContent }, invocation] }],
+})
 
 function errorOf(json: unknown, source?: string) {
   const r = parseEvalSet(json, { source })
@@ -35,14 +38,20 @@ describe('eval set errors', () => {
     const e = errorOf(setWith({ user_content: { parts: [{ text: 5 }] } }), 'evals/x.evalset.json')
     expect(e.source).toBe('evals/x.evalset.json')
     expect(e.message).toContain('eval set file evals/x.evalset.json does not match any format ADK reads')
-    expect(e.issues[0]).toEqual({ path: '$.eval_cases[0].conversation[1].user_content.parts[0].text', message: 'expected string, received number 5' })
+    expect(e.issues[0]).toEqual({
+      path: '$.eval_cases[0].conversation[1].user_content.parts[0].text',
+      message: 'expected string, received number 5',
+    })
     expect(e.message).not.toMatch(/\n\s+at /) // no stack
   })
 
   it('reports errors inside the intermediate_data shape the author meant', () => {
     const tool = setWith({ user_content: userContent, intermediate_data: { tool_uses: [{ args: {} }] } })
     expect(errorOf(tool).issues).toEqual([
-      { path: '$.eval_cases[0].conversation[1].intermediate_data.tool_uses[0].name', message: 'required field is missing (expected string)' },
+      {
+        path: '$.eval_cases[0].conversation[1].intermediate_data.tool_uses[0].name',
+        message: 'required field is missing (expected string)',
+      },
     ])
     const events = setWith({ user_content: userContent, intermediate_data: { invocation_events: [{ content: null }] } })
     expect(errorOf(events).issues[0]?.path).toBe('$.eval_cases[0].conversation[1].intermediate_data.invocation_events[0].author')
@@ -51,7 +60,14 @@ describe('eval set errors', () => {
   it('picks the union branch that got furthest (user_persona: object or id)', () => {
     const e = errorOf({
       eval_set_id: 's',
-      eval_cases: [{ eval_id: 'c', conversation_scenario: { starting_prompt: 'a', conversation_plan: 'b', user_persona: { id: 'p', description: 'd', behaviors: [{ name: 1 }] } } }],
+      eval_cases: [{
+        eval_id: 'c',
+        conversation_scenario: {
+          starting_prompt: 'a',
+          conversation_plan: 'b',
+          user_persona: { id: 'p', description: 'd', behaviors: [{ name: 1 }] },
+        },
+      }],
     })
     expect(e.issues[0]?.path).toBe('$.eval_cases[0].conversation_scenario.user_persona.behaviors[0].name')
   })
@@ -84,7 +100,9 @@ describe('JSON syntax errors', () => {
   ])('%j fails at line %i column %i', (text, line, column) => {
     const r = parseJsonText(text, 'eval config', 'c.json')
     expect(r.ok).toBe(false)
-    if (!r.ok) expect(r.error.message).toMatch(new RegExp(`^eval config file c\\.json: not valid JSON at line ${line} column ${column} \\(`))
+    if (!r.ok) {
+      expect(r.error.message).toMatch(new RegExp(`^eval config file c\\.json: not valid JSON at line ${line} column ${column} \\(`))
+    }
   })
 
   it('parses valid JSON (after a byte-order mark too)', () => {
@@ -92,7 +110,20 @@ describe('JSON syntax errors', () => {
   })
 
   it('agrees with JSON.parse on what is valid', () => {
-    const samples = ['{"a":[1,-2.5e3,{"b":"\\u00e9\\n"}],"c":null}', ' [] ', '"x"', '01', '{"a" 1}', '[1,]', '"\\x"', '-', '1.', '"a\tb"', 'nul', '[true,false]']
+    const samples = [
+      '{"a":[1,-2.5e3,{"b":"\\u00e9\\n"}],"c":null}',
+      ' [] ',
+      '"x"',
+      '01',
+      '{"a" 1}',
+      '[1,]',
+      '"\\x"',
+      '-',
+      '1.',
+      '"a\tb"',
+      'nul',
+      '[true,false]',
+    ]
     for (const s of samples) {
       let valid = true
       try {

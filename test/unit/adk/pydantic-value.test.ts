@@ -66,7 +66,12 @@ function mutate(value: unknown, random: Random): unknown {
     else if (op < 0.7 && keys.length > 0) delete node[pick(random, keys)]
     else {
       const key = pick(random, ['__proto__', 'extra', 'score', 'eval_status', '0', 'constructor'])
-      Object.defineProperty(node, key, { value: structuredClone(pick(random, ODD_VALUES)), enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(node, key, {
+        value: structuredClone(pick(random, ODD_VALUES)),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
     }
   }
   return copy

@@ -42,20 +42,28 @@ describe('whole-number settings: one rule', () => {
   })
 
   it('refuses everything else in every reader, naming the variable', () => {
-    for (const [name, read] of READERS)
+    for (const [name, read] of READERS) {
       for (const bad of ['0', '-5', '1.5', '1e3', '0x10', '10MB', '_100', '1__0', '100_', 'soon']) {
         const got = read(bad)
         expect(got.ok, `${name}=${bad}`).toBe(false)
         // Time limits that feed a timer name their ceiling (2^31-1 ms) too.
-        if (got.read !== undefined) expect(got.read).toMatch(new RegExp(`^${name} must be a whole number (>= 1|from 1 to 2147483647), not '${bad.replace('.', '\\.')}'$`))
+        if (got.read !== undefined) {
+          expect(got.read).toMatch(
+            new RegExp(`^${name} must be a whole number (>= 1|from 1 to 2147483647), not '${bad.replace('.', '\\.')}'$`),
+          )
+        }
       }
+    }
   })
 
   it('keeps the default when unset or empty, and honours a range', () => {
     expect(wholeNumber({}, 'N', 7)).toEqual({ ok: true, value: 7 })
     expect(wholeNumber({ N: '  ' }, 'N', 7)).toEqual({ ok: true, value: 7 })
     expect(wholeNumber({ N: '0' }, 'N', undefined, { min: 0 })).toEqual({ ok: true, value: 0 })
-    expect(wholeNumber({ N: '1_001' }, 'N', 7, { max: 1000 })).toEqual({ ok: false, error: "N must be a whole number from 1 to 1000, not '1_001'" })
+    expect(wholeNumber({ N: '1_001' }, 'N', 7, { max: 1000 })).toEqual({
+      ok: false,
+      error: "N must be a whole number from 1 to 1000, not '1_001'",
+    })
     expect(wholeNumber({ N: '9007199254740993' }, 'N', 7).ok).toBe(false)
   })
 })

@@ -15,7 +15,11 @@ const dir = mkdtempSync(join(tmpdir(), 'evalstream-startup-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const start = (env: Record<string, string>, metrics = false) =>
-  depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store: memorySessionStore({ sweeper: 'manual' }), readFile: (p) => readFileSync(p, 'utf8'), metrics })
+  depsFromEnv({ ...NO_JUDGE_ENV, ...env }, {
+    store: memorySessionStore({ sweeper: 'manual' }),
+    readFile: (p) => readFileSync(p, 'utf8'),
+    metrics,
+  })
 
 describe('startup refusals', () => {
   it.each([
@@ -52,16 +56,21 @@ describe('startup refusals', () => {
     expect(!setup.ok && setup.error).not.toContain('sk-live')
   })
 
-  it.each(['file:///etc/passwd', 'ftp://agent.example.com', 'not a url', 'http://user:pw@agent.example.com'])('AGENT_URL=%s stops the start', (url) => {
-    const setup = start({ AGENT_URL: url })
-    expect(setup.ok).toBe(false)
-    expect(!setup.ok && setup.error).toMatch(/^AGENT_URL /)
-    expect(!setup.ok && setup.error).not.toContain('pw@')
-  })
+  it.each(['file:///etc/passwd', 'ftp://agent.example.com', 'not a url', 'http://user:pw@agent.example.com'])(
+    'AGENT_URL=%s stops the start',
+    (url) => {
+      const setup = start({ AGENT_URL: url })
+      expect(setup.ok).toBe(false)
+      expect(!setup.ok && setup.error).toMatch(/^AGENT_URL /)
+      expect(!setup.ok && setup.error).not.toContain('pw@')
+    },
+  )
 
   it('a metrics token shorter than 32 characters stops the start; one of 32 starts', () => {
     const setup = start({ EVALSTREAM_METRICS_TOKEN: 'x' }, true)
-    expect(!setup.ok && setup.error).toBe('EVALSTREAM_METRICS_TOKEN has 1 characters; it needs at least 32 (generate one with: openssl rand -hex 32)')
+    expect(!setup.ok && setup.error).toBe(
+      'EVALSTREAM_METRICS_TOKEN has 1 characters; it needs at least 32 (generate one with: openssl rand -hex 32)',
+    )
     expect(start({ EVALSTREAM_METRICS_TOKEN: 'x'.repeat(32) }, true).ok).toBe(true)
   })
 })

@@ -6,8 +6,8 @@ import {
   floatMean,
   meanAggregate,
   perInvocationResults,
-  type RubricScore,
   rubricFlattenedAggregate,
+  type RubricScore,
 } from '../../../src/core/aggregate.ts'
 import type { InvocationScore } from '../../../src/core/criterion.ts'
 import { caseStatus, type EvalStatus, statusFor } from '../../../src/adk/status.ts'
@@ -141,7 +141,10 @@ describe('aggregates', () => {
   it('rubric flattened mean differs from the mean of invocation means', () => {
     const scores: InvocationScore[] = [
       { score: 1, details: { rubric_scores: [{ rubric_id: 'a', score: 1 }] } },
-      { score: 0, details: { rubric_scores: [{ rubric_id: 'a', score: 0 }, { rubric_id: 'b', score: 0 }, { rubric_id: 'c', score: null }] } },
+      {
+        score: 0,
+        details: { rubric_scores: [{ rubric_id: 'a', score: 0 }, { rubric_id: 'b', score: 0 }, { rubric_id: 'c', score: null }] },
+      },
     ]
     const overall = rubricFlattenedAggregate(scores, t)
     expect(overall.score).toBe(1 / 3)

@@ -13,7 +13,6 @@ import { seededRandom as rng } from '../../support/prng.ts'
 const SHARED = fileURLToPath(new URL('../../fixtures/shared', import.meta.url))
 const ev = (raw: unknown) => AdkEvent.parse(raw)
 
-
 /** Random events over a few ids, authors and part kinds, including partials, long-running and skip-summarization calls. */
 function randomEvents(random: () => number, count: number): AdkEvent[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!

@@ -52,10 +52,25 @@ describe('porterStem against NLTK (NLTK_EXTENSIONS)', () => {
   })
 
   it.each([
-    ['DYING', 'dy'], ['Skies', 'ski'], ['HOWE', 'how'], ['İs', 'i̇s'],
-    ['dying', 'die'], ['lying', 'lie'], ['skies', 'sky'], ['running', 'run'], ['this', 'thi'],
-    ['ties', 'tie'], ['died', 'die'], ['cried', 'cri'], ['generalli', 'gener'], ['eulogy', 'eulog'],
-    ['feed', 'feed'], ['agreed', 'agre'], ['on', 'on'], ['RUNNING', 'run'], ['Running', 'run'],
+    ['DYING', 'dy'],
+    ['Skies', 'ski'],
+    ['HOWE', 'how'],
+    ['İs', 'i̇s'],
+    ['dying', 'die'],
+    ['lying', 'lie'],
+    ['skies', 'sky'],
+    ['running', 'run'],
+    ['this', 'thi'],
+    ['ties', 'tie'],
+    ['died', 'die'],
+    ['cried', 'cri'],
+    ['generalli', 'gener'],
+    ['eulogy', 'eulog'],
+    ['feed', 'feed'],
+    ['agreed', 'agre'],
+    ['on', 'on'],
+    ['RUNNING', 'run'],
+    ['Running', 'run'],
   ])('%s -> %s (NLTK extensions and special forms)', (word, stem) => {
     expect(porterStem(word)).toBe(stem)
   })

@@ -15,7 +15,11 @@ function shared(folder: 'vectors' | 'samples', name: string): string {
 const invocation = (finalText: string | undefined, parts?: unknown[]) =>
   Invocation.parse({
     user_content: { role: 'user', parts: [{ text: 'question' }] },
-    final_response: parts ? { role: 'model', parts } : finalText === undefined ? undefined : { role: 'model', parts: [{ text: finalText }] },
+    final_response: parts
+      ? { role: 'model', parts }
+      : finalText === undefined
+      ? undefined
+      : { role: 'model', parts: [{ text: finalText }] },
   })
 
 function scoreOne(config: unknown, expected: Invocation | undefined, actual: Invocation): InvocationScore {
@@ -68,7 +72,7 @@ describe('response_match_score', () => {
     expect(scoreOne({ threshold: 0.5 }, invocation(undefined), invocation(undefined)).score).toBe(0)
   })
 
-  it("joins text parts with \\n as ADK does, skipping calls and keeping thoughts", () => {
+  it('joins text parts with \\n as ADK does, skipping calls and keeping thoughts', () => {
     const actual = invocation(undefined, [{ text: 'thinking hard', thought: true }, { function_call: { name: 'f' } }, { text: 'Paris' }])
     const r = scoreOne({ threshold: 0.5 }, invocation('Paris'), actual)
     expect(r.score).toBe(rouge1('thinking hard\nParis', 'Paris').fmeasure)
@@ -135,7 +139,11 @@ describe('response_match_score while the answer streams', () => {
     state = responseMatchScore.step!(state, chunk('world ', true))
     state = responseMatchScore.step!(state, chunk('world', false))
     state = responseMatchScore.step!(state, chunk('hello', true))
-    expect(responseMatchScore.progress!(state)).toEqual({ final: false, score: rouge1('hello', 'hello world').fmeasure, details: { precision: 1, recall: 0.5 } })
+    expect(responseMatchScore.progress!(state)).toEqual({
+      final: false,
+      score: rouge1('hello', 'hello world').fmeasure,
+      details: { precision: 1, recall: 0.5 },
+    })
     // A user event or a content-less event does not end the agent's message.
     state = responseMatchScore.step!(state, AdkEvent.parse({ author: 'user', content: { role: 'user', parts: [{ text: 'x' }] } }))
     state = responseMatchScore.step!(state, AdkEvent.parse({ author: 'agent', partial: false }))

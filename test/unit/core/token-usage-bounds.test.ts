@@ -21,10 +21,15 @@ const call = (usage_metadata: Record<string, unknown>): AdkEvent =>
 
 describe('token_usage_v1 count bounds', () => {
   it('ignores 1e308 and negative counts, naming them, and keeps the good ones', () => {
-    const result = score([call({ promptTokenCount: 1e308, candidatesTokenCount: 7 }), call({ promptTokenCount: -50, candidatesTokenCount: 3 })])
+    const result = score([
+      call({ promptTokenCount: 1e308, candidatesTokenCount: 7 }),
+      call({ promptTokenCount: -50, candidatesTokenCount: 3 }),
+    ])
     expect(result.score).toBe(10)
     expect(result.details?.token_usage_details).toMatchObject({ prompt_tokens: null, candidates_tokens: 10, total_tokens: 10 })
-    expect(result.reason).toBe('ignored 2 token count(s) that are not whole numbers from 0 to 2^53-1 (promptTokenCount=1e+308, promptTokenCount=-50)')
+    expect(result.reason).toBe(
+      'ignored 2 token count(s) that are not whole numbers from 0 to 2^53-1 (promptTokenCount=1e+308, promptTokenCount=-50)',
+    )
   })
 
   it('ignores text and fractional counts; a score with only bad counts is null with both reasons', () => {

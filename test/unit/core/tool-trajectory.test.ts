@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { AdkEvent } from '../../../src/adk/event.ts'
 import { Invocation } from '../../../src/adk/invocation.ts'
-import { MAX_LISTED_CALLS, toolTrajectoryAvgScore as criterion, type ToolTrajectoryConfig } from '../../../src/core/criteria/tool-trajectory.ts'
+import {
+  MAX_LISTED_CALLS,
+  toolTrajectoryAvgScore as criterion,
+  type ToolTrajectoryConfig,
+} from '../../../src/core/criteria/tool-trajectory.ts'
 import type { InvocationScore, Provisional } from '../../../src/core/criterion.ts'
 import { eventsToInvocations } from '../../../src/core/events-to-invocations.ts'
 import { statusFor } from '../../../src/adk/status.ts'

@@ -19,14 +19,19 @@ vi.mock('../../../src/core/python-equal.ts', async (importOriginal) => {
 })
 
 const { createTrajectoryExplainer, explainGrowing } = await import('../../../src/core/trajectory-explainer.ts')
-const { createTrajectoryMatcher, explainTrajectory, finishMatcher, matchToolTrajectory, pushCall } = await import('../../../src/core/trajectory.ts')
+const { createTrajectoryMatcher, explainTrajectory, finishMatcher, matchToolTrajectory, pushCall } = await import(
+  '../../../src/core/trajectory.ts'
+)
 type ToolCall = import('../../../src/core/trajectory.ts').ToolCall
 
 const N = 20_000
 const expected: ToolCall[] = Array.from({ length: N }, (_, i) => ({ name: 'lookup', args: { id: i, tags: ['a', i % 7] } }))
 const strangers: ToolCall[] = Array.from({ length: N }, (_, i) => ({ name: 'lookup', args: { id: N + i, tags: ['a', i % 7] } }))
 // Python-equal to the expected calls but not identical: floats and bools where ints were, keys reordered.
-const reversedMatches: ToolCall[] = expected.map((_call, i) => ({ name: 'lookup', args: { tags: ['a', i % 7 === 1 ? true : (i % 7) * 1.0], id: i } })).reverse()
+const reversedMatches: ToolCall[] = expected.map((_call, i) => ({
+  name: 'lookup',
+  args: { tags: ['a', i % 7 === 1 ? true : (i % 7) * 1.0], id: i },
+})).reverse()
 
 beforeEach(() => {
   counter.comparisons = 0

@@ -15,15 +15,34 @@ import {
   explainTrajectory,
   finishMatcher,
   matchToolTrajectory,
-  pushCall,
   type MatchType,
+  pushCall,
   type ToolCall,
 } from '../../../src/core/trajectory.ts'
 
 const SHARED_WITH_NAN = { x: Number.NaN }
 const SHARED_ARRAY_WITH_NAN = [Number.NaN, 1]
 
-const scalar = fc.constantFrom<unknown>(1, 1.0, true, false, 0, -0, 2, 0.5, null, undefined, '1', 'a', 1n, 2n ** 53n + 1n, 2n ** 53n, 2 ** 53, Number.NaN, Infinity)
+const scalar = fc.constantFrom<unknown>(
+  1,
+  1.0,
+  true,
+  false,
+  0,
+  -0,
+  2,
+  0.5,
+  null,
+  undefined,
+  '1',
+  'a',
+  1n,
+  2n ** 53n + 1n,
+  2n ** 53n,
+  2 ** 53,
+  Number.NaN,
+  Infinity,
+)
 const value = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -31,7 +50,9 @@ const value = fc.letrec<{ value: unknown }>((tie) => ({
     fc.constantFrom<unknown>(SHARED_WITH_NAN, SHARED_ARRAY_WITH_NAN),
     fc.array(tie('value'), { maxLength: 3 }),
     // Few keys in random order, so permuted records are common.
-    fc.uniqueArray(fc.tuple(fc.constantFrom('k', 'j', 'i'), tie('value')), { maxLength: 3, selector: ([k]) => k }).map((entries) => Object.fromEntries(entries)),
+    fc.uniqueArray(fc.tuple(fc.constantFrom('k', 'j', 'i'), tie('value')), { maxLength: 3, selector: ([k]) => k }).map((entries) =>
+      Object.fromEntries(entries)
+    ),
   ),
 })).value
 const call: fc.Arbitrary<ToolCall> = fc.record({

@@ -4,8 +4,8 @@ import {
   explainTrajectory,
   finishMatcher,
   MATCH_TYPES,
-  type MatchType,
   matchToolTrajectory,
+  type MatchType,
   parseMatchType,
   pushCall,
   type ToolCall,
@@ -33,7 +33,7 @@ const PAIRS = FILE.vectors.flatMap((v) =>
     matchType: v.match_type,
     ...inv,
     score: v.expected.per_invocation_scores[i]!,
-  })),
+  }))
 )
 
 /** Feed the calls one by one; return the verdict after each call and the final result. */
@@ -136,7 +136,15 @@ describe('incremental matcher', () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
       return (seed >>> 8) % n
     }
-    const alphabet: ToolCall[] = [call('a', { n: 1 }), call('a', { n: 1.0 }), call('a', { n: 2 }), call('b'), call('b', {}), call('c', { l: [1, true] }), call('c', { l: [true, 1] })]
+    const alphabet: ToolCall[] = [
+      call('a', { n: 1 }),
+      call('a', { n: 1.0 }),
+      call('a', { n: 2 }),
+      call('b'),
+      call('b', {}),
+      call('c', { l: [1, true] }),
+      call('c', { l: [true, 1] }),
+    ]
     for (let t = 0; t < 20_000; t++) {
       const expected = Array.from({ length: rand(4) }, () => alphabet[rand(alphabet.length)]!)
       const actual = Array.from({ length: rand(6) }, () => alphabet[rand(alphabet.length)]!)

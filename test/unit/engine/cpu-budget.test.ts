@@ -32,7 +32,11 @@ function steppingClock(costOf: (index: number) => number) {
 
 function session(budget: ReturnType<typeof cpuBudget> | undefined) {
   const emitted: EngineEmission[] = []
-  const created = createSessionEngine({ spec: { session_id: 's', eval_config: { criteria: { tool_trajectory_avg_score: 1 } } }, emit: (b) => emitted.push(b), ...(budget ? { budget } : {}) })
+  const created = createSessionEngine({
+    spec: { session_id: 's', eval_config: { criteria: { tool_trajectory_avg_score: 1 } } },
+    emit: (b) => emitted.push(b),
+    ...(budget ? { budget } : {}),
+  })
   if (!created.ok) throw new Error(created.problem.detail)
   const events = Array.from({ length: 20 }, (_, n) => invocationEvents(n, 2 * n)).flat()
   for (const item of events) created.engine.push(item)
@@ -40,7 +44,8 @@ function session(budget: ReturnType<typeof cpuBudget> | undefined) {
 }
 
 const errors = (emitted: EngineEmission[]) => emitted.filter((e) => e.type === 'error').map((e) => e.data as Record<string, unknown>)
-const scoredInvocations = (emitted: EngineEmission[]) => new Set(emitted.filter((e) => e.type === 'criterion.result').map((e) => (e.data as { invocation_index: number }).invocation_index)).size
+const scoredInvocations = (emitted: EngineEmission[]) =>
+  new Set(emitted.filter((e) => e.type === 'criterion.result').map((e) => (e.data as { invocation_index: number }).invocation_index)).size
 
 describe('CPU budget per session and per event', () => {
   it('session budget: 1 ms per event, 10 ms allowed: the 11th event (index 10) stops scoring', async () => {
@@ -50,7 +55,8 @@ describe('CPU budget per session and per event', () => {
       {
         kind: 'cpu_budget_exhausted',
         index: 10,
-        message: 'scoring took 11 ms in total by event 10, more than the 10 ms allowed (EVALSTREAM_MAX_SESSION_CPU_MS=10); later events are recorded but not scored',
+        message:
+          'scoring took 11 ms in total by event 10, more than the 10 ms allowed (EVALSTREAM_MAX_SESSION_CPU_MS=10); later events are recorded but not scored',
         limit: { name: 'EVALSTREAM_MAX_SESSION_CPU_MS', value: 10 },
         spent_ms: 11,
       },
@@ -66,7 +72,12 @@ describe('CPU budget per session and per event', () => {
     const limits = { ...DEFAULT_LIMITS, maxEventCpuMs: 50 }
     const { emitted } = session(cpuBudget(limits, steppingClock((index) => (index === 7 ? 51 : 0.5))))
     expect(errors(emitted)).toEqual([
-      expect.objectContaining({ kind: 'cpu_budget_exhausted', index: 7, spent_ms: 51, limit: { name: 'EVALSTREAM_MAX_EVENT_CPU_MS', value: 50 } }),
+      expect.objectContaining({
+        kind: 'cpu_budget_exhausted',
+        index: 7,
+        spent_ms: 51,
+        limit: { name: 'EVALSTREAM_MAX_EVENT_CPU_MS', value: 50 },
+      }),
     ])
     // Event 7 is invocation 3's final answer: scoring it completed invocation 3 before the clock was read.
     expect(scoredInvocations(emitted)).toBe(4)

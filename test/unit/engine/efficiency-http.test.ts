@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { readEvalSetResult, evalSetResultJson } from '../../../src/adk/results-json.ts'
+import { evalSetResultJson, readEvalSetResult } from '../../../src/adk/results-json.ts'
 import { EvalCaseResult, evalSetResult } from '../../../src/adk/results.ts'
 import { runEval } from '../../../src/adapter/node/eval-command.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
@@ -23,7 +23,8 @@ const json = { 'content-type': 'application/json' }
 
 function setup() {
   const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) })
-  const create = (body: Record<string, unknown>) => app.request('/v1/sessions', { method: 'POST', headers: json, body: JSON.stringify(body) })
+  const create = (body: Record<string, unknown>) =>
+    app.request('/v1/sessions', { method: 'POST', headers: json, body: JSON.stringify(body) })
   const push = (id: string, event: unknown) =>
     app.request(`/v1/sessions/${id}/events`, { method: 'POST', headers: json, body: JSON.stringify(event) })
   return { app, create, push }
@@ -104,7 +105,12 @@ describe('efficiency metrics over HTTP', () => {
       ['multi_turn_task_success_v1', 3],
       ...EFFICIENCY.map((name) => [name, 4]),
     ])
-    expect(overall.at(-2)).toMatchObject({ threshold: null, criterion: null, score: 171, details: { token_usage_details: { total_tokens: 171 } } })
+    expect(overall.at(-2)).toMatchObject({
+      threshold: null,
+      criterion: null,
+      score: 171,
+      details: { token_usage_details: { total_tokens: 171 } },
+    })
     expect(overall[0].details).toEqual({ rubric_scores: null }) // ADK 2.0's details, unchanged for other metrics
     expect(frames.at(-1)!.data).toEqual(ended)
   })
@@ -148,7 +154,9 @@ describe('evalstream eval', () => {
     const outcome = await runEval({ evalSetPath, eventsName: 'run.sse', eventsText: WEATHER_SSE, env: {} })
     if (!outcome.ok) throw new Error(outcome.error)
     expect(outcome.passed).toBe(true)
-    expect(outcome.report).toMatch(/token_usage_v1 +171\.0 +- +INFORMATIONAL\n +input 150 \(prompt 150, cached n\/a, tool use n\/a\), output 21 \(candidates 21, reasoning n\/a\)/)
+    expect(outcome.report).toMatch(
+      /token_usage_v1 +171\.0 +- +INFORMATIONAL\n +input 150 \(prompt 150, cached n\/a, tool use n\/a\), output 21 \(candidates 21, reasoning n\/a\)/,
+    )
     expect(outcome.report).toMatch(/invocation_duration_v1 +— +- +INFORMATIONAL\n +reason: not measured/)
   })
 
@@ -161,7 +169,11 @@ describe('evalstream eval', () => {
     writeFileSync(configPath, JSON.stringify({ criteria: { tool_call_count_v1: { threshold: 4 } } }))
     const outcome = await runEval({ evalSetPath, configPath, eventsName: 'run.sse', eventsText: WEATHER_SSE, env: {} })
     expect(outcome.ok).toBe(false)
-    if (!outcome.ok) expect(outcome.error).toMatch(new RegExp(`${configPath.replaceAll('/', '\\/')}.*\\$\\.criteria\\.tool_call_count_v1: .*takes no threshold`))
+    if (!outcome.ok) {
+      expect(outcome.error).toMatch(
+        new RegExp(`${configPath.replaceAll('/', '\\/')}.*\\$\\.criteria\\.tool_call_count_v1: .*takes no threshold`),
+      )
+    }
   })
 })
 
@@ -171,10 +183,14 @@ describe('evalstream run', () => {
     const { EvalSet } = await import('../../../src/adk/eval-set.ts')
     const evalSet = EvalSet.parse({ eval_set_id: 'weather', eval_cases: [MATCHING_CASE] })
     const evalConfig = { criteria: { response_match_score: 0.8, invocation_duration_v1: 30 } }
-    const plan = planRun([{ evalSet, evalConfig, source: 'weather.evalset.json' }], { agent: { url: 'http://127.0.0.1:9', app: 'weather' } })
+    const plan = planRun([{ evalSet, evalConfig, source: 'weather.evalset.json' }], {
+      agent: { url: 'http://127.0.0.1:9', app: 'weather' },
+    })
     expect(plan).toEqual({
       ok: false,
-      error: expect.stringMatching(/^weather\.evalset\.json: eval case 'weather': Invalid eval_config: .*\$\.criteria\.invocation_duration_v1: .*takes no threshold/),
+      error: expect.stringMatching(
+        /^weather\.evalset\.json: eval case 'weather': Invalid eval_config: .*\$\.criteria\.invocation_duration_v1: .*takes no threshold/,
+      ),
     })
   })
 })
@@ -200,6 +216,10 @@ describe('a hosted session rebuilt from its journal', () => {
   })
 
   it('reports no duration for entries journaled without a time (older journals), rather than a wrong one', async () => {
-    expect(await replay(() => undefined)).toMatchObject({ score: null, status: 'INFORMATIONAL', reason: expect.stringMatching(/not measured/) })
+    expect(await replay(() => undefined)).toMatchObject({
+      score: null,
+      status: 'INFORMATIONAL',
+      reason: expect.stringMatching(/not measured/),
+    })
   })
 })

@@ -11,7 +11,7 @@ import { decodeAll } from '../../../src/ingest/index.ts'
 import { createMemoryJudgeCache, type JudgeCache } from '../../../src/judge/cache.ts'
 import { createJudgeExecutor } from '../../../src/judge/executor.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
-import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
+import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
 import { readShared } from '../../support/shared-data.ts'
 
 const events = decodeAll('sse', readShared('samples', 'adk-js-weather.sse')).events
@@ -53,7 +53,11 @@ function judgeRunner(cache: JudgeCache, sessionId: string): JudgeRunner {
 
 async function run(judge: JudgeRunner | undefined) {
   const emitted: EngineEmission[] = []
-  const created = createSessionEngine({ spec: { session_id: 'judged', eval_config: config, eval_case: evalCase }, emit: (b) => emitted.push(b), judge })
+  const created = createSessionEngine({
+    spec: { session_id: 'judged', eval_config: config, eval_case: evalCase },
+    emit: (b) => emitted.push(b),
+    judge,
+  })
   if (!created.ok) throw new Error(created.problem.detail)
   for (const e of events) created.engine.push(e)
   const caseResult = await created.engine.end()

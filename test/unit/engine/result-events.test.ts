@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { evalCaseResultValue } from '../../../src/adk/results-json.ts'
-import { ResultEvent, ResultEventBody, RESULT_DATA } from '../../../src/engine/result-events.ts'
+import { RESULT_DATA, ResultEvent, ResultEventBody } from '../../../src/engine/result-events.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import type { EngineEmission } from '../../../src/engine/types.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
@@ -26,7 +26,11 @@ const WEATHER_CASE = {
 
 async function emittedBySession(): Promise<EngineEmission[]> {
   const emitted: EngineEmission[] = []
-  const created = createSessionEngine({ spec: { session_id: 's1', eval_case: WEATHER_CASE }, emit: (b) => emitted.push(b), clock: () => emitted.length })
+  const created = createSessionEngine({
+    spec: { session_id: 's1', eval_case: WEATHER_CASE },
+    emit: (b) => emitted.push(b),
+    clock: () => emitted.length,
+  })
   if (!created.ok) throw new Error(created.problem.detail)
   for (const item of decodeAll('sse', readShared('samples', 'adk-js-weather-streaming.sse')).events) created.engine.push(item)
   created.engine.reject({ index: 99, message: 'content: expected an object', path: '$.content' })
@@ -62,6 +66,8 @@ describe('the result protocol', () => {
       data: { invocation_id: 'e', invocation_index: 0, metric_name: 'm', score: 1, threshold: 1, eval_status: 'GREAT', details: {} },
     })
     expect(badStatus.error?.issues[0]?.path).toEqual(['data', 'eval_status'])
-    expect(ResultEvent.safeParse({ type: 'error', key: 'error/1', data: { kind: 'rejected_event' } }).error?.issues[0]?.path).toEqual(['seq'])
+    expect(ResultEvent.safeParse({ type: 'error', key: 'error/1', data: { kind: 'rejected_event' } }).error?.issues[0]?.path).toEqual([
+      'seq',
+    ])
   })
 })

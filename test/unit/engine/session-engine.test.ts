@@ -93,8 +93,16 @@ describe('session engine', () => {
     const caseResult = await engine.end()
     // Both default criteria, each with its reason: an empty list must fail here, not pass.
     expect(results(emitted).slice(0, 2)).toEqual([
-      expect.objectContaining({ metric_name: 'tool_trajectory_avg_score', eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(/expected invocation/) }),
-      expect.objectContaining({ metric_name: 'response_match_score', eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(/expected invocation/) }),
+      expect.objectContaining({
+        metric_name: 'tool_trajectory_avg_score',
+        eval_status: 'NOT_EVALUATED',
+        reason: expect.stringMatching(/expected invocation/),
+      }),
+      expect.objectContaining({
+        metric_name: 'response_match_score',
+        eval_status: 'NOT_EVALUATED',
+        reason: expect.stringMatching(/expected invocation/),
+      }),
     ])
     // Informational metrics never decide a case: it stays NOT_EVALUATED with their values present.
     expect(results(emitted).slice(2).map((r) => r.eval_status)).toEqual(Array(4).fill('INFORMATIONAL'))

@@ -4,7 +4,12 @@ import type { CriterionResultData } from '../../../src/engine/types.ts'
 
 const CASE = {
   eval_id: 'c',
-  conversation: [{ invocation_id: 'x', user_content: { parts: [{ text: 'Hi' }] }, final_response: { parts: [{ text: 'Hello there' }] }, intermediate_data: { tool_uses: [] } }],
+  conversation: [{
+    invocation_id: 'x',
+    user_content: { parts: [{ text: 'Hi' }] },
+    final_response: { parts: [{ text: 'Hello there' }] },
+    intermediate_data: { tool_uses: [] },
+  }],
 }
 const CONFIG = { criteria: { response_match_score: 0.8, tool_trajectory_avg_score: 1.0 } }
 const EVENTS = [
@@ -14,7 +19,11 @@ const EVENTS = [
 
 async function run(unscorable?: (id: string) => ReadonlyMap<string, string> | undefined) {
   const results: CriterionResultData[] = []
-  const created = createSessionEngine({ spec: { session_id: 's', eval_config: CONFIG, eval_case: CASE }, emit: (b) => b.type === 'criterion.result' && results.push(b.data as CriterionResultData), ...(unscorable ? { unscorable } : {}) })
+  const created = createSessionEngine({
+    spec: { session_id: 's', eval_config: CONFIG, eval_case: CASE },
+    emit: (b) => b.type === 'criterion.result' && results.push(b.data as CriterionResultData),
+    ...(unscorable ? { unscorable } : {}),
+  })
   if (!created.ok) throw new Error(created.problem.detail)
   EVENTS.forEach((event, index) => created.engine.push({ index, event, raw: event }))
   const caseResult = await created.engine.end()
@@ -24,9 +33,15 @@ async function run(unscorable?: (id: string) => ReadonlyMap<string, string> | un
 describe('engine: metrics the host rules out on an invocation', () => {
   it('reports them NOT_EVALUATED with the reason and scores the others as before', async () => {
     const asked: string[] = []
-    const { results, caseResult } = await run((id) => (asked.push(id), new Map([['response_match_score', 'final response unknown: content off']])))
+    const { results, caseResult } = await run((
+      id,
+    ) => (asked.push(id), new Map([['response_match_score', 'final response unknown: content off']])))
     expect(asked).toEqual(['e-1'])
-    expect(results.find((r) => r.metric_name === 'response_match_score')).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED', reason: 'final response unknown: content off' })
+    expect(results.find((r) => r.metric_name === 'response_match_score')).toMatchObject({
+      score: null,
+      eval_status: 'NOT_EVALUATED',
+      reason: 'final response unknown: content off',
+    })
     expect(results.find((r) => r.metric_name === 'tool_trajectory_avg_score')).toMatchObject({ score: 1, eval_status: 'PASSED' })
     expect(caseResult.final_eval_status).not.toBe('FAILED')
     // Without the option the same events fail response_match_score (nothing to compare is a 0).

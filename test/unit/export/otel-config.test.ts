@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { otelConfigFromEnv } from '../../../src/config/otel.ts'
 import type { CriterionResultData } from '../../../src/engine/types.ts'
 import { OTEL_MAX_BATCH_RECORDS, OTEL_MAX_QUEUE_RECORDS } from '../../../src/export/otel-config.ts'
-import { criterionExplanation, evaluationRecord, type DecidedResult } from '../../../src/export/otel-record.ts'
+import { criterionExplanation, type DecidedResult, evaluationRecord } from '../../../src/export/otel-record.ts'
 
 /** The config, or the test fails with the error. */
 const configOf = (env: Record<string, string>) => {
@@ -22,7 +22,9 @@ describe('otelConfigFromEnv', () => {
   })
 
   it('appends /v1/logs to the base endpoint and takes the logs endpoint as given', () => {
-    expect(configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example.com:4318/otlp/' })?.endpoint).toBe('https://c.example.com:4318/otlp/v1/logs')
+    expect(configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example.com:4318/otlp/' })?.endpoint).toBe(
+      'https://c.example.com:4318/otlp/v1/logs',
+    )
     const both = configOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://b/ingest' })
     expect(both?.endpoint).toBe('http://b/ingest')
   })
@@ -42,10 +44,19 @@ describe('otelConfigFromEnv', () => {
   })
 
   it('names the variable that is wrong', () => {
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'c:4318' })).toMatchObject({ ok: false, error: expect.stringMatching(/OTEL_EXPORTER_OTLP_ENDPOINT is not an http\(s\) URL/) })
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_HEADERS: 'novalue' })).toMatchObject({ error: expect.stringMatching(/OTEL_EXPORTER_OTLP_HEADERS: entry 1 \('novalue'\) is not key=value/) })
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_BLRP_MAX_QUEUE_SIZE: '0' })).toMatchObject({ error: 'OTEL_BLRP_MAX_QUEUE_SIZE must be a whole number >= 1, not \'0\'' })
-    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'thrift' })).toMatchObject({ error: expect.stringMatching(/OTEL_EXPORTER_OTLP_LOGS_PROTOCOL must be http\/json or http\/protobuf/) })
+    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'c:4318' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/OTEL_EXPORTER_OTLP_ENDPOINT is not an http\(s\) URL/),
+    })
+    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_HEADERS: 'novalue' })).toMatchObject({
+      error: expect.stringMatching(/OTEL_EXPORTER_OTLP_HEADERS: entry 1 \('novalue'\) is not key=value/),
+    })
+    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_BLRP_MAX_QUEUE_SIZE: '0' })).toMatchObject({
+      error: "OTEL_BLRP_MAX_QUEUE_SIZE must be a whole number >= 1, not '0'",
+    })
+    expect(otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'thrift' })).toMatchObject({
+      error: expect.stringMatching(/OTEL_EXPORTER_OTLP_LOGS_PROTOCOL must be http\/json or http\/protobuf/),
+    })
     const proto = otelConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })
     expect(proto.ok && proto.notes?.join()).toMatch(/sending http\/json/)
   })
@@ -63,7 +74,16 @@ const fed = (data: Record<string, unknown>, extra: Partial<DecidedResult> = {}):
 describe('evaluationRecord', () => {
   it("uses the judge's reasoning as the explanation, keeps the tenant, and bounds long strings", () => {
     const record = evaluationRecord(
-      fed({ invocation_id: 'e-1', invocation_index: 0, metric_name: 'final_response_match_v2', score: 1, threshold: 0.5, eval_status: 'PASSED', details: { reasoning: 'r'.repeat(50) }, revision: 2 }),
+      fed({
+        invocation_id: 'e-1',
+        invocation_index: 0,
+        metric_name: 'final_response_match_v2',
+        score: 1,
+        threshold: 0.5,
+        eval_status: 'PASSED',
+        details: { reasoning: 'r'.repeat(50) },
+        revision: 2,
+      }),
       { maxAttributeChars: 40 },
     )
     const attrs = Object.fromEntries(record.attributes.map((a) => [a.key, Object.values(a.value)[0]]))
@@ -85,7 +105,10 @@ describe('evaluationRecord', () => {
   })
 
   it('explains a missing score with its reason and leaves score.value out', () => {
-    const record = evaluationRecord(fed({ metric_name: 'safety_v1', score: null, threshold: 1, eval_status: 'NOT_EVALUATED', reason: 'no judge configured' }), { maxAttributeChars: 100 })
+    const record = evaluationRecord(
+      fed({ metric_name: 'safety_v1', score: null, threshold: 1, eval_status: 'NOT_EVALUATED', reason: 'no judge configured' }),
+      { maxAttributeChars: 100 },
+    )
     const keys = record.attributes.map((a) => a.key)
     expect(keys).not.toContain('gen_ai.evaluation.score.value')
     expect(criterionExplanation({ reason: 'no judge configured' })).toBe('no judge configured')

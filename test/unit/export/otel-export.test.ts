@@ -10,7 +10,7 @@ import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { DIVERGING_CASE, EXPORTED_NAMES, MATCHING_CASE } from '../../support/weather-fixtures.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { runSession } from './otel-session.ts'
-import { logRecords, startReceiver, type Receiver } from '../../support/otlp-receiver.ts'
+import { logRecords, type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
 
 const receivers: Receiver[] = []
 afterEach(async () => {
@@ -72,7 +72,9 @@ describe('OpenTelemetry export (Node, in process)', () => {
     const kase = byName['evalstream.case']!
     expect(kase.attributes['gen_ai.evaluation.score.label']).toBe('failed')
     expect(kase.attributes['gen_ai.evaluation.score.value']).toBeUndefined()
-    expect(kase.attributes['gen_ai.evaluation.explanation']).toMatch(/tool_trajectory_avg_score: FAILED \(0 < 1\); response_match_score: PASSED/)
+    expect(kase.attributes['gen_ai.evaluation.explanation']).toMatch(
+      /tool_trajectory_avg_score: FAILED \(0 < 1\); response_match_score: PASSED/,
+    )
     expect(kase.attributes['evalstream.eval.id']).toBe('weather')
     expect(Number(BigInt(String(kase.record.timeUnixNano)) / 1_000_000n)).toBeGreaterThan(Date.now() - 60_000)
   })
@@ -95,7 +97,9 @@ describe('OpenTelemetry export (Node, in process)', () => {
   it('exports nothing when no endpoint is set, and refuses grpc', () => {
     const { deps } = host({})
     expect(deps.exporters!.stats().otel).toBeUndefined()
-    const grpc = depsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { store: memorySessionStore() })
+    const grpc = depsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, {
+      store: memorySessionStore(),
+    })
     expect(grpc.ok || grpc.error).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc/)
   })
 })

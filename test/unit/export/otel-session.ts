@@ -14,9 +14,12 @@ export async function runSession(app: ReturnType<typeof createApp>, id: string, 
     body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase, ...extra }),
   })
   expect(created.status, await created.clone().text()).toBe(201)
-  const events = await app.request(`/v1/sessions/${id}/events`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: WEATHER_SSE })
+  const events = await app.request(`/v1/sessions/${id}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/event-stream' },
+    body: WEATHER_SSE,
+  })
   expect(events.ok).toBe(true)
   const end = await app.request(`/v1/sessions/${id}/end`, { method: 'POST' })
   expect(end.status).toBe(200)
 }
-

@@ -15,7 +15,11 @@ function result(tenant: string, n: number): FedResult {
     sessionId: `${tenant}-s${n}`,
     tenant,
     webhook: { url: `https://${tenant}.example.com/hook`, secret: SECRET },
-    event: { seq: 1, type: 'criterion.result', key: `k${n}`, data: { invocation_id: 'i', invocation_index: 0, metric_name: 'm', score: 0, threshold: 1, eval_status: 'FAILED', details: {} },
+    event: {
+      seq: 1,
+      type: 'criterion.result',
+      key: `k${n}`,
+      data: { invocation_id: 'i', invocation_index: 0, metric_name: 'm', score: 0, threshold: 1, eval_status: 'FAILED', details: {} },
     },
     atMs: 0,
   }
@@ -37,8 +41,9 @@ function receivers() {
   const ok = () => new Response(null, { status: 204 })
   const fetchStub = ((input: RequestInfo | URL) => {
     const url = String(input)
-    if (url.includes('globex') && !released)
+    if (url.includes('globex') && !released) {
       return new Promise<Response>((resolve) => (hanging.push(() => resolve(ok())), wake()))
+    }
     if (url.includes('acme')) acme.push(url)
     wake()
     return Promise.resolve(ok())
@@ -95,7 +100,11 @@ describe('webhook delivery slots per tenant', () => {
   it("a tenant's backlog fills only its share of the queue (EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT); the other tenant's delivery is still taken", async () => {
     const r = receivers()
     const logs: string[] = []
-    const env = { EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT: '1', EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT: '3', EVALSTREAM_WEBHOOK_MAX_QUEUE: '5' }
+    const env = {
+      EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT: '1',
+      EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT: '3',
+      EVALSTREAM_WEBHOOK_MAX_QUEUE: '5',
+    }
     const hooks = dispatcher(env, r.fetchStub, (m) => logs.push(m))
     // Published in one tick: globex's share of the queue takes 3, the other 7 are dropped.
     for (let n = 0; n < 10; n++) hooks.watch(result('globex', n))
@@ -105,13 +114,18 @@ describe('webhook delivery slots per tenant', () => {
     expect(r.acme).toEqual(['https://acme.example.com/hook'])
     r.release()
     await hooks.queue.idle()
-    expect(logs.at(-1)).toMatch(/dropped 1 item\(s\): 1 past one group's share of 3 \(EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT\); 7 dropped in all$/)
+    expect(logs.at(-1)).toMatch(
+      /dropped 1 item\(s\): 1 past one group's share of 3 \(EVALSTREAM_WEBHOOK_MAX_QUEUE_PER_TENANT\); 7 dropped in all$/,
+    )
     expect(logs.join('\n')).not.toMatch(/the queue holds at most/)
     expect(hooks.queue.stats()).toMatchObject({ sent: 4, dropped: 7 })
   })
 
   it('reads EVALSTREAM_WEBHOOK_CONCURRENCY, _PER_TENANT and _MAX_QUEUE_PER_TENANT (defaults 4, 2 and 500) and refuses a bad value', () => {
-    expect(webhookSettingsFromEnv({})).toMatchObject({ ok: true, value: { concurrency: 4, concurrencyPerTenant: 2, maxQueuePerTenant: 500 } })
+    expect(webhookSettingsFromEnv({})).toMatchObject({
+      ok: true,
+      value: { concurrency: 4, concurrencyPerTenant: 2, maxQueuePerTenant: 500 },
+    })
     expect(webhookSettingsFromEnv({ EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT: '0' })).toMatchObject({
       ok: false,
       error: "EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT must be a whole number >= 1, not '0'",

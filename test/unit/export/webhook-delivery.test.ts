@@ -11,7 +11,7 @@ import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { verifyWebhook } from '../../../src/export/webhook-signature.ts'
 import { CONFIG, DIVERGING_CASE, MATCHING_CASE } from '../../support/weather-fixtures.ts'
-import { startReceiver, type Received, type Receiver } from '../../support/otlp-receiver.ts'
+import { type Received, type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { runSession } from './otel-session.ts'
 import { testTempDir } from '../../support/temp-dir.ts'
@@ -43,7 +43,11 @@ const body = (r: Received) => r.json as { id: string; type: string; session_id: 
 describe('webhooks (Node, in process)', () => {
   it('POSTs each FAILED result, signed with the secret over timestamp.body, with an idempotency id', async () => {
     const hook = await receiver()
-    const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: `${hook.url}/hook?team=a`, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'status:FAILED' })
+    const { app, deps } = host({
+      EVALSTREAM_WEBHOOK_URL: `${hook.url}/hook?team=a`,
+      EVALSTREAM_WEBHOOK_SECRET: SECRET,
+      EVALSTREAM_WEBHOOK_FILTER: 'status:FAILED',
+    })
     await runSession(app, 'wh-1', DIVERGING_CASE)
     await deps.exporters!.idle()
     // The trajectory FAILED and so did the case; response_match_score PASSED and is filtered out.
@@ -52,10 +56,26 @@ describe('webhooks (Node, in process)', () => {
       expect(r.path).toBe('/hook?team=a')
       expect(r.headers['content-type']).toBe('application/json')
       expect(r.headers['x-evalstream-signature']).toMatch(/^sha256=[0-9a-f]{64}$/)
-      expect(await verifyWebhook(SECRET, r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body)).toEqual({ ok: true })
-      expect(await verifyWebhook('another-secret-0123456789', r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body)).toMatchObject({ ok: false })
+      expect(await verifyWebhook(SECRET, r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body)).toEqual({
+        ok: true,
+      })
+      expect(
+        await verifyWebhook(
+          'another-secret-0123456789',
+          r.headers['x-evalstream-timestamp']!,
+          r.headers['x-evalstream-signature']!,
+          r.body,
+        ),
+      ).toMatchObject({ ok: false })
       // A body changed in transit no longer verifies.
-      expect((await verifyWebhook(SECRET, r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body.replace('"session_id":"wh-1"', '"session_id":"wh-2"'))).ok).toBe(false)
+      expect(
+        (await verifyWebhook(
+          SECRET,
+          r.headers['x-evalstream-timestamp']!,
+          r.headers['x-evalstream-signature']!,
+          r.body.replace('"session_id":"wh-1"', '"session_id":"wh-2"'),
+        )).ok,
+      ).toBe(false)
       expect(r.headers['x-evalstream-delivery']).toBe(`wh-1/${body(r).key}`)
       expect(r.headers['idempotency-key']).toBe(body(r).id)
       expect(body(r).session_id).toBe('wh-1')
@@ -64,14 +84,20 @@ describe('webhooks (Node, in process)', () => {
     expect(criterion.data).toMatchObject({ metric_name: 'tool_trajectory_avg_score', eval_status: 'FAILED', score: 0 })
   })
 
-  it("verifies with the Node snippet docs/webhooks.md gives receivers", async () => {
+  it('verifies with the Node snippet docs/webhooks.md gives receivers', async () => {
     const doc = readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8')
     const snippet = /```js\n([\s\S]*?)```/.exec(doc)![1]!
     const file = join(testTempDir('evalstream-doc-'), 'verify.mjs')
     writeFileSync(file, snippet)
-    const { verifyEvalstream } = (await import(pathToFileURL(file).href)) as { verifyEvalstream: (s: string, h: Record<string, string>, b: string | Buffer, now?: number) => boolean }
+    const { verifyEvalstream } = (await import(pathToFileURL(file).href)) as {
+      verifyEvalstream: (s: string, h: Record<string, string>, b: string | Buffer, now?: number) => boolean
+    }
     const hook = await receiver()
-    const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'type:case' })
+    const { app, deps } = host({
+      EVALSTREAM_WEBHOOK_URL: hook.url,
+      EVALSTREAM_WEBHOOK_SECRET: SECRET,
+      EVALSTREAM_WEBHOOK_FILTER: 'type:case',
+    })
     await runSession(app, 'wh-doc', MATCHING_CASE)
     await deps.exporters!.idle()
     const r = hook.requests[0]!
@@ -97,7 +123,11 @@ describe('webhooks (Node, in process)', () => {
 
   it('retries after a 500 with the same delivery id and a fresh signature, then stops', async () => {
     const hook = await receiver((_, n) => (n === 0 ? 500 : 200))
-    const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'type:case' })
+    const { app, deps } = host({
+      EVALSTREAM_WEBHOOK_URL: hook.url,
+      EVALSTREAM_WEBHOOK_SECRET: SECRET,
+      EVALSTREAM_WEBHOOK_FILTER: 'type:case',
+    })
     await runSession(app, 'wh-retry', MATCHING_CASE)
     await deps.exporters!.idle()
     expect(hook.requests).toHaveLength(2)
@@ -105,13 +135,20 @@ describe('webhooks (Node, in process)', () => {
     expect(first!.headers['x-evalstream-delivery']).toBe('wh-retry/case')
     expect(second!.headers['x-evalstream-delivery']).toBe('wh-retry/case')
     expect([first!.headers['x-evalstream-attempt'], second!.headers['x-evalstream-attempt']]).toEqual(['1', '2'])
-    expect((await verifyWebhook(SECRET, second!.headers['x-evalstream-timestamp']!, second!.headers['x-evalstream-signature']!, second!.body)).ok).toBe(true)
+    expect(
+      (await verifyWebhook(SECRET, second!.headers['x-evalstream-timestamp']!, second!.headers['x-evalstream-signature']!, second!.body))
+        .ok,
+    ).toBe(true)
     expect(deps.exporters!.stats().webhooks).toMatchObject({ sent: 1, retries: 1, failed: 0 })
   })
 
   it('gives up on a 4xx without retrying', async () => {
     const hook = await receiver(() => 410)
-    const { app, deps } = host({ EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'type:case' })
+    const { app, deps } = host({
+      EVALSTREAM_WEBHOOK_URL: hook.url,
+      EVALSTREAM_WEBHOOK_SECRET: SECRET,
+      EVALSTREAM_WEBHOOK_FILTER: 'type:case',
+    })
     await runSession(app, 'wh-gone', MATCHING_CASE)
     await deps.exporters!.idle()
     expect(hook.requests).toHaveLength(1)
@@ -127,11 +164,14 @@ describe('webhooks (Node, in process)', () => {
       EVALSTREAM_WEBHOOK_FILTER: 'type:case',
       EVALSTREAM_WEBHOOK_ALLOW_PRIVATE: '1',
     })
-    await runSession(app, 'wh-own', MATCHING_CASE, { webhook: { url: `${own.url}/mine`, secret: SESSION_SECRET, filter: 'criterion:tool_trajectory_avg_score' } })
+    await runSession(app, 'wh-own', MATCHING_CASE, {
+      webhook: { url: `${own.url}/mine`, secret: SESSION_SECRET, filter: 'criterion:tool_trajectory_avg_score' },
+    })
     await deps.exporters!.idle()
     expect(own.requests.map((r) => body(r).data.metric_name)).toEqual(['tool_trajectory_avg_score'])
     const r = own.requests[0]!
-    expect((await verifyWebhook(SESSION_SECRET, r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body)).ok).toBe(true)
+    expect((await verifyWebhook(SESSION_SECRET, r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body)).ok)
+      .toBe(true)
     expect((await verifyWebhook(SECRET, r.headers['x-evalstream-timestamp']!, r.headers['x-evalstream-signature']!, r.body)).ok).toBe(false)
     expect(deployment.requests.map((q) => body(q).type)).toEqual(['case.result'])
   })
@@ -157,12 +197,13 @@ describe('webhooks (Node, in process)', () => {
       ['ftp://example.com/', /only http and https/],
       ['https://user:pw@example.com/', /credentials/],
     ]
-    for (const [url, why] of refused)
+    for (const [url, why] of refused) {
       it(`refuses ${url}`, async () => {
         const res = await create({ url, secret: SESSION_SECRET })
         expect(res.status).toBe(400)
         expect(((await res.json()) as { detail: string }).detail).toMatch(why)
       })
+    }
     it('refuses a short secret and a bad filter, and accepts a public https URL', async () => {
       expect((await create({ url: 'https://hooks.example.com/e', secret: 'short' })).status).toBe(400)
       const bad = await create({ url: 'https://hooks.example.com/e', secret: SESSION_SECRET, filter: 'status:BROKEN' })
@@ -177,10 +218,16 @@ describe('webhooks (Node, in process)', () => {
     const setup = depsFromEnv(NO_JUDGE_ENV, {
       store: (limits, feed) => memorySessionStore({ limits, feed }),
       // The resolver port (Node passes dns.lookup, Deno Deno.resolveDns): this name points at loopback.
-      exporters: { backoffMs: 5, log: (m) => logs.push(m), resolve: async (name) => (asked.push(name), ['93.184.215.14', '::ffff:127.0.0.1']) },
+      exporters: {
+        backoffMs: 5,
+        log: (m) => logs.push(m),
+        resolve: async (name) => (asked.push(name), ['93.184.215.14', '::ffff:127.0.0.1']),
+      },
     })
     if (!setup.ok) throw new Error(setup.error)
-    await runSession(createApp(setup.deps), 'wh-rebind', MATCHING_CASE, { webhook: { url: 'https://hooks.example.com/e', secret: SESSION_SECRET, filter: 'type:case' } })
+    await runSession(createApp(setup.deps), 'wh-rebind', MATCHING_CASE, {
+      webhook: { url: 'https://hooks.example.com/e', secret: SESSION_SECRET, filter: 'type:case' },
+    })
     await setup.deps.exporters!.idle()
     expect(asked).toEqual(['hooks.example.com'])
     expect(setup.deps.exporters!.stats().webhooks).toMatchObject({ sent: 0, failed: 1, retries: 0 })
@@ -202,7 +249,11 @@ describe('webhooks (Node, in process)', () => {
     const store = memorySessionStore()
     const noSecret = depsFromEnv({ EVALSTREAM_WEBHOOK_URL: 'https://h.example.com' }, { store })
     expect(noSecret.ok || noSecret.error).toMatch(/EVALSTREAM_WEBHOOK_SECRET must be at least 16 characters/)
-    const badFilter = depsFromEnv({ EVALSTREAM_WEBHOOK_URL: 'https://h.example.com', EVALSTREAM_WEBHOOK_SECRET: SECRET, EVALSTREAM_WEBHOOK_FILTER: 'colour:red' }, { store })
+    const badFilter = depsFromEnv({
+      EVALSTREAM_WEBHOOK_URL: 'https://h.example.com',
+      EVALSTREAM_WEBHOOK_SECRET: SECRET,
+      EVALSTREAM_WEBHOOK_FILTER: 'colour:red',
+    }, { store })
     expect(badFilter.ok || badFilter.error).toMatch(/EVALSTREAM_WEBHOOK_FILTER: 'colour:red' is not field:value/)
   })
 })

@@ -10,7 +10,7 @@ import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { WEBHOOK_CONCURRENCY } from '../../../src/export/webhook-config.ts'
 import { MATCHING_CASE } from '../../support/weather-fixtures.ts'
-import { startReceiver, type Receiver } from '../../support/otlp-receiver.ts'
+import { type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { runSession } from './otel-session.ts'
 
@@ -35,7 +35,13 @@ describe('webhook queue bound', () => {
     receivers.push(hook)
     const logs: string[] = []
     const setup = depsFromEnv(
-      { ...NO_JUDGE_ENV, EVALSTREAM_WEBHOOK_URL: hook.url, EVALSTREAM_WEBHOOK_SECRET: 'x'.repeat(16), EVALSTREAM_WEBHOOK_MAX_QUEUE: '1', EVALSTREAM_WEBHOOK_TIMEOUT_MS: '60000' },
+      {
+        ...NO_JUDGE_ENV,
+        EVALSTREAM_WEBHOOK_URL: hook.url,
+        EVALSTREAM_WEBHOOK_SECRET: 'x'.repeat(16),
+        EVALSTREAM_WEBHOOK_MAX_QUEUE: '1',
+        EVALSTREAM_WEBHOOK_TIMEOUT_MS: '60000',
+      },
       { store: (limits, feed) => memorySessionStore({ limits, feed }), exporters: { backoffMs: 5, log: (m) => logs.push(m) } },
     )
     if (!setup.ok) throw new Error(setup.error)

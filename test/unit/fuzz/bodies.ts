@@ -9,7 +9,11 @@ import { eventText } from './json-text.ts'
 export type EventFormatName = 'json' | 'ndjson' | 'sse'
 
 /** Byte sequences that are not UTF-8: a lone continuation, a truncated sequence, an encoded surrogate, past U+10FFFF, overlong. */
-const BAD_UTF8 = [[0xff], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xfe, 0xff], [0xef, 0xbb, 0xbf], [0x00]]
+const BAD_UTF8 = [[0xff], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xfe, 0xff], [
+  0xef,
+  0xbb,
+  0xbf,
+], [0x00]]
 
 const encoder = new TextEncoder()
 
@@ -48,21 +52,34 @@ const sseFrame = fc.oneof(
   { weight: 1, arbitrary: eventText.map((t) => `event: message\nid: 7\ndata: ${t}\n\n`) },
   // One JSON text over two data lines (SSE joins them with a newline).
   { weight: 1, arbitrary: eventText.map((t) => `data: ${t.slice(0, t.length >> 1)}\ndata: ${t.slice(t.length >> 1)}\n\n`) },
-  { weight: 1, arbitrary: fc.constantFrom(': ping\n\n', 'retry: x\n\n', 'event: evalstream\ndata: {}\n\n', 'data: {"error":"boom"}\n\n', '\n\n', 'data:\n\n', 'id\n\n') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      ': ping\n\n',
+      'retry: x\n\n',
+      'event: evalstream\ndata: {}\n\n',
+      'data: {"error":"boom"}\n\n',
+      '\n\n',
+      'data:\n\n',
+      'id\n\n',
+    ),
+  },
 )
 
 /** A whole events body as text in one format, possibly with a torn (unterminated) last frame. */
 export const eventsBodyText = (format: EventFormatName): fc.Arbitrary<string> => {
   const items = fc.array(eventText, { minLength: 0, maxLength: 8 })
-  if (format === 'json')
+  if (format === 'json') {
     return fc.oneof(
       eventText,
       items.map((ts) => `[${ts.join(',')}]`),
       items.map((ts) => `{"events":[${ts.join(',')}]}`),
       fc.integer({ min: 1000, max: 20_000 }).map((n) => `[${Array(n).fill('{"author":"a","invocationId":"i"}').join(',')}]`),
     )
-  if (format === 'ndjson')
+  }
+  if (format === 'ndjson') {
     return fc.tuple(items, fc.constantFrom('\n', '\r\n', '\n\n'), fc.boolean()).map(([ts, nl, end]) => ts.join(nl) + (end ? nl : ''))
+  }
   return fc
     .tuple(fc.array(sseFrame, { maxLength: 8 }), fc.nat(), fc.boolean())
     .map(([frames, cut, torn]) => {

@@ -13,7 +13,7 @@ import { readEvalSetResult } from '../../../src/adk/results-json.ts'
 import { createEventDecoder, type DecoderOutput, type EventFormat } from '../../../src/ingest/index.ts'
 import { chunked, corruptBytes, eventsBodyText } from './bodies.ts'
 import { errorText } from './route-driver.ts'
-import { eventText, evalFileText } from './json-text.ts'
+import { evalFileText, eventText } from './json-text.ts'
 
 export type DecoderInput = { format: EventFormat; chunks: Uint8Array[] }
 
@@ -21,7 +21,7 @@ export const decoderInput: fc.Arbitrary<DecoderInput> = fc.constantFrom<EventFor
   eventsBodyText(format)
     .chain(corruptBytes)
     .chain(chunked)
-    .map((chunks) => ({ format, chunks })),
+    .map((chunks) => ({ format, chunks }))
 )
 
 /**
@@ -29,7 +29,9 @@ export const decoderInput: fc.Arbitrary<DecoderInput> = fc.constantFrom<EventFor
  * A too_large message may or may not know the frame's full size (the streaming check stops early).
  */
 function summary(output: DecoderOutput): string {
-  if ('event' in output) return `${output.index} event ${output.event.invocation_id ?? ''} ${output.event.author ?? ''} ${Object.keys(output.raw).length}`
+  if ('event' in output) {
+    return `${output.index} event ${output.event.invocation_id ?? ''} ${output.event.author ?? ''} ${Object.keys(output.raw).length}`
+  }
   return `${output.index} ${output.kind} ${output.kind === 'too_large' ? '' : output.message}`
 }
 
@@ -55,8 +57,13 @@ export function checkDecoder({ format, chunks }: DecoderInput): string[] {
   const indexes = split.outputs.map((o) => Number(o.split(' ')[0]))
   if (indexes.some((n, i) => n !== i)) failures.push(`ingest ${format}: outputs numbered ${indexes.slice(0, 10).join(',')}, not 0,1,2…`)
   const differs = split.outputs.findIndex((o, i) => o !== whole.outputs[i])
-  if (split.outputs.length !== whole.outputs.length || differs >= 0)
-    failures.push(`ingest ${format}: chunking changed the outputs (${split.outputs.length} vs ${whole.outputs.length}; first difference ${split.outputs[differs]?.slice(0, 80)} vs ${whole.outputs[differs]?.slice(0, 80)})`)
+  if (split.outputs.length !== whole.outputs.length || differs >= 0) {
+    failures.push(
+      `ingest ${format}: chunking changed the outputs (${split.outputs.length} vs ${whole.outputs.length}; first difference ${
+        split.outputs[differs]?.slice(0, 80)
+      } vs ${whole.outputs[differs]?.slice(0, 80)})`,
+    )
+  }
   return failures
 }
 
@@ -114,5 +121,7 @@ export function checkEvalFiles({ text, value }: { text: string; value: unknown }
 }
 
 export const describeDecoderInput = (d: DecoderInput) =>
-  `${d.format} bytes=${d.chunks.reduce((n, c) => n + c.length, 0)} chunks=${d.chunks.length} starts ${JSON.stringify(new TextDecoder().decode(d.chunks[0]?.subarray(0, 100) ?? new Uint8Array()))}`
+  `${d.format} bytes=${d.chunks.reduce((n, c) => n + c.length, 0)} chunks=${d.chunks.length} starts ${
+    JSON.stringify(new TextDecoder().decode(d.chunks[0]?.subarray(0, 100) ?? new Uint8Array()))
+  }`
 export const describeText = ({ text }: { text: string }) => `${text.length} chars: ${JSON.stringify(text.slice(0, 160))}`

@@ -33,7 +33,18 @@ const KEYS = [
 const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) })
 
 /** Number literals JSON.parse accepts but that are not what they look like. */
-const NUMBERS = ['1e400', '-1e400', '1e-400', '-0', '0.1e999999', '123456789012345678901234567890', '1E+308', '5e-324', '1.0', '9007199254740993']
+const NUMBERS = [
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '-0',
+  '0.1e999999',
+  '123456789012345678901234567890',
+  '1E+308',
+  '5e-324',
+  '1.0',
+  '9007199254740993',
+]
 /** String literals with escapes that are valid JSON but not valid Unicode, or control characters. */
 const ODD_STRINGS = ['"\\ud800"', '"\\udc00x"', '"\\u0000"', '"\\ud83d\\ude00"', '"\\u202e"', '"\\\\"', '""']
 
@@ -57,14 +68,22 @@ export const jsonValueText: fc.Arbitrary<string> = fc.letrec<{ value: string; ar
 /** Nesting past any recursion limit, balanced or not, with a value at the bottom. */
 export const deepText: fc.Arbitrary<string> = fc
   .record({
-    depth: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 2_000 }) }, { weight: 1, arbitrary: fc.constantFrom(10_000, 20_000, 100_000) }),
+    depth: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 2_000 }) }, {
+      weight: 1,
+      arbitrary: fc.constantFrom(10_000, 20_000, 100_000),
+    }),
     kind: fc.constantFrom('array', 'object', 'args', 'mixed'),
     inner: leaf,
     balanced: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   })
   .map(({ depth, kind, inner, balanced }) => {
-    const [open, close] =
-      kind === 'array' ? ['[', ']'] : kind === 'object' ? ['{"a":', '}'] : kind === 'args' ? ['{"args":', '}'] : ['[{"x":', '}]']
+    const [open, close] = kind === 'array'
+      ? ['[', ']']
+      : kind === 'object'
+      ? ['{"a":', '}']
+      : kind === 'args'
+      ? ['{"args":', '}']
+      : ['[{"x":', '}]']
     return open.repeat(depth) + inner + (balanced ? close.repeat(depth) : close.repeat(depth >> 1))
   })
 

@@ -30,10 +30,22 @@ export async function makeTarget(): Promise<Target & { setAgent(answer: AgentAns
   const proxy = depsFromEnv({ ...NO_JUDGE_ENV, AGENT_URL }, { store: memorySessionStore(), fetch: agentFetch })
   if (!plain.ok || !proxy.ok) throw new Error('fuzz target setup failed')
   let n = 0
-  const target = { plain: createApp(plain.deps), proxy: createApp(proxy.deps), nextId: () => `fuzz-${++n}`, setAgent: (a: AgentAnswer) => void (agent = a) }
+  const target = {
+    plain: createApp(plain.deps),
+    proxy: createApp(proxy.deps),
+    nextId: () => `fuzz-${++n}`,
+    setAgent: (a: AgentAnswer) => void (agent = a),
+  }
   for (const app of [target.plain, target.proxy]) {
-    await app.request('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: ENDED_SESSION }) })
-    await app.request(`/v1/sessions/${ENDED_SESSION}/events`, { method: 'POST', body: '{"author":"a","invocationId":"i","content":{"role":"model","parts":[{"text":"hi"}]}}' })
+    await app.request('/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: ENDED_SESSION }),
+    })
+    await app.request(`/v1/sessions/${ENDED_SESSION}/events`, {
+      method: 'POST',
+      body: '{"author":"a","invocationId":"i","content":{"role":"model","parts":[{"text":"hi"}]}}',
+    })
     await app.request(`/v1/sessions/${ENDED_SESSION}/end`, { method: 'POST' })
   }
   return target
@@ -74,11 +86,22 @@ type Allow = { status?: (status: number) => boolean; bodyError?: boolean }
  * One request; pushes a failure line for a 5xx, a throw, a broken or endless body.
  * `readBody: false` only checks the status (a live stream that is meant to stay open).
  */
-async function call(app: Hono, route: string, path: string, init: RequestInit, failures: string[], readBody = true, allow: Allow = {}): Promise<Call | undefined> {
+async function call(
+  app: Hono,
+  route: string,
+  path: string,
+  init: RequestInit,
+  failures: string[],
+  readBody = true,
+  allow: Allow = {},
+): Promise<Call | undefined> {
   const abort = new AbortController()
   let response: Response
   try {
-    response = await app.request(path, { ...init, signal: abort.signal, ...(init.body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit)
+    response = await app.request(
+      path,
+      { ...init, signal: abort.signal, ...(init.body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit,
+    )
   } catch (error) {
     failures.push(`${route}: request threw ${errorText(error)}`)
     return undefined
@@ -130,14 +153,22 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
     Object.fromEntries(Object.entries({ 'content-type': type, ...extra }).filter(([, v]) => v !== undefined)) as Record<string, string>
 
   if (probe.kind === 'create') {
-    await call(target.plain, 'POST /v1/sessions', '/v1/sessions', { method: 'POST', headers: headers(probe.contentType), body: streamOf(probe.body) }, failures)
+    await call(target.plain, 'POST /v1/sessions', '/v1/sessions', {
+      method: 'POST',
+      headers: headers(probe.contentType),
+      body: streamOf(probe.body),
+    }, failures)
     return failures
   }
 
   if (probe.kind === 'events') {
     const id = target.nextId()
     const spec = probe.withCase ? { session_id: id, eval_config: SAMPLE_CONFIG, eval_case: CASE } : { session_id: id }
-    const created = await call(target.plain, 'POST /v1/sessions (setup)', '/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(spec) }, failures)
+    const created = await call(target.plain, 'POST /v1/sessions (setup)', '/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(spec),
+    }, failures)
     if (created?.status !== 201) return [...failures, `POST /v1/sessions (setup): ${created?.status} instead of 201`]
     const base = `/v1/sessions/${id}`
     const upload = { method: 'POST', headers: headers(probe.contentType, { accept: probe.accept }), body: streamOf(probe.body) }
@@ -145,8 +176,9 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
     await call(target.plain, 'GET {id} after events', base, {}, failures)
     const ended = await call(target.plain, 'POST {id}/end after events', `${base}/end`, { method: 'POST' }, failures)
     const replay = await call(target.plain, 'GET {id}/results after end', `${base}/results`, {}, failures)
-    if (ended?.status === 200 && replay && replay.status === 200 && !replay.text.includes('event: case.result'))
+    if (ended?.status === 200 && replay && replay.status === 200 && !replay.text.includes('event: case.result')) {
       failures.push('GET {id}/results after end: the replay has no case.result')
+    }
     return failures
   }
 
@@ -163,16 +195,23 @@ export async function runProbe(target: Target & { setAgent(a: AgentAnswer): void
   const agent = probe.agent
   target.setAgent(agent)
   const sessionHeader = probe.sessionHeader === '{id}' ? ENDED_SESSION : probe.sessionHeader
-  const init = { method: 'POST', headers: headers('application/json', { 'x-evalstream-session': sessionHeader }), body: streamOf(probe.request) }
+  const init = {
+    method: 'POST',
+    headers: headers('application/json', { 'x-evalstream-session': sessionHeader }),
+    body: streamOf(probe.request),
+  }
   // Only a scored /run_sse stream (2xx event stream) must end cleanly when the agent breaks off:
   // its results and an error result reach the client. Anything relayed mirrors the agent, and so
   // does a run named into the ended session (passed through unscored).
-  const scored = probe.path === '/run_sse' && namesSession(probe.request, sessionHeader) && sessionHeader !== ENDED_SESSION && agent.kind === 'answer' && agent.status < 300 && agent.contentType.startsWith('text/event-stream')
+  const scored = probe.path === '/run_sse' && namesSession(probe.request, sessionHeader) && sessionHeader !== ENDED_SESSION &&
+    agent.kind === 'answer' && agent.status < 300 && agent.contentType.startsWith('text/event-stream')
   const allow: Allow = {
     status: (status) => (agent.kind === 'unreachable' ? status === 502 || status === 504 : status === agent.status),
     bodyError: agent.kind === 'answer' && agent.breakOff && !scored,
   }
-  const label = `proxy POST ${probe.path} (agent ${agent.kind === 'answer' ? `${agent.status}${agent.breakOff ? ', breaks off' : ''}` : 'unreachable'})`
+  const label = `proxy POST ${probe.path} (agent ${
+    agent.kind === 'answer' ? `${agent.status}${agent.breakOff ? ', breaks off' : ''}` : 'unreachable'
+  })`
   await call(target.proxy, label, probe.path, init, failures, true, allow)
   return failures
 }

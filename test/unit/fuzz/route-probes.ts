@@ -6,7 +6,7 @@
  * hostile agent answer (torn frames, an agent that breaks off, one that cannot be reached).
  */
 import fc from 'fast-check'
-import { chunked, contentType, corruptBytes, eventsBodyText, headerValue, pathSegment, type EventFormatName } from './bodies.ts'
+import { chunked, contentType, corruptBytes, type EventFormatName, eventsBodyText, headerValue, pathSegment } from './bodies.ts'
 import { createBodyText, eventText, hostileText, splice } from './json-text.ts'
 
 export type Probe =
@@ -37,7 +37,7 @@ const eventsProbe: fc.Arbitrary<Probe> = fc.constantFrom<EventFormatName>('json'
     contentType: fc.oneof({ weight: 6, arbitrary: fc.constant(FORMAT_TYPES[format]) }, { weight: 1, arbitrary: contentType }),
     accept: fc.constantFrom(undefined, 'text/event-stream', 'application/json', '*/*'),
     withCase: fc.boolean(),
-  }),
+  })
 )
 
 /** `{id}` in a path template is an existing, ended session (see ENDED_SESSION in route-driver.ts). */
@@ -45,17 +45,27 @@ const pathProbe: fc.Arbitrary<Probe> = fc.record({
   kind: fc.constant('path' as const),
   method: fc.constantFrom('GET', 'GET', 'POST', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD'),
   path: fc.oneof(
-    fc.tuple(fc.oneof(pathSegment, fc.constant('{id}')), fc.constantFrom('', '/events', '/results', '/end', '/x', '/', '/results/')).map(([s, t]) => `/v1/sessions/${s}${t}`),
+    fc.tuple(fc.oneof(pathSegment, fc.constant('{id}')), fc.constantFrom('', '/events', '/results', '/end', '/x', '/', '/results/')).map((
+      [s, t],
+    ) => `/v1/sessions/${s}${t}`),
     pathSegment.map((s) => `/${s}`),
     pathSegment.map((s) => `/v1/${s}`),
     fc.constantFrom('/healthz', '/v1/criteria', '/v1/sessions', '/v1/sessions/', '/run_sse', '//', '/v1//sessions'),
   ),
-  lastEventId: fc.option(fc.oneof(fc.constantFrom('0', '-1', '1e400', '999999999999', '3', 'NaN', ' 2', '0x10'), headerValue), { nil: undefined }),
+  lastEventId: fc.option(fc.oneof(fc.constantFrom('0', '-1', '1e400', '999999999999', '3', 'NaN', ' 2', '0x10'), headerValue), {
+    nil: undefined,
+  }),
   body: fc.option(bytesOf(hostileText), { nil: undefined }),
   contentType: fc.option(contentType, { nil: undefined }),
 })
 
-const RUN_SSE_REQUEST = { appName: 'weather_agent', userId: 'u', sessionId: 's', newMessage: { role: 'user', parts: [{ text: 'Weather in Paris?' }] }, streaming: false }
+const RUN_SSE_REQUEST = {
+  appName: 'weather_agent',
+  userId: 'u',
+  sessionId: 's',
+  newMessage: { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+  streaming: false,
+}
 
 const agentAnswer: fc.Arbitrary<AgentAnswer> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'unreachable' as const }) },
@@ -76,7 +86,12 @@ const proxyProbe: fc.Arbitrary<Probe> = fc.record({
   path: fc.constantFrom('/run_sse', '/run_sse', '/run_sse', '/list-apps', '/apps/a/users/u/sessions/s'),
   request: bytesOf(
     fc.oneof(
-      { weight: 3, arbitrary: fc.tuple(fc.nat(), hostileText, fc.constantFrom('x', 'sessionId', '__proto__')).map(([p, t, k]) => splice(RUN_SSE_REQUEST, p, t, k)) },
+      {
+        weight: 3,
+        arbitrary: fc.tuple(fc.nat(), hostileText, fc.constantFrom('x', 'sessionId', '__proto__')).map(([p, t, k]) =>
+          splice(RUN_SSE_REQUEST, p, t, k)
+        ),
+      },
       { weight: 2, arbitrary: pathSegment.map((s) => JSON.stringify({ ...RUN_SSE_REQUEST, sessionId: decodeURIComponentSafe(s) })) },
       { weight: 1, arbitrary: eventText },
     ),
@@ -107,9 +122,14 @@ const head = (chunks?: Uint8Array[]) => JSON.stringify(new TextDecoder().decode(
 /** A short human description of a probe, for failure reports. */
 export function describeProbe(p: Probe): string {
   if (p.kind === 'create') return `POST /v1/sessions type=${p.contentType} bytes=${size(p.body)} starts ${head(p.body)}`
-  if (p.kind === 'events')
-    return `events ${p.format} type=${p.contentType} accept=${p.accept} case=${p.withCase} bytes=${size(p.body)} chunks=${p.body.length} starts ${head(p.body)}`
+  if (p.kind === 'events') {
+    return `events ${p.format} type=${p.contentType} accept=${p.accept} case=${p.withCase} bytes=${
+      size(p.body)
+    } chunks=${p.body.length} starts ${head(p.body)}`
+  }
   if (p.kind === 'path') return `${p.method} ${p.path.slice(0, 120)} last-event-id=${p.lastEventId} bytes=${size(p.body)}`
-  const agent = p.agent.kind === 'unreachable' ? 'unreachable' : `${p.agent.status} ${p.agent.contentType} bytes=${size(p.agent.body)} breakOff=${p.agent.breakOff}`
+  const agent = p.agent.kind === 'unreachable'
+    ? 'unreachable'
+    : `${p.agent.status} ${p.agent.contentType} bytes=${size(p.agent.body)} breakOff=${p.agent.breakOff}`
   return `proxy ${p.path} header=${p.sessionHeader} bytes=${size(p.request)} starts ${head(p.request)} agent=${agent}`
 }

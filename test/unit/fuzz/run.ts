@@ -39,7 +39,8 @@ export async function fuzz<T>(
   process.on('unhandledRejection', onStray)
   // An error caught and only logged (Hono's streamSSE logs what breaks a stream) is a failure too.
   const consoleError = console.error
-  console.error = (...args: unknown[]) => void stray.push(`logged error: ${args.map((a) => (a instanceof Error ? errorText(a) : String(a))).join(' ').split('\n')[0]}`)
+  console.error = (...args: unknown[]) =>
+    void stray.push(`logged error: ${args.map((a) => (a instanceof Error ? errorText(a) : String(a))).join(' ').split('\n')[0]}`)
   let done = 0
   let failed = 0
   try {
@@ -76,6 +77,8 @@ export async function fuzz<T>(
 
 /** The report as lines for a test failure message or the benchmark output. */
 export function formatReport(name: string, report: FuzzReport): string {
-  const head = `${name}: ${report.runs} inputs, ${report.failed} failed, ${report.groups.length} distinct problems, ${(report.ms / 1000).toFixed(1)} s`
+  const head = `${name}: ${report.runs} inputs, ${report.failed} failed, ${report.groups.length} distinct problems, ${
+    (report.ms / 1000).toFixed(1)
+  } s`
   return [head, ...report.groups.map((g) => `  [${g.count}x] ${g.example}`)].join('\n')
 }

@@ -8,7 +8,7 @@ import { createApp } from '../../../src/http/app.ts'
 import { createAuthenticator, MAX_TOKEN_CHARS, MIN_TOKEN_CHARS, parseCorsOrigins, parseTokens } from '../../../src/http/auth-config.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
-import { startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
+import { type AgentStub, startAgentStub } from '../../support/agent-stub.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { ACME_TOKEN, authSuite, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
@@ -61,7 +61,9 @@ describe('EVALSTREAM_TOKENS', () => {
     const open = depsFromEnv({ ...NO_JUDGE_ENV }, { store: memorySessionStore() })
     expect(open.ok && open.notes.find((n) => n.startsWith('auth:'))).toContain('auth: OPEN, no EVALSTREAM_TOKENS set')
     const closed = depsFromEnv({ ...NO_JUDGE_ENV, EVALSTREAM_TOKENS: TOKENS_ENV }, { store: memorySessionStore() })
-    expect(closed.ok && closed.notes.find((n) => n.startsWith('auth:'))).toBe('auth: bearer tokens required (3 token(s), tenants: acme, globex)')
+    expect(closed.ok && closed.notes.find((n) => n.startsWith('auth:'))).toBe(
+      'auth: bearer tokens required (3 token(s), tenants: acme, globex)',
+    )
   })
 
   it('verifies a token to its tenant and nothing else to anything', async () => {
@@ -71,7 +73,9 @@ describe('EVALSTREAM_TOKENS', () => {
     ])
     expect(await auth.verify(`${token}1`)).toBe('acme')
     expect(await auth.verify(`${token}2`)).toBe('globex')
-    for (const wrong of [`${token}3`, token, `${token}1 `, '', 'x'.repeat(MAX_TOKEN_CHARS + 1)]) expect(await auth.verify(wrong)).toBeUndefined()
+    for (const wrong of [`${token}3`, token, `${token}1 `, '', 'x'.repeat(MAX_TOKEN_CHARS + 1)]) {
+      expect(await auth.verify(wrong)).toBeUndefined()
+    }
   })
 })
 

@@ -67,7 +67,10 @@ describe('hostile event bodies', () => {
     const summary = await api.json(res)
     expect(summary.accepted).toBe(2)
     expect(summary.rejected).toHaveLength(1)
-    expect(summary.rejected[0]).toMatchObject({ index: 1, path: expect.stringMatching(/^\$\.content\.parts\[0\]\.functionCall\.args(\.a)+$/) })
+    expect(summary.rejected[0]).toMatchObject({
+      index: 1,
+      path: expect.stringMatching(/^\$\.content\.parts\[0\]\.functionCall\.args(\.a)+$/),
+    })
     const result = await api.healthy('s')
     expect(result.eval_id).toBe('weather')
   })
@@ -110,8 +113,15 @@ describe('at the depth ceiling', () => {
     let args: Record<string, unknown> = { city: 'Paris' }
     for (let i = 0; i < 980; i++) args = { a: args }
     const deepCase = weatherCase([{ name: 'get_weather', args }])
-    expect((await api.create({ session_id: 'ceiling', eval_config: { criteria: { tool_trajectory_avg_score: 1.0 } }, eval_case: deepCase })).status).toBe(201)
-    const call = { author: 'agent', invocationId: 'e-1', content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args } }] } }
+    expect(
+      (await api.create({ session_id: 'ceiling', eval_config: { criteria: { tool_trajectory_avg_score: 1.0 } }, eval_case: deepCase }))
+        .status,
+    ).toBe(201)
+    const call = {
+      author: 'agent',
+      invocationId: 'e-1',
+      content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args } }] },
+    }
     const answer = { author: 'agent', invocationId: 'e-1', content: { role: 'model', parts: [{ text: 'sunny' }] } }
     const results = api.app.request('/v1/sessions/ceiling/results')
     const summary = await api.json(await api.events('ceiling', JSON.stringify([call, answer])))
@@ -193,7 +203,11 @@ describe('per-session limits', () => {
     const res = await api.events('s', ndjson(WEATHER_EVENTS), 'application/x-ndjson')
     expect(res.status).toBe(422)
     const problem = await api.json(res)
-    expect(problem).toMatchObject({ title: 'Session event limit reached', accepted: 3, limit: { name: 'EVALSTREAM_MAX_EVENTS_PER_SESSION', value: 3 } })
+    expect(problem).toMatchObject({
+      title: 'Session event limit reached',
+      accepted: 3,
+      limit: { name: 'EVALSTREAM_MAX_EVENTS_PER_SESSION', value: 3 },
+    })
     const again = await api.events('s', JSON.stringify(WEATHER_EVENTS[4]))
     expect(again.status).toBe(422)
     await api.healthy('s')
@@ -217,7 +231,10 @@ describe('create request', () => {
     const plain = await api.create({ session_id: 'a' }, { 'content-type': 'text/plain' })
     expect(plain.status).toBe(415)
     expect(await api.json(plain)).toMatchObject({ title: 'Unsupported Media Type', detail: expect.stringContaining('text/plain') })
-    const none = await api.app.request('/v1/sessions', { method: 'POST', body: new TextEncoder().encode(JSON.stringify({ session_id: 'b' })) })
+    const none = await api.app.request('/v1/sessions', {
+      method: 'POST',
+      body: new TextEncoder().encode(JSON.stringify({ session_id: 'b' })),
+    })
     expect(none.status).toBe(201)
     expect((await api.create({ session_id: 'c' }, { 'content-type': 'application/json; charset=utf-8' })).status).toBe(201)
   })
@@ -252,12 +269,14 @@ describe('create request', () => {
 
 describe('limits from the environment', () => {
   it('bad values stop the setup with the variable named', () => {
-    for (const [name, value, message] of [
-      ['EVALSTREAM_MAX_JSON_DEPTH', '5000', "EVALSTREAM_MAX_JSON_DEPTH must be a whole number from 1 to 1000, not '5000'"],
-      ['EVALSTREAM_MAX_REQUEST_BYTES', '10MB', "EVALSTREAM_MAX_REQUEST_BYTES must be a whole number >= 1, not '10MB'"],
-      ['EVALSTREAM_MAX_EVENTS_PER_SESSION', '0', 'must be a whole number >= 1'],
-      ['EVALSTREAM_PUBLIC_URL', 'ftp://x', 'EVALSTREAM_PUBLIC_URL is not an http(s) URL'],
-    ]) {
+    for (
+      const [name, value, message] of [
+        ['EVALSTREAM_MAX_JSON_DEPTH', '5000', "EVALSTREAM_MAX_JSON_DEPTH must be a whole number from 1 to 1000, not '5000'"],
+        ['EVALSTREAM_MAX_REQUEST_BYTES', '10MB', "EVALSTREAM_MAX_REQUEST_BYTES must be a whole number >= 1, not '10MB'"],
+        ['EVALSTREAM_MAX_EVENTS_PER_SESSION', '0', 'must be a whole number >= 1'],
+        ['EVALSTREAM_PUBLIC_URL', 'ftp://x', 'EVALSTREAM_PUBLIC_URL is not an http(s) URL'],
+      ]
+    ) {
       const setup = depsFromEnv({ ...NO_JUDGE_ENV, [name!]: value }, { store: memorySessionStore() })
       expect(setup.ok ? '' : setup.error).toContain(message)
     }

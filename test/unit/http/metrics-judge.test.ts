@@ -8,7 +8,7 @@ import type { JudgeRequest } from '../../../src/core/criterion.ts'
 import { createRegistry, MAX_SERIES_PER_METRIC } from '../../../src/monitor/prometheus-registry.ts'
 import { createJudgeExecutor, type JudgeCallRecord } from '../../../src/judge/executor.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
-import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
+import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
 import { parseExposition } from '../../support/metrics-exposition.ts'
 
 let stub: GeminiStub
@@ -18,7 +18,8 @@ beforeEach(async () => {
 })
 afterAll(() => stub?.close())
 
-const gemini = () => createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { sleep: async () => {}, random: () => 0 })
+const gemini = () =>
+  createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { sleep: async () => {}, random: () => 0 })
 const req = (id: string): JudgeRequest => ({ id, model: 'gemini-2.5-flash', prompt: `prompt ${id}`, samples: 1 })
 
 function observed(options: Partial<Parameters<typeof createJudgeExecutor>[0]> = {}) {
@@ -59,7 +60,13 @@ describe('judge executor observe hook', () => {
 
   it('an observer that throws costs no answer', async () => {
     stub.handle(() => ({ candidates: ['ok'] }))
-    const executor = createJudgeExecutor({ judge: gemini(), concurrency: 1, observe: () => { throw new Error('broken metrics') } })
+    const executor = createJudgeExecutor({
+      judge: gemini(),
+      concurrency: 1,
+      observe: () => {
+        throw new Error('broken metrics')
+      },
+    })
     expect((await executor.answer(req('t'))).samples).toEqual([{ text: 'ok' }])
   })
 })

@@ -9,13 +9,15 @@ import { createApp } from '../../../src/http/app.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { SCENARIO_HEADER, startAgentStub } from '../../support/agent-stub.ts'
-import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
+import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { DIVERGING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 import { parseExposition } from '../../support/metrics-exposition.ts'
 
 const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_valid: 'valid' })
-const CONFIG = { criteria: { tool_trajectory_avg_score: 1, final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } } }
+const CONFIG = {
+  criteria: { tool_trajectory_avg_score: 1, final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } },
+}
 const METRICS_TOKEN = 'm'.repeat(32)
 const TENANT_TOKEN = 't'.repeat(32)
 
@@ -50,7 +52,8 @@ async function scrape(app: ReturnType<typeof createApp>, headers: Record<string,
 describe('GET /metrics', () => {
   it('counts a judged session: events, results by criterion and status, judge calls, tokens, latency, sessions, requests', async () => {
     const app = appWith()
-    const created = (await (await post(app, '/v1/sessions', { session_id: 'metrics-one', eval_config: CONFIG, eval_case: DIVERGING_CASE })).json()) as any
+    const created =
+      (await (await post(app, '/v1/sessions', { session_id: 'metrics-one', eval_config: CONFIG, eval_case: DIVERGING_CASE })).json()) as any
     const upload = await post(app, `/v1/sessions/${created.session_id}/events`, [...WEATHER_EVENTS, { content: 7 }])
     expect(upload.status).toBe(202)
     const before = stub.requests.length
@@ -84,10 +87,18 @@ describe('GET /metrics', () => {
 
   it('counts a result once however often it is streamed, and refused uploads and unknown routes by reason and pattern', async () => {
     const app = appWith()
-    await post(app, '/v1/sessions', { session_id: 'metrics-two', eval_config: { criteria: { tool_trajectory_avg_score: 1 } }, eval_case: DIVERGING_CASE })
+    await post(app, '/v1/sessions', {
+      session_id: 'metrics-two',
+      eval_config: { criteria: { tool_trajectory_avg_score: 1 } },
+      eval_case: DIVERGING_CASE,
+    })
     await post(app, '/v1/sessions/metrics-two/events', WEATHER_EVENTS)
     for (let i = 0; i < 2; i++) await (await app.request('/v1/sessions/metrics-two/results?last_event_id=0')).body?.cancel()
-    const wrongType = await app.request('/v1/sessions/metrics-two/events', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })
+    const wrongType = await app.request('/v1/sessions/metrics-two/events', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    })
     expect(wrongType.status).toBe(415)
     await app.request('/v1/sessions/metrics-two/end', { method: 'POST' })
     expect((await post(app, '/v1/sessions/metrics-two/events', WEATHER_EVENTS)).status).toBe(409)
@@ -105,7 +116,12 @@ describe('GET /metrics', () => {
     try {
       const app = appWith({ AGENT_URL: agent.url, EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '2000' })
       const run = (sessionId: string, headers: Record<string, string> = {}) =>
-        post(app, '/run_sse', { appName: 'weather', userId: 'u', sessionId, newMessage: { role: 'user', parts: [{ text: 'Weather in Paris?' }] } }, headers)
+        post(app, '/run_sse', {
+          appName: 'weather',
+          userId: 'u',
+          sessionId,
+          newMessage: { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        }, headers)
       await (await run('proxy-ok')).text()
       await (await run('proxy-broken', { [SCENARIO_HEADER]: 'break' })).text()
       const { metrics: m } = await scrape(app)

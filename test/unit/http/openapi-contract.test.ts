@@ -12,7 +12,7 @@ import { NAMED_SCHEMAS } from '../../../src/http/openapi-schemas.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
-import { readSse, type Message } from '../../support/sse-client.ts'
+import { type Message, readSse } from '../../support/sse-client.ts'
 import { CONFIG, DIVERGING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 
 const setup = depsFromEnv(NO_JUDGE_ENV, { store: (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual' }) })
@@ -60,7 +60,12 @@ describe('answers match the document', () => {
     const created = await check(await post('/v1/sessions', { eval_config: CONFIG, eval_case: DIVERGING_CASE }), 201, '/v1/sessions', 'post')
     const id = created.session_id as string
     // One bad event among the good ones: the summary lists it.
-    const summary = await check(await post(`/v1/sessions/${id}/events`, [...WEATHER_EVENTS, { content: 7 }]), 202, '/v1/sessions/{id}/events', 'post')
+    const summary = await check(
+      await post(`/v1/sessions/${id}/events`, [...WEATHER_EVENTS, { content: 7 }]),
+      202,
+      '/v1/sessions/{id}/events',
+      'post',
+    )
     expect(summary.rejected).toHaveLength(1)
     await check(await app.request(`/v1/sessions/${id}`), 200, '/v1/sessions/{id}')
     const ended = await check(await app.request(`/v1/sessions/${id}/end`, { method: 'POST' }), 200, '/v1/sessions/{id}/end', 'post')
@@ -78,7 +83,9 @@ describe('answers match the document', () => {
     expect(res.status).toBe(200)
     const doc = (await (await app.request('/openapi.json')).json()) as any
     const events = doc.paths['/v1/sessions/{id}/events'].post.responses['200'].content['text/event-stream']['x-sse-events']
-    const names = Object.fromEntries(Object.entries(events).map(([k, v]: [string, any]) => [k, { data: String(v.data.$ref).split('/').at(-1)! }]))
+    const names = Object.fromEntries(
+      Object.entries(events).map(([k, v]: [string, any]) => [k, { data: String(v.data.$ref).split('/').at(-1)! }]),
+    )
     const messages = await readSse(res)
     expect(messages.at(-1)?.event).toBe('upload.summary')
     checkFrames(messages, names)

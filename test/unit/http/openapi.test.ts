@@ -17,7 +17,9 @@ const TOKEN = 'a'.repeat(32)
 type Spec = Parameters<Validator['validate']>[0]
 
 function appWith(env: Record<string, string> = {}) {
-  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store: (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual' }) })
+  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, {
+    store: (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual' }),
+  })
   if (!setup.ok) throw new Error(setup.error)
   return createApp(setup.deps)
 }
@@ -73,10 +75,21 @@ describe('GET /openapi.json', () => {
     expect(events.responses['401'].content).toHaveProperty(['application/problem+json'])
     expect(events.requestBody.content).toHaveProperty(['application/x-ndjson'])
     const stream = doc.paths['/v1/sessions/{id}/results']!.get.responses['200'].content['text/event-stream']
-    expect(Object.keys(stream['x-sse-events'])).toEqual(['invocation.started', 'criterion.progress', 'criterion.result', 'case.result', 'error'])
+    expect(Object.keys(stream['x-sse-events'])).toEqual([
+      'invocation.started',
+      'criterion.progress',
+      'criterion.result',
+      'case.result',
+      'error',
+    ])
     expect(stream['x-sse-events']['criterion.result'].data).toEqual({ $ref: '#/components/schemas/CriterionResult' })
-    expect(Object.keys(doc.paths['/v1/runs/{id}/results']!.get.responses['200'].content['text/event-stream']['x-sse-events'])).toContain('run.result')
-    expect(Object.keys(doc.paths['/run_sse']!.post.responses['200'].content['text/event-stream']['x-sse-events'])).toEqual(['message', 'evalstream'])
+    expect(Object.keys(doc.paths['/v1/runs/{id}/results']!.get.responses['200'].content['text/event-stream']['x-sse-events'])).toContain(
+      'run.result',
+    )
+    expect(Object.keys(doc.paths['/run_sse']!.post.responses['200'].content['text/event-stream']['x-sse-events'])).toEqual([
+      'message',
+      'evalstream',
+    ])
     // With tokens configured the API requires one; /healthz, /v1/criteria and /openapi.json do not.
     expect(doc.security).toEqual([{ bearerAuth: [] }])
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
@@ -106,7 +119,13 @@ describe('GET /openapi.json', () => {
   })
 
   it('names a route description that refers to a schema nobody defined, and a route described twice', () => {
-    const orphan = describeRoute({ method: 'get', path: '/v1/x', tag: 't', summary: 's', responses: { 200: { description: 'd', json: 'Nope' } } })
+    const orphan = describeRoute({
+      method: 'get',
+      path: '/v1/x',
+      tag: 't',
+      summary: 's',
+      responses: { 200: { description: 'd', json: 'Nope' } },
+    })
     expect(() => buildOpenApiDocument([...API_ROUTES, orphan], { auth: false })).toThrow(/no schema named Nope/)
     expect(() => buildOpenApiDocument([...API_ROUTES, API_ROUTES[0]!], { auth: false })).toThrow(/GET \/healthz is described twice/)
   })

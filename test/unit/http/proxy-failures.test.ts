@@ -11,7 +11,7 @@ import { proxySettingsFromEnv } from '../../../src/config/proxy.ts'
 import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../../../src/http/proxy-settings.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { createApp } from '../../../src/http/app.ts'
-import { BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub, type AgentStub } from '../../support/agent-stub.ts'
+import { type AgentStub, BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub } from '../../support/agent-stub.ts'
 import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 
 const frames = WEATHER_SSE.split(/(?<=\n\n)/)
@@ -44,7 +44,12 @@ function setup(settings: Partial<ProxySettings> = {}, agentUrl = agent.url, maxR
 
 let n = 0
 const adkId = () => `adk-fail-${++n}`
-const run = (sessionId: string) => ({ appName: 'weather_agent', userId: 'u1', sessionId, newMessage: { role: 'user', parts: [{ text: 'hi' }] } })
+const run = (sessionId: string) => ({
+  appName: 'weather_agent',
+  userId: 'u1',
+  sessionId,
+  newMessage: { role: 'user', parts: [{ text: 'hi' }] },
+})
 
 describe('proxy timeouts', () => {
   it('answers 504 problem+json naming the agent and the timeout when the agent sends no response', async () => {
@@ -97,12 +102,16 @@ describe('proxy timeouts', () => {
       EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS: '1000',
       EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: '2000',
     })
-    expect(set).toEqual({ ok: true, value: { connectTimeoutMs: 1000, idleTimeoutMs: 2000, verdictWaitMs: DEFAULT_PROXY_SETTINGS.verdictWaitMs } })
-    for (const bad of ['0', '-5', '1.5', 'soon', '1e3'])
+    expect(set).toEqual({
+      ok: true,
+      value: { connectTimeoutMs: 1000, idleTimeoutMs: 2000, verdictWaitMs: DEFAULT_PROXY_SETTINGS.verdictWaitMs },
+    })
+    for (const bad of ['0', '-5', '1.5', 'soon', '1e3']) {
       expect(proxySettingsFromEnv({ EVALSTREAM_AGENT_IDLE_TIMEOUT_MS: bad })).toEqual({
         ok: false,
         error: expect.stringContaining('EVALSTREAM_AGENT_IDLE_TIMEOUT_MS'),
       })
+    }
   })
 })
 
@@ -116,7 +125,10 @@ describe('proxy: an agent that breaks off', () => {
     const results = ours(text)
     expect(results.filter((r) => r.type === 'criterion.result')).toHaveLength(2 + EFFICIENCY_RESULTS.length)
     const error = results.find((r) => r.type === 'error')
-    expect(error.data).toMatchObject({ index: BREAK_AFTER, message: expect.stringContaining(`the agent at ${agent.url} broke off its response`) })
+    expect(error.data).toMatchObject({
+      index: BREAK_AFTER,
+      message: expect.stringContaining(`the agent at ${agent.url} broke off its response`),
+    })
     const logged = (await session(id))!.log.readAfter(0)
     expect(logged.filter((e) => e.type === 'error')).toHaveLength(1)
   })

@@ -7,28 +7,34 @@ import { describe, expect, it } from 'vitest'
 import { causeOf } from '../../../src/http/agent-body.ts'
 import { forwardHeaders } from '../../../src/http/forward.ts'
 import type { ResultEvent } from '../../../src/engine/types.ts'
-import { ourFrame, RENAMED_AGENT_EVENT, renameAgentEvalstream } from '../../../src/http/proxy-interleave.ts'
+import { ourFrame, renameAgentEvalstream, RENAMED_AGENT_EVENT } from '../../../src/http/proxy-interleave.ts'
 
 describe('renameAgentEvalstream', () => {
   it('renames an event field named evalstream, with any line end and with or without the space', () => {
-    for (const [frame, renamed] of [
-      ['event: evalstream\ndata: {}\n\n', `event: ${RENAMED_AGENT_EVENT}\ndata: {}\n\n`],
-      ['event:evalstream\r\ndata: {}\r\n\r\n', `event: ${RENAMED_AGENT_EVENT}\r\ndata: {}\r\n\r\n`],
-      ['data: {}\revent: evalstream\r\r', `data: {}\revent: ${RENAMED_AGENT_EVENT}\r\r`],
-      ['id: 1\nevent: evalstream\nevent: evalstream\n\n', `id: 1\nevent: ${RENAMED_AGENT_EVENT}\nevent: ${RENAMED_AGENT_EVENT}\n\n`],
-    ] as const)
+    for (
+      const [frame, renamed] of [
+        ['event: evalstream\ndata: {}\n\n', `event: ${RENAMED_AGENT_EVENT}\ndata: {}\n\n`],
+        ['event:evalstream\r\ndata: {}\r\n\r\n', `event: ${RENAMED_AGENT_EVENT}\r\ndata: {}\r\n\r\n`],
+        ['data: {}\revent: evalstream\r\r', `data: {}\revent: ${RENAMED_AGENT_EVENT}\r\r`],
+        ['id: 1\nevent: evalstream\nevent: evalstream\n\n', `id: 1\nevent: ${RENAMED_AGENT_EVENT}\nevent: ${RENAMED_AGENT_EVENT}\n\n`],
+      ] as const
+    ) {
       expect(renameAgentEvalstream(frame)).toBe(renamed)
+    }
   })
 
   it('leaves everything else alone: other names, and the words inside data', () => {
-    for (const frame of [
-      'event: evalstreams\ndata: {}\n\n',
-      'event: agent-evalstream\ndata: {}\n\n',
-      'data: event: evalstream\n\n',
-      'data: {"text":"event: evalstream"}\n\n',
-      ' event: evalstream\n\n',
-    ])
+    for (
+      const frame of [
+        'event: evalstreams\ndata: {}\n\n',
+        'event: agent-evalstream\ndata: {}\n\n',
+        'data: event: evalstream\n\n',
+        'data: {"text":"event: evalstream"}\n\n',
+        ' event: evalstream\n\n',
+      ]
+    ) {
       expect(renameAgentEvalstream(frame)).toBe(frame)
+    }
   })
 
   it('our frame is event evalstream with {seq, type, data} and no id', () => {

@@ -36,7 +36,11 @@ function setup(limits: Partial<Limits>, streams: string[]) {
   const app = createApp(deps)
   const runSse = async (sessionId: string) => {
     const body = { appName: 'weather_agent', userId: 'u1', sessionId, newMessage: { role: 'user', parts: [{ text: 'hi' }] } }
-    const res = await app.request('/run_sse', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await app.request('/run_sse', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     return { status: res.status, text: await res.text() }
   }
   return { runSse, session: (id: string) => store.get(id, deps.createEngine) }
@@ -55,7 +59,11 @@ describe('proxy mode: per-session limits', () => {
     expect(stopped).toEqual([
       {
         type: 'error',
-        data: { kind: 'session_stopped', message: expect.stringContaining('(EVALSTREAM_MAX_EVENTS_PER_SESSION=3)'), limit: { name: 'EVALSTREAM_MAX_EVENTS_PER_SESSION', value: 3 } },
+        data: {
+          kind: 'session_stopped',
+          message: expect.stringContaining('(EVALSTREAM_MAX_EVENTS_PER_SESSION=3)'),
+          limit: { name: 'EVALSTREAM_MAX_EVENTS_PER_SESSION', value: 3 },
+        },
       },
     ])
     const hosted = (await session('full-1'))!

@@ -68,7 +68,12 @@ describe('GET /v1/sessions/{id}/conversation', () => {
 
   it('clips long text to MAX_TRANSCRIPT_TEXT_CHARS', async () => {
     const host = indexedHost()
-    await host.call('POST', '/v1/sessions', undefined, JSON.stringify({ session_id: 'long', eval_config: { criteria: { response_match_score: 0.5 } } }))
+    await host.call(
+      'POST',
+      '/v1/sessions',
+      undefined,
+      JSON.stringify({ session_id: 'long', eval_config: { criteria: { response_match_score: 0.5 } } }),
+    )
     const event = { invocation_id: 'i1', author: 'user', content: { parts: [{ text: 'y'.repeat(MAX_TRANSCRIPT_TEXT_CHARS + 10) }] } }
     await (await host.call('POST', '/v1/sessions/long/events', undefined, JSON.stringify([event]))).text()
     const body: any = await (await host.call('GET', '/v1/sessions/long/conversation')).json()
@@ -77,16 +82,18 @@ describe('GET /v1/sessions/{id}/conversation', () => {
 })
 
 describe('/openapi.json', () => {
-  it("describes the monitoring answers with schemas the real answers parse with", async () => {
+  it('describes the monitoring answers with schemas the real answers parse with', async () => {
     const host = indexedHost()
     await host.run('doc-1')
     await host.run('doc-2', { tools: ['get_time'], end: false })
-    for (const [path, schema] of [
-      ['/v1/results', ResultsPage],
-      ['/v1/stats', Stats],
-      ['/v1/sessions', SessionList],
-      ['/v1/sessions/doc-2/conversation', Conversation],
-    ] as const) {
+    for (
+      const [path, schema] of [
+        ['/v1/results', ResultsPage],
+        ['/v1/stats', Stats],
+        ['/v1/sessions', SessionList],
+        ['/v1/sessions/doc-2/conversation', Conversation],
+      ] as const
+    ) {
       const parsed = schema.strict().safeParse(await host.json(path))
       expect(parsed.success, `${path}: ${JSON.stringify(parsed.error?.issues.slice(0, 3))}`).toBe(true)
     }
@@ -99,8 +106,9 @@ describe('/openapi.json', () => {
 describe('Transcript', () => {
   it('keeps the newest MAX_TRANSCRIPT_ENTRIES entries and counts the dropped ones; skips events with nothing to show', () => {
     const transcript = new Transcript()
-    for (let index = 0; index < MAX_TRANSCRIPT_ENTRIES + 3; index++)
+    for (let index = 0; index < MAX_TRANSCRIPT_ENTRIES + 3; index++) {
       transcript.add({ index, raw: {}, event: { invocation_id: 'i', author: 'agent', content: { parts: [{ text: `t${index}` }] } } as any })
+    }
     transcript.add({ index: 9999, raw: {}, event: { invocation_id: 'i', author: 'agent' } as any })
     const { entries, dropped } = transcript.toJSON()
     expect(entries).toHaveLength(MAX_TRANSCRIPT_ENTRIES)

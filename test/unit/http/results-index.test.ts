@@ -31,7 +31,9 @@ describe('GET /v1/results', () => {
       ['bad', 'FAILED', 0],
       ['good', 'PASSED', 1],
     ])
-    expect((await host.json('/v1/results?app=weather')).results.every((r: any) => r.session_id === 'good' && r.app === 'weather')).toBe(true)
+    expect((await host.json('/v1/results?app=weather')).results.every((r: any) => r.session_id === 'good' && r.app === 'weather')).toBe(
+      true,
+    )
     expect((await host.json('/v1/results?session=bad&type=case.result')).results).toHaveLength(1)
     // `since` is inclusive and `until` exclusive, to the millisecond.
     expect((await host.json(`/v1/results?since=${T + 1}`)).results).toEqual([])
@@ -59,12 +61,14 @@ describe('GET /v1/results', () => {
 
   it('names a bad parameter in a 400 problem', async () => {
     const host = indexedHost()
-    for (const [query, words] of [
-      ['status=MAYBE', "'status' must be one of PASSED, FAILED, NOT_EVALUATED"],
-      [`limit=${MAX_RESULTS_PAGE + 1}`, `'limit' must be a whole number from 1 to ${MAX_RESULTS_PAGE}`],
-      ['since=yesterday', "'since' must be ms since the epoch or an ISO 8601 time"],
-      ['cursor=-3', "'cursor' must be a whole number"],
-    ]) {
+    for (
+      const [query, words] of [
+        ['status=MAYBE', "'status' must be one of PASSED, FAILED, NOT_EVALUATED"],
+        [`limit=${MAX_RESULTS_PAGE + 1}`, `'limit' must be a whole number from 1 to ${MAX_RESULTS_PAGE}`],
+        ['since=yesterday', "'since' must be ms since the epoch or an ISO 8601 time"],
+        ['cursor=-3', "'cursor' must be a whole number"],
+      ]
+    ) {
       const res = await host.call('GET', `/v1/results?${query}`)
       expect(res.status).toBe(400)
       expect(((await res.json()) as any).detail).toContain(words)
@@ -123,7 +127,12 @@ describe('tenants', () => {
     expect(acme.tenant).toBe('acme')
     expect(new Set(acme.results.map((r: any) => r.session_id))).toEqual(new Set(['acme-1']))
     const globexStats = await host.json('/v1/stats', GLOBEX)
-    expect(globexStats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({ PASSED: 0, FAILED: 1, NOT_EVALUATED: 0, INFORMATIONAL: 0 })
+    expect(globexStats.criteria.find((c: any) => c.criterion === TRAJECTORY).counts).toEqual({
+      PASSED: 0,
+      FAILED: 1,
+      NOT_EVALUATED: 0,
+      INFORMATIONAL: 0,
+    })
     expect((await host.json('/v1/sessions', ACME)).sessions.map((s: any) => s.session_id)).toEqual(['acme-1'])
     const other = await host.call('GET', '/v1/results?tenant=acme', GLOBEX)
     expect(other.status).toBe(403)
@@ -160,7 +169,10 @@ describe('retention and replay', () => {
       ok: true,
       value: { maxRows: 10, maxAgeMs: 60_000 },
     })
-    expect(indexLimitsFromEnv({ EVALSTREAM_INDEX_MAX_ROWS: '0' })).toEqual({ ok: false, error: "EVALSTREAM_INDEX_MAX_ROWS must be a whole number >= 1, not '0'" })
+    expect(indexLimitsFromEnv({ EVALSTREAM_INDEX_MAX_ROWS: '0' })).toEqual({
+      ok: false,
+      error: "EVALSTREAM_INDEX_MAX_ROWS must be a whole number >= 1, not '0'",
+    })
   })
 
   it('a session rebuilt by replay after a restart, and a repeated delivery, count nothing twice', async () => {
@@ -177,10 +189,17 @@ describe('retention and replay', () => {
     expect(await second.json(window)).toEqual(before)
     // A delivery that arrives twice (a Worker's retried POST to its index) is recognised.
     const [row] = (await second.json('/v1/results?type=criterion.result&limit=1')).results
-    const again = { sessionId: row.session_id, appName: row.app, atMs: row.at_ms, event: { seq: row.seq, type: row.type, key: 'k', data: row.data } }
+    const again = {
+      sessionId: row.session_id,
+      appName: row.app,
+      atMs: row.at_ms,
+      event: { seq: row.seq, type: row.type, key: 'k', data: row.data },
+    }
     expect(second.index.record(again)).toBe(false)
     expect(second.index.recordAll([again, { ...again, event: { ...again.event, seq: 999 } }, again])).toBe(1)
     const after = await second.json(window)
-    expect(after.criteria.map((c: any) => c.total)).toEqual(before.criteria.map((c: any) => (c.criterion === row.criterion ? c.total + 1 : c.total)))
+    expect(after.criteria.map((c: any) => c.total)).toEqual(
+      before.criteria.map((c: any) => (c.criterion === row.criterion ? c.total + 1 : c.total)),
+    )
   })
 })

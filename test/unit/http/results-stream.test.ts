@@ -11,7 +11,7 @@ import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { createResultLog, memoryResultStorage } from '../../../src/session/result-log.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { createApp } from '../../../src/http/app.ts'
-import { MAX_QUEUED_RESULTS, resultSource, type ResultChunk } from '../../../src/http/result-source.ts'
+import { MAX_QUEUED_RESULTS, type ResultChunk, resultSource } from '../../../src/http/result-source.ts'
 import { MAX_BATCH_CHARS, sseResultFrames } from '../../../src/http/results-stream.ts'
 import { formatSseMessage } from '../../../src/http/sse-frames.ts'
 import { readSse } from '../../support/sse-client.ts'
@@ -24,7 +24,11 @@ function setup() {
   let n = 0
   const create = async () => {
     const id = `rs-${++n}`
-    const res = await app.request('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE }) })
+    const res = await app.request('/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE }),
+    })
     expect(res.status).toBe(201)
     return { id, session: (await store.get(id, createEngine))! }
   }

@@ -4,7 +4,7 @@
  * queueing), and the stream ends at the run's end event, `run.result`.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_QUEUED_RESULTS, resultSource, type ResultChunk } from '../../../src/http/result-source.ts'
+import { MAX_QUEUED_RESULTS, type ResultChunk, resultSource } from '../../../src/http/result-source.ts'
 import type { RunEventType } from '../../../src/runner/hosted-run.ts'
 import { createResultLog, memoryResultStorage } from '../../../src/session/result-log.ts'
 

@@ -5,7 +5,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { SSEStreamingApi } from 'hono/streaming'
 import { describe, expect, it } from 'vitest'
-import { formatSseMessage, frameTerminator, type SseMessage, sseFrameSplitter, sseFrameStream } from '../../../src/http/sse-frames.ts'
+import { formatSseMessage, frameTerminator, sseFrameSplitter, sseFrameStream, type SseMessage } from '../../../src/http/sse-frames.ts'
 
 async function honoBytes(message: SseMessage): Promise<string> {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
@@ -52,7 +52,9 @@ async function throughFrameStream(chunks: string[], keepRest?: (rest: string) =>
       controller.close()
     },
   })
-  await source.pipeThrough(sseFrameStream(keepRest ? { keepRest } : {})).pipeTo(new WritableStream({ write: (f) => void out.push(typeof f === 'string' ? f : `<oversized ${f.chars}>`) }))
+  await source.pipeThrough(sseFrameStream(keepRest ? { keepRest } : {})).pipeTo(
+    new WritableStream({ write: (f) => void out.push(typeof f === 'string' ? f : `<oversized ${f.chars}>`) }),
+  )
   return out
 }
 
@@ -67,14 +69,16 @@ describe('sseFrameStream', () => {
   })
 
   it('terminates an unterminated last frame, whatever its line ends, so a frame after it stands alone', async () => {
-    for (const [rest, terminated] of [
-      ['data: a', 'data: a\n\n'],
-      ['data: a\n', 'data: a\n\n'],
-      ['data: a\r\n', 'data: a\r\n\n'],
-      ['data: a\r', 'data: a\r\n\n'],
-      ['data: a\r\r', 'data: a\r\r'],
-      ['\n', '\n'],
-    ] as const) {
+    for (
+      const [rest, terminated] of [
+        ['data: a', 'data: a\n\n'],
+        ['data: a\n', 'data: a\n\n'],
+        ['data: a\r\n', 'data: a\r\n\n'],
+        ['data: a\r', 'data: a\r\n\n'],
+        ['data: a\r\r', 'data: a\r\r'],
+        ['\n', '\n'],
+      ] as const
+    ) {
       expect(rest + frameTerminator(rest)).toBe(terminated)
       const out = await throughFrameStream(['data: 0\n\n', rest])
       expect(out).toEqual(['data: 0\n\n', terminated])

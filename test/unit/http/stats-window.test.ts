@@ -16,7 +16,15 @@ const passed = (seq: number): ResultEvent => ({
   seq,
   type: 'criterion.result',
   key: `result/${seq}/tool_trajectory_avg_score/0`,
-  data: { invocation_id: `e-${seq}`, invocation_index: seq, metric_name: 'tool_trajectory_avg_score', score: 1, threshold: 1, eval_status: 'PASSED', details: {} },
+  data: {
+    invocation_id: `e-${seq}`,
+    invocation_index: seq,
+    metric_name: 'tool_trajectory_avg_score',
+    score: 1,
+    threshold: 1,
+    eval_status: 'PASSED',
+    details: {},
+  },
 })
 
 describe('GET /v1/stats window', () => {

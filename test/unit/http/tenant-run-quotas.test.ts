@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'
 import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
-import { heldAgent, type HeldAgent } from '../support/held-agent.ts'
+import { type HeldAgent, heldAgent } from '../support/held-agent.ts'
 import { twoTenantApp } from '../support/two-tenants.ts'
 
 const EVAL_CASE = {
@@ -72,7 +72,9 @@ describe('/v1/runs per tenant', () => {
 
 describe('Eval tab runs per tenant', () => {
   const runEval = (call: ReturnType<typeof setup>['call'], tenant: 'acme' | 'globex', signal?: AbortSignal) =>
-    call(tenant, 'POST', '/dev/apps/weather/eval_sets/set/run_eval', { evalMetrics: [{ metricName: 'response_match_score', threshold: 0.7 }] }, signal)
+    call(tenant, 'POST', '/dev/apps/weather/eval_sets/set/run_eval', {
+      evalMetrics: [{ metricName: 'response_match_score', threshold: 0.7 }],
+    }, signal)
 
   it("a tenant's hung Eval tab run fills only its share; the other tenant's run starts", async () => {
     const { call } = setup({ EVALSTREAM_MAX_ACTIVE_DEV_RUNS: '2', EVALSTREAM_MAX_ACTIVE_DEV_RUNS_PER_TENANT: '1' })

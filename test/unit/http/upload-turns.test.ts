@@ -58,7 +58,11 @@ function server() {
   if (!setup.ok) throw new Error(setup.error)
   const app = createApp({ ...setup.deps, turns: { clock: threadCpuMs, report: (ms) => slices.push(ms) } })
   const create = async (body: unknown) => {
-    const res = await app.request('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await app.request('/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     expect(res.status).toBe(201)
     return ((await res.json()) as { session_id: string }).session_id
   }
@@ -70,13 +74,17 @@ function server() {
   return { create, upload, slices }
 }
 
-const event = (n: number) => ({ author: 'agent', invocationId: `e-${Math.floor(n / 50)}`, content: { role: 'model', parts: [{ text: `step ${n} ${'x'.repeat(180)}` }] } })
+const event = (n: number) => ({
+  author: 'agent',
+  invocationId: `e-${Math.floor(n / 50)}`,
+  content: { role: 'model', parts: [{ text: `step ${n} ${'x'.repeat(180)}` }] },
+})
 
 /** As many copies of `line(n)` as fit in `bytes`, joined by `sep`. */
 function fill(bytes: number, line: (n: number) => string, sep: string): string[] {
   const out: string[] = []
   let size = 2
-  for (let n = 0; ; n++) {
+  for (let n = 0;; n++) {
     const next = line(n)
     if (size + next.length + sep.length > bytes) return out
     size += next.length + sep.length
@@ -106,10 +114,23 @@ describe('one upload holds the event loop a slice at a time, not for its whole w
     const expected = Array.from({ length: 20_000 }, (_, i) => ({ name: 'lookup', args: { id: i } }))
     const id = await s.create({
       eval_config: { criteria: { tool_trajectory_avg_score: { threshold: 1, match_type: 'ANY_ORDER' } } },
-      eval_case: { eval_id: 'c', conversation: [{ invocation_id: 'i', user_content: { role: 'user', parts: [{ text: 'go' }] }, intermediate_data: { tool_uses: expected } }] },
+      eval_case: {
+        eval_id: 'c',
+        conversation: [{
+          invocation_id: 'i',
+          user_content: { role: 'user', parts: [{ text: 'go' }] },
+          intermediate_data: { tool_uses: expected },
+        }],
+      },
     })
-    const calls = Array.from({ length: 20_000 }, (_, i) =>
-      JSON.stringify({ author: 'agent', invocationId: 'i', content: { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { id: 20_000 + i } } }] } }),
+    const calls = Array.from(
+      { length: 20_000 },
+      (_, i) =>
+        JSON.stringify({
+          author: 'agent',
+          invocationId: 'i',
+          content: { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { id: 20_000 + i } } }] },
+        }),
     )
     expect((await s.upload(id, calls.join('\n'), 'application/x-ndjson')).accepted).toBe(20_000)
     expect(Math.max(...s.slices)).toBeLessThan(SLICED_BOUND_MS)

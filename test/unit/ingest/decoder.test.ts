@@ -10,12 +10,11 @@ import { seededRandom as rng } from '../../support/prng.ts'
 const SAMPLES = sharedPath('samples').replace(/\/$/, '')
 const enc = new TextEncoder()
 
-
 /** Split bytes at random positions (1..max bytes per chunk), seeded. */
 function randomChunks(bytes: Uint8Array, seed: number, max = 64): Uint8Array[] {
   const random = rng(seed)
   const chunks: Uint8Array[] = []
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = 1 + Math.floor(random() * max)
     chunks.push(bytes.subarray(at, at + size))
     at += size
@@ -104,7 +103,9 @@ describe('bad frames', () => {
   })
 
   it('SSE comments, keepalives, retry and non-message event types are skipped, not numbered', () => {
-    const body = `: ping\n\nretry: 100\n\ndata:\n\nevent: evalstream\ndata: {"seq":1}\n\nevent: message\ndata: ${good(0)}\n\nfoo: bar\ndata: ${good(1)}\n\n`
+    const body = `: ping\n\nretry: 100\n\ndata:\n\nevent: evalstream\ndata: {"seq":1}\n\nevent: message\ndata: ${
+      good(0)
+    }\n\nfoo: bar\ndata: ${good(1)}\n\n`
     const { events, issues } = decodeAll('sse', body)
     expect(issues).toEqual([])
     expect(events.map((e) => [e.index, contentText(e.event.content)])).toEqual([
@@ -216,8 +217,9 @@ describe('UTF-8 and streams', () => {
       },
     })
     const out: string[] = []
-    for await (const item of source.pipeThrough(new EventDecoderStream('sse')))
+    for await (const item of source.pipeThrough(new EventDecoderStream('sse'))) {
       out.push(isIngestIssue(item) ? `${item.index}:${item.kind}` : `${item.index}:${contentText(item.event.content)}`)
+    }
     expect(out).toEqual([`0:${text}`, '1:invalid_json', `2:${text}`])
   })
 
@@ -233,7 +235,10 @@ describe('a BOM that is not at the start (found by bench/fuzz.ts)', () => {
     const bytes = new Uint8Array([0xff, 0xef, 0xbb, 0xbf, 0x7b, 0x7d, 0x0a])
     const outputs = (chunks: Uint8Array[]) => {
       const out: string[] = []
-      const decoder = createEventDecoder(format, { onEvent: (e) => out.push(`event ${e.index}`), onIssue: (i) => out.push(`${i.index} ${i.message}`) })
+      const decoder = createEventDecoder(format, {
+        onEvent: (e) => out.push(`event ${e.index}`),
+        onIssue: (i) => out.push(`${i.index} ${i.message}`),
+      })
       for (const chunk of chunks) decoder.push(chunk)
       decoder.end()
       return out

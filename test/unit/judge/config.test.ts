@@ -7,7 +7,9 @@ describe('judgeConfigFromEnv', () => {
     ['blank values count as unset', { GEMINI_API_KEY: '  ' }, null],
     ['GEMINI_API_KEY', { GEMINI_API_KEY: 'g' }, { gemini: { kind: 'gemini-api', apiKey: 'g' } }],
     ['GOOGLE_API_KEY', { GOOGLE_API_KEY: 'G' }, { gemini: { kind: 'gemini-api', apiKey: 'G' } }],
-    ['GEMINI_API_KEY wins over GOOGLE_API_KEY', { GEMINI_API_KEY: 'g', GOOGLE_API_KEY: 'G' }, { gemini: { kind: 'gemini-api', apiKey: 'g' } }],
+    ['GEMINI_API_KEY wins over GOOGLE_API_KEY', { GEMINI_API_KEY: 'g', GOOGLE_API_KEY: 'G' }, {
+      gemini: { kind: 'gemini-api', apiKey: 'g' },
+    }],
     ['a project alone is not enough', { GOOGLE_CLOUD_PROJECT: 'p' }, null],
     [
       'project + location -> Vertex, also for safety',
@@ -49,7 +51,13 @@ describe('toSdkConfig', async () => {
   it('camel-cases config keys but not the keys of a JSON schema, and drops per-call fields', () => {
     const schema = { type: 'object', properties: { is_valid: { type: 'string' } } }
     expect(
-      toSdkConfig({ max_output_tokens: 10, thinking_config: { thinking_budget: 0 }, response_json_schema: schema, http_options: { timeout: 1 }, candidateCount: 3 }),
+      toSdkConfig({
+        max_output_tokens: 10,
+        thinking_config: { thinking_budget: 0 },
+        response_json_schema: schema,
+        http_options: { timeout: 1 },
+        candidateCount: 3,
+      }),
     ).toEqual({ maxOutputTokens: 10, thinkingConfig: { thinkingBudget: 0 }, responseJsonSchema: schema })
   })
 })

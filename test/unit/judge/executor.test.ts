@@ -15,8 +15,15 @@ beforeEach(async () => {
 })
 afterAll(() => stub?.close())
 
-const gemini = () => createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { sleep: async () => {}, random: () => 0 })
-const req = (id: string, over: Partial<JudgeRequest> = {}): JudgeRequest => ({ id, model: 'gemini-2.5-flash', prompt: `prompt ${id}`, samples: 1, ...over })
+const gemini = () =>
+  createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { sleep: async () => {}, random: () => 0 })
+const req = (id: string, over: Partial<JudgeRequest> = {}): JudgeRequest => ({
+  id,
+  model: 'gemini-2.5-flash',
+  prompt: `prompt ${id}`,
+  samples: 1,
+  ...over,
+})
 
 describe('createJudgeExecutor: cache', () => {
   it('answers a replayed request from the cache without a second model call', async () => {
@@ -63,7 +70,12 @@ describe('createJudgeExecutor: cache', () => {
     expect(await createJudgeExecutor({ judge: gemini(), concurrency: 1, cache: asyncCache }).answer(req('h'))).toEqual(store.get('h'))
     expect(stub.requests).toHaveLength(1)
 
-    const broken = { get: async () => Promise.reject(new Error('storage down')), put: () => { throw new Error('storage full') } }
+    const broken = {
+      get: async () => Promise.reject(new Error('storage down')),
+      put: () => {
+        throw new Error('storage full')
+      },
+    }
     const answer = await createJudgeExecutor({ judge: gemini(), concurrency: 1, cache: broken }).answer(req('h'))
     expect(answer.samples).toEqual([{ text: 'stored' }])
     expect(stub.requests).toHaveLength(2)
@@ -85,7 +97,9 @@ describe('createJudgeExecutor: budgets', () => {
     stub.handle(() => ({ candidates: ['ok'] }))
     const executor = createJudgeExecutor({ judge: gemini(), concurrency: 1, budget: { perSession: 2 } })
     const answers = await executor.answerAll([req('d1'), req('d2'), req('d3')], { sessionId: 's1' })
-    expect(answers.map((a) => a.samples[0])).toEqual([{ text: 'ok' }, { text: 'ok' }, { error: 'judge budget exceeded: 2 model calls per session' }])
+    expect(answers.map((a) => a.samples[0])).toEqual([{ text: 'ok' }, { text: 'ok' }, {
+      error: 'judge budget exceeded: 2 model calls per session',
+    }])
     expect(stub.requests).toHaveLength(2)
     expect(executor.sessionCalls('s1')).toBe(2)
     // Another session has its own allowance.

@@ -28,7 +28,10 @@ function load(turns: number, env: Record<string, string>) {
   const wiring = stubWiring(stub, { EVALSTREAM_JUDGE_DEADLINE_MS: String(DEADLINE_MS), ...env }, deadlines.timer)
   const tag = ++runs
   const seenBefore = stub.requests.length
-  const hung = Array.from({ length: HUNG_SESSIONS }, (_, i) => startJudgedSession(wiring, `hung-${tag}-${i}`, { invocations: turns, hang: true }))
+  const hung = Array.from(
+    { length: HUNG_SESSIONS },
+    (_, i) => startJudgedSession(wiring, `hung-${tag}-${i}`, { invocations: turns, hang: true }),
+  )
   const healthy = startJudgedSession(wiring, `healthy-${tag}`, { invocations: 1 })
   // Whether any deadline had passed when the healthy session's result came.
   const healthyDone = healthy.judged[0]!.then((result) => ({ result, afterDeadline: deadlines.passed }))

@@ -17,7 +17,12 @@ afterAll(() => stub?.close())
 function judgeFor(options: GeminiJudgeOptions = {}, config: Partial<JudgeConfig> = {}) {
   return createGeminiJudge(
     { gemini: { kind: 'gemini-api', apiKey: 'test-key' }, baseUrl: stub.url, ...config },
-    { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, retry: { attempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 }, ...options },
+    {
+      sleep: async (ms) => void sleeps.push(ms),
+      random: () => 0.5,
+      retry: { attempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 },
+      ...options,
+    },
   )
 }
 
@@ -33,14 +38,27 @@ function request(over: Partial<JudgeRequest> = {}): JudgeRequest {
 
 describe('createGeminiJudge: one request with candidateCount', () => {
   it('sends prompt, system instruction, schema and model config, and returns every candidate', async () => {
-    stub.enqueue({ candidates: [label('valid'), label('invalid'), label('valid'), label('valid'), label('valid')], usage: { prompt: 120, output: 50 } })
+    stub.enqueue({
+      candidates: [label('valid'), label('invalid'), label('valid'), label('valid'), label('valid')],
+      usage: { prompt: 120, output: 50 },
+    })
     const schema = { type: 'object', properties: { is_the_agent_response_valid: { type: 'string' } } }
     const answer = await judgeFor().answer(
-      request({ systemInstruction: 'You are a rater.', responseJsonSchema: schema, modelConfig: { temperature: 0.2, max_output_tokens: 256, candidate_count: 9 } }),
+      request({
+        systemInstruction: 'You are a rater.',
+        responseJsonSchema: schema,
+        modelConfig: { temperature: 0.2, max_output_tokens: 256, candidate_count: 9 },
+      }),
       {},
     )
     expect(answer.via).toBe('gemini')
-    expect(answer.samples.map((s) => ('text' in s ? s.text : s))).toEqual([label('valid'), label('invalid'), label('valid'), label('valid'), label('valid')])
+    expect(answer.samples.map((s) => ('text' in s ? s.text : s))).toEqual([
+      label('valid'),
+      label('invalid'),
+      label('valid'),
+      label('valid'),
+      label('valid'),
+    ])
     expect(answer.usage).toEqual({ requests: 1, attempts: 1, promptTokens: 120, outputTokens: 50 })
     expect(stub.requests).toHaveLength(1)
     const [sent] = stub.requests

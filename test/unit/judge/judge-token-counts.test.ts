@@ -8,7 +8,7 @@ import type { JudgeRequest } from '../../../src/core/criterion.ts'
 import { createPrometheusMetrics } from '../../../src/monitor/prometheus.ts'
 import { createJudgeExecutor } from '../../../src/judge/executor.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
-import { startGeminiStub, type GeminiStub } from '../../support/gemini-stub.ts'
+import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
 
 let stub: GeminiStub
 beforeAll(async () => (stub = await startGeminiStub()))
@@ -16,14 +16,20 @@ afterAll(() => stub?.close())
 
 const req = (id: string): JudgeRequest => ({ id, model: 'gemini-2.5-flash', prompt: `prompt ${id}`, samples: 1 })
 const answer = (usageMetadata: Record<string, unknown>) => ({
-  raw: JSON.stringify({ candidates: [{ index: 0, content: { role: 'model', parts: [{ text: 'yes' }] }, finishReason: 'STOP' }], usageMetadata }),
+  raw: JSON.stringify({
+    candidates: [{ index: 0, content: { role: 'model', parts: [{ text: 'yes' }] }, finishReason: 'STOP' }],
+    usageMetadata,
+  }),
   contentType: 'application/json',
 })
 
 describe('judge token counts', () => {
   it('"many", negative, fractional and 1e308 counts add 0; good ones add up; /metrics stays numeric and never goes down', async () => {
     const metrics = createPrometheusMetrics()
-    const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { sleep: async () => {}, random: () => 0 })
+    const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, {
+      sleep: async () => {},
+      random: () => 0,
+    })
     const executor = createJudgeExecutor({ judge, concurrency: 1, observe: metrics.judge })
     const replies = [
       answer({ promptTokenCount: 150, candidatesTokenCount: 55 }),

@@ -5,7 +5,7 @@
  */
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import type { ResultEventBody, SessionEngine } from '../../../src/engine/types.ts'
-import { judgeWiringFromEnv, type JudgeWiring } from '../../../src/config/judge-wiring.ts'
+import { type JudgeWiring, judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import type { DeadlineTimer } from '../../../src/judge/within-deadline.ts'
 import type { GeminiStub } from '../../support/gemini-stub.ts'
@@ -23,7 +23,11 @@ export function hangOnMarker(stub: GeminiStub): void {
  * A wiring over the stub; `env` adds the EVALSTREAM_JUDGE_* variables under test, `deadlineTimer`
  * a hand-moved deadline clock (test/support/manual-deadlines.ts).
  */
-export function stubWiring(stub: GeminiStub, env: Record<string, string>, deadlineTimer?: DeadlineTimer): Extract<JudgeWiring, { ok: true }> {
+export function stubWiring(
+  stub: GeminiStub,
+  env: Record<string, string>,
+  deadlineTimer?: DeadlineTimer,
+): Extract<JudgeWiring, { ok: true }> {
   const wiring = judgeWiringFromEnv({ GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: stub.url, ...env }, { deadlineTimer })
   if (!wiring.ok) throw new Error(wiring.error)
   return wiring
@@ -57,7 +61,9 @@ export function startJudgedSession(
   const judged = turns.map(() => new Promise<Record<string, unknown>>((resolve) => resolvers.push(resolve)))
   const emit = (body: ResultEventBody) => {
     const data = body.data as Record<string, unknown>
-    if (body.type === 'criterion.result' && data.metric_name === 'final_response_match_v2') resolvers[data.invocation_index as number]?.(data)
+    if (body.type === 'criterion.result' && data.metric_name === 'final_response_match_v2') {
+      resolvers[data.invocation_index as number]?.(data)
+    }
   }
   const evalCase = {
     eval_id: id,

@@ -10,19 +10,21 @@ import { apiError, type GeminiStub, startGeminiStub } from '../../support/gemini
 const NOW = Date.parse('Mon, 23 Nov 2026 10:00:00 GMT')
 
 describe('retryAfterMs', () => {
-  it.each([
-    ['delay-seconds', '3', 3_000],
-    ['zero seconds', '0', 0],
-    ['surrounding spaces', ' 12 ', 12_000],
-    ['IMF-fixdate', 'Mon, 23 Nov 2026 10:00:05 GMT', 5_000],
-    ['obsolete RFC 850 date', 'Monday, 23-Nov-26 10:00:07 GMT', 7_000],
-    ['a date in the past waits nothing', 'Mon, 23 Nov 2026 09:59:00 GMT', 0],
-    ['absent', null, undefined],
-    ['empty', '', undefined],
-    ['negative seconds', '-5', undefined],
-    ['fractional seconds', '1.5', undefined],
-    ['garbage', 'soon', undefined],
-  ] as const)('%s', (_, header, expected) => {
+  it.each(
+    [
+      ['delay-seconds', '3', 3_000],
+      ['zero seconds', '0', 0],
+      ['surrounding spaces', ' 12 ', 12_000],
+      ['IMF-fixdate', 'Mon, 23 Nov 2026 10:00:05 GMT', 5_000],
+      ['obsolete RFC 850 date', 'Monday, 23-Nov-26 10:00:07 GMT', 7_000],
+      ['a date in the past waits nothing', 'Mon, 23 Nov 2026 09:59:00 GMT', 0],
+      ['absent', null, undefined],
+      ['empty', '', undefined],
+      ['negative seconds', '-5', undefined],
+      ['fractional seconds', '1.5', undefined],
+      ['garbage', 'soon', undefined],
+    ] as const,
+  )('%s', (_, header, expected) => {
     expect(retryAfterMs(header, NOW)).toBe(expected)
   })
 })
@@ -38,7 +40,11 @@ afterAll(() => stub?.close())
 
 const deps = { sleep: async (ms: number) => void sleeps.push(ms), random: () => 0.5, now: () => NOW }
 const request: JudgeRequest = { id: 'r', model: 'gemini-2.5-flash', prompt: 'p', samples: 1 }
-const gemini = () => createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { ...deps, retry: { attempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 } })
+const gemini = () =>
+  createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, {
+    ...deps,
+    retry: { attempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+  })
 
 describe('Gemini through the SDK', () => {
   it('waits what a 429 asks (seconds), instead of the backoff', async () => {
@@ -53,7 +59,7 @@ describe('Gemini through the SDK', () => {
     expect(sleeps).toEqual([2_000])
   })
 
-  it('caps a long Retry-After at MAX_RETRY_AFTER_MS, or at the policy\'s own cap', async () => {
+  it("caps a long Retry-After at MAX_RETRY_AFTER_MS, or at the policy's own cap", async () => {
     stub.enqueue(apiError(429, 'quota', { 'retry-after': '86400' }), { candidates: ['ok'] })
     await gemini().answer(request, {})
     expect(sleeps).toEqual([MAX_RETRY_AFTER_MS])

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { createResultLog, memoryResultStorage } from '../../../src/session/result-log.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
-import { HostedSession, NO_JOURNAL, type EngineFactory } from '../../../src/session/session.ts'
+import { type EngineFactory, HostedSession, NO_JOURNAL } from '../../../src/session/session.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
-import { CONFIG, hangOnMarker, HANG, stubWiring } from './judged-sessions.ts'
+import { CONFIG, HANG, hangOnMarker, stubWiring } from './judged-sessions.ts'
 
 let stub: GeminiStub
 beforeAll(async () => {

@@ -40,7 +40,10 @@ describe('judge slots per tenant', () => {
     const held = heldJudge()
     const executor = createJudgeExecutor({ judge: held.judge, concurrency: 4, concurrencyPerSession: 2, concurrencyPerTenant: 2 })
     // globex: 5 sessions with 2 hung calls each; alone they would take every process slot.
-    const hung = Array.from({ length: 5 }, (_, s) => executor.answerAll([req(`g${s}-1`), req(`g${s}-2`)], { sessionId: `g${s}`, tenant: 'globex' }))
+    const hung = Array.from(
+      { length: 5 },
+      (_, s) => executor.answerAll([req(`g${s}-1`), req(`g${s}-2`)], { sessionId: `g${s}`, tenant: 'globex' }),
+    )
     await held.until(2)
     const acme = executor.answer(req('a1'), { sessionId: 'a', tenant: 'acme' })
     await held.until(3)
@@ -59,7 +62,10 @@ describe('judge slots per tenant', () => {
   it('control: without a tenant share the same load takes every process slot', async () => {
     const held = heldJudge()
     const executor = createJudgeExecutor({ judge: held.judge, concurrency: 4, concurrencyPerSession: 2 })
-    const hung = Array.from({ length: 5 }, (_, s) => executor.answerAll([req(`g${s}-1`), req(`g${s}-2`)], { sessionId: `g${s}`, tenant: 'globex' }))
+    const hung = Array.from(
+      { length: 5 },
+      (_, s) => executor.answerAll([req(`g${s}-1`), req(`g${s}-2`)], { sessionId: `g${s}`, tenant: 'globex' }),
+    )
     await held.until(4)
     const acme = executor.answer(req('a1'), { sessionId: 'a', tenant: 'acme' })
     await new Promise((r) => setImmediate(r))
@@ -75,7 +81,10 @@ describe('judge slots per tenant', () => {
     const defaults = judgeWiringFromEnv(judge)
     expect(defaults.ok && (defaults.notes ?? []).join('\n')).toMatch(/per tenant: 16 at once/)
     const bad = judgeWiringFromEnv({ ...judge, EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT: '0' })
-    expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT must be a whole number >= 1/) })
+    expect(bad).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT must be a whole number >= 1/),
+    })
   })
 
   it('EVALSTREAM_JUDGE_DEADLINE_MS above 2^31-1 ms (which a timer would take as 1 ms) stops the start', () => {

@@ -51,7 +51,13 @@ describe('Vertex safety', () => {
       instance: {
         prompt: { contents: { contents: [prompt] } },
         response: { contents: { contents: [response] } },
-        agent_eval_data: { turns: [{ turn_index: 0, turn_id: 'turn_0', events: [{ author: 'user', content: prompt }, { author: 'model', content: response }] }] },
+        agent_eval_data: {
+          turns: [{
+            turn_index: 0,
+            turn_id: 'turn_0',
+            events: [{ author: 'user', content: prompt }, { author: 'model', content: response }],
+          }],
+        },
       },
     })
   })
@@ -83,7 +89,9 @@ describe('Vertex safety', () => {
     stub.enqueue({ candidates: ['judged'] })
     const answer = await vertexJudge().answer({ ...safetyRequest, assessment: undefined }, {})
     expect(answer.samples).toEqual([{ text: 'judged' }])
-    expect(stub.requests[0]?.path).toBe('/v1beta1/projects/my-proj/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent')
+    expect(stub.requests[0]?.path).toBe(
+      '/v1beta1/projects/my-proj/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent',
+    )
     expect(stub.requests[0]?.headers.authorization).toBe('Bearer ya29.token')
   })
 

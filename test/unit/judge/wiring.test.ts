@@ -1,11 +1,7 @@
 // The judge limits read from the environment: defaults, overrides and clear errors naming the variable.
 import { describe, expect, it } from 'vitest'
 import { judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
-import {
-  DEFAULT_JUDGE_CONCURRENCY,
-  DEFAULT_JUDGE_CONCURRENCY_PER_SESSION,
-  DEFAULT_JUDGE_DEADLINE_MS,
-} from '../../../src/judge/executor.ts'
+import { DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_CONCURRENCY_PER_SESSION, DEFAULT_JUDGE_DEADLINE_MS } from '../../../src/judge/executor.ts'
 
 const KEY = { GEMINI_API_KEY: 'k' }
 

@@ -1,9 +1,23 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createSpanAssembler, type OtlpLogRecord, type OtlpSpan, toAdkInvocation, type TraceUpdate, tracesToConversations } from '../../../src/otlp/index.ts'
+import {
+  createSpanAssembler,
+  type OtlpLogRecord,
+  type OtlpSpan,
+  toAdkInvocation,
+  tracesToConversations,
+  type TraceUpdate,
+} from '../../../src/otlp/index.ts'
 import { BOUNDS, loadFixture } from './support/fixtures.ts'
 
-const FILES = ['adk-python-v1.jsonl', 'adk-python-v2.jsonl', 'adk-js.jsonl', 'adk-go.jsonl', 'genai-semconv.jsonl', 'adk-python-v1-content-off.jsonl']
+const FILES = [
+  'adk-python-v1.jsonl',
+  'adk-python-v2.jsonl',
+  'adk-js.jsonl',
+  'adk-go.jsonl',
+  'genai-semconv.jsonl',
+  'adk-python-v1-content-off.jsonl',
+]
 
 function clock() {
   const c = { ms: 0, now: () => c.ms }
@@ -14,7 +28,14 @@ function clock() {
 function finalInvocations(updates: readonly TraceUpdate[]) {
   const last = new Map<string, TraceUpdate['trace']>()
   for (const u of updates) last.set(u.trace.traceId, u.trace)
-  return [...last.values()].sort((a, b) => a.startMs - b.startMs).map((t) => ({ traceId: t.traceId, conversation: t.conversationId, invocation: toAdkInvocation(t), missing: t.missing, duration: t.durationMs, calls: t.toolCalls }))
+  return [...last.values()].sort((a, b) => a.startMs - b.startMs).map((t) => ({
+    traceId: t.traceId,
+    conversation: t.conversationId,
+    invocation: toAdkInvocation(t),
+    missing: t.missing,
+    duration: t.durationMs,
+    calls: t.toolCalls,
+  }))
 }
 
 describe('span assembler', () => {
@@ -120,21 +141,25 @@ describe('span assembler, any arrival order (property)', () => {
       return finalInvocations([...a.addSpans(spans), ...a.addLogs(logs), ...a.flush()])
     })()
     fc.assert(
-      fc.property(fc.shuffledSubarray(items, { minLength: items.length, maxLength: items.length }), fc.array(fc.nat(items.length), { maxLength: 8 }), (shuffled, cuts) => {
-        const assembler = createSpanAssembler({ bounds: BOUNDS, now: () => 0 })
-        const bounds = [...new Set([0, ...cuts, shuffled.length])].sort((x, y) => x - y)
-        const updates: TraceUpdate[] = []
-        for (let i = 0; i + 1 < bounds.length; i++) {
-          const batch = shuffled.slice(bounds[i], bounds[i + 1])
-          updates.push(...assembler.addSpans(batch.flatMap((b) => (b.span ? [b.span] : []))))
-          updates.push(...assembler.addLogs(batch.flatMap((b) => (b.log ? [b.log] : []))))
-        }
-        updates.push(...assembler.flush())
-        expect(finalInvocations(updates)).toEqual(inOrder)
-        // Every call of the final invocations was announced exactly once along the way.
-        const announced = updates.flatMap((u) => u.newToolCalls.map((t) => `${u.trace.traceId}/${t.call.id}`))
-        expect(announced.sort()).toEqual(inOrder.flatMap((i) => i.calls.map((t) => `${i.traceId}/${t.call.id}`)).sort())
-      }),
+      fc.property(
+        fc.shuffledSubarray(items, { minLength: items.length, maxLength: items.length }),
+        fc.array(fc.nat(items.length), { maxLength: 8 }),
+        (shuffled, cuts) => {
+          const assembler = createSpanAssembler({ bounds: BOUNDS, now: () => 0 })
+          const bounds = [...new Set([0, ...cuts, shuffled.length])].sort((x, y) => x - y)
+          const updates: TraceUpdate[] = []
+          for (let i = 0; i + 1 < bounds.length; i++) {
+            const batch = shuffled.slice(bounds[i], bounds[i + 1])
+            updates.push(...assembler.addSpans(batch.flatMap((b) => (b.span ? [b.span] : []))))
+            updates.push(...assembler.addLogs(batch.flatMap((b) => (b.log ? [b.log] : []))))
+          }
+          updates.push(...assembler.flush())
+          expect(finalInvocations(updates)).toEqual(inOrder)
+          // Every call of the final invocations was announced exactly once along the way.
+          const announced = updates.flatMap((u) => u.newToolCalls.map((t) => `${u.trace.traceId}/${t.call.id}`))
+          expect(announced.sort()).toEqual(inOrder.flatMap((i) => i.calls.map((t) => `${i.traceId}/${t.call.id}`)).sort())
+        },
+      ),
       { numRuns: 60, seed: 19 },
     )
   })

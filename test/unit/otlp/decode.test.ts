@@ -29,7 +29,12 @@ function spanJson(spanId: string, extra: Record<string, unknown> = {}) {
 }
 
 function request(spans: unknown[]) {
-  return { resourceSpans: [{ resource: { attributes: [str('service.name', 'weather')] }, scopeSpans: [{ scope: { name: 'gcp.vertex.agent' }, spans }] }] }
+  return {
+    resourceSpans: [{
+      resource: { attributes: [str('service.name', 'weather')] },
+      scopeSpans: [{ scope: { name: 'gcp.vertex.agent' }, spans }],
+    }],
+  }
 }
 
 const json = (body: unknown) => new TextEncoder().encode(JSON.stringify(body))
@@ -55,7 +60,14 @@ describe('OTLP trace request decoding', () => {
         endMs: 1700000001500,
         statusCode: 2,
         statusMessage: 'boom',
-        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 42, ratio: 0.5, flag: true, list: ['a', 7], map: { k: 'v' } },
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.usage.input_tokens': 42,
+          ratio: 0.5,
+          flag: true,
+          list: ['a', 7],
+          map: { k: 'v' },
+        },
         resource: { 'service.name': 'weather' },
         scope: 'gcp.vertex.agent',
       },
@@ -63,7 +75,20 @@ describe('OTLP trace request decoding', () => {
   })
 
   it('accepts the proto snake_case field names', async () => {
-    const body = { resource_spans: [{ scope_spans: [{ spans: [{ trace_id: TRACE, span_id: '00f067aa0ba902b7', name: 'x', start_time_unix_nano: '1', end_time_unix_nano: '2', attributes: [{ key: 'n', value: { int_value: '3' } }] }] }] }] }
+    const body = {
+      resource_spans: [{
+        scope_spans: [{
+          spans: [{
+            trace_id: TRACE,
+            span_id: '00f067aa0ba902b7',
+            name: 'x',
+            start_time_unix_nano: '1',
+            end_time_unix_nano: '2',
+            attributes: [{ key: 'n', value: { int_value: '3' } }],
+          }],
+        }],
+      }],
+    }
     const decoded = await decodeTraceRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
     expect(decoded.spans[0]?.attributes).toEqual({ n: 3 })
   })
@@ -74,7 +99,9 @@ describe('OTLP trace request decoding', () => {
     const proto = encodeTracesProtobuf(body)
     expect(await decodeTraceRequest(proto, PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
     expect(await decodeTraceRequest(await gzip(proto), { ...PROTO_TYPE, contentEncoding: 'gzip' }, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
-    expect(await decodeTraceRequest(await gzip(json(body)), { ...JSON_TYPE, contentEncoding: 'gzip' }, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
+    expect(await decodeTraceRequest(await gzip(json(body)), { ...JSON_TYPE, contentEncoding: 'gzip' }, DEFAULT_OTLP_LIMITS)).toEqual(
+      fromJson,
+    )
   })
 
   it('rejects a bad span with where and why and keeps the good ones', async () => {
@@ -83,14 +110,19 @@ describe('OTLP trace request decoding', () => {
     const decoded = await decodeTraceRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
     expect(decoded.spans.map((s) => s.spanId)).toEqual(['00f067aa0ba902b7'])
     expect(decoded.rejectedCount).toBe(2)
-    expect(decoded.rejected[0]).toMatchObject({ where: 'resourceSpans[0].scopeSpans[0].spans[1] ("call_llm")', message: expect.stringContaining('spanId') })
+    expect(decoded.rejected[0]).toMatchObject({
+      where: 'resourceSpans[0].scopeSpans[0].spans[1] ("call_llm")',
+      message: expect.stringContaining('spanId'),
+    })
     expect(decoded.rejected[1]?.message).toMatch(/endTimeUnixNano is before startTimeUnixNano/)
   })
 
   it('names the attribute and the limit when a span breaks an attribute limit, in JSON and protobuf', async () => {
     const limits: OtlpLimits = { ...DEFAULT_OTLP_LIMITS, maxAttributeValueLength: 10, maxValueDepth: 2, maxAttributes: 6 }
     const long = spanJson('00f067aa0ba902b8', { attributes: [str('gcp.vertex.agent.llm_request', 'x'.repeat(11))] })
-    const deep = spanJson('00f067aa0ba902b9', { attributes: [{ key: 'deep', value: { arrayValue: { values: [{ arrayValue: { values: [] } }] } } }] })
+    const deep = spanJson('00f067aa0ba902b9', {
+      attributes: [{ key: 'deep', value: { arrayValue: { values: [{ arrayValue: { values: [] } }] } } }],
+    })
     const many = spanJson('00f067aa0ba902ba', { attributes: Array.from({ length: 7 }, (_, i) => str(`k${i}`, 'v')) })
     const body = request([long, deep, many, spanJson('00f067aa0ba902bb', { attributes: [] })])
     for (const [bytes, headers] of [[json(body), JSON_TYPE], [encodeTracesProtobuf(body), PROTO_TYPE]] as const) {
@@ -115,11 +147,21 @@ describe('OTLP trace request decoding', () => {
   it('refuses whole requests with the HTTP status OTLP asks for', async () => {
     const refused = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as OtlpRequestError)
     expect(await refused(decodeTraceRequest(json({}), { contentType: 'text/plain' }, DEFAULT_OTLP_LIMITS))).toMatchObject({ status: 415 })
-    expect(await refused(decodeTraceRequest(json({}), { ...JSON_TYPE, contentEncoding: 'br' }, DEFAULT_OTLP_LIMITS))).toMatchObject({ status: 415 })
-    expect(await refused(decodeTraceRequest(new TextEncoder().encode('{'), JSON_TYPE, DEFAULT_OTLP_LIMITS))).toMatchObject({ status: 400, message: /not JSON/ })
-    expect(await refused(decodeTraceRequest(Uint8Array.from([0x0a, 0x05, 0x01]), PROTO_TYPE, DEFAULT_OTLP_LIMITS))).toMatchObject({ status: 400, message: /malformed protobuf: truncated/ })
-    expect(await refused(decodeTraceRequest(json({ x: 'y'.repeat(100) }), JSON_TYPE, { ...DEFAULT_OTLP_LIMITS, maxRequestBytes: 50 }))).toMatchObject({ status: 413, message: /EVALSTREAM_OTLP_MAX_REQUEST_BYTES=50/ })
-    expect(await refused(decodeTraceRequest(Uint8Array.from([1, 2, 3]), { ...JSON_TYPE, contentEncoding: 'gzip' }, DEFAULT_OTLP_LIMITS))).toMatchObject({ status: 400, message: /gzip/ })
+    expect(await refused(decodeTraceRequest(json({}), { ...JSON_TYPE, contentEncoding: 'br' }, DEFAULT_OTLP_LIMITS))).toMatchObject({
+      status: 415,
+    })
+    expect(await refused(decodeTraceRequest(new TextEncoder().encode('{'), JSON_TYPE, DEFAULT_OTLP_LIMITS))).toMatchObject({
+      status: 400,
+      message: /not JSON/,
+    })
+    expect(await refused(decodeTraceRequest(Uint8Array.from([0x0a, 0x05, 0x01]), PROTO_TYPE, DEFAULT_OTLP_LIMITS))).toMatchObject({
+      status: 400,
+      message: /malformed protobuf: truncated/,
+    })
+    expect(await refused(decodeTraceRequest(json({ x: 'y'.repeat(100) }), JSON_TYPE, { ...DEFAULT_OTLP_LIMITS, maxRequestBytes: 50 })))
+      .toMatchObject({ status: 413, message: /EVALSTREAM_OTLP_MAX_REQUEST_BYTES=50/ })
+    expect(await refused(decodeTraceRequest(Uint8Array.from([1, 2, 3]), { ...JSON_TYPE, contentEncoding: 'gzip' }, DEFAULT_OTLP_LIMITS)))
+      .toMatchObject({ status: 400, message: /gzip/ })
   })
 
   it('stops inflating a zip bomb at the decompressed limit', async () => {
@@ -140,10 +182,33 @@ describe('OTLP trace request decoding', () => {
 describe('OTLP logs request decoding', () => {
   it('reads event names, bodies and ids alike from JSON and protobuf', async () => {
     const body = {
-      resourceLogs: [{ scopeLogs: [{ logRecords: [
-        { timeUnixNano: '1700000000000000000', traceId: TRACE, spanId: '00f067aa0ba902b7', eventName: 'gen_ai.choice', body: { kvlistValue: { values: [{ key: 'index', value: { intValue: '0' } }, { key: 'content', value: { kvlistValue: { values: [str('role', 'model')] } } }] } } },
-        { timeUnixNano: '1700000000000000000', traceId: TRACE, spanId: '00f067aa0ba902b7', attributes: [str('event.name', 'gen_ai.user.message')], body: { stringValue: 'hi' } },
-      ] }] }],
+      resourceLogs: [{
+        scopeLogs: [{
+          logRecords: [
+            {
+              timeUnixNano: '1700000000000000000',
+              traceId: TRACE,
+              spanId: '00f067aa0ba902b7',
+              eventName: 'gen_ai.choice',
+              body: {
+                kvlistValue: {
+                  values: [{ key: 'index', value: { intValue: '0' } }, {
+                    key: 'content',
+                    value: { kvlistValue: { values: [str('role', 'model')] } },
+                  }],
+                },
+              },
+            },
+            {
+              timeUnixNano: '1700000000000000000',
+              traceId: TRACE,
+              spanId: '00f067aa0ba902b7',
+              attributes: [str('event.name', 'gen_ai.user.message')],
+              body: { stringValue: 'hi' },
+            },
+          ],
+        }],
+      }],
     }
     const fromJson = await decodeLogsRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
     expect(fromJson.logs.map((l) => [l.eventName, l.body])).toEqual([
@@ -155,18 +220,21 @@ describe('OTLP logs request decoding', () => {
 })
 
 describe('the recorded fixtures as protobuf', () => {
-  it.each(['adk-python-v1.jsonl', 'adk-python-v2.jsonl', 'adk-js.jsonl', 'adk-go.jsonl', 'genai-semconv.jsonl'])('%s decodes to the same spans and logs from protobuf as from JSON', async (file) => {
-    for (const line of fixtureText(file).split('\n').filter((l) => l.trim() !== '')) {
-      const body = JSON.parse(line) as Record<string, unknown>
-      if ('resourceLogs' in body) {
-        const fromJson = await decodeLogsRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
-        expect(fromJson.logs.length).toBeGreaterThan(0)
-        expect(await decodeLogsRequest(encodeLogsProtobuf(body), PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
-      } else {
-        const fromJson = await decodeTraceRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
-        expect(fromJson.spans.length).toBeGreaterThan(0)
-        expect(await decodeTraceRequest(encodeTracesProtobuf(body), PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
+  it.each(['adk-python-v1.jsonl', 'adk-python-v2.jsonl', 'adk-js.jsonl', 'adk-go.jsonl', 'genai-semconv.jsonl'])(
+    '%s decodes to the same spans and logs from protobuf as from JSON',
+    async (file) => {
+      for (const line of fixtureText(file).split('\n').filter((l) => l.trim() !== '')) {
+        const body = JSON.parse(line) as Record<string, unknown>
+        if ('resourceLogs' in body) {
+          const fromJson = await decodeLogsRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
+          expect(fromJson.logs.length).toBeGreaterThan(0)
+          expect(await decodeLogsRequest(encodeLogsProtobuf(body), PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
+        } else {
+          const fromJson = await decodeTraceRequest(json(body), JSON_TYPE, DEFAULT_OTLP_LIMITS)
+          expect(fromJson.spans.length).toBeGreaterThan(0)
+          expect(await decodeTraceRequest(encodeTracesProtobuf(body), PROTO_TYPE, DEFAULT_OTLP_LIMITS)).toEqual(fromJson)
+        }
       }
-    }
-  })
+    },
+  )
 })

@@ -78,7 +78,15 @@ describe('metrics that cannot be scored without content', () => {
   it('lists the text and argument metrics with the reason, never the count and time metrics', () => {
     const { spans, logs } = loadFixture('adk-python-v1-content-off.jsonl')
     const trace = tracesToConversations(spans, logs, BOUNDS)[0]!.traces[0]!
-    const unscorable = unscorableMetrics(trace.missing, ['tool_trajectory_avg_score', 'response_match_score', 'hallucinations_v1', 'tool_call_count_v1', 'inference_call_count_v1', 'invocation_duration_v1', 'token_usage_v1'])
+    const unscorable = unscorableMetrics(trace.missing, [
+      'tool_trajectory_avg_score',
+      'response_match_score',
+      'hallucinations_v1',
+      'tool_call_count_v1',
+      'inference_call_count_v1',
+      'invocation_duration_v1',
+      'token_usage_v1',
+    ])
     expect([...unscorable.keys()]).toEqual(['tool_trajectory_avg_score', 'response_match_score', 'hallucinations_v1'])
     expect(unscorable.get('response_match_score')).toBe(`final response unknown: ${CONTENT_OFF_REASON}`)
     expect(unscorable.get('tool_trajectory_avg_score')).toBe(`tool arguments unknown: ${CONTENT_OFF_REASON}`)

@@ -6,7 +6,14 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_OTLP_LIMITS, decodeLogsJson, decodeLogsProtobuf, decodeTracesJson, decodeTracesProtobuf, OtlpRequestError } from '../../../src/otlp/index.ts'
+import {
+  decodeLogsJson,
+  decodeLogsProtobuf,
+  decodeTracesJson,
+  decodeTracesProtobuf,
+  DEFAULT_OTLP_LIMITS,
+  OtlpRequestError,
+} from '../../../src/otlp/index.ts'
 import { encodeTracesProtobuf } from './support/encode-protobuf.ts'
 import { fixtureText } from './support/fixtures.ts'
 import { fuzzRuns } from '../fuzz/seed.ts'
@@ -34,11 +41,15 @@ describe('OTLP decoders on hostile input (property)', () => {
       { numRuns: fuzzRuns(400), seed: 7 },
     )
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(fixtureBytes.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }), fc.nat(fixtureBytes.length), (flips, cut) => {
-        const bytes = fixtureBytes.slice(0, cut)
-        for (const [at, value] of flips) if (at < bytes.length) bytes[at] = value
-        answersOrRefuses(() => decodeTracesProtobuf(bytes, LIMITS))
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.nat(fixtureBytes.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }),
+        fc.nat(fixtureBytes.length),
+        (flips, cut) => {
+          const bytes = fixtureBytes.slice(0, cut)
+          for (const [at, value] of flips) if (at < bytes.length) bytes[at] = value
+          answersOrRefuses(() => decodeTracesProtobuf(bytes, LIMITS))
+        },
+      ),
       { numRuns: fuzzRuns(400), seed: 8 },
     )
   })
@@ -46,7 +57,40 @@ describe('OTLP decoders on hostile input (property)', () => {
   it('JSON: any JSON value in any OTLP field position never crashes', () => {
     const anything = fc.jsonValue({ maxDepth: 4 })
     const request = fc.record({
-      resourceSpans: fc.oneof(anything, fc.array(fc.record({ resource: anything, scopeSpans: fc.oneof(anything, fc.array(fc.record({ scope: anything, spans: fc.oneof(anything, fc.array(fc.dictionary(fc.constantFrom('traceId', 'spanId', 'parentSpanId', 'name', 'startTimeUnixNano', 'endTimeUnixNano', 'attributes', 'status'), anything))) }))) }))),
+      resourceSpans: fc.oneof(
+        anything,
+        fc.array(
+          fc.record({
+            resource: anything,
+            scopeSpans: fc.oneof(
+              anything,
+              fc.array(
+                fc.record({
+                  scope: anything,
+                  spans: fc.oneof(
+                    anything,
+                    fc.array(
+                      fc.dictionary(
+                        fc.constantFrom(
+                          'traceId',
+                          'spanId',
+                          'parentSpanId',
+                          'name',
+                          'startTimeUnixNano',
+                          'endTimeUnixNano',
+                          'attributes',
+                          'status',
+                        ),
+                        anything,
+                      ),
+                    ),
+                  ),
+                }),
+              ),
+            ),
+          }),
+        ),
+      ),
     })
     fc.assert(
       fc.property(request, (body) => {

@@ -5,7 +5,11 @@ const EVENT = { maxJsonDepth: 32, maxStringLength: 5000 }
 
 describe('OTLP limits from the environment', () => {
   it('keeps the defaults and takes the event JSON bounds', () => {
-    expect(otlpLimitsFromEnv({}, EVENT)).toEqual({ ok: true, otlp: { ...DEFAULT_OTLP_LIMITS, ...EVENT }, assembler: DEFAULT_ASSEMBLER_LIMITS })
+    expect(otlpLimitsFromEnv({}, EVENT)).toEqual({
+      ok: true,
+      otlp: { ...DEFAULT_OTLP_LIMITS, ...EVENT },
+      assembler: DEFAULT_ASSEMBLER_LIMITS,
+    })
   })
 
   it('reads every variable into its limit', () => {
@@ -17,7 +21,13 @@ describe('OTLP limits from the environment', () => {
   })
 
   it('refuses a value that is not a positive whole number, or a depth above its ceiling, naming the variable', () => {
-    expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_ATTRIBUTES: '-3' }, EVENT)).toEqual({ ok: false, error: "EVALSTREAM_OTLP_MAX_ATTRIBUTES must be a positive whole number, got '-3'" })
-    expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_VALUE_DEPTH: '5000' }, EVENT)).toEqual({ ok: false, error: 'EVALSTREAM_OTLP_MAX_VALUE_DEPTH is at most 1000, got 5000' })
+    expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_ATTRIBUTES: '-3' }, EVENT)).toEqual({
+      ok: false,
+      error: "EVALSTREAM_OTLP_MAX_ATTRIBUTES must be a positive whole number, got '-3'",
+    })
+    expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_VALUE_DEPTH: '5000' }, EVENT)).toEqual({
+      ok: false,
+      error: 'EVALSTREAM_OTLP_MAX_VALUE_DEPTH is at most 1000, got 5000',
+    })
   })
 })

@@ -8,17 +8,25 @@ const span = (spanId: string) => ({ traceId: TRACE, spanId, name: 'x', startTime
 describe('OTLP export responses', () => {
   it('is empty when everything was accepted, in either encoding', () => {
     expect(exportResponse('traces', 'json', { rejectedCount: 0, rejected: [] })).toEqual({ contentType: 'application/json', body: '{}' })
-    expect(exportResponse('logs', 'protobuf', { rejectedCount: 0, rejected: [] })).toEqual({ contentType: 'application/x-protobuf', body: new Uint8Array() })
+    expect(exportResponse('logs', 'protobuf', { rejectedCount: 0, rejected: [] })).toEqual({
+      contentType: 'application/x-protobuf',
+      body: new Uint8Array(),
+    })
   })
 
   it('reports partial success with the count and where and why', async () => {
     const body = { resourceSpans: [{ scopeSpans: [{ spans: [span('00f067aa0ba902b7'), span('bad'), span('')] }] }] }
-    const decoded = await decodeTraceRequest(new TextEncoder().encode(JSON.stringify(body)), { contentType: 'application/json' }, DEFAULT_OTLP_LIMITS)
+    const decoded = await decodeTraceRequest(
+      new TextEncoder().encode(JSON.stringify(body)),
+      { contentType: 'application/json' },
+      DEFAULT_OTLP_LIMITS,
+    )
     const json = JSON.parse(exportResponse('traces', 'json', decoded).body as string)
     expect(json).toEqual({
       partialSuccess: {
         rejectedSpans: '2',
-        errorMessage: 'resourceSpans[0].scopeSpans[0].spans[1] ("x"): spanId is not 8 bytes of hex (and not all zero); resourceSpans[0].scopeSpans[0].spans[2] ("x"): spanId is not 8 bytes of hex (and not all zero)',
+        errorMessage:
+          'resourceSpans[0].scopeSpans[0].spans[1] ("x"): spanId is not 8 bytes of hex (and not all zero); resourceSpans[0].scopeSpans[0].spans[2] ("x"): spanId is not 8 bytes of hex (and not all zero)',
       },
     })
     // The protobuf answer holds the same: partial_success (1) { rejected (1), error_message (2) }.

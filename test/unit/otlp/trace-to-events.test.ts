@@ -8,7 +8,19 @@ const TRACE = 'aa'.repeat(16)
 let next = 1
 function span(name: string, parent: string, start: number, end: number, attributes: Attributes): OtlpSpan {
   const spanId = (next++).toString(16).padStart(16, '0')
-  return { traceId: TRACE, spanId, parentSpanId: parent, name, startMs: start, endMs: end, statusCode: 0, statusMessage: '', attributes, resource: {}, scope: '' }
+  return {
+    traceId: TRACE,
+    spanId,
+    parentSpanId: parent,
+    name,
+    startMs: start,
+    endMs: end,
+    statusCode: 0,
+    statusMessage: '',
+    attributes,
+    resource: {},
+    scope: '',
+  }
 }
 const call = (id: string, city: string) => ({ functionCall: { id, name: 'get_weather', args: { city } } })
 const request = (text: string) => JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] })
@@ -16,16 +28,27 @@ const request = (text: string) => JSON.stringify({ contents: [{ role: 'user', pa
 function agentTrace(llm: Array<{ response: unknown; extra?: Attributes }>, tools: (agent: string) => OtlpSpan[] = () => []) {
   const root = span('invocation', '', 0, 1000, {})
   const agent = span('invoke_agent a', root.spanId, 1, 999, { 'gen_ai.agent.name': 'a', 'gen_ai.conversation.id': 'c' })
-  const llmSpans = llm.map((l, i) => span('call_llm', agent.spanId, 10 + i * 100, 50 + i * 100, { 'gcp.vertex.agent.invocation_id': 'e-1', 'gcp.vertex.agent.llm_request': request('hi'), 'gcp.vertex.agent.llm_response': JSON.stringify(l.response), ...l.extra }))
+  const llmSpans = llm.map((l, i) =>
+    span('call_llm', agent.spanId, 10 + i * 100, 50 + i * 100, {
+      'gcp.vertex.agent.invocation_id': 'e-1',
+      'gcp.vertex.agent.llm_request': request('hi'),
+      'gcp.vertex.agent.llm_response': JSON.stringify(l.response),
+      ...l.extra,
+    })
+  )
   return [root, agent, ...llmSpans, ...tools(agent.spanId)]
 }
 
 describe('trace to ADK events, beyond the fixtures', () => {
   it('keeps a text the model says beside its calls as an intermediate response', () => {
-    const spans = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'Let me look.' }, call('c1', 'Rome')] } } }, { response: { content: { role: 'model', parts: [{ text: 'Sunny.' }] } } }])
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'Let me look.' }, call('c1', 'Rome')] } } }, {
+      response: { content: { role: 'model', parts: [{ text: 'Sunny.' }] } },
+    }])
     const invocation = toAdkInvocation(traceToInvocation(TRACE, spans, [], BOUNDS))
     const events = (invocation.intermediate_data as { invocation_events: Array<{ content: { parts: unknown[] } }> }).invocation_events
-    expect(events[0]!.content.parts).toEqual([{ text: 'Let me look.' }, { function_call: { id: 'c1', name: 'get_weather', args: { city: 'Rome' } } }])
+    expect(events[0]!.content.parts).toEqual([{ text: 'Let me look.' }, {
+      function_call: { id: 'c1', name: 'get_weather', args: { city: 'Rome' } },
+    }])
     expect(invocation.final_response).toEqual({ role: 'model', parts: [{ text: 'Sunny.' }] })
   })
 
@@ -34,10 +57,19 @@ describe('trace to ADK events, beyond the fixtures', () => {
       span('execute_tool (merged)', parent, 60, 70, {
         'gen_ai.tool.name': '(merged tools)',
         'gcp.vertex.agent.tool_call_args': 'N/A',
-        'gcp.vertex.agent.tool_response': JSON.stringify({ content: { role: 'user', parts: [{ functionResponse: { id: 'c2', name: 'get_weather', response: { t: 2 } } }, { functionResponse: { id: 'c1', name: 'get_weather', response: { t: 1 } } }] } }),
+        'gcp.vertex.agent.tool_response': JSON.stringify({
+          content: {
+            role: 'user',
+            parts: [{ functionResponse: { id: 'c2', name: 'get_weather', response: { t: 2 } } }, {
+              functionResponse: { id: 'c1', name: 'get_weather', response: { t: 1 } },
+            }],
+          },
+        }),
       }),
     ]
-    const spans = agentTrace([{ response: { content: { role: 'model', parts: [call('c1', 'Rome'), call('c2', 'Oslo')] } } }, { response: { content: { role: 'model', parts: [{ text: 'Done.' }] } } }], merged)
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [call('c1', 'Rome'), call('c2', 'Oslo')] } } }, {
+      response: { content: { role: 'model', parts: [{ text: 'Done.' }] } },
+    }], merged)
     const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
     const invocation = toAdkInvocation(trace)
     expect(toolCallsOf(invocation).map((c) => c.id)).toEqual(['c1', 'c2'])
@@ -47,18 +79,25 @@ describe('trace to ADK events, beyond the fixtures', () => {
   })
 
   it('names the span and attribute whose JSON is unreadable or over the bounds, and uses the rest', () => {
-    const spans = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'ok' }] } }, extra: { 'gcp.vertex.agent.llm_request': '{"contents": [' } }])
+    const spans = agentTrace([{
+      response: { content: { role: 'model', parts: [{ text: 'ok' }] } },
+      extra: { 'gcp.vertex.agent.llm_request': '{"contents": [' },
+    }])
     const deep = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'ok' }] }, x: [[[[[1]]]]] } }])
     const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
     expect(trace.issues).toEqual([`span ${spans[2]!.spanId} (call_llm): attribute 'gcp.vertex.agent.llm_request' is not JSON`])
     expect(toAdkInvocation(trace).final_response).toEqual({ role: 'model', parts: [{ text: 'ok' }] })
     expect(trace.missing).toContainEqual({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
     const shallow = traceToInvocation(TRACE, deep, [], { ...BOUNDS, maxJsonDepth: 5 })
-    expect(shallow.issues).toEqual([expect.stringMatching(/attribute 'gcp.vertex.agent.llm_response' nests deeper than 5 at \$\.x\[0\]\[0\]\[0\]\[0\]/)])
+    expect(shallow.issues).toEqual([
+      expect.stringMatching(/attribute 'gcp.vertex.agent.llm_response' nests deeper than 5 at \$\.x\[0\]\[0\]\[0\]\[0\]/),
+    ])
   })
 
   it('counts a streamed partial response as a model call but folds no content from it', () => {
-    const spans = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'Sun' }] }, partial: true } }, { response: { content: { role: 'model', parts: [{ text: 'Sunny.' }] } } }])
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'Sun' }] }, partial: true } }, {
+      response: { content: { role: 'model', parts: [{ text: 'Sunny.' }] } },
+    }])
     const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
     expect(trace.inferenceCount).toBe(2)
     expect(toAdkInvocation(trace).final_response).toEqual({ role: 'model', parts: [{ text: 'Sunny.' }] })

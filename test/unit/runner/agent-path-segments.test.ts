@@ -25,7 +25,9 @@ describe('agent path segments', () => {
     const { urls, fetchStub } = recordingAgent()
     const target = { url: 'http://agent.invalid', app: 'weather', fetch: fetchStub }
     await expect(createAgentSession(target, name, {}, { timeoutMs: 1000 })).rejects.toThrow(`user_id '${name}' is a relative path segment`)
-    await expect(createAgentSession({ ...target, app: name }, 'u1', {}, { timeoutMs: 1000 })).rejects.toThrow(`app_name '${name}' is a relative path segment`)
+    await expect(createAgentSession({ ...target, app: name }, 'u1', {}, { timeoutMs: 1000 })).rejects.toThrow(
+      `app_name '${name}' is a relative path segment`,
+    )
     expect(urls).toEqual([])
     expect(await createAgentSession(target, 'u1', {}, { timeoutMs: 1000 })).toBe('s1')
     expect(urls).toEqual(['http://agent.invalid/apps/weather/users/u1/sessions'])
@@ -34,7 +36,11 @@ describe('agent path segments', () => {
   it("POST /v1/runs refuses app_name '..' (400)", async () => {
     const { urls, fetchStub } = recordingAgent()
     const { call } = twoTenantApp({}, { deps: { agentUrl: 'http://agent.invalid', fetch: fetchStub } })
-    const res = await call('acme', 'POST', '/v1/runs', { app_name: '..', eval_set: { eval_set_id: 's', eval_cases: [] }, eval_config: CONFIG })
+    const res = await call('acme', 'POST', '/v1/runs', {
+      app_name: '..',
+      eval_set: { eval_set_id: 's', eval_cases: [] },
+      eval_config: CONFIG,
+    })
     expect(res.status).toBe(400)
     expect(((await res.json()) as { detail: string }).detail).toMatch(/app_name '\.\.' is a relative path segment/)
     expect(urls).toEqual([])
@@ -51,11 +57,13 @@ describe('agent path segments', () => {
     const evalSets = memoryEvalSetStore()
     evalSets.createSet({ tenant: 'acme', app: 'weather' }, 'set', JSON.stringify({ eval_set_id: 'set', eval_cases: [] }), 0)
     const { call } = twoTenantApp({}, { deps: { agentUrl: 'http://agent.invalid', fetch: fetchStub, evalSets } })
-    for (const body of [
-      { evalId: 'c', userId: '..', sessionId: 's1' },
-      { evalId: 'c', userId: 'u1', sessionId: '..' },
-      { evalId: 'c', userId: '.', sessionId: 's1' },
-    ]) {
+    for (
+      const body of [
+        { evalId: 'c', userId: '..', sessionId: 's1' },
+        { evalId: 'c', userId: 'u1', sessionId: '..' },
+        { evalId: 'c', userId: '.', sessionId: 's1' },
+      ]
+    ) {
       const res = await call('acme', 'POST', '/dev/apps/weather/eval_sets/set/add_session', body)
       expect(res.status).toBe(400)
       expect(((await res.json()) as { detail: string }).detail).toMatch(/is a relative path segment/)

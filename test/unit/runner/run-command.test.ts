@@ -117,7 +117,13 @@ describe('evalstream run', () => {
     const scores = (overall: Overall) => overall.filter((m) => m.metric_name !== 'invocation_duration_v1').map((m) => m.score)
     const duration = (overall: Overall) => overall.find((m) => m.metric_name === 'invocation_duration_v1')?.score
     for (const c of live) {
-      const offline = await runEval({ evalSetPath: good, caseId: c.eval_id, eventsName: 'x.sse', eventsText: readFileSync(join(capture, 'good', `${c.eval_id}.sse`), 'utf8'), env: {} })
+      const offline = await runEval({
+        evalSetPath: good,
+        caseId: c.eval_id,
+        eventsName: 'x.sse',
+        eventsText: readFileSync(join(capture, 'good', `${c.eval_id}.sse`), 'utf8'),
+        env: {},
+      })
       if (!offline.ok) throw new Error(offline.error)
       const offlineOverall = offline.evalSetResult.eval_case_results[0]!.overall_eval_metric_results
       expect(scores(offlineOverall)).toEqual(scores(c.overall_eval_metric_results))

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { EvalSet } from '../../../src/adk/eval-set.ts'
-import { createServer, type AddressInfo } from 'node:net'
+import { type AddressInfo, createServer } from 'node:net'
 import { runEvalSets, type RunProgress } from '../../../src/runner/index.ts'
 import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
 import { startStubAgent, type StubAgent } from '../../support/stub-adk-server.ts'
@@ -60,18 +60,45 @@ describe('runEvalSets', () => {
       ['/apps/weather_agent/users/test_user_id/sessions', { state: {} }],
     ])
     expect(stub.turns.map((t) => t.body)).toEqual([
-      { appName: 'weather_agent', userId: 'alice', sessionId: 's-1', newMessage: { role: 'user', parts: [{ text: 'Weather in Paris?' }] }, streaming: true },
-      { appName: 'weather_agent', userId: 'alice', sessionId: 's-1', newMessage: { role: 'user', parts: [{ text: 'And again?' }] }, streaming: true },
-      { appName: 'weather_agent', userId: 'test_user_id', sessionId: 's-2', newMessage: { role: 'user', parts: [{ text: 'Paris please' }] }, streaming: true },
+      {
+        appName: 'weather_agent',
+        userId: 'alice',
+        sessionId: 's-1',
+        newMessage: { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        streaming: true,
+      },
+      {
+        appName: 'weather_agent',
+        userId: 'alice',
+        sessionId: 's-1',
+        newMessage: { role: 'user', parts: [{ text: 'And again?' }] },
+        streaming: true,
+      },
+      {
+        appName: 'weather_agent',
+        userId: 'test_user_id',
+        sessionId: 's-2',
+        newMessage: { role: 'user', parts: [{ text: 'Paris please' }] },
+        streaming: true,
+      },
     ])
     expect(report.passed).toBe(true)
     expect(report.totals).toEqual({ cases: 2, PASSED: 2, FAILED: 0, NOT_EVALUATED: 0 })
     const result = report.sets[0]!.evalSetResult
     expect(result.eval_set_result_id).toBe('weather_agent_stub_set_1234.5')
     const first = result.eval_case_results[0]!
-    expect(first).toMatchObject({ eval_id: 'two_turns', eval_set_id: 'stub_set', session_id: 's-1', user_id: 'alice', final_eval_status: 'PASSED' })
+    expect(first).toMatchObject({
+      eval_id: 'two_turns',
+      eval_set_id: 'stub_set',
+      session_id: 's-1',
+      user_id: 'alice',
+      final_eval_status: 'PASSED',
+    })
     // Two invocations, each with the user's own message as its user content.
-    expect(first.eval_metric_result_per_invocation.map((p) => p.actual_invocation.user_content.parts?.[0]?.text)).toEqual(['Weather in Paris?', 'And again?'])
+    expect(first.eval_metric_result_per_invocation.map((p) => p.actual_invocation.user_content.parts?.[0]?.text)).toEqual([
+      'Weather in Paris?',
+      'And again?',
+    ])
     expect(first.overall_eval_metric_results.map((m) => [m.metric_name, m.eval_status])).toEqual([
       ['tool_trajectory_avg_score', 'PASSED'],
       ['response_match_score', 'PASSED'],
@@ -115,7 +142,10 @@ describe('runEvalSets', () => {
     const byId = Object.fromEntries(report.sets[0]!.cases.map((c) => [c.evalId, c]))
     expect(byId.ok_before!.status).toBe('PASSED')
     expect(byId.ok_after!.status).toBe('PASSED')
-    expect(byId.http_500).toMatchObject({ status: 'NOT_EVALUATED', reason: expect.stringMatching(/POST \/run_sse\).*answered 500: .*model overloaded/) })
+    expect(byId.http_500).toMatchObject({
+      status: 'NOT_EVALUATED',
+      reason: expect.stringMatching(/POST \/run_sse\).*answered 500: .*model overloaded/),
+    })
     expect(byId.hangs).toMatchObject({ status: 'NOT_EVALUATED', reason: expect.stringContaining('within 300 ms') })
     expect(byId.agent_error).toMatchObject({ status: 'NOT_EVALUATED', reason: 'turn 1: the agent reported an error: tool crashed' })
     expect(byId.no_session).toMatchObject({ status: 'NOT_EVALUATED', reason: expect.stringMatching(/creating a session .*answered 500/) })
@@ -133,7 +163,9 @@ describe('runEvalSets', () => {
     const set = evalSet([{ id: 'a', turns: ['Paris?'] }, { id: 'b', turns: ['Paris?'] }])
     const report = await runEvalSets([{ evalSet: set }], { agent: { url: `http://127.0.0.1:${port}`, app: 'x' } })
     if (!report.ok) throw new Error(report.error)
-    for (const c of report.sets[0]!.cases) expect(c).toMatchObject({ status: 'NOT_EVALUATED', reason: expect.stringContaining('ECONNREFUSED') })
+    for (const c of report.sets[0]!.cases) {
+      expect(c).toMatchObject({ status: 'NOT_EVALUATED', reason: expect.stringContaining('ECONNREFUSED') })
+    }
   })
 
   it('keeps at most `parallel` cases talking to the agent', async () => {
@@ -158,7 +190,11 @@ describe('runEvalSets', () => {
       ['a', 'PASSED', 3],
       ['b', 'PASSED', 3],
     ])
-    expect(report.sets[0]!.cases[0]!.overall[0]).toMatchObject({ metric_name: 'tool_trajectory_avg_score', score: 1, eval_status: 'PASSED' })
+    expect(report.sets[0]!.cases[0]!.overall[0]).toMatchObject({
+      metric_name: 'tool_trajectory_avg_score',
+      score: 1,
+      eval_status: 'PASSED',
+    })
   })
 
   it('case ids pick cases; a conversation_scenario case is NOT_EVALUATED without calling the agent', async () => {
@@ -171,7 +207,9 @@ describe('runEvalSets', () => {
         { eval_id: 'scenario', conversation_scenario: { starting_prompt: 'hi', conversation_plan: 'ask about Paris' } },
       ],
     })
-    const report = await runEvalSets([{ evalSet: set, caseIds: ['scenario', 'static'], evalConfig: CONFIG }], { agent: { url: stub.url, app: 'a' } })
+    const report = await runEvalSets([{ evalSet: set, caseIds: ['scenario', 'static'], evalConfig: CONFIG }], {
+      agent: { url: stub.url, app: 'a' },
+    })
     if (!report.ok) throw new Error(report.error)
     expect(report.sets[0]!.cases.map((c) => [c.evalId, c.status])).toEqual([
       ['static', 'PASSED'],
@@ -192,11 +230,17 @@ describe('runEvalSets', () => {
     expect(await errorOf([{ evalSet: set, caseIds: ['nope'], source: 'tests/w.evalset.json' }], { agent })).toBe(
       "tests/w.evalset.json: no eval case 'nope' (cases: a)",
     )
-    expect(await errorOf([{ evalSet: set, evalConfig: { criteria: 'x' }, source: 'w.json' }], { agent })).toMatch(/^w\.json: eval case 'a': Invalid eval_config/)
+    expect(await errorOf([{ evalSet: set, evalConfig: { criteria: 'x' }, source: 'w.json' }], { agent })).toMatch(
+      /^w\.json: eval case 'a': Invalid eval_config/,
+    )
     expect(await errorOf([{ evalSet: set }], { agent, parallel: 0 })).toBe('parallel must be a whole number from 1 to 64, not 0')
     expect(await errorOf([{ evalSet: set }], { agent, numRuns: 101 })).toBe('num runs must be a whole number from 1 to 100, not 101')
-    expect(await errorOf([{ evalSet: set }], { agent: { url: 'ftp://x', app: 'a' } })).toBe("the agent URL must be an http(s) URL, not 'ftp://x'")
-    expect(await errorOf([{ evalSet: set }], { agent, timeouts: { turnMs: -1 } })).toBe('timeout turnMs must be a positive number of milliseconds up to 2147483647 (2^31-1), not -1')
+    expect(await errorOf([{ evalSet: set }], { agent: { url: 'ftp://x', app: 'a' } })).toBe(
+      "the agent URL must be an http(s) URL, not 'ftp://x'",
+    )
+    expect(await errorOf([{ evalSet: set }], { agent, timeouts: { turnMs: -1 } })).toBe(
+      'timeout turnMs must be a positive number of milliseconds up to 2147483647 (2^31-1), not -1',
+    )
     expect(stub.sessions).toHaveLength(0)
   })
 })

@@ -95,7 +95,12 @@ describe('/v1/runs', () => {
     // Resuming after an event gives exactly the rest; the snapshot says the run is over.
     const resumed = await frames(await app.request(`/v1/runs/${run_id}/results`, { headers: { 'last-event-id': '3' } }))
     expect(resumed.map((f) => f.id)).toEqual(all.slice(3).map((f) => f.id))
-    expect(await (await app.request(`/v1/runs/${run_id}`)).json()).toMatchObject({ run_id, finished: true, cases_done: 2, not_evaluated: 1 })
+    expect(await (await app.request(`/v1/runs/${run_id}`)).json()).toMatchObject({
+      run_id,
+      finished: true,
+      cases_done: 2,
+      not_evaluated: 1,
+    })
   })
 
   it('case_ids pick cases', async () => {
@@ -119,8 +124,14 @@ describe('/v1/runs', () => {
     const [status, text] = await detail(post('/v1/runs', { eval_set: { eval_set_id: 's', eval_cases: [{ eval_id: 1 }] }, app_name: 'a' }))
     expect(status).toBe(422)
     expect(text).toContain('eval_set')
-    expect(await detail(post('/v1/runs', { eval_set: EVAL_SET, app_name: 'a', case_ids: ['zzz'] }))).toEqual([422, "eval_set: no eval case 'zzz' (cases: ok, broken)"])
-    expect(await detail(post('/v1/runs', { eval_set: EVAL_SET, app_name: 'a', parallel: 0 }))).toEqual([422, 'parallel must be a whole number from 1 to 64, not 0'])
+    expect(await detail(post('/v1/runs', { eval_set: EVAL_SET, app_name: 'a', case_ids: ['zzz'] }))).toEqual([
+      422,
+      "eval_set: no eval case 'zzz' (cases: ok, broken)",
+    ])
+    expect(await detail(post('/v1/runs', { eval_set: EVAL_SET, app_name: 'a', parallel: 0 }))).toEqual([
+      422,
+      'parallel must be a whole number from 1 to 64, not 0',
+    ])
     expect(await detail(app.request('/v1/runs/nope/results'))).toEqual([404, "no run with id 'nope'; start one with POST /v1/runs"])
     expect(stub.sessions.length).toBe(before)
   })
@@ -132,7 +143,8 @@ describe('/v1/runs', () => {
       agentUrl: stub.url,
       limits: { ...DEFAULT_LIMITS, maxRequestBytes: 2_000, maxJsonDepth: 20 },
     })
-    const send = (body: string, type = 'application/json') => limited.request('/v1/runs', { method: 'POST', headers: { 'content-type': type }, body })
+    const send = (body: string, type = 'application/json') =>
+      limited.request('/v1/runs', { method: 'POST', headers: { 'content-type': type }, body })
     expect((await send(JSON.stringify({ eval_set: EVAL_SET, app_name: 'a' }), 'text/plain')).status).toBe(415)
     const big = await send(JSON.stringify({ eval_set: EVAL_SET, app_name: 'a', pad: 'x'.repeat(3_000) }))
     expect([big.status, ((await big.json()) as any).limit]).toEqual([413, { name: 'EVALSTREAM_MAX_REQUEST_BYTES', value: 2_000 }])
@@ -143,7 +155,11 @@ describe('/v1/runs', () => {
   it('a run belongs to the tenant that started it', async () => {
     const tenants = createApp(depsOf({ AGENT_URL: stub.url, EVALSTREAM_TOKENS: TOKENS_ENV }))
     const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' })
-    const started = await tenants.request('/v1/runs', { method: 'POST', headers: as(ACME_TOKEN), body: JSON.stringify({ eval_set: EVAL_SET, eval_config: CONFIG, app_name: 'weather_agent', case_ids: ['ok'] }) })
+    const started = await tenants.request('/v1/runs', {
+      method: 'POST',
+      headers: as(ACME_TOKEN),
+      body: JSON.stringify({ eval_set: EVAL_SET, eval_config: CONFIG, app_name: 'weather_agent', case_ids: ['ok'] }),
+    })
     const { run_id } = (await started.json()) as { run_id: string }
     expect((await tenants.request(`/v1/runs/${run_id}`, { headers: as(GLOBEX_TOKEN) })).status).toBe(404)
     expect((await tenants.request(`/v1/runs/${run_id}/cancel`, { method: 'POST', headers: as(GLOBEX_TOKEN) })).status).toBe(404)

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { EvalMetric } from '../../../src/adk/eval-config.ts'
 import { evalCaseResult, evalMetricResult } from '../../../src/adk/results.ts'
-import { caseVerdict, type CaseRunOutcome } from '../../../src/runner/index.ts'
+import { type CaseRunOutcome, caseVerdict } from '../../../src/runner/index.ts'
 import { wireContent } from '../../../src/runner/wire-content.ts'
 
 describe('wireContent', () => {
@@ -45,15 +45,24 @@ function outcome(run: number, scores: Array<number | null>, reason?: string): Ca
     evalId: 'c',
     sessionId: `s${run}`,
     overall: reason ? [] : [evalMetricResult(METRIC, { score: overall, status })],
-    perInvocation: reason
-      ? []
-      : scores.map((score) => ({
-          actual_invocation: { invocation_id: 'i', user_content: { parts: [] }, creation_timestamp: 0 } as never,
-          expected_invocation: null,
-          eval_metric_results: [evalMetricResult(METRIC, { score, status: 'PASSED' })],
-        })),
+    perInvocation: reason ? [] : scores.map((score) => ({
+      actual_invocation: { invocation_id: 'i', user_content: { parts: [] }, creation_timestamp: 0 } as never,
+      expected_invocation: null,
+      eval_metric_results: [evalMetricResult(METRIC, { score, status: 'PASSED' })],
+    })),
   })
-  return { evalSetId: 's', evalId: 'c', run, status: reason ? 'NOT_EVALUATED' : status, reason, userId: 'u', invocations: scores.length, caseResult, results: [], warnings: [] }
+  return {
+    evalSetId: 's',
+    evalId: 'c',
+    run,
+    status: reason ? 'NOT_EVALUATED' : status,
+    reason,
+    userId: 'u',
+    invocations: scores.length,
+    caseResult,
+    results: [],
+    warnings: [],
+  }
 }
 
 describe('caseVerdict', () => {

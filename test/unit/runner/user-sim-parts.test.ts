@@ -29,14 +29,19 @@ describe('"is_valid" labels, read as ADK reads them', () => {
 
 describe('templates', () => {
   it('fills {{ name }} and {{ name.field }}, unknown names as empty text, values never rendered again', () => {
-    expect(renderTemplate('[{{a}}|{{ p.id }}|{{ nope }}|{{ p.nope.deeper }}]', { a: '{{ a }}', p: { id: 'X', toString: () => 'P' } })).toBe('[{{ a }}|X||]')
+    expect(renderTemplate('[{{a}}|{{ p.id }}|{{ nope }}|{{ p.nope.deeper }}]', { a: '{{ a }}', p: { id: 'X', toString: () => 'P' } })).toBe(
+      '[{{ a }}|X||]',
+    )
     expect(renderTemplate('{{ p }}', { p: { id: 'X', toString: () => 'the persona' } })).toBe('the persona')
   })
 
   it('names what a template uses; refuses statements, comments and oversized templates', () => {
     expect(templateNames('{{ stop_signal }} {{persona.id}} {{ persona }}')).toEqual({ ok: true, names: ['stop_signal', 'persona'] })
     expect(templateNames('{# note #}{{ x }}')).toMatchObject({ ok: false, error: expect.stringContaining("'{#' at character 0") })
-    expect(templateNames('x'.repeat(MAX_TEMPLATE_CHARS + 1))).toMatchObject({ ok: false, error: expect.stringContaining(String(MAX_TEMPLATE_CHARS)) })
+    expect(templateNames('x'.repeat(MAX_TEMPLATE_CHARS + 1))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(String(MAX_TEMPLATE_CHARS)),
+    })
   })
 })
 
@@ -52,10 +57,24 @@ describe('personas and config', () => {
   it("reads ADK's defaults, both casings, and says why a config cannot be used", () => {
     expect(readUserSimulatorConfig(undefined)).toEqual({
       ok: true,
-      config: { model: 'gemini-2.5-flash', modelConfiguration: { thinking_config: { include_thoughts: true, thinking_budget: 10240 } }, maxAllowedInvocations: 20, includeFunctionCalls: false },
+      config: {
+        model: 'gemini-2.5-flash',
+        modelConfiguration: { thinking_config: { include_thoughts: true, thinking_budget: 10240 } },
+        maxAllowedInvocations: 20,
+        includeFunctionCalls: false,
+      },
     })
-    expect(readUserSimulatorConfig({ userSimulatorConfig: { maxAllowedInvocations: -1, someNewField: 1 } })).toMatchObject({ ok: true, config: { maxAllowedInvocations: -1 } })
-    expect(readUserSimulatorConfig({ user_simulator_config: { type: 'llm_audio' } })).toMatchObject({ ok: false, unsupported: expect.stringContaining("'llm_audio'") })
-    expect(readUserSimulatorConfig({ user_simulator_config: { max_allowed_invocations: 2.5 } })).toMatchObject({ ok: false, invalid: expect.stringContaining('max_allowed_invocations') })
+    expect(readUserSimulatorConfig({ userSimulatorConfig: { maxAllowedInvocations: -1, someNewField: 1 } })).toMatchObject({
+      ok: true,
+      config: { maxAllowedInvocations: -1 },
+    })
+    expect(readUserSimulatorConfig({ user_simulator_config: { type: 'llm_audio' } })).toMatchObject({
+      ok: false,
+      unsupported: expect.stringContaining("'llm_audio'"),
+    })
+    expect(readUserSimulatorConfig({ user_simulator_config: { max_allowed_invocations: 2.5 } })).toMatchObject({
+      ok: false,
+      invalid: expect.stringContaining('max_allowed_invocations'),
+    })
   })
 })

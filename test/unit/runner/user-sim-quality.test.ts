@@ -12,7 +12,7 @@ import type { EngineEmission } from '../../../src/engine/types.ts'
 import { judgedEngines, judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import { runEvalSets } from '../../../src/runner/index.ts'
-import { startGeminiStub, type GeminiStub, type RecordedRequest } from '../../support/gemini-stub.ts'
+import { type GeminiStub, type RecordedRequest, startGeminiStub } from '../../support/gemini-stub.ts'
 import { FINAL_TEXT } from '../../support/weather-fixtures.ts'
 import { startStubAgent, type StubAgent } from '../../support/stub-adk-server.ts'
 
@@ -31,7 +31,8 @@ afterEach(() => gemini.close())
 const isJudge = (r: RecordedRequest) => r.body?.systemInstruction !== undefined
 const judgePrompt = (r: RecordedRequest): string => r.body.contents[0].parts[0].text
 const judgeSystem = (r: RecordedRequest): string => r.body.systemInstruction.parts[0].text
-const judged = (message: string) => (r: RecordedRequest) => isJudge(r) && judgePrompt(r).includes(`<next_user_message>\n${message}\n</next_user_message>`)
+const judged = (message: string) => (r: RecordedRequest) =>
+  isJudge(r) && judgePrompt(r).includes(`<next_user_message>\n${message}\n</next_user_message>`)
 
 /** Judge replies by the message judged: each a list of sample texts. */
 function judgeSays(byMessage: Record<string, string[]>, simulator: string[] = []) {
@@ -65,7 +66,11 @@ describe('per_turn_user_simulator_quality_v1 on a simulated run', () => {
       eval_cases: [{ eval_id: 'c', conversation_scenario: { starting_prompt: START, conversation_plan: PLAN, user_persona: 'EXPERT' } }],
     })
     const evalConfig = { criteria: { [METRIC]: { threshold: 0.8, judge_model_options: { num_samples: 3 } } } }
-    const report = await runEvalSets([{ evalSet, evalConfig }], { agent: { url: agent.url, app: 'a' }, createEngine: judgedEngines(w.value.judging), simulator: w.value.executor })
+    const report = await runEvalSets([{ evalSet, evalConfig }], {
+      agent: { url: agent.url, app: 'a' },
+      createEngine: judgedEngines(w.value.judging),
+      simulator: w.value.executor,
+    })
     if (!report.ok) throw new Error(report.error)
     const outcome = report.sets[0]!.cases[0]!.runs[0]!
     const perTurn = outcome.caseResult.eval_metric_result_per_invocation.map((p) => p.eval_metric_results[0]!.score)
@@ -82,7 +87,9 @@ describe('per_turn_user_simulator_quality_v1 on a simulated run', () => {
     expect(judgeSystem(turn)).toContain('The user asks again for something already done') // EXPERT's violation rubrics
     expect(turn.body.generationConfig.candidateCount).toBe(3)
     const stop = gemini.requests.find(judged('</finished>'))!
-    expect(judgePrompt(stop)).toContain(`user: ${START}\n\nmodel: ${FINAL_TEXT}\n\nuser: And the time?\n\nmodel: ${FINAL_TEXT}\n</conversation_history>`)
+    expect(judgePrompt(stop)).toContain(
+      `user: ${START}\n\nmodel: ${FINAL_TEXT}\n\nuser: And the time?\n\nmodel: ${FINAL_TEXT}\n</conversation_history>`,
+    )
   })
 
   it('an ending the judge FAILS replaces the last turn (emitted as a revision): (1 + 0) / 2, FAILED', async () => {
@@ -109,11 +116,17 @@ function conversation(userTexts: string[]) {
 
 async function score(userTexts: string[], options: { judge?: boolean; scenario?: boolean; threshold?: number } = {}) {
   const emitted: EngineEmission[] = []
-  const evalCase = options.scenario === false ? { eval_id: 'c', conversation: [] } : { eval_id: 'c', conversation_scenario: { starting_prompt: START, conversation_plan: PLAN } }
+  const evalCase = options.scenario === false
+    ? { eval_id: 'c', conversation: [] }
+    : { eval_id: 'c', conversation_scenario: { starting_prompt: START, conversation_plan: PLAN } }
   const w = wiring()
   const judging = options.judge === false ? {} : w.value.judging('s')
   const created = createSessionEngine({
-    spec: { session_id: 's', eval_config: { criteria: { [METRIC]: { threshold: options.threshold ?? 1, judge_model_options: { num_samples: 3 } } } }, eval_case: evalCase },
+    spec: {
+      session_id: 's',
+      eval_config: { criteria: { [METRIC]: { threshold: options.threshold ?? 1, judge_model_options: { num_samples: 3 } } } },
+      eval_case: evalCase,
+    },
     emit: (b) => emitted.push(b),
     ...judging,
   })

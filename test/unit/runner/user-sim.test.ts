@@ -14,7 +14,7 @@ import { depsFromEnv } from '../../../src/config/setup.ts'
 import { createApp } from '../../../src/http/app.ts'
 import { judgedEngines, judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import { runEvalSets, type RunOptions } from '../../../src/runner/index.ts'
-import { apiError, startGeminiStub, type GeminiStub, type RecordedRequest } from '../../support/gemini-stub.ts'
+import { apiError, type GeminiStub, type RecordedRequest, startGeminiStub } from '../../support/gemini-stub.ts'
 import { FINAL_TEXT } from '../../support/weather-fixtures.ts'
 import { startStubAgent, type StubAgent } from '../../support/stub-adk-server.ts'
 
@@ -49,7 +49,10 @@ function simulatorSays(...replies: string[]) {
 }
 
 function scenarioSet(scenario: Record<string, unknown>, id = 'sim') {
-  return EvalSet.parse({ eval_set_id: 'sim_set', eval_cases: [{ eval_id: id, conversation_scenario: { starting_prompt: START, conversation_plan: PLAN, ...scenario } }] })
+  return EvalSet.parse({
+    eval_set_id: 'sim_set',
+    eval_cases: [{ eval_id: id, conversation_scenario: { starting_prompt: START, conversation_plan: PLAN, ...scenario } }],
+  })
 }
 
 async function run(scenario: Record<string, unknown>, evalConfig: unknown = { criteria: {} }, extra: Partial<RunOptions> = {}) {
@@ -66,7 +69,7 @@ async function run(scenario: Record<string, unknown>, evalConfig: unknown = { cr
 }
 
 describe('LLM-backed user simulator', () => {
-  it('sends the starting prompt verbatim, then the model\'s messages; a reply with the stop signal (any case) ends it unsent', async () => {
+  it("sends the starting prompt verbatim, then the model's messages; a reply with the stop signal (any case) ends it unsent", async () => {
     simulatorSays('And what time is it there?', 'Great, thanks! </FINISHED> bye')
     const verdict = await run({})
     expect(sentTexts()).toEqual([START, 'And what time is it there?'])
@@ -81,7 +84,9 @@ describe('LLM-backed user simulator', () => {
   it('shows the history as author: text lines, tool calls and responses left out; with include_function_calls they are in', async () => {
     simulatorSays('And what time is it there?', '</finished>')
     await run({})
-    const expected = [`user: ${START}`, `${AUTHOR}: ${FINAL_TEXT}`, 'user: And what time is it there?', `${AUTHOR}: ${FINAL_TEXT}`].join('\n\n')
+    const expected = [`user: ${START}`, `${AUTHOR}: ${FINAL_TEXT}`, 'user: And what time is it there?', `${AUTHOR}: ${FINAL_TEXT}`].join(
+      '\n\n',
+    )
     const prompt = promptOf(simulatorRequests()[1]!)
     expect(prompt).toContain(`${expected}`)
     expect(prompt).not.toContain('get_weather')
@@ -105,7 +110,15 @@ describe('LLM-backed user simulator', () => {
 
   it('ends on a configured limit (camelCase or snake_case) and sends the model the configured name and configuration', async () => {
     simulatorSays('Tell me more about Paris.')
-    await run({}, { criteria: {}, user_simulator_config: { type: 'llm_backed', maxAllowedInvocations: 3, model: 'sim-model', model_configuration: { temperature: 0.3 } } })
+    await run({}, {
+      criteria: {},
+      user_simulator_config: {
+        type: 'llm_backed',
+        maxAllowedInvocations: 3,
+        model: 'sim-model',
+        model_configuration: { temperature: 0.3 },
+      },
+    })
     expect(agent.turns).toHaveLength(3)
     expect(simulatorRequests().map((r) => r.model)).toEqual(['sim-model', 'sim-model'])
     expect(simulatorRequests()[0]!.body.generationConfig).toEqual({ temperature: 0.3 })
@@ -122,7 +135,7 @@ describe('LLM-backed user simulator', () => {
     expect(sentTexts().at(-1)).toBe('Question 24 about Paris?')
   })
 
-  it('a built-in persona id gives the model that persona\'s description and instructions, the stop signal filled in', async () => {
+  it("a built-in persona id gives the model that persona's description and instructions, the stop signal filled in", async () => {
     simulatorSays('</finished>')
     await run({ user_persona: 'NOVICE' })
     const prompt = promptOf(simulatorRequests()[0]!)
@@ -137,7 +150,12 @@ describe('LLM-backed user simulator', () => {
     const persona = {
       id: 'grumpy',
       description: 'A grumpy customer in a hurry.',
-      behaviors: [{ name: 'Terse', description: 'Short answers.', behavior_instructions: ['Use five words at most, then {{ stop_signal }}.'], violation_rubrics: ['More than five words.'] }],
+      behaviors: [{
+        name: 'Terse',
+        description: 'Short answers.',
+        behavior_instructions: ['Use five words at most, then {{ stop_signal }}.'],
+        violation_rubrics: ['More than five words.'],
+      }],
     }
     await run({ user_persona: persona })
     const prompt = promptOf(simulatorRequests()[0]!)
@@ -145,26 +163,39 @@ describe('LLM-backed user simulator', () => {
     expect(prompt).toContain('## Terse\nShort answers.')
     expect(prompt).toContain('Use five words at most, then </finished>.')
 
-    await expect(run({ user_persona: 'PIRATE' })).rejects.toThrow(/sim_set: eval case 'sim': .*user_persona 'PIRATE' is not a built-in persona \(EXPERT, NOVICE, EVALUATOR\)/)
-    await expect(run({}, { criteria: {}, user_simulator_config: { max_allowed_invocations: 'many' } })).rejects.toThrow(/user_simulator_config: .*max_allowed_invocations/)
+    await expect(run({ user_persona: 'PIRATE' })).rejects.toThrow(
+      /sim_set: eval case 'sim': .*user_persona 'PIRATE' is not a built-in persona \(EXPERT, NOVICE, EVALUATOR\)/,
+    )
+    await expect(run({}, { criteria: {}, user_simulator_config: { max_allowed_invocations: 'many' } })).rejects.toThrow(
+      /user_simulator_config: .*max_allowed_invocations/,
+    )
   })
 
   it('custom_instructions get every placeholder filled; one missing, or Jinja statements, refuse the run', async () => {
     simulatorSays('Time?', '</finished>')
-    const template = 'PLAN=[{{ conversation_plan }}] STOP=[{{stop_signal}}] WHO=[{{ persona.id }}|{{ persona.description }}] HISTORY=[{{ conversation_history }}]'
+    const template =
+      'PLAN=[{{ conversation_plan }}] STOP=[{{stop_signal}}] WHO=[{{ persona.id }}|{{ persona.description }}] HISTORY=[{{ conversation_history }}]'
     await run({ user_persona: 'EXPERT' }, { criteria: {}, user_simulator_config: { custom_instructions: `${template} {{ persona }}` } })
     const prompt = promptOf(simulatorRequests()[0]!)
     const expert = BUILT_IN_PERSONA_DEFINITIONS.EXPERT!
-    expect(prompt.startsWith(`PLAN=[${PLAN}] STOP=[</finished>] WHO=[EXPERT|${expert.description}] HISTORY=[user: ${START}\n\n${AUTHOR}: ${FINAL_TEXT}] ${expert.description}\n\n## `)).toBe(true)
+    expect(
+      prompt.startsWith(
+        `PLAN=[${PLAN}] STOP=[</finished>] WHO=[EXPERT|${expert.description}] HISTORY=[user: ${START}\n\n${AUTHOR}: ${FINAL_TEXT}] ${expert.description}\n\n## `,
+      ),
+    ).toBe(true)
 
-    await expect(run({}, { criteria: {}, user_simulator_config: { custom_instructions: 'Plan: {{ conversation_plan }} {{ conversation_history }}' } })).rejects.toThrow(
+    await expect(
+      run({}, { criteria: {}, user_simulator_config: { custom_instructions: 'Plan: {{ conversation_plan }} {{ conversation_history }}' } }),
+    ).rejects.toThrow(
       /custom_instructions: it must use \{\{ stop_signal \}\}/,
     )
     const noPersona = 'Plan: {{ conversation_plan }} {{ conversation_history }} {{ stop_signal }}'
-    await expect(run({ user_persona: 'EXPERT' }, { criteria: {}, user_simulator_config: { custom_instructions: noPersona } })).rejects.toThrow(
-      /the scenario has a persona\): it must use \{\{ persona \}\}/,
-    )
-    await expect(run({}, { criteria: {}, user_simulator_config: { custom_instructions: `${template} {% if x %}y{% endif %}` } })).rejects.toThrow(/Jinja statements/)
+    await expect(run({ user_persona: 'EXPERT' }, { criteria: {}, user_simulator_config: { custom_instructions: noPersona } })).rejects
+      .toThrow(
+        /the scenario has a persona\): it must use \{\{ persona \}\}/,
+      )
+    await expect(run({}, { criteria: {}, user_simulator_config: { custom_instructions: `${template} {% if x %}y{% endif %}` } })).rejects
+      .toThrow(/Jinja statements/)
   })
 
   it("a failed model call ends the case run NOT_EVALUATED with the model's error; the run goes on", async () => {
@@ -176,15 +207,19 @@ describe('LLM-backed user simulator', () => {
   })
 
   it('without a model, scenario cases are NOT_EVALUATED with the reason and the agent is not called', async () => {
-    const report = await runEvalSets([{ evalSet: scenarioSet({}), evalConfig: { criteria: {} } }], { agent: { url: agent.url, app: 'weather_agent' } })
+    const report = await runEvalSets([{ evalSet: scenarioSet({}), evalConfig: { criteria: {} } }], {
+      agent: { url: agent.url, app: 'weather_agent' },
+    })
     if (!report.ok) throw new Error(report.error)
     expect(report.sets[0]!.cases[0]!.reason).toMatch(/the user simulator needs a model and none is configured: set GEMINI_API_KEY/)
     expect(agent.sessions).toHaveLength(0)
   })
 
-  it('POST /v1/runs simulates too: the deployment\'s judge model (from the same environment) is the simulator', async () => {
+  it("POST /v1/runs simulates too: the deployment's judge model (from the same environment) is the simulator", async () => {
     simulatorSays('And what time is it there?', '</finished>')
-    const setup = depsFromEnv({ GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, AGENT_URL: agent.url }, { store: memorySessionStore() })
+    const setup = depsFromEnv({ GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url, AGENT_URL: agent.url }, {
+      store: memorySessionStore(),
+    })
     if (!setup.ok) throw new Error(setup.error)
     const app = createApp(setup.deps)
     const started = await app.request('/v1/runs', {

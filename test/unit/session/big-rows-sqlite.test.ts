@@ -54,8 +54,9 @@ describe('SQLite session store: texts over one value are split', () => {
     expect(await rebuilt!.end()).toEqual(caseResult)
     expect(await second.delete('s')).toBe(true)
     expect(await second.get('s', createEngine)).toBeUndefined()
-    for (const table of ['es_sessions', 'es_journal', 'es_results', 'es_chunks'])
+    for (const table of ['es_sessions', 'es_journal', 'es_results', 'es_chunks']) {
       expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()).toEqual({ n: 0 })
+    }
   })
 
   it('a long spec is split too, and parts never cut a surrogate pair', async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'
 import { DatabaseSync } from 'node:sqlite'
-import { memorySessionStore, sqliteSessionStore, type SessionLimits, type SessionStore } from '../../../src/session/store.ts'
+import { memorySessionStore, type SessionLimits, type SessionStore, sqliteSessionStore } from '../../../src/session/store.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
@@ -40,7 +40,13 @@ function app(env: Env, durable = false) {
   return { call, create, held, store: setup.deps.store as SessionStore }
 }
 
-type Problem = { status: number; detail: string; limit: { name: string; value: number }; accepted: number; rejected: { index: number; message: string }[] }
+type Problem = {
+  status: number
+  detail: string
+  limit: { name: string; value: number }
+  accepted: number
+  rejected: { index: number; message: string }[]
+}
 
 describe('per-session byte budget (EVALSTREAM_MAX_SESSION_BYTES)', () => {
   it('refuses the event that would pass it with 413 naming the limit and its index; the session still ends', async () => {
@@ -131,7 +137,11 @@ describe('per-process byte budget (EVALSTREAM_MAX_PROCESS_BYTES)', () => {
     expect(held()).toBeLessThan(32_000)
     // The same answers as before the engine was let go.
     expect(await (await call('POST', '/v1/sessions/e/end')).json()).toEqual(ended)
-    const snapshot = (await (await call('GET', '/v1/sessions/e')).json()) as { ended: boolean; case_result: unknown; invocations: unknown[] }
+    const snapshot = (await (await call('GET', '/v1/sessions/e')).json()) as {
+      ended: boolean
+      case_result: unknown
+      invocations: unknown[]
+    }
     expect(snapshot).toMatchObject({ ended: true, case_result: ended })
     expect(snapshot.invocations).toHaveLength(3)
     const conversation = (await (await call('GET', '/v1/sessions/e/conversation')).json()) as { entries: { parts: { text: string }[] }[] }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
-import { memoryEvalSetStore, type EvalSetStore, type EvalStoreLimits } from '../../../src/session/eval-set-store.ts'
+import { type EvalSetStore, type EvalStoreLimits, memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'
 import { sqliteEvalSetStore } from '../../../src/session/sqlite-eval-set-store.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 
@@ -23,7 +23,8 @@ const backends: Array<[string, () => EvalSetStore]> = [
 ]
 const A = { app: 'weather_agent' }
 const ACME = { tenant: 'acme', app: 'weather_agent' }
-const set = (id: string, cases = 0) => JSON.stringify({ eval_set_id: id, eval_cases: Array.from({ length: cases }, (_, i) => ({ eval_id: `c${i}` })) })
+const set = (id: string, cases = 0) =>
+  JSON.stringify({ eval_set_id: id, eval_cases: Array.from({ length: cases }, (_, i) => ({ eval_id: `c${i}` })) })
 const result = (id: string, evalSetId = 's') => ({ id, evalSetId, json: JSON.stringify({ eval_set_result_id: id }), createdMs: 1 })
 
 describe.each(backends)('eval set store contract: %s', (_name, make) => {

@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { decodeFrameValue, isIngestIssue } from '../../../src/ingest/index.ts'
 import { createResultLog } from '../../../src/session/result-log.ts'
-import { HostedSession, REPLAY_KEYS_PAGE, REPLAY_SLICE_BYTES, REPLAY_SLICE_ENTRIES, type JournalEntry } from '../../../src/session/session.ts'
+import {
+  HostedSession,
+  type JournalEntry,
+  REPLAY_KEYS_PAGE,
+  REPLAY_SLICE_BYTES,
+  REPLAY_SLICE_ENTRIES,
+} from '../../../src/session/session.ts'
 import { sqliteSessionRecords } from '../../../src/session/sqlite-records.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
@@ -17,7 +23,11 @@ import { CONFIG } from '../../support/weather-fixtures.ts'
 
 const createEngine = (o: Parameters<typeof createSessionEngine>[0]) => createSessionEngine(o)
 const event = (n: number, chars: number) => {
-  const decoded = decodeFrameValue({ author: 'agent', invocationId: `i${n % 50}`, content: { role: 'model', parts: [{ text: `${n}`.padEnd(chars, 'x') }] } }, n)
+  const decoded = decodeFrameValue({
+    author: 'agent',
+    invocationId: `i${n % 50}`,
+    content: { role: 'model', parts: [{ text: `${n}`.padEnd(chars, 'x') }] },
+  }, n)
   if (isIngestIssue(decoded)) throw new Error(decoded.message)
   return decoded
 }

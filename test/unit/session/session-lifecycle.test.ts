@@ -102,18 +102,24 @@ describe('session lifecycle over HTTP', () => {
     store.sweep()
     const messages = await stream
     expect(messages).toEqual([
-      { id: undefined, event: 'error', data: { message: expect.stringMatching(/no request for 500 ms \(EVALSTREAM_SESSION_IDLE_TTL_MS\)/) } },
+      {
+        id: undefined,
+        event: 'error',
+        data: { message: expect.stringMatching(/no request for 500 ms \(EVALSTREAM_SESSION_IDLE_TTL_MS\)/) },
+      },
     ])
     expect((await call('GET', '/v1/sessions/idle')).status).toBe(410)
     store.close()
   })
 
   it('refuses a limit that is not a whole number, naming the variable', () => {
-    for (const [name, value] of [
-      ['EVALSTREAM_MAX_SESSIONS', '0'],
-      ['EVALSTREAM_SESSION_IDLE_TTL_MS', 'soon'],
-      ['EVALSTREAM_ENDED_RETENTION_MS', '1.5'],
-    ]) {
+    for (
+      const [name, value] of [
+        ['EVALSTREAM_MAX_SESSIONS', '0'],
+        ['EVALSTREAM_SESSION_IDLE_TTL_MS', 'soon'],
+        ['EVALSTREAM_ENDED_RETENTION_MS', '1.5'],
+      ]
+    ) {
       const setup = depsFromEnv({ ...NO_JUDGE_ENV, [name!]: value }, { store: (limits) => memorySessionStore({ limits }) })
       expect(setup).toEqual({ ok: false, error: `${name} must be a whole number >= 1, not '${value}'` })
     }

@@ -43,7 +43,7 @@ describe('sqlFromDatabaseSync with groupCommit', () => {
       transaction(() => {
         sql.query('INSERT INTO t (n) VALUES (?)', 2)
         throw new Error('undo')
-      }),
+      })
     ).toThrow('undo')
     // The grouped write was committed before BEGIN; the transaction's own write was rolled back.
     expect(count()).toBe(1)

@@ -9,7 +9,7 @@ import { describe, it } from 'vitest'
 import { memorySessionStore, sqliteSessionStore } from '../../../src/session/store.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
-import { STORE_CONTRACT, type ContractHarness } from '../../support/store-contract.ts'
+import { type ContractHarness, STORE_CONTRACT } from '../../support/store-contract.ts'
 import { testTempDir } from '../../support/temp-dir.ts'
 
 const input = { events: WEATHER_EVENTS, config: CONFIG, evalCase: MATCHING_CASE }

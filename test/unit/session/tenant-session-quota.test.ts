@@ -69,8 +69,14 @@ describe('a SQLite database written before tenants were tracked', () => {
     db.exec('CREATE TABLE es_sessions (id TEXT PRIMARY KEY, spec TEXT NOT NULL, touched_ms INTEGER NOT NULL, ended_ms INTEGER)')
     db.exec('CREATE TABLE es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL)')
     db.exec('CREATE TABLE es_journal (session_id TEXT NOT NULL, n INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (session_id, n))')
-    db.exec('CREATE TABLE es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))')
-    db.prepare('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)').run('old', JSON.stringify({ session_id: 'old', tenant: 'acme' }), 0)
+    db.exec(
+      'CREATE TABLE es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
+    )
+    db.prepare('INSERT INTO es_sessions (id, spec, touched_ms) VALUES (?, ?, ?)').run(
+      'old',
+      JSON.stringify({ session_id: 'old', tenant: 'acme' }),
+      0,
+    )
     const { call } = twoTenantApp(
       { EVALSTREAM_MAX_SESSIONS_PER_TENANT: '1' },
       { store: (limits) => sqliteSessionStore(sqlFromDatabaseSync(db), { limits, sweeper: 'manual' }) },

@@ -18,7 +18,9 @@ export const TWO_TENANTS_ENV: Env = { EVALSTREAM_TOKENS: `acme:${TOKENS.acme},gl
  * await call('acme', 'POST', '/v1/sessions', { eval_config: CONFIG })
  */
 export function twoTenantApp(env: Env, host: { store?: StoreSource; deps?: Partial<AppDeps> } = {}) {
-  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...TWO_TENANTS_ENV, ...env }, { store: host.store ?? ((limits) => memorySessionStore({ limits })) })
+  const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...TWO_TENANTS_ENV, ...env }, {
+    store: host.store ?? ((limits) => memorySessionStore({ limits })),
+  })
   if (!setup.ok) throw new Error(setup.error)
   const deps = { ...setup.deps, ...host.deps }
   const app = createApp(deps)

@@ -16,10 +16,7 @@ import { judgedCriterionFields } from '../../judging/options.ts'
 import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
 import { verdictDecided, verdictVoteIndex } from '../../judging/vote.ts'
 import { readVerdictSample, readVerdictText } from './verdict-sample.ts'
-import {
-  FINAL_RESPONSE_MATCH_SCHEMA,
-  finalResponseMatchPrompt,
-} from './prompt.ts'
+import { FINAL_RESPONSE_MATCH_SCHEMA, finalResponseMatchPrompt } from './prompt.ts'
 
 const KEY = 'final_response_match_v2'
 
@@ -79,8 +76,7 @@ function resume(answers: JudgeAnswer[], id: string): Outcome {
  */
 export const finalResponseMatchV2: Criterion<LlmAsAJudgeCriterion, State> = {
   key: KEY,
-  description:
-    "An LLM judge decides whether the agent's final response matches the reference response (majority of num_samples votes).",
+  description: "An LLM judge decides whether the agent's final response matches the reference response (majority of num_samples votes).",
   config: LlmAsAJudgeCriterion,
   needsExpected: true,
   judged: true,

@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import type { JudgeSample } from '../../criterion.ts'
 import { parseJsonAnswer } from '../../judging/answers.ts'
-import { verdictLabelScore, parseVerdictLabel, type VerdictLabel } from './verdict-label.ts'
+import { parseVerdictLabel, type VerdictLabel, verdictLabelScore } from './verdict-label.ts'
 
 export type VerdictSample = {
   score: number | null

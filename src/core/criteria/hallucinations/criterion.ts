@@ -12,7 +12,7 @@ import type { Criterion, InvocationContext, JudgeAnswer, JudgeRequest, Outcome }
 import { samplesFor } from '../../judging/answers.ts'
 import { flag, judgedCriterionFields } from '../../judging/options.ts'
 import { judgeRequest, scoreOutcome } from '../../judging/request.ts'
-import { hallucinationSteps, readSegmenterSample, readValidatorSample, type HallucinationStep } from './steps.ts'
+import { type HallucinationStep, hallucinationSteps, readSegmenterSample, readValidatorSample } from './steps.ts'
 import { hallucinationLabelScore, type SentenceVerdict } from './adk-text.ts'
 import { hallucinationSegmenterPrompt, SEGMENTER_SCHEMA } from './segmenter-prompt.ts'
 import { hallucinationValidatorPrompt, VALIDATOR_SCHEMA } from './validator-prompt.ts'

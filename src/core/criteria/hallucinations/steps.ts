@@ -21,13 +21,14 @@ export type HallucinationStep = { source: 'intermediate' | 'final'; text: string
 export function hallucinationSteps(invocation: Invocation, includeIntermediate: boolean): HallucinationStep[] {
   const events = invocationEventsOf(invocation)
   const steps: HallucinationStep[] = []
-  if (includeIntermediate)
+  if (includeIntermediate) {
     events.forEach((event, i) => {
       const texts = (event.content?.parts ?? []).flatMap((p) => (p.text ? [p.text] : []))
       if (texts.length === 0) return
       const context = hallucinationContext(invocation, events.slice(0, i))
       for (const text of texts) steps.push({ source: 'intermediate', text, context })
     })
+  }
   const final = contentText(invocation.final_response)
   if (final !== '') steps.push({ source: 'final', text: final, context: hallucinationContext(invocation, events) })
   return steps

@@ -69,8 +69,14 @@ function finish(state: State, actual: Invocation): Outcome {
 function closing(context: ClosingContext<LlmBackedUserSimulatorCriterion>): Outcome {
   const { scenario, last, config } = context
   if (!scenario || context.invocations.length === 0) return { kind: 'score', result: last }
-  return judgeTurn(config, context.key, scenario, context.invocations, config.stop_signal, 'stop_signal', (result) =>
-    result.score !== null && statusFor(result.score, config.threshold) === 'FAILED' ? result : last,
+  return judgeTurn(
+    config,
+    context.key,
+    scenario,
+    context.invocations,
+    config.stop_signal,
+    'stop_signal',
+    (result) => result.score !== null && statusFor(result.score, config.threshold) === 'FAILED' ? result : last,
   )
 }
 
@@ -114,7 +120,9 @@ function resume(answers: JudgeAnswer[], id: string, turn: string): InvocationSco
   if (samples.every((s) => 'error' in s)) return { score: null, reason: nullReason(samples, 'the judge gave no answer') }
   const score = scores[verdictVoteIndex(scores)] ?? null
   const details = { turn, sample_scores: scores }
-  return score === null ? { score, reason: `no judge sample gave an "is_valid" label (${samples.length} sample(s))`, details } : { score, details }
+  return score === null
+    ? { score, reason: `no judge sample gave an "is_valid" label (${samples.length} sample(s))`, details }
+    : { score, details }
 }
 
 /** ADK's `_aggregate_conversation_results`, with an unjudged turn making the metric NOT_EVALUATED. */

@@ -34,7 +34,9 @@ SOUNDS_HUMAN: fail it if the message is jargon-heavy, stiff or overly polite, a 
 export function userSimulatorQualityPrompt(inputs: UserSimulatorQualityInputs): { systemInstruction: string; prompt: string } {
   const stop = inputs.stopSignal
   const checks = inputs.persona
-    ? `The simulated user plays this persona. Each behaviour below is one check; the message fails a check when any of its violations occurs. Where the persona and the plan disagree, the plan wins.\n\n${personaText(inputs.persona, stop, 'violations')}`
+    ? `The simulated user plays this persona. Each behaviour below is one check; the message fails a check when any of its violations occurs. Where the persona and the plan disagree, the plan wins.\n\n${
+      personaText(inputs.persona, stop, 'violations')
+    }`
     : defaultChecks(stop)
   const systemInstruction = `You review a simulated user: a language model that plays a person talking to an AI agent in order to test it.
 The simulated user follows a conversation plan: the goals it must reach with the agent, in order, and the facts it may use. The plan is a guide, not a script.

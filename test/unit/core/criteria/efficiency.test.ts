@@ -98,7 +98,15 @@ describe('token_usage_v1', () => {
 
   it('nests cached, tool-use and reasoning counts (either spelling); the total ignores totalTokenCount', () => {
     const events = [
-      agent({ usage_metadata: { promptTokenCount: 100, cachedContentTokenCount: 40, candidatesTokenCount: 10, thoughtsTokenCount: 30, totalTokenCount: 1 } }),
+      agent({
+        usage_metadata: {
+          promptTokenCount: 100,
+          cachedContentTokenCount: 40,
+          candidatesTokenCount: 10,
+          thoughtsTokenCount: 30,
+          totalTokenCount: 1,
+        },
+      }),
       agent({ usage_metadata: { prompt_token_count: 200, tool_use_prompt_token_count: 5, candidates_token_count: 20 } }),
     ]
     expect(score(tokenUsageV1, events).details?.token_usage_details).toEqual({
@@ -137,7 +145,11 @@ describe('invocation_duration_v1', () => {
 
   it('is n/a without a measurement, whatever the event timestamps say', () => {
     const events = [agent({ timestamp: 100 }), agent({ timestamp: 160 })]
-    expect(score(invocationDurationV1, events)).toMatchObject({ score: null, status: 'INFORMATIONAL', reason: expect.stringMatching(/not received live/) })
+    expect(score(invocationDurationV1, events)).toMatchObject({
+      score: null,
+      status: 'INFORMATIONAL',
+      reason: expect.stringMatching(/not received live/),
+    })
   })
 })
 
@@ -173,11 +185,23 @@ describe('efficiency metrics as a family', () => {
 describe("ADK's metric registry", () => {
   it('all 17 names have a criterion; other names none', () => {
     const names = [
-      'tool_trajectory_avg_score', 'response_evaluation_score', 'response_match_score', 'safety_v1',
-      'multi_turn_task_success_v1', 'multi_turn_trajectory_quality_v1', 'multi_turn_tool_use_quality_v1',
-      'final_response_match_v2', 'rubric_based_final_response_quality_v1', 'hallucinations_v1',
-      'rubric_based_tool_use_quality_v1', 'per_turn_user_simulator_quality_v1', 'rubric_based_multi_turn_trajectory_quality_v1',
-      'tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1',
+      'tool_trajectory_avg_score',
+      'response_evaluation_score',
+      'response_match_score',
+      'safety_v1',
+      'multi_turn_task_success_v1',
+      'multi_turn_trajectory_quality_v1',
+      'multi_turn_tool_use_quality_v1',
+      'final_response_match_v2',
+      'rubric_based_final_response_quality_v1',
+      'hallucinations_v1',
+      'rubric_based_tool_use_quality_v1',
+      'per_turn_user_simulator_quality_v1',
+      'rubric_based_multi_turn_trajectory_quality_v1',
+      'tool_call_count_v1',
+      'inference_call_count_v1',
+      'token_usage_v1',
+      'invocation_duration_v1',
     ]
     for (const name of names) expect(criterionByName(name)?.key).toBe(name)
     expect(criterionByName('no_such_metric')).toBeUndefined()

@@ -7,8 +7,7 @@ import { answerAll, judgeOutcome, scoreResult, texts, turn } from './judged-help
 const config = C.config.parse({ threshold: 0.5 })
 const expected = turn('What is 2+2?', 'It is 4.')
 const actual = turn('What is 2+2?', 'The answer is four.')
-const json = (label: string, reasoning = `because ${label}`) =>
-  JSON.stringify({ reasoning, is_the_agent_response_valid: label })
+const json = (label: string, reasoning = `because ${label}`) => JSON.stringify({ reasoning, is_the_agent_response_valid: label })
 
 function run(samples: Parameters<typeof answerAll>[1], key = 's1/0') {
   const outcome = judgeOutcome(C.finish(C.init({ config, expected, key }), actual))
@@ -55,7 +54,7 @@ describe('final_response_match_v2', () => {
     expect(off?.prompt).not.toContain('thinking aloud')
   })
 
-  it('majority valid: score 1 with the first positive sample\'s reasoning', () => {
+  it("majority valid: score 1 with the first positive sample's reasoning", () => {
     const { result } = run(texts(json('invalid', 'no'), json('valid', 'first yes'), json('valid'), json('valid'), json('invalid')))
     expect(result.score).toBe(1)
     expect(result.details).toMatchObject({ label: 'VALID', reasoning: 'first yes', parsed_with: 'adk-text' })
@@ -67,14 +66,14 @@ describe('final_response_match_v2', () => {
     expect(result.details).toMatchObject({ reasoning: 'the no', sample_labels: ['VALID', 'NOT_FOUND', 'INVALID', 'VALID', 'INVALID'] })
   })
 
-  it('reads ADK-style answers that are not JSON with ADK\'s text parser', () => {
+  it("reads ADK-style answers that are not JSON with ADK's text parser", () => {
     const adkStyle = '```json\n{\n  "is_the_agent_response_valid": ["valid"],\n  "reasoning": "ok",\n}\n```'
     const { result } = run(texts(adkStyle, adkStyle, 'Valid!'))
     expect(result.score).toBe(1)
     expect(result.details).toMatchObject({ parsed_with: 'adk-text', sample_labels: ['VALID', 'VALID', 'NOT_FOUND'] })
   })
 
-  it('a JSON answer ADK\'s regex cannot read does not vote, however valid its JSON (ADK parity)', () => {
+  it("a JSON answer ADK's regex cannot read does not vote, however valid its JSON (ADK parity)", () => {
     const spaced = '{"reasoning": "looks right", "is_the_agent_response_valid" : "valid"}'
     const { result } = run(texts(spaced, spaced, spaced))
     expect(result.score).toBeNull()

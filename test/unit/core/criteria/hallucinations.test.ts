@@ -22,7 +22,11 @@ const valText = (...labels: string[]) =>
   labels.map((l, i) => `sentence: s${i}\nlabel: ${l}\nrationale: r${i}\nsupporting_excerpt: null\ncontradicting_excerpt: null`).join('\n\n')
 
 function start(evaluateIntermediate: boolean) {
-  const config = C.config.parse({ threshold: 0.5, evaluate_intermediate_nl_responses: evaluateIntermediate, judge_model_options: { num_samples: 5 } })
+  const config = C.config.parse({
+    threshold: 0.5,
+    evaluate_intermediate_nl_responses: evaluateIntermediate,
+    judge_model_options: { num_samples: 5 },
+  })
   return judgeOutcome(C.finish(C.init({ config, key: 'sess/0' }), actual))
 }
 
@@ -42,7 +46,13 @@ describe('hallucinations_v1', () => {
     // Each intermediate text part is its own step, then the final text.
     expect(first.requests.map((r) => r.prompt.includes('Let me check Paris.'))).toEqual([true, false, false])
     const second = judgeOutcome(
-      first.resume(byStep(first.requests, [segJson('Let me check Paris.'), '<sentence>One moment.</sentence>', segJson('It is sunny in Paris.', 'Take sunglasses.', 'Bye.')])),
+      first.resume(
+        byStep(first.requests, [
+          segJson('Let me check Paris.'),
+          '<sentence>One moment.</sentence>',
+          segJson('It is sunny in Paris.', 'Take sunglasses.', 'Bye.'),
+        ]),
+      ),
     )
     expect(second.requests).toHaveLength(3)
     // The intermediate step is checked against what came before it only; the final one sees the tool result.
@@ -51,11 +61,15 @@ describe('hallucinations_v1', () => {
     expect(second.requests[2]?.prompt).toContain('"sky": "sunny"')
     expect(second.requests[2]?.prompt).toContain('Let me check Paris.')
     const result = scoreResult(
-      second.resume(byStep(second.requests, [valJson('not_applicable'), valText('supported'), valText('supported', 'unsupported', '`supported`')])),
+      second.resume(
+        byStep(second.requests, [valJson('not_applicable'), valText('supported'), valText('supported', 'unsupported', '`supported`')]),
+      ),
     )
     // steps: 1, 1, 1/2 (the backticked label is ignored) -> mean 5/6
     expect(result.score).toBeCloseTo(5 / 6, 12)
-    const steps = result.details?.steps as Array<{ source: string; score: number; sentences: Array<{ label: string; score: number | null }> }>
+    const steps = result.details?.steps as Array<
+      { source: string; score: number; sentences: Array<{ label: string; score: number | null }> }
+    >
     expect(steps.map((s) => s.source)).toEqual(['intermediate', 'intermediate', 'final'])
     expect(steps[2]?.sentences.map((s) => [s.label, s.score])).toEqual([['supported', 1], ['unsupported', 0], ['`supported`', null]])
   })
@@ -101,7 +115,11 @@ type HallucAgg = {
   threshold: number
   step_scores?: Array<number | null>
   expected_invocation_score?: number
-  expected?: { per_invocation: Array<{ score: number | null; eval_status: string }>; overall_score: number | null; overall_eval_status: string }
+  expected?: {
+    per_invocation: Array<{ score: number | null; eval_status: string }>
+    overall_score: number | null
+    overall_eval_status: string
+  }
 }
 const AGG = loadVectors<{ vectors: HallucAgg[] }>('aggregation.json').vectors
 
@@ -117,11 +135,23 @@ describe('hallucinations_v1 aggregation vectors', () => {
   it.each(AGG.filter((v) => v.id.startsWith('agg-halluc-steps')).map((v) => [v.id, v] as const))('%s invocation', (_, v) => {
     const first = start(true)
     const labelsFor = (score: number | null): string[] =>
-      score === null ? [] : score === 1 ? ['supported'] : score === 0.8 ? ['supported', 'supported', 'supported', 'supported', 'disputed'] : ['supported', 'supported', 'unsupported']
+      score === null
+        ? []
+        : score === 1
+        ? ['supported']
+        : score === 0.8
+        ? ['supported', 'supported', 'supported', 'supported', 'disputed']
+        : ['supported', 'supported', 'unsupported']
     const steps = v.step_scores ?? []
-    const segAnswers = first.requests.map((r, i) => ({ id: r.id, via: 'gemini' as const, samples: [{ text: i < steps.length ? segJson('x') : '' }] }))
+    const segAnswers = first.requests.map((r, i) => ({
+      id: r.id,
+      via: 'gemini' as const,
+      samples: [{ text: i < steps.length ? segJson('x') : '' }],
+    }))
     const second = judgeOutcome(first.resume(segAnswers))
-    const result = scoreResult(second.resume(byStep(second.requests, steps.map((s) => (s === null ? 'unreadable' : valText(...labelsFor(s)))))))
+    const result = scoreResult(
+      second.resume(byStep(second.requests, steps.map((s) => (s === null ? 'unreadable' : valText(...labelsFor(s)))))),
+    )
     expect(result.score).toBeCloseTo(v.expected_invocation_score as number, 12)
   })
 })

@@ -17,7 +17,9 @@ beforeAll(async () => {
 afterAll(() => stub?.close())
 
 async function settle(outcome: Outcome): Promise<InvocationScore> {
-  const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, { retry: { attempts: 1, initialDelayMs: 1, maxDelayMs: 1 } })
+  const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'k' }, baseUrl: stub.url }, {
+    retry: { attempts: 1, initialDelayMs: 1, maxDelayMs: 1 },
+  })
   let current = outcome
   while (current.kind === 'judge') {
     const answers: JudgeAnswer[] = await Promise.all(current.requests.map((r: JudgeRequest) => judge.answer(r, {})))
@@ -48,10 +50,16 @@ describe('judged criteria over the loopback Gemini stub', () => {
   it('hallucinations_v1: segmenter then validator round trips', async () => {
     stub.enqueue(
       { candidates: ['{"sentences": ["It is 4.", "Math is fun."]}'] },
-      { candidates: ['sentence: It is 4.\nlabel: supported\nrationale: r\nsupporting_excerpt: 4\ncontradicting_excerpt: null\n\nsentence: Math is fun.\nlabel: unsupported\nrationale: r\nsupporting_excerpt: null\ncontradicting_excerpt: null'] },
+      {
+        candidates: [
+          'sentence: It is 4.\nlabel: supported\nrationale: r\nsupporting_excerpt: 4\ncontradicting_excerpt: null\n\nsentence: Math is fun.\nlabel: unsupported\nrationale: r\nsupporting_excerpt: null\ncontradicting_excerpt: null',
+        ],
+      },
     )
     const config = hallucinationsV1.config.parse({ threshold: 0.5 })
-    const result = await settle(hallucinationsV1.finish(hallucinationsV1.init({ config, key: 's/0' }), turn('2+2?', 'It is 4. Math is fun.')))
+    const result = await settle(
+      hallucinationsV1.finish(hallucinationsV1.init({ config, key: 's/0' }), turn('2+2?', 'It is 4. Math is fun.')),
+    )
     expect(result.score).toBe(0.5)
   })
 })

@@ -64,7 +64,9 @@ describe('rubric criteria: effective rubrics', () => {
 describe('rubric criteria: prompts', () => {
   it('final response quality shows instructions, tools, tool steps and the final answer', () => {
     const prompt = judgeOutcome(start([polite])).requests[0]?.prompt ?? ''
-    for (const s of ['Book flights politely.', '"search"', '"LHR"', '"BA1"', 'I booked flight BA1.', 'Find me a flight']) expect(prompt).toContain(s)
+    for (const s of ['Book flights politely.', '"search"', '"LHR"', '"BA1"', 'I booked flight BA1.', 'Find me a flight']) {
+      expect(prompt).toContain(s)
+    }
   })
   it('tool use quality does not show the final answer', () => {
     const prompt = judgeOutcome(start([polite], undefined, 3, TUQ)).requests[0]?.prompt ?? ''
@@ -78,12 +80,15 @@ describe('rubric criteria: votes and parsing', () => {
     const outcome = judgeOutcome(start([polite, concise], undefined, 4))
     const result = scoreResult(
       outcome.resume(
-        answerAll(outcome.requests, texts(
-          jsonAnswer(['polite', 'yes'], ['concise', 'yes']),
-          jsonAnswer(['polite', 'yes'], ['concise', 'no']),
-          jsonAnswer(['polite', 'no'], ['concise', 'no']),
-          jsonAnswer(['polite', 'yes'], ['concise', 'yes']),
-        )),
+        answerAll(
+          outcome.requests,
+          texts(
+            jsonAnswer(['polite', 'yes'], ['concise', 'yes']),
+            jsonAnswer(['polite', 'yes'], ['concise', 'no']),
+            jsonAnswer(['polite', 'no'], ['concise', 'no']),
+            jsonAnswer(['polite', 'yes'], ['concise', 'yes']),
+          ),
+        ),
       ),
     )
     expect(result.score).toBe(0.5)
@@ -93,9 +98,10 @@ describe('rubric criteria: votes and parsing', () => {
     ])
   })
 
-  it('falls back to ADK\'s Property/Rationale/Verdict text, matched by property text', () => {
+  it("falls back to ADK's Property/Rationale/Verdict text, matched by property text", () => {
     const outcome = judgeOutcome(start([polite, concise], undefined, 1))
-    const adk = 'Property: the response is polite.\nRationale: says please\nVerdict: yes\nProperty: Something else\nRationale: x\nVerdict: no'
+    const adk =
+      'Property: the response is polite.\nRationale: says please\nVerdict: yes\nProperty: Something else\nRationale: x\nVerdict: no'
     const result = scoreResult(outcome.resume(answerAll(outcome.requests, texts(adk))))
     expect(result.score).toBe(1)
     expect(result.details?.rubric_scores).toEqual([{ rubric_id: 'polite', rationale: 'says please', score: 1 }])
@@ -125,7 +131,11 @@ type AggVector = {
   metric: string
   threshold: number
   per_invocation_rubric_scores: Array<Array<{ rubric_id: string; score?: number }>>
-  expected: { overall_score: number | null; overall_eval_status: string; overall_rubric_scores: Array<{ rubric_id: string; score: number }> }
+  expected: {
+    overall_score: number | null
+    overall_eval_status: string
+    overall_rubric_scores: Array<{ rubric_id: string; score: number }>
+  }
 }
 const AGG = loadVectors<{ vectors: AggVector[] }>('aggregation.json').vectors.filter((v) => v.metric === 'rubric_based_*')
 
@@ -146,7 +156,7 @@ describe('rubric aggregation vectors (flattened mean)', () => {
 })
 
 describe('rubric JSON verdicts outside the enum', () => {
-  it('are read with ADK\'s substring rule', () => {
+  it("are read with ADK's substring rule", () => {
     const outcome = judgeOutcome(start([polite, concise], undefined, 1))
     const answer = JSON.stringify({
       properties: [

@@ -21,8 +21,16 @@ describe('request ids', () => {
   it('depends on every field and on field boundaries', () => {
     const base = judgeRequestId('m', 'k', 's', 'p')
     expect(judgeRequestId('m', 'k', 's', 'p')).toBe(base)
-    for (const other of [judgeRequestId('m2', 'k', 's', 'p'), judgeRequestId('m', 'k2', 's', 'p'), judgeRequestId('m', 'k', 's2', 'p'), judgeRequestId('m', 'k', 's', 'p2')])
+    for (
+      const other of [
+        judgeRequestId('m2', 'k', 's', 'p'),
+        judgeRequestId('m', 'k2', 's', 'p'),
+        judgeRequestId('m', 'k', 's2', 'p'),
+        judgeRequestId('m', 'k', 's', 'p2'),
+      ]
+    ) {
       expect(other).not.toBe(base)
+    }
     expect(judgeRequestId('m', 'ab', 'c', 'p')).not.toBe(judgeRequestId('m', 'a', 'bc', 'p'))
   })
 })
@@ -67,7 +75,7 @@ describe('context builders', () => {
     expect(responseText(legacy, true)).toBe('hmm\ndone')
     expect(responseText(legacy, false)).toBe('done')
   })
-  it('developer instructions come from the first event\'s author', () => {
+  it("developer instructions come from the first event's author", () => {
     const inv = Invocation.parse({
       user_content: { parts: [{ text: 'q' }] },
       intermediate_data: { invocation_events: [{ author: 'b', content: { parts: [{ text: 'x' }] } }] },

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Rubric } from '../../../../src/adk/invocation.ts'
 import { exactMean } from '../../../../src/core/aggregate.ts'
-import { verdictLabelScore, parseVerdictLabel } from '../../../../src/core/criteria/final-response-match-v2/verdict-label.ts'
-import {
-  hallucinationLabelScore,
-  parseSentences,
-  parseValidatorBlocks,
-} from '../../../../src/core/criteria/hallucinations/adk-text.ts'
+import { parseVerdictLabel, verdictLabelScore } from '../../../../src/core/criteria/final-response-match-v2/verdict-label.ts'
+import { hallucinationLabelScore, parseSentences, parseValidatorBlocks } from '../../../../src/core/criteria/hallucinations/adk-text.ts'
 import { readVerdictText } from '../../../../src/core/criteria/final-response-match-v2/verdict-sample.ts'
 import { parseRubricText, propertiesToRubricScores, verdictScore } from '../../../../src/core/judging/rubric-text.ts'
 import { loadVectors } from './load-vectors.ts'
@@ -50,26 +46,28 @@ describe('final_response_match_v2 label (ADK text parser)', () => {
   })
 })
 
-describe('final_response_match_v2 sample reader: the label only as ADK\'s regex reads it, the JSON for the reasoning', () => {
+describe("final_response_match_v2 sample reader: the label only as ADK's regex reads it, the JSON for the reasoning", () => {
   it.each(V.final_response_match_v2_label.map((v) => [v.id, v] as const))('%s: same label as ADK', (_, v) => {
     expect(readVerdictText(v.raw).label).toBe(v.expected_label)
   })
 
   // [name, judge text, label, reasoning]: JSON answers are read by ADK's regex, never by JSON.parse.
-  it.each([
-    ['schema JSON', '{"reasoning": "same", "is_the_agent_response_valid": "valid"}', 'VALID', 'same'],
-    ['compact JSON', '{"reasoning":"differs","is_the_agent_response_valid":"invalid"}', 'INVALID', 'differs'],
-    ['whitespace before the colon', '{"reasoning": "r", "is_the_agent_response_valid" : "valid"}', 'NOT_FOUND', 'r'],
-    ['tab before the colon', '{"is_the_agent_response_valid"\t: "invalid", "reasoning": "r"}', 'NOT_FOUND', 'r'],
-    ['capitalised label', '{"reasoning": "r", "is_the_agent_response_valid": "Valid"}', 'NOT_FOUND', 'r'],
-    ['label as a JSON array', '{"reasoning": "r", "is_the_agent_response_valid": ["valid"]}', 'VALID', 'r'],
-    ['label as a JSON boolean', '{"reasoning": "r", "is_the_agent_response_valid": true}', 'VALID', 'r'],
-    ['escaped key is not the key', '{"reasoning": "r", "is_the_agent_response_\\u0076alid": "valid"}', 'NOT_FOUND', 'r'],
-    ['fenced JSON', '```json\n{"reasoning": "fenced", "is_the_agent_response_valid": "invalid"}\n```', 'INVALID', 'fenced'],
-    ['invalid-key fallback in JSON', '{"reasoning": "r", "is_the_agent_response_invalid": "no"}', 'VALID', 'r'],
-    ['non-string reasoning is dropped', '{"reasoning": ["a"], "is_the_agent_response_valid": "valid"}', 'VALID', undefined],
-    ['plain text', 'is_the_agent_response_valid: valid', 'NOT_FOUND', undefined],
-  ] as const)('%s', (_, text, label, reasoning) => {
+  it.each(
+    [
+      ['schema JSON', '{"reasoning": "same", "is_the_agent_response_valid": "valid"}', 'VALID', 'same'],
+      ['compact JSON', '{"reasoning":"differs","is_the_agent_response_valid":"invalid"}', 'INVALID', 'differs'],
+      ['whitespace before the colon', '{"reasoning": "r", "is_the_agent_response_valid" : "valid"}', 'NOT_FOUND', 'r'],
+      ['tab before the colon', '{"is_the_agent_response_valid"\t: "invalid", "reasoning": "r"}', 'NOT_FOUND', 'r'],
+      ['capitalised label', '{"reasoning": "r", "is_the_agent_response_valid": "Valid"}', 'NOT_FOUND', 'r'],
+      ['label as a JSON array', '{"reasoning": "r", "is_the_agent_response_valid": ["valid"]}', 'VALID', 'r'],
+      ['label as a JSON boolean', '{"reasoning": "r", "is_the_agent_response_valid": true}', 'VALID', 'r'],
+      ['escaped key is not the key', '{"reasoning": "r", "is_the_agent_response_\\u0076alid": "valid"}', 'NOT_FOUND', 'r'],
+      ['fenced JSON', '```json\n{"reasoning": "fenced", "is_the_agent_response_valid": "invalid"}\n```', 'INVALID', 'fenced'],
+      ['invalid-key fallback in JSON', '{"reasoning": "r", "is_the_agent_response_invalid": "no"}', 'VALID', 'r'],
+      ['non-string reasoning is dropped', '{"reasoning": ["a"], "is_the_agent_response_valid": "valid"}', 'VALID', undefined],
+      ['plain text', 'is_the_agent_response_valid: valid', 'NOT_FOUND', undefined],
+    ] as const,
+  )('%s', (_, text, label, reasoning) => {
     const sample = readVerdictText(text)
     expect(sample.label).toBe(label)
     expect(sample.label).toBe(parseVerdictLabel(text))

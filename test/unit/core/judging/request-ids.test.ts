@@ -6,7 +6,11 @@ import { Invocation } from '../../../../src/adk/invocation.ts'
 import { criterionByName } from '../../../../src/core/registry.ts'
 
 const turn = (user: string, final: string) =>
-  Invocation.parse({ invocation_id: 'inv', user_content: { role: 'user', parts: [{ text: user }] }, final_response: { role: 'model', parts: [{ text: final }] } })
+  Invocation.parse({
+    invocation_id: 'inv',
+    user_content: { role: 'user', parts: [{ text: user }] },
+    final_response: { role: 'model', parts: [{ text: final }] },
+  })
 
 describe('judge request ids stay stable', () => {
   it.each([
@@ -17,7 +21,10 @@ describe('judge request ids stay stable', () => {
   ])('%s', (name, id) => {
     const criterion = criterionByName(name)
     if (!criterion) throw new Error(`no criterion ${name}`)
-    const config = criterion.config.parse({ threshold: 0.5, rubrics: [{ rubric_id: 'r1', rubric_content: { text_property: 'is polite' } }] })
+    const config = criterion.config.parse({
+      threshold: 0.5,
+      rubrics: [{ rubric_id: 'r1', rubric_content: { text_property: 'is polite' } }],
+    })
     const outcome = criterion.finish(criterion.init({ config, expected: turn('q', 'ref'), key: 's/0' }), turn('q', 'It is 4. Math is fun.'))
     expect(outcome.kind === 'judge' && outcome.requests.map((r) => r.id)).toEqual([id])
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { exactMean } from '../../../../src/core/aggregate.ts'
 import type { RubricScore } from '../../../../src/core/judging/rubric-text.ts'
-import { verdictDecided, verdictVoteIndex, rubricDecided, rubricVote, sideDecided } from '../../../../src/core/judging/vote.ts'
+import { rubricDecided, rubricVote, sideDecided, verdictDecided, verdictVoteIndex } from '../../../../src/core/judging/vote.ts'
 import { statusFor } from '../../../../src/adk/status.ts'
 import { loadVectors } from './load-vectors.ts'
 
@@ -67,7 +67,7 @@ describe('early stop (decided) never changes the vote', () => {
   it('frm2: exhaustively over 5 samples of {1, 0, null}', () => {
     const total = 5
     let stops = 0
-    for (const full of sequences([1, 0, null], total))
+    for (const full of sequences([1, 0, null], total)) {
       for (let k = 1; k < total; k++) {
         const prefix = full.slice(0, k)
         if (!verdictDecided(prefix, total)) continue
@@ -75,6 +75,7 @@ describe('early stop (decided) never changes the vote', () => {
         const early = verdictVoteIndex(prefix)
         expect(early).toBe(verdictVoteIndex(full))
       }
+    }
     expect(stops).toBeGreaterThan(0) // early stop does happen
   })
 
@@ -82,21 +83,23 @@ describe('early stop (decided) never changes the vote', () => {
     const total = 4
     const states = [1, 0, null, 'absent'] as const
     const perSample: RubricScore[][] = []
-    for (const a of states)
+    for (const a of states) {
       for (const b of states) {
         const sample: RubricScore[] = []
         if (a !== 'absent') sample.push({ rubric_id: 'a', rationale: `a${a}`, score: a })
         if (b !== 'absent') sample.push({ rubric_id: 'b', rationale: `b${b}`, score: b })
         perSample.push(sample)
       }
+    }
     let stops = 0
-    for (const full of sequences(perSample, total))
+    for (const full of sequences(perSample, total)) {
       for (let k = 1; k < total; k++) {
         const prefix = full.slice(0, k)
         if (!rubricDecided(prefix, ['a', 'b'], total)) continue
         stops++
         expect(rubricVote(prefix)).toEqual(rubricVote(full))
       }
+    }
     expect(stops).toBeGreaterThan(0)
   })
 })
@@ -105,6 +108,8 @@ describe('rubric early stop with a property listed twice', () => {
   it('does not stop early', () => {
     const twice: RubricScore[] = [{ rubric_id: 'a', score: 1 }, { rubric_id: 'a', score: 1 }]
     expect(rubricDecided([twice, twice, twice], ['a'], 5)).toBe(false)
-    expect(rubricDecided([[{ rubric_id: 'a', score: 1 }], [{ rubric_id: 'a', score: 1 }], [{ rubric_id: 'a', score: 1 }]], ['a'], 5)).toBe(true)
+    expect(rubricDecided([[{ rubric_id: 'a', score: 1 }], [{ rubric_id: 'a', score: 1 }], [{ rubric_id: 'a', score: 1 }]], ['a'], 5)).toBe(
+      true,
+    )
   })
 })

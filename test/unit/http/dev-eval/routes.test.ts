@@ -16,7 +16,7 @@ import { depsFromEnv } from '../../../../src/config/setup.ts'
 import { NO_JUDGE_ENV } from '../../../support/runtimes.ts'
 import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../../../support/auth-suite.ts'
 import { FINAL_TEXT } from '../../../support/weather-fixtures.ts'
-import { startSessionAgent, type SessionAgent } from '../../../support/session-agent.ts'
+import { type SessionAgent, startSessionAgent } from '../../../support/session-agent.ts'
 
 type Json = any
 const APP = 'weather_agent'
@@ -61,14 +61,19 @@ describe('the Eval tab, as the UI calls it', () => {
   it('lists, creates, adds a chat as a case, runs it and reads the result back', async () => {
     // The UI shows the tab when this answers anything but 404.
     expect(await call('GET', `${BASE}/eval_sets`)).toMatchObject({ status: 200, body: [] })
-    const created = await call('POST', `${BASE}/eval-sets`, { eval_set: { eval_set_id: 'smoke', model_execution_mode: 'live', tool_execution_mode: 'live', eval_cases: [] } })
+    const created = await call('POST', `${BASE}/eval-sets`, {
+      eval_set: { eval_set_id: 'smoke', model_execution_mode: 'live', tool_execution_mode: 'live', eval_cases: [] },
+    })
     expect(created.status).toBe(200)
     expect(created.body).toMatchObject({ evalSetId: 'smoke', evalCases: [] })
     expect(typeof created.body.creationTimestamp).toBe('number')
     expect((await call('GET', `${BASE}/eval_sets`)).body).toEqual(['smoke'])
 
     const sessionId = await chat('user', 'Weather and time in Paris?')
-    expect(await call('POST', `${BASE}/eval_sets/smoke/add_session`, { evalId: 'paris', sessionId, userId: 'user' })).toMatchObject({ status: 200, body: null })
+    expect(await call('POST', `${BASE}/eval_sets/smoke/add_session`, { evalId: 'paris', sessionId, userId: 'user' })).toMatchObject({
+      status: 200,
+      body: null,
+    })
     expect((await call('GET', `${BASE}/eval_sets/smoke/evals`)).body).toEqual(['paris'])
     const evalCase = (await call('GET', `${BASE}/eval_sets/smoke/evals/paris`)).body
     expect(evalCase.evalId).toBe('paris')
@@ -77,7 +82,9 @@ describe('the Eval tab, as the UI calls it', () => {
     expect(evalCase.conversation[0].userContent.parts[0].text).toBe('Weather and time in Paris?')
     expect(evalCase.conversation[0].finalResponse.parts[0].text).toBe(FINAL_TEXT)
     // A tool call's args are user data: never renamed.
-    const calls = evalCase.conversation[0].intermediateData.invocationEvents.flatMap((e: Json) => e.content.parts.filter((p: Json) => p.functionCall))
+    const calls = evalCase.conversation[0].intermediateData.invocationEvents.flatMap((e: Json) =>
+      e.content.parts.filter((p: Json) => p.functionCall)
+    )
     expect(calls.map((p: Json) => p.functionCall)).toMatchObject([
       { name: 'get_weather', args: { city: 'Paris' } },
       { name: 'get_time', args: { city: 'Paris' } },
@@ -105,13 +112,17 @@ describe('the Eval tab, as the UI calls it', () => {
     expect(stored.evalCaseResults.map((c: Json) => [c.evalId, c.finalEvalStatus, c.sessionId])).toEqual([['paris', 1, result.sessionId]])
   })
 
-  it('answers ADK\'s other spelling: eval-sets, eval-cases, add-session, run, eval-results', async () => {
+  it("answers ADK's other spelling: eval-sets, eval-cases, add-session, run, eval-results", async () => {
     expect((await call('POST', `${BASE}/eval_sets/other`)).status).toBe(200)
     expect((await call('GET', `${BASE}/eval-sets`)).body).toEqual({ evalSetIds: ['other', 'smoke'] })
     const sessionId = await chat('ann', 'Weather and time in Paris?')
-    expect((await call('POST', `${BASE}/eval-sets/other/add-session`, { eval_id: 'p', session_id: sessionId, user_id: 'ann' })).status).toBe(200)
+    expect((await call('POST', `${BASE}/eval-sets/other/add-session`, { eval_id: 'p', session_id: sessionId, user_id: 'ann' })).status)
+      .toBe(200)
     expect((await call('GET', `${BASE}/eval-sets/other/eval-cases/p`)).body.sessionInput.userId).toBe('ann')
-    const run = await call('POST', `${BASE}/eval-sets/other/run`, { eval_case_ids: [], eval_metrics: [{ metric_name: 'tool_trajectory_avg_score', threshold: 1 }] })
+    const run = await call('POST', `${BASE}/eval-sets/other/run`, {
+      eval_case_ids: [],
+      eval_metrics: [{ metric_name: 'tool_trajectory_avg_score', threshold: 1 }],
+    })
     expect(run.status).toBe(200)
     expect(run.body.runEvalResults.map((r: Json) => [r.evalId, r.finalEvalStatus])).toEqual([['p', 1]])
     const listed = (await call('GET', `${BASE}/eval-results`)).body.evalResultIds
@@ -125,7 +136,14 @@ describe('the Eval tab, as the UI calls it', () => {
     // Expect only get_time: the agent calls two tools, so the trajectory no longer matches.
     const turn = current.conversation[0]
     const edited = { ...turn, intermediateData: { toolUses: [{ name: 'get_time', args: { city: 'Paris' } }] } }
-    expect((await call('PUT', path, { evalId: 'paris', conversation: [edited], sessionInput: current.sessionInput, creationTimestamp: current.creationTimestamp })).status).toBe(200)
+    expect(
+      (await call('PUT', path, {
+        evalId: 'paris',
+        conversation: [edited],
+        sessionInput: current.sessionInput,
+        creationTimestamp: current.creationTimestamp,
+      })).status,
+    ).toBe(200)
     expect((await call('PUT', path, { evalId: 'other', conversation: [edited] })).status).toBe(400)
     const run = await call('POST', `${BASE}/eval_sets/smoke/run_eval`, { evalIds: [], evalMetrics: METRICS })
     expect(run.body.map((r: Json) => [r.evalId, r.finalEvalStatus])).toEqual([['paris', 2]])
@@ -147,7 +165,9 @@ describe('the Eval tab, as the UI calls it', () => {
 
 describe('errors say what and where', () => {
   it('refuses bad ids, duplicates, unknown sets and sessions, and bad run requests', async () => {
-    expect((await call('POST', `${BASE}/eval-sets`, { eval_set: { eval_set_id: 'bad id!', eval_cases: [] } })).body.detail).toContain("'bad id!'")
+    expect((await call('POST', `${BASE}/eval-sets`, { eval_set: { eval_set_id: 'bad id!', eval_cases: [] } })).body.detail).toContain(
+      "'bad id!'",
+    )
     await call('POST', `${BASE}/eval_sets/dupe`)
     const dupe = await call('POST', `${BASE}/eval_sets/dupe`)
     expect(dupe.status).toBe(400)
@@ -172,7 +192,11 @@ describe('errors say what and where', () => {
 describe('limits', () => {
   it(`a body over MAX_DEV_EVAL_BODY_BYTES (${MAX_DEV_EVAL_BODY_BYTES}) is 413 naming the limit`, async () => {
     await call('POST', `${BASE}/eval_sets/big`)
-    const res = await app.request(`${BASE}/eval_sets/big/evals/x`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: `{"evalId":"${'x'.repeat(MAX_DEV_EVAL_BODY_BYTES)}"}` })
+    const res = await app.request(`${BASE}/eval_sets/big/evals/x`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: `{"evalId":"${'x'.repeat(MAX_DEV_EVAL_BODY_BYTES)}"}`,
+    })
     expect(res.status).toBe(413)
     expect(((await res.json()) as Json).detail).toContain('MAX_DEV_EVAL_BODY_BYTES')
   })
@@ -180,7 +204,11 @@ describe('limits', () => {
   it('a body nested past EVALSTREAM_MAX_JSON_DEPTH is 422 naming the path and limit, before the eval case parser walks it', async () => {
     await call('POST', `${BASE}/eval_sets/deep`)
     const body = `{"evalId":"x","conversation":${'['.repeat(100_000)}${']'.repeat(100_000)}}`
-    const res = await app.request(`${BASE}/eval_sets/deep/evals/x`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body })
+    const res = await app.request(`${BASE}/eval_sets/deep/evals/x`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
     expect(res.status).toBe(422)
     expect(((await res.json()) as Json).detail).toMatch(/^\$\.conversation(\[0\])+: .*EVALSTREAM_MAX_JSON_DEPTH=100/)
   })

@@ -18,7 +18,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 /** A server's app over EVALSTREAM_DB=path, as src/adapter/node/server.ts builds it. */
 function server(path: string) {
   const db = openSessionDb(path)
-  const setup = depsFromEnv({ ...NO_JUDGE_ENV, AGENT_URL: 'http://127.0.0.1:9' }, { store: db.store, judgeCache: db.judgeCache, evalSets: db.evalSets })
+  const setup = depsFromEnv({ ...NO_JUDGE_ENV, AGENT_URL: 'http://127.0.0.1:9' }, {
+    store: db.store,
+    judgeCache: db.judgeCache,
+    evalSets: db.evalSets,
+  })
   if (!setup.ok) throw new Error(setup.error)
   return { app: createApp(setup.deps), close: () => db.close() }
 }

@@ -58,11 +58,11 @@ function anyValue(w: Writer, value: Json): void {
   else if ('boolValue' in value) (w.tag(2, 0), w.varint(value.boolValue ? 1 : 0))
   else if ('intValue' in value) (w.tag(3, 0), w.varint(BigInt(value.intValue as string)))
   else if ('doubleValue' in value) w.double(4, Number(value.doubleValue))
-  else if ('arrayValue' in value)
+  else if ('arrayValue' in value) {
     w.message(5, (a) => ((value.arrayValue as Json).values as Json[] | undefined)?.forEach((v) => a.message(1, (x) => anyValue(x, v))))
-  else if ('kvlistValue' in value)
+  } else if ('kvlistValue' in value) {
     w.message(6, (l) => ((value.kvlistValue as Json).values as Json[] | undefined)?.forEach((kv) => l.message(1, (x) => keyValue(x, kv))))
-  else if ('bytesValue' in value) w.lengthDelimited(7, Uint8Array.from(atob(String(value.bytesValue)), (c) => c.charCodeAt(0)))
+  } else if ('bytesValue' in value) w.lengthDelimited(7, Uint8Array.from(atob(String(value.bytesValue)), (c) => c.charCodeAt(0)))
 }
 
 function keyValue(w: Writer, kv: Json): void {
@@ -84,11 +84,12 @@ function span(w: Writer, s: Json): void {
   w.fixed64(8, s.endTimeUnixNano as string)
   attributes(w, 9, s.attributes)
   const status = s.status as Json | undefined
-  if (status)
+  if (status) {
     w.message(15, (x) => {
       if (status.message) x.string(2, String(status.message))
       if (status.code) (x.tag(3, 0), x.varint(Number(status.code)))
     })
+  }
 }
 
 function logRecord(w: Writer, r: Json): void {
@@ -102,15 +103,17 @@ function logRecord(w: Writer, r: Json): void {
 
 function request(body: Json, lists: [string, string, string], item: (w: Writer, x: Json) => void): Uint8Array {
   const w = new Writer()
-  for (const resource of (body[lists[0]] as Json[] | undefined) ?? [])
+  for (const resource of (body[lists[0]] as Json[] | undefined) ?? []) {
     w.message(1, (r) => {
       if (resource.resource) r.message(1, (x) => attributes(x, 1, (resource.resource as Json).attributes))
-      for (const scope of (resource[lists[1]] as Json[] | undefined) ?? [])
+      for (const scope of (resource[lists[1]] as Json[] | undefined) ?? []) {
         r.message(2, (s) => {
           if (scope.scope) s.message(1, (x) => x.string(1, String((scope.scope as Json).name ?? '')))
           for (const it of (scope[lists[2]] as Json[] | undefined) ?? []) s.message(2, (x) => item(x, it))
         })
+      }
     })
+  }
   return Uint8Array.from(w.bytes)
 }
 

@@ -33,13 +33,29 @@ export function expectedInvocation(turn: number, invocationId: string, toolDecla
     final_response: { role: 'model', parts: [{ text: t.final }] },
     intermediate_data: {
       invocation_events: [
-        { author: 'weather_agent', content: { role: 'model', parts: t.calls.map((c) => ({ function_call: { id: c.id, name: 'get_weather', args: { city: c.city } } })) } },
-        { author: 'weather_agent', content: { role: 'user', parts: t.calls.map((c) => ({ function_response: { id: c.id, name: 'get_weather', response: c.response } })) } },
+        {
+          author: 'weather_agent',
+          content: {
+            role: 'model',
+            parts: t.calls.map((c) => ({ function_call: { id: c.id, name: 'get_weather', args: { city: c.city } } })),
+          },
+        },
+        {
+          author: 'weather_agent',
+          content: {
+            role: 'user',
+            parts: t.calls.map((c) => ({ function_response: { id: c.id, name: 'get_weather', response: c.response } })),
+          },
+        },
       ],
     },
     creation_timestamp: (EPOCH_MS + t.at) / 1000,
     rubrics: undefined,
-    app_details: { agent_details: { weather_agent: { name: 'weather_agent', instructions: SYSTEM_INSTRUCTION, tool_declarations: toolDeclarations ?? [] } } },
+    app_details: {
+      agent_details: {
+        weather_agent: { name: 'weather_agent', instructions: SYSTEM_INSTRUCTION, tool_declarations: toolDeclarations ?? [] },
+      },
+    },
   }
 }
 
