@@ -8,8 +8,15 @@ import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { CORS_MAX_AGE_SECONDS, type CorsSettings } from './auth-config.ts'
 
-/** What a browser client sends: the token, JSON or NDJSON bodies, SSE resume, the proxy's session pick. */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID', 'X-Evalstream-Session']
+/** What a browser client sends: the token, JSON or NDJSON bodies, SSE resume, the proxy's session pick and results mode. */
+export const CORS_ALLOW_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'Last-Event-ID',
+  'X-Evalstream-Session',
+  'X-Evalstream-Results',
+]
 
 /** What a browser client may read besides the safelisted headers. */
 export const CORS_EXPOSE_HEADERS = ['Location', 'WWW-Authenticate', 'Retry-After', 'X-Evalstream-Session', 'X-Evalstream-Note']

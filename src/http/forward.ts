@@ -72,6 +72,8 @@ export type AgentCall = {
   settings?: ProxySettings
   /** The agent path to call instead of the request's (a /run_sse spelling goes to RUN_SSE_PATH). */
   path?: string
+  /** The query string to send instead of the request's (the proxy strips its own parameters). */
+  search?: string
 }
 
 /**
@@ -84,7 +86,7 @@ export async function callAgent(c: Context, call: AgentCall, body?: string): Pro
   const settings = call.settings ?? DEFAULT_PROXY_SETTINGS
   const req = c.req.raw
   const incoming = new URL(req.url)
-  const target = agentTarget(call.agentUrl, call.path ?? incoming.pathname, incoming.search)
+  const target = agentTarget(call.agentUrl, call.path ?? incoming.pathname, call.search ?? incoming.search)
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
   // One controller for this call: the connect timeout, the idle timeout and the client leaving all end it.
   const ours = new AbortController()

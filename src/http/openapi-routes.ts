@@ -231,24 +231,32 @@ export const API_ROUTES: RouteDoc[] = [
     method: 'post',
     path: '/run_sse',
     tag: 'proxy',
-    headers: { 'X-Evalstream-Session': 'score into this existing session instead of the one named by the ADK session id' },
-    summary: "Proxy mode: the agent's /run_sse with results interleaved",
+    headers: {
+      'X-Evalstream-Session': 'score into this existing session instead of the one named by the ADK session id',
+      'X-Evalstream-Results': "`inline`: interleave result frames into the stream; `none` (default): the agent's frames only",
+    },
+    query: { evalstream_results: 'the same as X-Evalstream-Results, for clients that cannot set headers; never forwarded to the agent' },
+    summary: "Proxy mode: the agent's /run_sse, scored",
     description:
-      'Forwarded to AGENT_URL. Every agent frame passes through; after each, the results it caused follow as `event: evalstream` frames (ADK clients ignore them). Other ADK routes are forwarded unchanged.',
+      "Forwarded to AGENT_URL and scored as it streams. By default the client gets exactly the agent's frames (an agent frame named evalstream becomes agent-evalstream) and the results are on /v1/sessions/{id}/results, the id in X-Evalstream-Session. With `X-Evalstream-Results: inline` or `?evalstream_results=inline`, after each agent frame the results it caused follow as `event: evalstream` frames. Other ADK routes are forwarded unchanged.",
     body: { content: { 'application/json': 'RunAgentRequest' } },
     responses: {
       200: {
-        description: "the agent's stream with evalstream frames",
+        description: "the agent's stream, with evalstream frames when asked for",
         headers: { 'X-Evalstream-Session': 'the session scored into', 'X-Evalstream-Note': 'why the run was not scored, when it was not' },
         sse: {
           message: {
             data: 'AdkEvent',
             description: "the agent's frames, unchanged (an agent frame named evalstream becomes agent-evalstream)",
           },
-          evalstream: { data: 'ProxiedResult', description: 'a result, after the agent frame that caused it' },
+          evalstream: {
+            data: 'ProxiedResult',
+            description: 'with X-Evalstream-Results: inline only: a result, after the agent frame that caused it',
+          },
         },
       },
-      400: 'X-Evalstream-Session is not a valid session id, or the body broke off',
+      400:
+        'X-Evalstream-Session is not a valid session id, X-Evalstream-Results or evalstream_results is not none or inline, or the body broke off',
       404: 'no AGENT_URL, or X-Evalstream-Session names no session',
       413: 'the body is larger than EVALSTREAM_MAX_REQUEST_BYTES',
       502: 'the agent could not be reached',

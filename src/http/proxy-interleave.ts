@@ -1,7 +1,9 @@
 /**
  * The proxy's scoring step, as a TransformStream of whole SSE frames: each agent frame passes on
- * (an agent frame named `evalstream` renamed, so clients can trust ours), is scored, and the
- * results it caused follow it as `event: evalstream` frames. Results that come later (judges)
+ * (an agent frame named `evalstream` renamed, so clients can trust ours) and is scored. Without
+ * `inline` that is all the client gets: the stream ends with the agent's, and the results reach
+ * only the session's log (its /results). With `inline`, the results each frame caused follow it
+ * as `event: evalstream` frames, and the rest of this comment applies. Results that come later (judges)
  * go out as soon as they exist, always between whole frames. At the end, the invocation is
  * completed and its last results sent; if the agent failed, the failure is first recorded in the
  * session as an `error` result, which the client gets as a frame too. Events reach the session
@@ -40,6 +42,8 @@ export function ourFrame(event: ResultEvent): string {
 }
 
 export type InterleaveOptions = {
+  /** Whether the client asked for result frames in its stream (proxy-results-mode.ts); false: the agent's frames only. */
+  inline: boolean
   /** The request's newMessage: scored as the user's turn, since /run_sse events never carry it. */
   newMessage: unknown
   /** Why the agent's stream ended early, once it has ended (undefined: it ended normally). */
@@ -92,7 +96,7 @@ export function interleaveResults(
       // The client went away between two frames: the results stay in the session's log.
     }
   }
-  const unsubscribe = session.log.subscribe((event) => {
+  const unsubscribe = !options.inline ? () => {} : session.log.subscribe((event) => {
     // A session's log holds only the engine's result bodies, each a ResultEvent once numbered.
     pending.push(event as ResultEvent)
     // Between agent frames (a judge answered): send on the next microtask, so a burst is one write.
@@ -117,7 +121,7 @@ export function interleaveResults(
   /** Once, when the session stops taking events: the client hears why; the agent's frames still pass. */
   const sendStopped = () => {
     const stopped = feed.stopped
-    if (!stopped || stopSent || !out) return
+    if (!options.inline || !stopped || stopSent || !out) return
     stopSent = true
     const { detail, limit } = stopped.problem
     try {
@@ -150,7 +154,7 @@ export function interleaveResults(
     stopWaiting.abort()
   }
   const awaitVerdicts = async () => {
-    if (options.verdictWaitMs <= 0 || finished) return
+    if (!options.inline || options.verdictWaitMs <= 0 || finished) return
     let settled = false
     const judged = session.judgesSettled().then(() => void (settled = true))
     await Promise.race([judged, (options.sleep ?? timerSleep)(options.verdictWaitMs, stopWaiting.signal)])

@@ -1,16 +1,20 @@
 /**
  * Proxy mode: evalstream sits between an ADK client (e.g. the dev UI) and the agent's api_server.
  * `/run_sse` (and every spelling an ADK server routes there: agent-sse.ts `isRunSsePath`) is
- * forwarded to AGENT_URL's `/run_sse`; every agent frame passes through (an agent frame named
- * `evalstream` renamed `agent-evalstream`, on every answer to /run_sse, scored or not) and, after
- * each, the results it caused follow as `event: evalstream` frames, which ADK clients ignore.
- * After the agent's last frame the stream stays open for the invocation's judged verdicts, at
- * most EVALSTREAM_PROXY_VERDICT_WAIT_MS. Each ADK session is an evalstream session
- * of the same id (deployment default config), or, with header `X-Evalstream-Session`, the named
- * existing session with its case and config. Any other route is forwarded as is, body streamed.
+ * forwarded to AGENT_URL's `/run_sse` and scored as it streams; every agent frame passes through
+ * (an agent frame named `evalstream` renamed `agent-evalstream`, on every answer to /run_sse,
+ * scored or not). By default the client gets only the agent's frames, since the stock ADK web UI
+ * shows every `data:` line as a row whatever the event name; the results are on
+ * `/v1/sessions/{id}/results` (the id in the `X-Evalstream-Session` response header). A client
+ * that asks (proxy-results-mode.ts: `X-Evalstream-Results: inline` or `?evalstream_results=inline`)
+ * also gets, after each agent frame, the results it caused as `event: evalstream` frames, and the
+ * stream stays open after the agent's last frame for the invocation's judged verdicts, at most
+ * EVALSTREAM_PROXY_VERDICT_WAIT_MS. Each ADK session is an evalstream session of the same id
+ * (deployment default config), or, with header `X-Evalstream-Session`, the named existing session
+ * with its case and config. Any other route is forwarded as is, body streamed.
  *
  *   agent body -> agentBody (idle timeout) -> TextDecoderStream -> sseFrameStream (whole frames)
- *     -> interleaveResults (score, append ours) -> TextEncoderStream -> client
+ *     -> interleaveResults (score; append ours when inline) -> TextEncoderStream -> client
  */
 import { type Failure, failure } from '../engine/problem.ts'
 import type { Context } from 'hono'
@@ -29,6 +33,14 @@ import { interleaveResults } from './proxy-interleave.ts'
 import { readTextLimited } from './read-body.ts'
 import { SSE_FRAME_SLACK, sseFrameStream } from './sse-frames.ts'
 import { isEventStream, RUN_SSE_PATH } from './agent-sse.ts'
+import {
+  RESULTS_HEADER,
+  RESULTS_HEADER_NAME,
+  RESULTS_MODES,
+  RESULTS_PARAM,
+  resultsModeOf,
+  withoutResultsParam,
+} from './proxy-results-mode.ts'
 
 export const SESSION_HEADER = 'x-evalstream-session'
 export const NOTE_HEADER = 'x-evalstream-note'
@@ -36,6 +48,15 @@ export const NOTE_HEADER = 'x-evalstream-note'
 /** @example app.post('/run_sse', (c) => proxyRunSse(c, deps)) */
 export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> {
   if (!deps.agentUrl) return proxyOff(c)
+  const search = new URL(c.req.url).search
+  const mode = resultsModeOf(c.req.header(RESULTS_HEADER), search)
+  if (!mode.ok) {
+    return problem(c, 400, 'Invalid results mode', mode.detail, {
+      header: RESULTS_HEADER_NAME,
+      parameter: RESULTS_PARAM,
+      accepted: RESULTS_MODES,
+    })
+  }
   const settings = deps.proxy ?? DEFAULT_PROXY_SETTINGS
   // The session id is in the body, so this one body is read, up to a limit; every other route streams.
   const limits = deps.limits ?? DEFAULT_LIMITS
@@ -66,7 +87,8 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   const session = found.session
   if (session.ended) return forwardRunSse(c, deps, text, { [SESSION_HEADER]: session.id, [NOTE_HEADER]: 'session ended; not scored' })
 
-  const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings, path: RUN_SSE_PATH }, text)
+  const call = { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings, path: RUN_SSE_PATH, search: withoutResultsParam(search) }
+  const upstream = await callAgent(c, call, text)
   if (!upstream.ok) return upstream.response
   const { response, link } = upstream
   const frames = { maxEventBytes: limits.maxEventBytes, always: true }
@@ -74,8 +96,11 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
     return relay(response, { [SESSION_HEADER]: session.id }, link, settings, frames)
   }
 
+  const inline = mode.mode === 'inline'
+  const maxFrameChars = limits.maxEventBytes + SSE_FRAME_SLACK
   const agent = agentBody(response.body, { link, idleTimeoutMs: settings.idleTimeoutMs, onBreak: 'close', onCancel: () => run.abandon() })
   const run = interleaveResults(session, {
+    inline,
     newMessage: request?.newMessage ?? request?.new_message,
     failure: agent.failure,
     metrics: c.get('evalstreamMetrics'),
@@ -88,8 +113,9 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   const body = agent.stream
     // TypeScript's DOM types let TextDecoderStream take any BufferSource, which a byte stream is not typed as.
     .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
-    // A torn last frame after a failure is not a frame: drop it; a clean end just lacked the blank line.
-    .pipeThrough(sseFrameStream({ keepRest: () => agent.failure() === undefined, maxFrameChars: limits.maxEventBytes + SSE_FRAME_SLACK }))
+    // A torn last frame after a failure is not a frame: drop it; a clean end just lacked the blank
+    // line, which it gets only when our frames follow it (else the client gets it as the agent sent it).
+    .pipeThrough(sseFrameStream({ keepRest: () => agent.failure() === undefined, terminateRest: inline, maxFrameChars }))
     .pipeThrough(run.transform)
     .pipeThrough(new TextEncoderStream())
   const headers = forwardHeaders(response.headers)
@@ -119,7 +145,14 @@ export async function forwardAll(c: Context, deps: AppDeps, body?: string, extra
 async function forwardRunSse(c: Context, deps: AppDeps, body: string, extra?: Record<string, string>) {
   if (!deps.agentUrl) return proxyOff(c)
   const settings = deps.proxy ?? DEFAULT_PROXY_SETTINGS
-  const upstream = await callAgent(c, { agentUrl: deps.agentUrl, fetch: deps.fetch ?? fetch, settings, path: RUN_SSE_PATH }, body)
+  const call = {
+    agentUrl: deps.agentUrl,
+    fetch: deps.fetch ?? fetch,
+    settings,
+    path: RUN_SSE_PATH,
+    search: withoutResultsParam(new URL(c.req.url).search),
+  }
+  const upstream = await callAgent(c, call, body)
   const frames = { maxEventBytes: (deps.limits ?? DEFAULT_LIMITS).maxEventBytes, always: true }
   return upstream.ok ? relay(upstream.response, extra, upstream.link, settings, frames) : upstream.response
 }

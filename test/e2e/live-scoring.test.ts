@@ -89,7 +89,11 @@ describe('live scoring of a real ADK agent', () => {
         .toBe(201)
       expect((await post(evalstream.baseUrl, `/apps/${APP}/users/${USER}/sessions/${sessionId}`, { state: {} })).status).toBe(200)
 
-      const proxied = await post(evalstream.baseUrl, '/run_sse', runSseBody(sessionId, streaming), { 'x-evalstream-session': sessionId })
+      const proxied = await post(evalstream.baseUrl, '/run_sse', runSseBody(sessionId, streaming), {
+        'x-evalstream-session': sessionId,
+        // The results in the same stream: asked for, since by default the client gets the agent's frames only.
+        'x-evalstream-results': 'inline',
+      })
       expect(proxied.status).toBe(200)
       const all = await frames(proxied)
       const agentFrames = all.filter((f) => f.event === undefined || f.event === 'message')

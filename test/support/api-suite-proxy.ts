@@ -1,5 +1,7 @@
 /**
- * Proxy mode, part of the API suite: evalstream between an ADK client and the agent stub.
+ * Proxy mode, part of the API suite: evalstream between an ADK client and the agent stub. Most
+ * tests ask for results inline (X-Evalstream-Results: inline) to see what was scored in the
+ * stream itself; the default (the agent's frames only, results on /results) has its own tests.
  */
 import { describe, expect, it } from 'vitest'
 import { request as httpRequest } from 'node:http'
@@ -8,6 +10,9 @@ import { rawGet } from './duplex.ts'
 import { readSse } from './sse-client.ts'
 import type { apiClient, ApiTarget } from './api-suite.ts'
 import { CONFIG, EFFICIENCY_RESULTS, MATCHING_CASE, WEATHER_SSE } from './weather-fixtures.ts'
+
+/** The opt-in that interleaves our result frames (proxy-results-mode.ts). */
+const INLINE = { 'x-evalstream-results': 'inline' }
 
 const NEW_MESSAGE = { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] }
 
@@ -38,7 +43,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
   const runSse = (sessionId: string, headers: Record<string, string> = {}) =>
     fetch(api.url('/run_sse'), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...INLINE, ...headers },
       body: JSON.stringify(runBody(sessionId)),
     })
   const runBody = (sessionId: string) => ({ appName: 'weather_agent', userId: 'u1', sessionId, newMessage: NEW_MESSAGE, streaming: false })
@@ -104,7 +109,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
         // Joined as text: new URL('//run_sse', base) would read it as another host.
         const res = await fetch(`${target().baseUrl.replace(/\/+$/, '')}${path}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...INLINE },
           body: JSON.stringify(runBody(`adk-spelling-${++n}`)),
         })
         const text = await res.text()
@@ -177,6 +182,7 @@ export function proxySuite(target: () => ApiTarget, api: ReturnType<typeof apiCl
         api.url('/run_sse'),
         {
           'content-type': 'application/json',
+          ...INLINE,
           connection: 'keep-alive, x-client-hop',
           'x-client-hop': 'client-secret',
           [SCENARIO_HEADER]: 'hop',

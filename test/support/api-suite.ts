@@ -15,6 +15,7 @@ import {
   WEATHER_SSE,
 } from './weather-fixtures.ts'
 import { proxySuite } from './api-suite-proxy.ts'
+import { proxyResultsSuite } from './api-suite-proxy-results.ts'
 
 export type ApiTarget = { baseUrl: string; agentUrl: string; agentRequests(): Array<{ path: string; body: string }> }
 
@@ -260,4 +261,5 @@ export function apiSuite(target: () => ApiTarget): void {
   })
 
   proxySuite(target, api)
+  proxyResultsSuite(target, api)
 }

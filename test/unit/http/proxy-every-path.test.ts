@@ -3,7 +3,8 @@
  * `evalstream` never reaches a client unrenamed, whether the run is scored or not (ended session,
  * an ADK id evalstream cannot host, no id, any Content-Type spelling, a 5xx), every spelling of
  * /run_sse an ADK server routes there is scored as /run_sse, and an agent frame over
- * EVALSTREAM_MAX_EVENT_BYTES is replaced by a note and recorded as a too_large error.
+ * EVALSTREAM_MAX_EVENT_BYTES is replaced by a note and recorded as a too_large error. Results are
+ * asked for inline, so a scored run shows in the client's stream.
  */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
@@ -12,6 +13,7 @@ import { DEFAULT_PROXY_SETTINGS } from '../../../src/http/proxy-settings.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { isEventStream, isRunSsePath } from '../../../src/http/agent-sse.ts'
 import { createApp } from '../../../src/http/app.ts'
+import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
 import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
 import { FAKE_OURS } from '../../support/agent-stub.ts'
 import { CONFIG, WEATHER_SSE } from '../../support/weather-fixtures.ts'
@@ -46,7 +48,7 @@ function setup(answer: AgentAnswer = {}, maxEventBytes = DEFAULT_LIMITS.maxEvent
   const post = (path: string, sessionId: string | undefined, headers: Record<string, string> = {}) =>
     app.request(path, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', [RESULTS_HEADER]: 'inline', ...headers },
       body: JSON.stringify({ appName: 'weather_agent', userId: 'u1', sessionId, newMessage: { role: 'user', parts: [{ text: 'hi' }] } }),
     })
   return { app, post, calls, session: (id: string) => store.get(id, deps.createEngine) }

@@ -1,6 +1,7 @@
 /**
  * Proxy mode when the agent misbehaves, in process (`app.request()`) against the agent stub on a
- * real socket: timeouts, a stream that breaks off, body limits and session ids. The same app runs
+ * real socket: timeouts, a stream that breaks off, body limits and session ids, with results
+ * asked for inline (so the client's stream shows what the session recorded). The same app runs
  * on every runtime; the API suite (api-suite-proxy.ts) repeats what needs no special settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,6 +12,7 @@ import { proxySettingsFromEnv } from '../../../src/config/proxy.ts'
 import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../../../src/http/proxy-settings.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { createApp } from '../../../src/http/app.ts'
+import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
 import { type AgentStub, BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub } from '../../support/agent-stub.ts'
 import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 
@@ -37,7 +39,11 @@ function setup(settings: Partial<ProxySettings> = {}, agentUrl = agent.url, maxR
   }
   const app = createApp(deps)
   const runSse = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    app.request('/run_sse', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+    app.request('/run_sse', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [RESULTS_HEADER]: 'inline', ...headers },
+      body: JSON.stringify(body),
+    })
   const session = (id: string) => store.get(id, deps.createEngine)
   return { app, runSse, session }
 }

@@ -1,11 +1,12 @@
 /**
  * Proxy mode holds the same per-session limits as an events upload (docs/limits.md): the session's
  * feed counts events and invocations whichever way they came. In process: the agent is a fetch
- * double answering a recorded /run_sse stream.
+ * double answering a recorded /run_sse stream; results asked for inline, so the client hears why.
  */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { createApp } from '../../../src/http/app.ts'
+import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
 import type { AppDeps } from '../../../src/http/deps.ts'
 import { DEFAULT_LIMITS, type Limits } from '../../../src/ingest/index.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
@@ -38,7 +39,7 @@ function setup(limits: Partial<Limits>, streams: string[]) {
     const body = { appName: 'weather_agent', userId: 'u1', sessionId, newMessage: { role: 'user', parts: [{ text: 'hi' }] } }
     const res = await app.request('/run_sse', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', [RESULTS_HEADER]: 'inline' },
       body: JSON.stringify(body),
     })
     return { status: res.status, text: await res.text() }

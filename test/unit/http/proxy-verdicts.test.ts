@@ -2,7 +2,8 @@
  * Judged verdicts reach the proxied /run_sse client: after the agent's last frame the client's
  * stream stays open until the judges of that invocation have answered (real @google/genai SDK
  * against the loopback Gemini stub), at most EVALSTREAM_PROXY_VERDICT_WAIT_MS, measured by a
- * manual clock here, so nothing waits in real time.
+ * manual clock here, so nothing waits in real time. That is for clients that ask for results
+ * inline; by default the stream ends with the agent's and the verdict goes only to the session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
@@ -11,6 +12,7 @@ import { DEFAULT_PROXY_SETTINGS } from '../../../src/http/proxy-settings.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { createApp } from '../../../src/http/app.ts'
 import { SESSION_HEADER } from '../../../src/http/proxy.ts'
+import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
 import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
 import { createMemoryJudgeCache } from '../../../src/judge/cache.ts'
 import { createJudgeExecutor } from '../../../src/judge/executor.ts'
@@ -39,7 +41,7 @@ function manualSleep() {
   return { waits, sleep }
 }
 
-async function setup(id: string) {
+async function setup(id: string, resultsMode = 'inline') {
   const judge = createGeminiJudge({ gemini: { kind: 'gemini-api', apiKey: 'test-key' }, baseUrl: stub.url })
   const executor = createJudgeExecutor({ judge, concurrency: 2, cache: createMemoryJudgeCache() })
   const clock = manualSleep()
@@ -62,7 +64,7 @@ async function setup(id: string) {
   const res = await app.request('/run_sse', {
     method: 'POST',
     signal: client.signal,
-    headers: { 'content-type': 'application/json', [SESSION_HEADER]: id },
+    headers: { 'content-type': 'application/json', [SESSION_HEADER]: id, [RESULTS_HEADER]: resultsMode },
     body: JSON.stringify({ appName: 'weather', userId: 'u1', sessionId: 'adk-1', newMessage: MATCHING_CASE.conversation[0]!.user_content }),
   })
   let closed = false
@@ -131,5 +133,23 @@ describe('proxied /run_sse and judged verdicts', () => {
     expect(clock.waits[0]!.signal.aborted).toBe(true)
     expect(judgedResults(body)).toEqual([])
     answer()
+  })
+
+  it('without results inline, ends with the agent (no wait); the verdict still reaches the session', async () => {
+    let answer!: () => void
+    stub.enqueue({ candidates: [VALID], after: new Promise<void>((r) => (answer = r)) })
+    const before = stub.requests.length
+    const { text, clock, session } = await setup('verdict-not-inline', 'none')
+    // The client has its whole stream, exactly the agent's, while the judge has not answered yet.
+    expect(await text).toBe(WEATHER_SSE)
+    await stub.waitForRequests(before + 1)
+    expect(clock.waits).toEqual([])
+    const late = new Promise<unknown>((resolve) =>
+      session.log.subscribe((e) => {
+        if (e.type === 'criterion.result' && (e.data as { metric_name?: string }).metric_name === 'final_response_match_v2') resolve(e.data)
+      })
+    )
+    answer()
+    expect(await late).toMatchObject({ eval_status: 'PASSED' })
   })
 })
