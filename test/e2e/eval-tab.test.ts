@@ -51,6 +51,8 @@ const click = async (selector: string, text: string) => {
 const shoot = async (name: string) => {
   // Dialogs fade in: the picture is taken once every running CSS animation and transition is over.
   await page.evaluate(`Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))).then(() => true)`)
+  // Icon fonts that are still loading draw nothing: wait until every font has loaded or failed (offline, the icons fall back to words).
+  await page.evaluate(`document.fonts.ready.then(() => true)`)
   keepScreenshot(`eval-tab-${name}.png`, await page.screenshot())
 }
 
