@@ -91,7 +91,8 @@ async function main(): Promise<void> {
     }
     const res = await fetch(`${base}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      // Results asked for inline, so the measured stream carries them (by default it is the agent's frames only).
+      headers: { 'content-type': 'application/json', 'x-evalstream-results': 'inline' },
       body: JSON.stringify(body),
     })
     const latencies: number[] = []
