@@ -44,13 +44,14 @@ async function buildApp(root: string, store: string, dbPath: string): Promise<{ 
   const { depsFromEnv } = await import(join(root, 'src/config/setup.ts'))
   const { memorySessionStore } = await import(join(root, 'src/session/store.ts'))
   const { openSessionDb } = await import(join(root, 'src/adapter/sqlite-db.ts'))
-  const { processBytesDefault } = await import(join(root, 'src/session/byte-budget.ts'))
+  // Older checkouts have no process byte budget: their stores take no default from the heap.
+  const budget = await import(join(root, 'src/session/byte-budget.ts')).catch(() => undefined)
   const db = store === 'sqlite' ? openSessionDb(dbPath) : undefined
   const setup = depsFromEnv(NO_JUDGE, {
     store: db ? db.store : (limits: object, feed: unknown) => memorySessionStore({ limits, feed }),
     ...(db ? { judgeCache: db.judgeCache, evalSets: db.evalSets } : {}),
     // As the Node server: the process byte budget from this heap's limit.
-    defaultProcessBytes: processBytesDefault(getHeapStatistics().heap_size_limit),
+    ...(budget ? { defaultProcessBytes: budget.processBytesDefault(getHeapStatistics().heap_size_limit) } : {}),
   })
   if (!setup.ok) throw new Error(setup.error)
   const app = createApp(setup.deps)
