@@ -3,6 +3,7 @@
  * that (invocation, metric) pair together (the criterion's run, the early verdicts given, the
  * latest result), so nothing is looked up by metric index across parallel arrays.
  */
+import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { MetricRun } from './metric-run.ts'
@@ -29,6 +30,10 @@ export type InvocationState = {
   firstEventAtMs?: number
   /** In config order, one per metric of the plan. */
   slots: MetricSlot[]
+  /** Every event stepped, in order: what rebuilds released criterion states if a late event comes. */
+  events: AdkEvent[]
+  /** The criteria's states were released (the invocation was superseded or the stream ended). */
+  released: boolean
 }
 
 /**
@@ -59,5 +64,5 @@ export function newInvocationState(
     })
     return { plan: metric, run, progressCount: 0, score: undefined }
   })
-  return { index, id, generation: 0, completed: false, slots }
+  return { index, id, generation: 0, completed: false, slots, events: [], released: false }
 }
