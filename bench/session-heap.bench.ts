@@ -121,6 +121,13 @@ async function steps(fetch: Fetch, n: number, prefix: string, measure: boolean):
 
 async function child(root: string, store: string, n: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'evalstream-heap-'))
+  // Stopped from outside (Ctrl-C, a kill): the temp dir goes with it.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      rmSync(dir, { recursive: true, force: true })
+      process.exit(130)
+    })
+  }
   try {
     // Warm-up on a throwaway app: compiled code and caches are not counted as session memory.
     const warm = await buildApp(root, store, join(dir, 'warm.db'))
