@@ -34,6 +34,8 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
   const body = JSON.stringify({ eval_config: CONFIG, eval_case: loadCase(o.invocations) })
   const uploads = Array.from({ length: o.invocations }, (_, k) => invocationBody(k))
   const t = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0, refusedCreates: 0 }
+  /** Events the server accepted (a run stopped early counts only these). */
+  let accepted = 0
   const latenciesMs: number[] = []
   const failures: string[] = []
   const fail = (what: string) => {
@@ -84,7 +86,10 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
     const streams = await Promise.all(
       Array.from({ length: o.subscribers }, async () => {
         const res = await fetch(`${base}/v1/sessions/${id}/results`, { signal: o.signal })
-        return { rest: follow(res, sentAt) }
+        const rest = follow(res, sentAt)
+        // A session stopped before it awaits its streams (the deadline) must not leave their rejection unhandled.
+        rest.catch(() => {})
+        return { rest }
       }),
     )
     for (let k = 0; k < o.invocations; k++) {
@@ -97,6 +102,7 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
       })
       const summary = (await res.json().catch(() => ({}))) as { accepted?: number }
       if (res.status !== 202 || summary.accepted !== 4) fail(`${res.status} on POST events (accepted ${summary.accepted})`)
+      else accepted += 4
     }
     const ended = await fetch(`${base}/v1/sessions/${id}/end`, { method: 'POST', signal: o.signal })
     await ended.arrayBuffer()
@@ -122,7 +128,7 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
   return {
     ...t,
     seconds,
-    eventsPerSecond: (o.sessions * o.invocations * 4) / seconds,
+    eventsPerSecond: accepted / seconds,
     latenciesMs: latenciesMs.sort((a, b) => a - b),
     failedSessions: rejected.length,
     failures,

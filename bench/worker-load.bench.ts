@@ -126,6 +126,10 @@ async function startNode(): Promise<Target> {
   }
 }
 
+// Whatever ends the run early, no server or temp dir is left behind.
+process.once('exit', () => {
+  for (const c of cleanups) c()
+})
 // Stopped from outside: no server, workerd or temp dir left behind.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
