@@ -9,6 +9,13 @@ import type { InvocationScore } from '../core/criterion.ts'
 import { MetricRun } from './metric-run.ts'
 import { type MetricPlan, rubricsForInvocation, type SessionPlan } from './plan.ts'
 
+/**
+ * An invocation of at most this many events keeps them to rebuild its criteria's states, which
+ * are then released once it is done; a longer one keeps its states instead (no memory growth per
+ * event beyond what the criteria fold, and no long replay on a late event).
+ */
+export const MAX_REBUILD_EVENTS = 256
+
 export type MetricSlot = {
   plan: MetricPlan
   /** The criterion on this invocation; null when the metric cannot be evaluated at all. */
@@ -30,8 +37,11 @@ export type InvocationState = {
   firstEventAtMs?: number
   /** In config order, one per metric of the plan. */
   slots: MetricSlot[]
-  /** Every event stepped, in order: what rebuilds released criterion states if a late event comes. */
-  events: AdkEvent[]
+  /**
+   * Every event stepped, in order: what rebuilds released criterion states if a late event comes.
+   * Undefined once there were more than MAX_REBUILD_EVENTS: such an invocation keeps its states.
+   */
+  events: AdkEvent[] | undefined
   /** The criteria's states were released (the invocation was superseded or the stream ended). */
   released: boolean
 }

@@ -16,7 +16,7 @@ import { statusFor } from '../adk/status.ts'
 import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
-import { type InvocationState, type MetricSlot, newInvocationState } from './invocation-state.ts'
+import { type InvocationState, MAX_REBUILD_EVENTS, type MetricSlot, newInvocationState } from './invocation-state.ts'
 import { type JudgeRunner, settle, waitForJudges } from './metric-run.ts'
 import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
 import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
@@ -131,7 +131,7 @@ class LiveSession implements SessionEngine {
     for (const id of ids ?? []) {
       this.#complete(id)
       const invocation = this.#byId.get(id)
-      if (!invocation || invocation.released) continue
+      if (!invocation || invocation.released || !invocation.events) continue
       for (const slot of invocation.slots) slot.run?.release()
       invocation.released = true
     }
@@ -217,10 +217,11 @@ class LiveSession implements SessionEngine {
 
   #step(invocation: InvocationState, event: AdkEvent): void {
     if (invocation.released) {
-      for (const slot of invocation.slots) slot.run?.restore(invocation.events)
+      for (const slot of invocation.slots) slot.run?.restore(invocation.events ?? [])
       invocation.released = false
     }
-    invocation.events.push(event)
+    if (invocation.events && invocation.events.length >= MAX_REBUILD_EVENTS) invocation.events = undefined
+    invocation.events?.push(event)
     for (const slot of invocation.slots) {
       const provisional = slot.run?.step(event)
       if (!provisional) continue

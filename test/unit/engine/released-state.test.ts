@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { MetricRun } from '../../../src/engine/metric-run.ts'
+import { MAX_REBUILD_EVENTS } from '../../../src/engine/invocation-state.ts'
 import type { EngineEmission, IngestedEvent } from '../../../src/engine/types.ts'
 import type { AnyCriterion } from '../../../src/core/criterion.ts'
 import type { AdkEvent } from '../../../src/adk/event.ts'
@@ -64,6 +65,19 @@ describe('criterion states released once an invocation is superseded', () => {
     expect((inOrder.tool_trajectory_avg_score as { score: number }).score).toBe(1)
     expect((inOrder.response_match_score as { score: number }).score).toBe(1)
     expect((inOrder.inference_call_count_v1 as { score: number }).score).toBe(4)
+    expect(reopened).toEqual(inOrder)
+  })
+})
+
+describe('an invocation longer than MAX_REBUILD_EVENTS', () => {
+  it('keeps its criteria states instead of its events: a late event still scores as in order', async () => {
+    const many = Array.from({ length: MAX_REBUILD_EVENTS + 10 }, () => say('i0', 'In Paris'))
+    const first = [call('i0', 'get_weather', 'Paris'), ...many]
+    const late = [call('i0', 'get_time', 'Paris'), say('i0', 'In Paris it is sunny and 21C.')]
+    const second = [call('i1', 'get_weather', 'Lima'), say('i1', 'In Lima it is sunny and 21C.')]
+    const inOrder = await lastResults([...first, ...late, ...second], 0)
+    const reopened = await lastResults([...first, ...second, ...late], 0)
+    expect((inOrder.inference_call_count_v1 as { score: number }).score).toBe(MAX_REBUILD_EVENTS + 13)
     expect(reopened).toEqual(inOrder)
   })
 })
