@@ -31,6 +31,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createParser } from 'eventsource-parser'
+import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
 
 const { values } = parseArgs({
   options: {
@@ -47,36 +48,7 @@ const SESSIONS = Number(values.sessions)
 const INVOCATIONS = Math.max(1, Math.floor(Number(values.events) / 4))
 const SUBSCRIBERS = Number(values.subscribers)
 const MAX_MS = Number(values['max-seconds']) * 1000
-const METRIC = 'tool_trajectory_avg_score'
-const CONFIG = { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }
-const CITIES = ['Paris', 'Tokyo', 'Lima', 'Oslo']
-
-const city = (k: number) => CITIES[k % CITIES.length]!
-const answer = (k: number) => `In ${city(k)} it is sunny and 21C.`
-const evalCase = {
-  eval_id: 'load',
-  conversation: Array.from({ length: INVOCATIONS }, (_, k) => ({
-    invocation_id: `expected-${k}`,
-    user_content: { role: 'user', parts: [{ text: `Weather in ${city(k)}?` }] },
-    final_response: { role: 'model', parts: [{ text: answer(k) }] },
-    intermediate_data: { tool_uses: [{ name: 'get_weather', args: { city: city(k) } }], intermediate_responses: [] },
-  })),
-}
-
-/** One invocation's 4 events as NDJSON; the last (the final answer) decides its verdicts. */
-function invocationBody(k: number): string {
-  const base = { invocationId: `inv-${k}`, author: 'weather_agent' }
-  const events = [
-    { ...base, content: { role: 'model', parts: [{ functionCall: { id: `c${k}`, name: 'get_weather', args: { city: city(k) } } }] } },
-    {
-      ...base,
-      content: { role: 'user', parts: [{ functionResponse: { id: `c${k}`, name: 'get_weather', response: { report: 'sunny, 21C' } } }] },
-    },
-    { ...base, partial: true, content: { role: 'model', parts: [{ text: `In ${city(k)}` }] } },
-    { ...base, content: { role: 'model', parts: [{ text: answer(k) }] } },
-  ]
-  return events.map((e) => JSON.stringify(e)).join('\n') + '\n'
-}
+const evalCase = loadCase(INVOCATIONS)
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -3,10 +3,18 @@
  * that (invocation, metric) pair together (the criterion's run, the early verdicts given, the
  * latest result), so nothing is looked up by metric index across parallel arrays.
  */
+import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { MetricRun } from './metric-run.ts'
 import { type MetricPlan, rubricsForInvocation, type SessionPlan } from './plan.ts'
+
+/**
+ * An invocation of at most this many events keeps them to rebuild its criteria's states, which
+ * are then released once it is done; a longer one keeps its states instead (no memory growth per
+ * event beyond what the criteria fold, and no long replay on a late event).
+ */
+export const MAX_REBUILD_EVENTS = 256
 
 export type MetricSlot = {
   plan: MetricPlan
@@ -29,6 +37,13 @@ export type InvocationState = {
   firstEventAtMs?: number
   /** In config order, one per metric of the plan. */
   slots: MetricSlot[]
+  /**
+   * Every event stepped, in order: what rebuilds released criterion states if a late event comes.
+   * Undefined once there were more than MAX_REBUILD_EVENTS: such an invocation keeps its states.
+   */
+  events: AdkEvent[] | undefined
+  /** The criteria's states were released (the invocation was superseded or the stream ended). */
+  released: boolean
 }
 
 /**
@@ -59,5 +74,5 @@ export function newInvocationState(
     })
     return { plan: metric, run, progressCount: 0, score: undefined }
   })
-  return { index, id, generation: 0, completed: false, slots }
+  return { index, id, generation: 0, completed: false, slots, events: [], released: false }
 }

@@ -30,12 +30,41 @@ export class MetricRun {
   #failed?: string
   #lastProgress?: string
   #progressFinal = false
+  /** The criterion's state was dropped (`release`): `restore` rebuilds it before the next event. */
+  #released = false
 
   constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number | null }>) {
     this.#criterion = criterion
     this.#context = context
     try {
       this.#state = criterion.init(context)
+    } catch (error) {
+      this.#failed = describe(error)
+    }
+  }
+
+  /**
+   * Drops the criterion's state once its invocation is done (a newer one started, or the stream
+   * ended): it is most of a live session's heap. The early verdicts already reported are kept, so
+   * a restored run reports only new ones.
+   */
+  release(): void {
+    if (this.#failed !== undefined) return
+    this.#state = undefined
+    this.#released = true
+  }
+
+  /**
+   * Rebuilds a released state from the invocation's events so far, as they were stepped (a late
+   * event reopened the invocation): the criterion's state is a fold of its context and those events.
+   */
+  restore(events: readonly AdkEvent[]): void {
+    if (!this.#released) return
+    this.#released = false
+    try {
+      let state = this.#criterion.init(this.#context)
+      if (this.#criterion.step) { for (const event of events) state = this.#criterion.step(state, event) }
+      this.#state = state
     } catch (error) {
       this.#failed = describe(error)
     }

@@ -16,7 +16,7 @@ import { statusFor } from '../adk/status.ts'
 import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
-import { type InvocationState, type MetricSlot, newInvocationState } from './invocation-state.ts'
+import { type InvocationState, MAX_REBUILD_EVENTS, type MetricSlot, newInvocationState } from './invocation-state.ts'
 import { type JudgeRunner, settle, waitForJudges } from './metric-run.ts'
 import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
 import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
@@ -106,7 +106,7 @@ class LiveSession implements SessionEngine {
 
   #score(event: AdkEvent): void {
     const change = this.#builder.push(event)
-    for (const id of change.completed ?? []) this.#complete(id)
+    this.#completeAndRelease(change.completed)
     const invocationId = event.invocation_id ?? ''
     const invocation = this.#byId.get(invocationId) ?? this.#start(invocationId)
     if (invocation.completed) this.#reopen(invocation)
@@ -120,7 +120,21 @@ class LiveSession implements SessionEngine {
   }
 
   completeInvocation(): void {
-    for (const id of this.#builder.complete().completed ?? []) this.#complete(id)
+    this.#completeAndRelease(this.#builder.complete().completed)
+  }
+
+  /**
+   * Invocations the builder completed (a newer one started, or the stream ended) are scored, then
+   * their criteria's states released: only a late event needs them again, and it rebuilds them.
+   */
+  #completeAndRelease(ids: readonly string[] | undefined): void {
+    for (const id of ids ?? []) {
+      this.#complete(id)
+      const invocation = this.#byId.get(id)
+      if (!invocation || invocation.released || !invocation.events) continue
+      for (const slot of invocation.slots) slot.run?.release()
+      invocation.released = true
+    }
   }
 
   async end(): Promise<EvalCaseResult> {
@@ -202,6 +216,12 @@ class LiveSession implements SessionEngine {
   }
 
   #step(invocation: InvocationState, event: AdkEvent): void {
+    if (invocation.released) {
+      for (const slot of invocation.slots) slot.run?.restore(invocation.events ?? [])
+      invocation.released = false
+    }
+    if (invocation.events && invocation.events.length >= MAX_REBUILD_EVENTS) invocation.events = undefined
+    invocation.events?.push(event)
     for (const slot of invocation.slots) {
       const provisional = slot.run?.step(event)
       if (!provisional) continue

@@ -4,6 +4,7 @@
  * The config and case stay raw JSON here: the engine factory validates them and words the problem.
  */
 import type { Problem } from '../engine/problem.ts'
+import { shareEvalCase } from '../engine/interned-cases.ts'
 import { z } from 'zod'
 import type { SessionWebhook } from '../engine/types.ts'
 import { EvalSet } from '../adk/eval-set.ts'
@@ -117,7 +118,14 @@ export function resolveCreateRequest(
   }
   const req = parsed.data
   if (req.eval_set === undefined && req.eval_id === undefined) {
-    return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: req.eval_case, ...webhookField(req) }
+    // Sessions of one case share one copy of it as sent (interned-cases.ts).
+    return {
+      ok: true,
+      session_id: req.session_id,
+      eval_config: req.eval_config,
+      eval_case: shareEvalCase(req.eval_case),
+      ...webhookField(req),
+    }
   }
   if (req.eval_case !== undefined) {
     return bad(400, 'Invalid session request', 'give either eval_case, or eval_set with eval_id, not both')
@@ -134,7 +142,7 @@ export function resolveCreateRequest(
   }
   // Hand the engine the case as the user wrote it, so its own validation and messages apply.
   const rawCase = (req.eval_set as { eval_cases: unknown[] }).eval_cases[index]
-  return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: rawCase, ...webhookField(req) }
+  return { ok: true, session_id: req.session_id, eval_config: req.eval_config, eval_case: shareEvalCase(rawCase), ...webhookField(req) }
 }
 
 function webhookField(req: CreateSessionRequest): { webhook?: SessionWebhook } {

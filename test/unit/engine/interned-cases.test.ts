@@ -4,7 +4,7 @@
  * is refused every time with its problem, and the number of kept parses is bounded.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_INTERNED_CASES, parseEvalCaseShared } from '../../../src/engine/interned-cases.ts'
+import { MAX_INTERNED_CASE_CHARS, MAX_INTERNED_CASES, parseEvalCaseShared, shareEvalCase } from '../../../src/engine/interned-cases.ts'
 import { planSession } from '../../../src/engine/plan.ts'
 
 const evalCase = (id: string) => ({
@@ -45,5 +45,34 @@ describe('interned eval cases', () => {
     expect(again.success && first.success && again.data !== first.data && again.data.eval_id === 'lru-0').toBe(true)
     const recent = parseEvalCaseShared(evalCase(`lru-${MAX_INTERNED_CASES}`))
     expect(recent.success && parseEvalCaseShared(evalCase(`lru-${MAX_INTERNED_CASES}`)).data === recent.data).toBe(true)
+  })
+
+  it('sessions of one case share one frozen copy of it as sent; another case keeps its own', () => {
+    const first = JSON.parse(JSON.stringify(evalCase('sent')))
+    const again = JSON.parse(JSON.stringify(evalCase('sent')))
+    expect(shareEvalCase(first)).toBe(first)
+    expect(shareEvalCase(again)).toBe(first)
+    expect(Object.isFrozen(first.conversation[0].user_content.parts[0])).toBe(true)
+    expect(() => {
+      first.conversation[0].user_content.parts[0].text = 'changed'
+    }).toThrow(TypeError)
+    const other = evalCase('sent-other')
+    expect(shareEvalCase(other)).toBe(other)
+    expect(shareEvalCase(JSON.parse(JSON.stringify(other)))).toBe(other)
+  })
+
+  it('an invalid, unserialisable or oversized case is returned as given, unfrozen', () => {
+    const invalid = { eval_id: 'bad', conversation: 'not a list' }
+    expect(shareEvalCase(invalid)).toBe(invalid)
+    expect(shareEvalCase({ ...invalid })).not.toBe(invalid)
+    expect(Object.isFrozen(invalid)).toBe(false)
+    const cyclic: Record<string, unknown> = { eval_id: 'cyclic' }
+    cyclic.self = cyclic
+    expect(shareEvalCase(cyclic)).toBe(cyclic)
+    const big = evalCase('big')
+    big.conversation[0]!.user_content.parts[0]!.text = 'x'.repeat(MAX_INTERNED_CASE_CHARS)
+    expect(shareEvalCase(big)).toBe(big)
+    expect(shareEvalCase(JSON.parse(JSON.stringify(big)))).not.toBe(big)
+    expect(Object.isFrozen(big)).toBe(false)
   })
 })

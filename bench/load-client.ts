@@ -1,0 +1,145 @@
+/**
+ * The load client for any evalstream base URL (Node server, workerd): S sessions, each created,
+ * followed by its subscribers, fed its invocations one NDJSON upload at a time and ended, all
+ * sessions concurrently. Counts lost results (a seq the session's snapshot says exists that a
+ * subscriber never got), duplicates (a seq received twice by one subscriber), streams without
+ * case.result, missing verdicts and failed requests; verdict latency is from sending the POST that
+ * carries an invocation's final answer to a subscriber receiving its tool_trajectory_avg_score
+ * criterion.result. A 503 with Retry-After on create (admission) is waited out and retried.
+ */
+import { createParser } from 'eventsource-parser'
+import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
+
+export type LoadOptions = { sessions: number; invocations: number; subscribers: number; signal: AbortSignal }
+export type LoadOutcome = {
+  seconds: number
+  eventsPerSecond: number
+  latenciesMs: number[]
+  lost: number
+  duplicates: number
+  received: number
+  expected: number
+  unfinished: number
+  missingVerdicts: number
+  failedRequests: number
+  failedSessions: number
+  refusedCreates: number
+  failures: string[]
+}
+
+const CONFIGURED = new Set(Object.keys(CONFIG.criteria))
+
+/** Runs the load against `base` and reports what arrived; never throws for a failed session. */
+export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome> {
+  const body = JSON.stringify({ eval_config: CONFIG, eval_case: loadCase(o.invocations) })
+  const uploads = Array.from({ length: o.invocations }, (_, k) => invocationBody(k))
+  const t = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0, refusedCreates: 0 }
+  /** Events the server accepted (a run stopped early counts only these). */
+  let accepted = 0
+  const latenciesMs: number[] = []
+  const failures: string[] = []
+  const fail = (what: string) => {
+    t.failedRequests++
+    if (failures.length < 5) failures.push(what)
+  }
+
+  async function follow(res: Response, sentAt: Map<number, number>) {
+    if (res.status !== 200) fail(`${res.status} on GET results`)
+    const seqs: number[] = []
+    const verdicts = new Set<string>()
+    let done = false
+    const parser = createParser({
+      onEvent(message) {
+        seqs.push(Number(message.id))
+        if (message.event === 'case.result') done = true
+        if (message.event !== 'criterion.result') return
+        const data = JSON.parse(message.data) as { invocation_index: number; metric_name: string }
+        if (CONFIGURED.has(data.metric_name)) verdicts.add(`${data.invocation_index}/${data.metric_name}`)
+        const sent = sentAt.get(data.invocation_index)
+        if (data.metric_name === METRIC && sent !== undefined) latenciesMs.push(performance.now() - sent)
+      },
+    })
+    const decoder = new TextDecoder()
+    for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
+    return { seqs, done, verdicts }
+  }
+
+  async function session(n: number): Promise<void> {
+    const id = `load-${n}`
+    for (;;) {
+      const res = await fetch(`${base}/v1/sessions`, {
+        method: 'POST',
+        body: `{"session_id":"${id}",${body.slice(1)}`,
+        headers: { 'content-type': 'application/json' },
+        signal: o.signal,
+      })
+      await res.arrayBuffer()
+      if (res.status === 201) break
+      const wait = Number(res.headers.get('retry-after'))
+      if (res.status !== 503 || !(wait > 0)) return fail(`${res.status} on POST /v1/sessions`)
+      t.refusedCreates++
+      await new Promise((r) => setTimeout(r, wait * 1000))
+    }
+    const sentAt = new Map<number, number>()
+    // Every subscriber is live before the first event, so latencies are not backlog replays.
+    // The server subscribes before it answers: once the headers are in, the stream is live.
+    const streams = await Promise.all(
+      Array.from({ length: o.subscribers }, async () => {
+        const res = await fetch(`${base}/v1/sessions/${id}/results`, { signal: o.signal })
+        const rest = follow(res, sentAt)
+        // A session stopped before it awaits its streams (the deadline) must not leave their rejection unhandled.
+        rest.catch(() => {})
+        return { rest }
+      }),
+    )
+    for (let k = 0; k < o.invocations; k++) {
+      sentAt.set(k, performance.now())
+      const res = await fetch(`${base}/v1/sessions/${id}/events`, {
+        method: 'POST',
+        body: uploads[k],
+        headers: { 'content-type': 'application/x-ndjson' },
+        signal: o.signal,
+      })
+      const summary = (await res.json().catch(() => ({}))) as { accepted?: number }
+      if (res.status !== 202 || summary.accepted !== 4) fail(`${res.status} on POST events (accepted ${summary.accepted})`)
+      else accepted += 4
+    }
+    const ended = await fetch(`${base}/v1/sessions/${id}/end`, { method: 'POST', signal: o.signal })
+    await ended.arrayBuffer()
+    if (!ended.ok) fail(`${ended.status} on POST /end`)
+    const received = await Promise.all(streams.map((s) => s.rest))
+    const snap = (await (await fetch(`${base}/v1/sessions/${id}`, { signal: o.signal })).json()) as { last_seq: number }
+    for (const { seqs, done, verdicts } of received) {
+      const distinct = new Set(seqs)
+      t.received += seqs.length
+      t.expected += snap.last_seq
+      t.duplicates += seqs.length - distinct.size
+      for (let seq = 1; seq <= snap.last_seq; seq++) if (!distinct.has(seq)) t.lost++
+      if (!done) t.unfinished++
+      t.missingVerdicts += o.invocations * CONFIGURED.size - verdicts.size
+    }
+  }
+
+  const started = performance.now()
+  const outcomes = await Promise.allSettled(Array.from({ length: o.sessions }, (_, n) => session(n)))
+  const seconds = (performance.now() - started) / 1000
+  const rejected = outcomes.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
+  if (rejected.length > 0 && failures.length < 5) failures.push(`first failed session: ${String(rejected[0]!.reason)}`)
+  return {
+    ...t,
+    seconds,
+    eventsPerSecond: accepted / seconds,
+    latenciesMs: latenciesMs.sort((a, b) => a - b),
+    failedSessions: rejected.length,
+    failures,
+  }
+}
+
+/** What must be 0 for a run to count. */
+export function badCount(r: LoadOutcome): number {
+  return r.lost + r.duplicates + r.unfinished + r.missingVerdicts + r.failedRequests + r.failedSessions
+}
+
+export function percentile(sorted: number[], p: number): string {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1) : 'n/a'
+}
