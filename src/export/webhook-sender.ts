@@ -162,13 +162,7 @@ async function resolvedProblem(url: string, resolve: (host: string) => Promise<s
     return undefined // the fetch will report the name error itself
   }
   for (const address of addresses) {
-    let canonical = address
-    try {
-      canonical = new URL(`http://${address.includes(':') ? `[${address.replace(/%.*$/, '')}]` : address}/`).hostname
-    } catch {
-      // kept as given
-    }
-    const problem = privateHostProblem(canonical)
+    const problem = privateHostProblem(address.includes(':') ? `[${address}]` : address)
     if (problem) return `${host} resolves to ${address}: ${problem}`
   }
   return undefined

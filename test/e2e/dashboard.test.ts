@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG, DIVERGING_CASE, WEATHER_SSE } from '../support/weather-fixtures.ts'
 import { type Host, indexedHost } from '../support/results-support.ts'
 import { type GeminiStub, startGeminiStub } from '../support/gemini-stub.ts'
-import { chromiumMissing, launchPage, type Page } from './dashboard-cdp.ts'
+import { chromiumMissing, openPage, type Page } from './browser.ts'
 import { keepScreenshot } from './screenshots.ts'
 
 const TOKEN = 'dashboard-e2e-token-0123456789abcdef'
@@ -42,7 +42,7 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     const res = await host.call('POST', `/v1/sessions/${encodeURIComponent(LIVE)}/events`, TOKEN, body, 'text/event-stream')
     expect(res.status, await res.text()).toBeLessThan(300)
   }
-  const shot = async (name: string) => keepScreenshot(`dashboard-${name}.png`, await page.screenshot())
+  const shot = async (name: string) => keepScreenshot(`dashboard-${name}.png`, await page.screenshot({ fullPage: true }))
 
   beforeAll(async () => {
     gemini = await startGeminiStub()
@@ -61,7 +61,7 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
       JSON.stringify({ session_id: LIVE, eval_config: LIVE_CONFIG, eval_case: DIVERGING_CASE }),
     )
     expect(created.status).toBe(201)
-    page = await launchPage({ width: 1400, height: 1000 })
+    page = await openPage(1400, 1000)
   })
   afterAll(async () => {
     await page?.close()

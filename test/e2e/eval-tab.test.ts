@@ -14,7 +14,7 @@ import { createSessionEngine } from '../../src/engine/session-engine.ts'
 import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
-import { chromiumMissing, openPage, type Page } from './eval-tab-browser.ts'
+import { chromiumMissing, openPage, type Page } from './browser.ts'
 import { keepScreenshot } from './screenshots.ts'
 
 const APP = 'scripted_weather_agent'

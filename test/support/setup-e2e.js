@@ -31,7 +31,7 @@ const MAX_LOG_CHARS = 4_000
 
 const warnOnly = process.argv.includes('--warn-only')
 
-/** Where the browser tests (test/e2e/dashboard-cdp.ts, eval-tab-browser.ts) look for Debian's Chromium (EVALSTREAM_CHROMIUM overrides). */
+/** Where the browser tests (test/e2e/browser.ts) look for Debian's Chromium (EVALSTREAM_CHROMIUM overrides). */
 const CHROMIUM_PATH = process.env.EVALSTREAM_CHROMIUM || '/usr/bin/chromium'
 /** apt-get waits this long (s) for a dpkg lock another installer holds, then gives up. */
 const APT_LOCK_TIMEOUT_S = 300

@@ -3,7 +3,7 @@
  * wrangler bundles the Worker as `wrangler deploy` would. Each runs as a real subprocess.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -37,8 +37,12 @@ describe('the source compiles unchanged', { timeout: 300_000 }, () => {
 
   it('as a Worker bundle (wrangler deploy --dry-run)', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'evalstream-wrangler-'))
-    const { code, output } = run('wrangler', ['deploy', '--dry-run', '--outdir', outdir])
-    expect(output).toMatch(/env\.SESSIONS \(EvalSession\)\s+Durable Object/)
-    expect(code).toBe(0)
+    try {
+      const { code, output } = run('wrangler', ['deploy', '--dry-run', '--outdir', outdir])
+      expect(output).toMatch(/env\.SESSIONS \(EvalSession\)\s+Durable Object/)
+      expect(code).toBe(0)
+    } finally {
+      rmSync(outdir, { recursive: true, force: true })
+    }
   })
 })

@@ -76,13 +76,20 @@ describe('OpenTelemetry and webhooks on Workers', () => {
     ).toEqual({ ok: true })
   })
 
-  it('refuses a session webhook aimed at loopback', async () => {
-    const res = await fetch(`${worker.baseUrl}/v1/sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ eval_config: CONFIG, webhook: { url: `${hook.url}/x`, secret: SECRET } }),
-    })
-    expect(res.status).toBe(400)
-    expect(((await res.json()) as { detail: string }).detail).toMatch(/127\.0\.0\.1 is a loopback address/)
+  it('refuses a session webhook aimed at loopback, metadata or another special-purpose address', async () => {
+    const refused: Array<[string, RegExp]> = [
+      [`${hook.url}/x`, /127\.0\.0\.1 is a loopback address/],
+      ['http://[::ffff:a9fe:a9fe]/x', /link-local address .*IPv4-mapped carrying 169\.254\.169\.254/],
+      ['http://[5f00::1]/x', /special-purpose address \(segmentRouting\)/],
+    ]
+    for (const [url, why] of refused) {
+      const res = await fetch(`${worker.baseUrl}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ eval_config: CONFIG, webhook: { url, secret: SECRET } }),
+      })
+      expect(res.status, url).toBe(400)
+      expect(((await res.json()) as { detail: string }).detail, url).toMatch(why)
+    }
   })
 })

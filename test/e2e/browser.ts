@@ -1,7 +1,8 @@
 /**
- * Just enough of the Chrome DevTools Protocol to drive the stock ADK web UI in a real headless
- * Chromium: plain CDP over Node's global WebSocket, no browser-automation package. Chromium runs
- * in its own process group with a throwaway profile; `close()` kills the group and removes it.
+ * The tests' one browser driver: just enough of the Chrome DevTools Protocol to drive a real
+ * headless Chromium (the dashboard, the stock ADK web UI), plain CDP over Node's global WebSocket,
+ * no browser-automation package. Chromium runs in its own process group with a throwaway profile;
+ * `close()` kills the group and removes it.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -15,12 +16,16 @@ const START_TIMEOUT_MS = 30_000
 export type Page = {
   /** Runs an expression in the page (promises awaited) and returns its JSON value. */
   evaluate<T = unknown>(expression: string): Promise<T>
-  /** Resolves once `condition` (an expression) is truthy in the page, re-checked on every DOM change. */
+  /**
+   * Resolves once `condition` (an expression) is truthy in the page, re-checked on every DOM change
+   * and every frame (for state outside the DOM: storage, readyState); no fixed sleeps.
+   */
   waitFor(condition: string, what: string, timeoutMs?: number): Promise<void>
   /** Types text into the focused element, as a user would. */
   type(text: string): Promise<void>
   navigate(url: string): Promise<void>
-  screenshot(): Promise<Buffer>
+  /** A PNG of the viewport, or with `fullPage` of the whole page beyond it. */
+  screenshot(options?: { fullPage?: boolean }): Promise<Buffer>
   close(): Promise<void>
 }
 
@@ -45,6 +50,7 @@ export async function openPage(width: number, height: number): Promise<Page> {
       '--headless=new',
       '--no-sandbox',
       '--disable-gpu',
+      '--disable-dev-shm-usage',
       '--no-first-run',
       '--remote-debugging-port=0',
       `--user-data-dir=${profile}`,
@@ -86,9 +92,13 @@ export async function openPage(width: number, height: number): Promise<Page> {
         const ok = await evaluate<boolean>(`new Promise((resolve) => {
           const check = () => { try { return !!(${condition}) } catch { return false } }
           if (check()) return resolve(true)
-          const observer = new MutationObserver(() => { if (check()) { observer.disconnect(); clearTimeout(timer); resolve(true) } })
+          let frame = 0
+          const done = (ok) => { observer.disconnect(); cancelAnimationFrame(frame); clearTimeout(timer); resolve(ok) }
+          const onFrame = () => { if (check()) done(true); else frame = requestAnimationFrame(onFrame) }
+          const observer = new MutationObserver(() => { if (check()) done(true) })
           observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true })
-          const timer = setTimeout(() => { observer.disconnect(); resolve(check()) }, ${timeoutMs})
+          frame = requestAnimationFrame(onFrame)
+          const timer = setTimeout(() => done(check()), ${timeoutMs})
         })`)
         if (!ok) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
       },
@@ -98,8 +108,10 @@ export async function openPage(width: number, height: number): Promise<Page> {
         await cdp.send('Page.navigate', { url })
         await loaded
       },
-      screenshot: async () =>
-        Buffer.from(((await cdp.send('Page.captureScreenshot', { format: 'png' })) as { data: string }).data, 'base64'),
+      async screenshot(options = {}) {
+        const shot = await cdp.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: options.fullPage === true })
+        return Buffer.from((shot as { data: string }).data, 'base64')
+      },
       async close() {
         cdp.close()
         cleanup()
