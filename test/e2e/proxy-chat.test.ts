@@ -14,7 +14,7 @@ import { memorySessionStore } from '../../src/session/store.ts'
 import { createApp } from '../../src/http/app.ts'
 import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
 import { readSse } from '../support/sse-client.ts'
-import { chromiumMissing, openPage, type Page } from './eval-tab-browser.ts'
+import { chromiumMissing, openPage, type Page } from './browser.ts'
 
 const APP = 'scripted_weather_agent'
 /** The user id the ADK web UI sends. */
