@@ -79,6 +79,15 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     expect(await page.evaluate(`${q('[data-session-id="acme:earlier-pass"]')}.dataset.status`)).toBe('PASSED')
     await page.waitFor(q('#stats [data-criterion="tool_trajectory_avg_score"]'), 'the stats card')
     expect(await page.evaluate<string>(`${q('#stats [data-criterion="tool_trajectory_avg_score"] .rate')}.textContent`)).toContain('67%')
+    // The pass rate over time is drawn on a fixed 0-100% axis: the one bucket with results (2 of 3
+    // passed) is two thirds of the axis high, although it is the tallest bar.
+    const heights = await page.evaluate<{ bar: number; axis: number; bars: number }>(`(() => {
+      const chart = ${q('#stats [data-criterion="tool_trajectory_avg_score"] .bars.time')}
+      const filled = [...chart.querySelectorAll('span:not([data-empty])')]
+      return { bar: filled[0].getBoundingClientRect().height, axis: chart.clientHeight, bars: filled.length }
+    })()`)
+    expect(heights.bars).toBe(1)
+    expect(heights.bar / heights.axis).toBeCloseTo(2 / 3, 1)
     await page.waitFor(`${q('#tenant')}.textContent.includes('acme')`, 'the tenant')
     await shot('overview')
   })
@@ -133,5 +142,12 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
       }?.textContent.startsWith('100%')`,
       'the app filter',
     )
+    // 100% fills the axis.
+    expect(
+      await page.evaluate(`(() => {
+        const chart = ${q('#stats [data-criterion="tool_trajectory_avg_score"] .bars.time')}
+        return chart.querySelector('span:not([data-empty])').getBoundingClientRect().height / chart.clientHeight
+      })()`),
+    ).toBeCloseTo(1, 1)
   })
 })

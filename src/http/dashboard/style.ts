@@ -47,6 +47,10 @@ h2 { font-size: 16px; margin: 0 0 8px; } h3 { font-size: 14px; margin: 0 0 6px; 
 .bars span { flex: 1; background: #8c959f; min-height: 1px; }
 .bars.time span { background: var(--pass); }
 .bars.time span[data-bad="true"] { background: var(--fail); }
+.bars span[data-empty="true"] { min-height: 0; }
+.rate-chart { display: grid; grid-template-columns: auto 1fr; gap: 4px; }
+.rate-chart .bars { background: linear-gradient(to bottom, transparent calc(50% - 0.5px), var(--line) calc(50% - 0.5px), var(--line) calc(50% + 0.5px), transparent calc(50% + 0.5px)); }
+.y-axis { display: flex; flex-direction: column; justify-content: space-between; height: 60px; margin: 6px 0 2px; font-size: 10px; color: var(--none); text-align: right; }
 .axis { display: flex; justify-content: space-between; font-size: 11px; color: var(--none); }
 @media (max-width: 900px) { main { grid-template-columns: 1fr; grid-template-areas: "list" "session" "stats"; } .columns { grid-template-columns: 1fr; } }
 `

@@ -13,6 +13,7 @@ const ATTRIBUTES = new Set([
   'data-criterion',
   'data-author',
   'data-bad',
+  'data-empty',
   'data-invocation',
   'hidden',
 ])
