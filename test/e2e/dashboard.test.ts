@@ -23,8 +23,14 @@ const HOSTILE = '<img src=x onerror="window.__xss = 1">What is the weather in Pa
 const LIVE = 'acme:live'
 const JUDGED = 'final_response_match_v2'
 /** The live session adds a judged criterion, answered by the Gemini stub when the test says so. */
-const LIVE_CONFIG = { criteria: { ...CONFIG.criteria, [JUDGED]: { threshold: 0.5, judge_model_options: { num_samples: 1 } } } }
-const VERDICT = JSON.stringify({ reasoning: 'Same weather and time facts as the reference.', is_the_agent_response_valid: 'valid' })
+const LIVE_CONFIG = { criteria: { ...CONFIG.criteria, [JUDGED]: { threshold: 0.5, judge_model_options: { num_samples: 3 } } } }
+const verdict = (label: string, reasoning: string) => JSON.stringify({ reasoning, is_the_agent_response_valid: label })
+/** Three samples in one call (candidateCount): two valid, one invalid; the vote keeps the first valid one. */
+const VERDICTS = [
+  verdict('valid', 'Same weather and time facts as the reference.'),
+  verdict('invalid', 'The reference gives no temperature.'),
+  verdict('valid', 'Sunny, 21C and 10:30 in both.'),
+]
 const missing = chromiumMissing()
 
 const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
@@ -46,7 +52,7 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
 
   beforeAll(async () => {
     gemini = await startGeminiStub()
-    gemini.handle(() => ({ candidates: [VERDICT], after: judgeHeld }))
+    gemini.handle(() => ({ candidates: VERDICTS, after: judgeHeld }))
     host = indexedHost({ EVALSTREAM_TOKENS: `acme:${TOKEN}`, GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url })
     await host.run('acme:earlier-pass', { token: TOKEN })
     await host.run('acme:earlier-fail', { token: TOKEN, tools: ['get_time'] })
@@ -127,7 +133,31 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     await shot('judging')
     releaseJudge()
     await page.waitFor(`${criterion(JUDGED)}?.dataset.status === 'PASSED'`, 'the judged result')
-    expect(await page.evaluate<string>(`${criterion(JUDGED)}.textContent`)).toContain('Same weather and time facts as the reference.')
+    expect(await page.evaluate<string>(`${criterion(JUDGED)}.querySelector('.explain.judge .rationale').textContent`))
+      .toContain('Same weather and time facts as the reference.')
+    // Every sample's vote with its own reasoning, the kept one marked.
+    const votes = await page.evaluate<Array<{ vote: string; chosen: boolean; text: string }>>(
+      `[...${
+        criterion(JUDGED)
+      }.querySelectorAll('.votes li')].map((li) => ({ vote: li.dataset.vote, chosen: li.dataset.chosen === 'true', text: li.textContent }))`,
+    )
+    expect(votes.map((v) => [v.vote, v.chosen])).toEqual([['valid', true], ['invalid', false], ['valid', false]])
+    expect(votes[1]!.text).toContain('The reference gives no temperature.')
+    expect(await page.evaluate<string>(`${criterion(JUDGED)}.querySelector('.votes').textContent`)).toContain('2 valid, 1 invalid')
+    // The failed trajectory (EXACT) once the invocation is complete: expected and actual calls side
+    // by side, the first position that differs marked.
+    const table = await page.evaluate<Array<{ cells: string[]; mark: string; divergence: boolean }>>(
+      `[...${criterion('tool_trajectory_avg_score')}.querySelectorAll('.explain.trajectory tbody tr')].map((tr) => ({
+        cells: [...tr.children].map((td) => td.textContent), mark: tr.dataset.mark, divergence: tr.dataset.divergence === 'true' }))`,
+    )
+    expect(table).toEqual([
+      {
+        cells: ['1. get_time({"city":"Paris"})', '1. get_weather({"city":"Paris"})', '≠ different call ← first divergence'],
+        mark: 'mismatch',
+        divergence: true,
+      },
+      { cells: ['—', '2. get_time({"city":"Paris"})', 'not expected'], mark: 'extra', divergence: false },
+    ])
     expect((await host.call('POST', `/v1/sessions/${encodeURIComponent(LIVE)}/end`, TOKEN)).status).toBe(200)
     await page.waitFor(`${q('#session-status [data-status="FAILED"]')}`, 'the case result')
     await page.waitFor(q(`[data-session-id="${LIVE}"][data-status="FAILED"]`), 'the live session in the list')

@@ -40,6 +40,21 @@ h2 { font-size: 16px; margin: 0 0 8px; } h3 { font-size: 14px; margin: 0 0 6px; 
 .criterion { display: grid; grid-template-columns: 1fr auto; gap: 2px 8px; padding: 4px 0; border-top: 1px dashed var(--line); }
 .criterion .name { font-family: ui-monospace, monospace; font-size: 12px; }
 .criterion .why { grid-column: 1 / span 2; font-size: 12px; color: #444; white-space: pre-wrap; overflow-wrap: anywhere; }
+.explain { grid-column: 1 / span 2; font-size: 12px; margin-top: 4px; }
+.explain table { border-collapse: collapse; width: 100%; }
+.explain th { text-align: left; font-weight: 600; color: var(--none); }
+.explain td { border-top: 1px solid var(--line); padding: 2px 4px; vertical-align: top; }
+.explain td.call { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+.explain tr[data-mark="match"] td.mark { color: var(--pass); }
+.explain tr[data-mark="mismatch"] td.mark, .explain tr[data-mark="missing"] td.mark, .explain tr[data-mark="extra"] td.mark { color: var(--fail); }
+.explain tr[data-allowed="true"] td.mark { color: var(--pending); }
+.explain tr[data-divergence="true"] { background: #ffebe9; outline: 2px solid var(--fail); }
+.explain tr[data-divergence="true"] td.mark { font-weight: 600; }
+.explain .rationale { white-space: pre-wrap; overflow-wrap: anywhere; }
+.explain ol, .explain ul { margin: 2px 0; padding-left: 20px; overflow-wrap: anywhere; }
+.explain .vote { font-weight: 600; }
+.explain li[data-vote="valid"] .vote, .explain li[data-verdict="yes"] .vote { color: var(--pass); }
+.explain li[data-vote="invalid"] .vote, .explain li[data-verdict="no"] .vote { color: var(--fail); }
 .stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 8px; }
 .card .rate { font-size: 24px; font-weight: 600; }

@@ -14,6 +14,13 @@ const ATTRIBUTES = new Set([
   'data-author',
   'data-bad',
   'data-empty',
+  'data-mark',
+  'data-allowed',
+  'data-divergence',
+  'data-match-type',
+  'data-vote',
+  'data-chosen',
+  'data-verdict',
   'data-invocation',
   'hidden',
 ])

@@ -6,12 +6,12 @@
  */
 import { followResults, getJson } from './api.ts'
 import { badge, formatScore, h, replace } from './dom.ts'
+import { judgeElement, trajectoryElement } from './explain.ts'
+import { type JudgeView, judgeView } from './judge-view.ts'
+import { type TrajectoryTable, trajectoryTable } from './trajectory-rows.ts'
 import type { Conversation, ResultMessage, SessionSnapshot } from './wire.ts'
 
 const STATUS_NAMES: Record<number, string> = { 1: 'PASSED', 2: 'FAILED', 3: 'NOT_EVALUATED' }
-/** How deep and how many entries the rationale search walks in a result's details. */
-const MAX_WALK_DEPTH = 4
-const MAX_RATIONALES = 12
 /** Conversation refetches are coalesced to at most one per this many ms. */
 const CONVERSATION_DEBOUNCE_MS = 250
 
@@ -25,6 +25,10 @@ type CriterionView = {
   provisional?: number | null
   early?: boolean
   reasons?: string[]
+  /** A tool trajectory's expected-versus-actual calls (from the final result's details). */
+  trajectory?: TrajectoryTable
+  /** A judge's rationale and votes. */
+  judge?: JudgeView
 }
 
 type InvocationView = { id: string; completed?: boolean; criteria: Map<string, CriterionView> }
@@ -35,21 +39,6 @@ export type SessionState = {
   status: string
   stream: string
   errors: string[]
-}
-
-/** Rationale-like strings in a result's details, bounded in depth and count. */
-function rationales(details: unknown): string[] {
-  const found: string[] = []
-  const stack: Array<[unknown, number]> = [[details, 0]]
-  while (stack.length > 0 && found.length < MAX_RATIONALES) {
-    const [value, depth] = stack.pop()!
-    if (!value || typeof value !== 'object' || depth > MAX_WALK_DEPTH) continue
-    for (const [key, v] of Object.entries(value).slice(0, 50)) {
-      if (typeof v === 'string' && /rationale|reasoning|explanation/i.test(key)) found.push(v)
-      else if (v && typeof v === 'object') stack.push([v, depth + 1])
-    }
-  }
-  return found
 }
 
 function criterionNote(c: CriterionView, inv: InvocationView): string {
@@ -126,6 +115,8 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
               h('span', { class: 'muted' }, criterionNote(c, inv)),
               h('span', null),
               (c.reasons || []).map((r) => h('div', { class: 'why' }, r)),
+              c.trajectory && c.status !== 'PASSED' ? trajectoryElement(c.trajectory) : null,
+              c.judge ? judgeElement(c.judge) : null,
             )
           ),
         )
@@ -155,8 +146,9 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       } else c.provisional = data.score
       invocation(data.invocation_index).criteria.set(data.metric_name, Object.assign({ status: 'PENDING' }, c))
     } else if (type === 'criterion.result') {
-      const reasons = rationales(data.details)
-      if (data.reason) reasons.unshift(data.reason)
+      const reasons = data.reason ? [data.reason] : []
+      const trajectory = trajectoryTable(data.details)
+      const judge = trajectory ? undefined : judgeView(data.details)
       const inv = invocation(data.invocation_index, data.invocation_id)
       // Results come when an invocation completes: whatever is still pending then is being judged.
       inv.completed = true
@@ -168,6 +160,8 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
         threshold: data.threshold,
         reasons,
         early,
+        trajectory,
+        judge,
       })
     } else if (type === 'case.result') state.status = STATUS_NAMES[data.final_eval_status ?? 0] || 'NOT_EVALUATED'
     else if (type === 'error') {
