@@ -164,6 +164,24 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     await shot('session')
   })
 
+  it('shows a deleted session gone, with why, in the detail and the list alike', async () => {
+    // Open while it is deleted: the stream's closing frame says why.
+    await page.evaluate(`location.hash = '#/session/acme:earlier-pass'`)
+    await page.waitFor(q('#session-status [data-status="PASSED"]'), 'the passed session')
+    expect((await host.call('DELETE', '/v1/sessions/acme:earlier-pass', TOKEN)).status).toBe(204)
+    await page.waitFor(q('#session-status [data-status="GONE"]'), 'the session to be gone')
+    expect(await page.evaluate<string>(`${q('#session-status .gone')}.textContent`)).toContain('it was deleted')
+    await page.waitFor(q('[data-session-id="acme:earlier-pass"][data-status="GONE"]'), 'the list to agree')
+    expect(await page.evaluate<string>(`${q('[data-session-id="acme:earlier-pass"]')}.textContent`)).toContain('(was passed)')
+    // Deleted before it is opened: the 404 is shown as gone, not as an open session.
+    expect((await host.call('DELETE', '/v1/sessions/acme:earlier-fail', TOKEN)).status).toBe(204)
+    await page.evaluate(`location.hash = '#/session/acme:earlier-fail'`)
+    await page.waitFor(q('#session-status [data-status="GONE"]'), 'the deleted session to be gone')
+    expect(await page.evaluate<string>(`${q('#session-status .gone')}.textContent`)).toContain('deleted')
+    expect(await page.evaluate(`document.querySelectorAll('#session-status [data-status="OPEN"]').length`)).toBe(0)
+    await page.waitFor(q('[data-session-id="acme:earlier-fail"][data-status="GONE"]'), 'the list to agree')
+  })
+
   it('filters the stats by app', async () => {
     await page.evaluate(`location.hash = ''; ${q('#filter-app')}.value = 'travel'; ${q('#filters')}.dispatchEvent(new Event('change'))`)
     await page.waitFor(

@@ -28,6 +28,8 @@ h2 { font-size: 16px; margin: 0 0 8px; } h3 { font-size: 14px; margin: 0 0 6px; 
 .badge[data-status="FAILED"] { background: var(--fail); }
 .badge[data-status="PENDING"], .badge[data-status="OPEN"] { background: var(--pending); }
 .badge[data-status="INFORMATIONAL"] { background: #57606a; }
+.badge[data-status="GONE"] { background: #24292f; }
+#session-status .gone { color: #24292f; font-weight: 600; }
 .columns { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 .conversation, .scores { border: 1px solid var(--line); border-radius: 6px; padding: 8px; max-height: 70vh; overflow: auto; }
 .turn { border-left: 3px solid var(--line); padding: 2px 8px; margin: 6px 0; }

@@ -5,7 +5,7 @@
  */
 import { ApiError, getJson, getToken, setToken } from './api.ts'
 import { badge, h, replace } from './dom.ts'
-import { openSession } from './session.ts'
+import { openSession, type SessionState } from './session.ts'
 import { loadStats, type StatsFilters } from './stats.ts'
 import type { SessionList, SessionSummary } from './wire.ts'
 
@@ -27,6 +27,12 @@ const input = (id: string) => $(id) as HTMLInputElement
 const els = { title: $('session-title'), status: $('session-status'), scores: $('scores'), conversation: $('conversation') }
 let closeSession = () => {}
 let selected = ''
+/**
+ * Sessions the server no longer holds, learnt when opened (410 with its reason, 404 once deleted,
+ * or the stream's closing frame). The list comes from the results index, which keeps a session's
+ * results after it goes; these are shown gone in the list too, with the same reason.
+ */
+const goneSessions = new Map<string, string>()
 
 function filters(): StatsFilters {
   return { app: input('filter-app').value.trim(), windowMs: Number(($('filter-window') as HTMLSelectElement).value) }
@@ -51,13 +57,22 @@ function sessionItem(s: SessionSummary): HTMLElement {
     .map(([name, c]) =>
       badge(c.failed > 0 ? 'FAILED' : c.passed > 0 ? 'PASSED' : 'NOT_EVALUATED', name + (c.failed > 0 ? ' ✗' : c.passed > 0 ? ' ✓' : ' –'))
     )
+  const gone = goneSessions.get(s.session_id)
+  const status = gone !== undefined ? 'GONE' : s.status
   return h(
     'li',
-    { class: s.session_id === selected ? 'selected' : undefined, 'data-session-id': s.session_id, 'data-status': s.status },
+    { class: s.session_id === selected ? 'selected' : undefined, 'data-session-id': s.session_id, 'data-status': status },
     h(
       'a',
-      { href: `#/session/${encodeURIComponent(s.session_id)}` },
-      h('div', null, badge(s.status), ' ', h('span', { class: 'id' }, s.session_id)),
+      { href: `#/session/${encodeURIComponent(s.session_id)}`, title: gone },
+      h(
+        'div',
+        null,
+        badge(status),
+        gone !== undefined && s.status !== 'OPEN' ? h('span', { class: 'muted' }, ` (was ${s.status.toLowerCase()})`) : null,
+        ' ',
+        h('span', { class: 'id' }, s.session_id),
+      ),
       h(
         'div',
         { class: 'muted' },
@@ -93,7 +108,11 @@ async function refresh(what: () => Promise<void>): Promise<void> {
 
 /** A result in the open session: the list and the stats follow soon after (coalesced). */
 let followUp: ReturnType<typeof setTimeout> | undefined
-function onSessionChange(): void {
+function onSessionChange(id: string, state: SessionState): void {
+  if (state.gone !== undefined && !goneSessions.has(id)) {
+    goneSessions.set(id, state.gone)
+    void refresh(refreshSessions)
+  }
   clearTimeout(followUp)
   followUp = setTimeout(() => {
     void refresh(refreshSessions)
@@ -108,7 +127,7 @@ function route(): void {
   closeSession()
   selected = id
   $('session-view').hidden = !id
-  if (id) closeSession = openSession(id, els, onSessionChange)
+  if (id) closeSession = openSession(id, els, (state) => onSessionChange(id, state))
   else closeSession = () => {}
   for (const li of document.querySelectorAll<HTMLElement>('#sessions li')) li.classList.toggle('selected', li.dataset.sessionId === id)
 }

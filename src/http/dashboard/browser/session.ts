@@ -4,7 +4,7 @@
  * FAILED `criterion.progress` (a trajectory that diverged mid-invocation) turns it red at once;
  * judged criteria stay pending until their `criterion.result` brings the votes' rationale.
  */
-import { followResults, getJson } from './api.ts'
+import { ApiError, followResults, getJson } from './api.ts'
 import { badge, formatScore, h, replace } from './dom.ts'
 import { judgeElement, trajectoryElement } from './explain.ts'
 import { type JudgeView, judgeView } from './judge-view.ts'
@@ -14,6 +14,11 @@ import type { Conversation, ResultMessage, SessionSnapshot } from './wire.ts'
 const STATUS_NAMES: Record<number, string> = { 1: 'PASSED', 2: 'FAILED', 3: 'NOT_EVALUATED' }
 /** Conversation refetches are coalesced to at most one per this many ms. */
 const CONVERSATION_DEBOUNCE_MS = 250
+/**
+ * A finished session's stream is closed, so nothing would tell the page that the server let it go:
+ * while it is shown, its snapshot is asked for again this often (one small request).
+ */
+const GONE_CHECK_MS = 3000
 
 /** The elements one session is drawn into. */
 export type SessionElements = { title: HTMLElement; status: HTMLElement; scores: HTMLElement; conversation: HTMLElement }
@@ -37,6 +42,8 @@ export type SessionState = {
   metrics: string[]
   invocations: Map<number, InvocationView>
   status: string
+  /** Why the server no longer holds the session (status GONE): its 410 detail, or deleted. */
+  gone?: string
   stream: string
   errors: string[]
 }
@@ -94,6 +101,7 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       badge(state.status),
       ' ',
       h('span', { class: 'muted' }, `stream: ${state.stream}`),
+      state.gone ? h('div', { class: 'why gone' }, state.gone) : null,
       state.errors.map((e) => h('div', { class: 'why' }, e)),
     )
     const blocks = [...state.invocations.entries()]
@@ -164,13 +172,42 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
         judge,
       })
     } else if (type === 'case.result') state.status = STATUS_NAMES[data.final_eval_status ?? 0] || 'NOT_EVALUATED'
-    else if (type === 'error') {
-      // A rejected event (the session goes on), or the server closing the stream (evicted).
+    else if (type === 'error' && data.kind === undefined) {
+      // The frame that closes the stream when the server lets the session go (evicted or deleted).
+      markGone(String(data.message || 'the server let this session go'))
+    } else if (type === 'error') {
+      // A rejected event: the session goes on.
       const where = data.kind === 'rejected_event' ? `rejected event ${data.index}${data.path ? ` at ${data.path}` : ''}: ` : ''
       state.errors.push(where + String(data.message || 'error'))
     }
     render()
     refreshConversation()
+  }
+  /** The server no longer holds the session: say so and why, whatever the results said before. */
+  const markGone = (why: string) => {
+    state.status = 'GONE'
+    state.gone = why
+  }
+  const refused = (error: Error) => {
+    if (error instanceof ApiError && error.status === 410) markGone(error.message)
+    else if (error instanceof ApiError && error.status === 404) {
+      markGone('the server holds no such session: it was deleted (DELETE /v1/sessions/{id}), or the id is wrong')
+    }
+  }
+  let stopped = false
+  let goneTimer: ReturnType<typeof setTimeout> | undefined
+  const checkGone = () => {
+    goneTimer = setTimeout(() => {
+      getJson<SessionSnapshot>(`/v1/sessions/${encodeURIComponent(sessionId)}`).then(
+        () => stopped || checkGone(),
+        (error: Error) => {
+          if (stopped) return
+          refused(error)
+          if (state.status === 'GONE') render()
+          else checkGone()
+        },
+      )
+    }, GONE_CHECK_MS)
   }
   let stop = () => {}
   getJson<SessionSnapshot>(`/v1/sessions/${encodeURIComponent(sessionId)}`).then(
@@ -180,18 +217,23 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       if (snapshot.ended && !snapshot.case_result) state.status = 'ENDED'
       render()
       refreshConversation()
-      stop = followResults(sessionId, onResult, (s) => {
+      stop = followResults(sessionId, onResult, (s, error) => {
         state.stream = s
+        if (error) refused(error)
+        if (s === 'done') checkGone()
         render()
       })
     },
     (error: Error) => {
       state.stream = error.message
+      refused(error)
       render()
     },
   )
   return () => {
+    stopped = true
     stop()
     clearTimeout(timer)
+    clearTimeout(goneTimer)
   }
 }
