@@ -180,6 +180,16 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     expect(await page.evaluate<string>(`${q('#session-status .gone')}.textContent`)).toContain('deleted')
     expect(await page.evaluate(`document.querySelectorAll('#session-status [data-status="OPEN"]').length`)).toBe(0)
     await page.waitFor(q('[data-session-id="acme:earlier-fail"][data-status="GONE"]'), 'the list to agree')
+    // Deleted while its stream is live: the stream's closing frame says why, and that stays.
+    const open = 'acme:open-then-deleted'
+    expect((await host.call('POST', '/v1/sessions', TOKEN, JSON.stringify({ session_id: open, eval_config: CONFIG }))).status).toBe(201)
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/session/${open}`)}`)
+    await page.waitFor(`${q('#session-status')}.textContent.includes('stream: live')`, 'the live stream')
+    expect((await host.call('DELETE', `/v1/sessions/${open}`, TOKEN)).status).toBe(204)
+    await page.waitFor(q('#session-status [data-status="GONE"]'), 'the live session to be gone')
+    expect(await page.evaluate<string>(`${q('#session-status .gone')}.textContent`)).toBe(
+      `session '${open}' was deleted (DELETE /v1/sessions/${open})`,
+    )
   })
 
   it('filters the stats by app', async () => {

@@ -185,6 +185,8 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
   }
   /** The server no longer holds the session: say so and why, whatever the results said before. */
   const markGone = (why: string) => {
+    // The first word is the precise one (the closing frame's); a later 404 would only say "deleted".
+    if (state.gone !== undefined) return
     state.status = 'GONE'
     state.gone = why
   }
