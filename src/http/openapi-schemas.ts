@@ -119,7 +119,9 @@ export const RunCase = z.object({
   run: z.number().int(),
   status: z.string().describe('RUNNING until the case is done, then PASSED, FAILED or NOT_EVALUATED'),
   reason: z.string().optional(),
-  session_id: z.string().optional().describe('the session that scored it (GET /v1/sessions/{id})'),
+  session_id: z.string().optional().describe(
+    "the agent's ADK session the case ran in (the run scores it itself: not an evalstream session)",
+  ),
 })
 
 export const RunSnapshot = z.object({

@@ -9,9 +9,10 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CONFIG, DIVERGING_CASE, WEATHER_SSE } from '../support/weather-fixtures.ts'
+import { CONFIG, DIVERGING_CASE, FINAL_TEXT, WEATHER_SSE } from '../support/weather-fixtures.ts'
 import { type Host, indexedHost } from '../support/results-support.ts'
 import { type GeminiStub, startGeminiStub } from '../support/gemini-stub.ts'
+import { startStubAgent, type StubAgent } from '../support/stub-adk-server.ts'
 import { chromiumMissing, launchPage, type Page } from './dashboard-cdp.ts'
 import { keepScreenshot } from './screenshots.ts'
 
@@ -32,6 +33,20 @@ const VERDICTS = [
   verdict('valid', 'Sunny, 21C and 10:30 in both.'),
 ]
 const missing = chromiumMissing()
+/** An eval set run against the loopback ADK stand-in: one case passes, one the agent answers with a 500. */
+const runCase = (id: string, text: string) => ({
+  eval_id: id,
+  conversation: [{
+    invocation_id: `x-${id}`,
+    user_content: { role: 'user', parts: [{ text }] },
+    final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
+    intermediate_data: {
+      tool_uses: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_time', args: { city: 'Paris' } }],
+      intermediate_responses: [],
+    },
+  }],
+})
+const EVAL_SET = { eval_set_id: 'weather_set', eval_cases: [runCase('paris', 'Paris?'), runCase('broken', 'Paris? [500]')] }
 
 const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
 const criterion = (name: string) => q(`#scores [data-invocation="0"] [data-criterion="${name}"]`)
@@ -39,6 +54,7 @@ const criterion = (name: string) => q(`#scores [data-invocation="0"] [data-crite
 describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let host: Host
   let gemini: GeminiStub
+  let agent: StubAgent
   let releaseJudge: () => void = () => {}
   const judgeHeld = new Promise<void>((resolve) => (releaseJudge = resolve))
   let server: ReturnType<typeof serve>
@@ -53,7 +69,13 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
   beforeAll(async () => {
     gemini = await startGeminiStub()
     gemini.handle(() => ({ candidates: VERDICTS, after: judgeHeld }))
-    host = indexedHost({ EVALSTREAM_TOKENS: `acme:${TOKEN}`, GEMINI_API_KEY: 'test-key', GEMINI_BASE_URL: gemini.url })
+    agent = await startStubAgent()
+    host = indexedHost({
+      EVALSTREAM_TOKENS: `acme:${TOKEN}`,
+      GEMINI_API_KEY: 'test-key',
+      GEMINI_BASE_URL: gemini.url,
+      AGENT_URL: agent.url,
+    })
     await host.run('acme:earlier-pass', { token: TOKEN })
     await host.run('acme:earlier-fail', { token: TOKEN, tools: ['get_time'] })
     await host.run('acme:other-app', { token: TOKEN, app: 'travel' })
@@ -74,6 +96,7 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     releaseJudge()
     await new Promise((r) => server?.close(r))
     await gemini?.close()
+    await agent?.close()
   })
 
   it('asks for the token, then lists the sessions with their pass/fail', async () => {
@@ -190,6 +213,19 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     expect(await page.evaluate<string>(`${q('#session-status .gone')}.textContent`)).toBe(
       `session '${open}' was deleted (DELETE /v1/sessions/${open})`,
     )
+  })
+
+  it('lists eval-set runs with their cases, their status and why', async () => {
+    const body = JSON.stringify({ run_id: 'nightly', eval_set: EVAL_SET, eval_config: CONFIG, app_name: 'weather_agent' })
+    expect((await host.call('POST', '/v1/runs', TOKEN, body)).status).toBe(202)
+    await page.waitFor(q('[data-run-id="nightly"][data-status="NOT_EVALUATED"]'), 'the finished run in the list')
+    const cases = await page.evaluate<Array<{ id: string; status: string; text: string }>>(
+      `[...${q('[data-run-id="nightly"]')}.querySelectorAll('.cases li')].map((li) => ({
+        id: li.dataset.evalId, status: li.dataset.status, text: li.textContent }))`,
+    )
+    expect(cases.map((c) => [c.id, c.status]).sort()).toEqual([['broken', 'NOT_EVALUATED'], ['paris', 'PASSED']])
+    expect(cases.find((c) => c.id === 'broken')!.text).toContain('500')
+    expect(await page.evaluate<string>(`${q('[data-run-id="nightly"]')}.textContent`)).toContain('weather_agent · 2/2 case(s) done')
   })
 
   it('filters the stats by app', async () => {

@@ -22,6 +22,10 @@ h2 { font-size: 16px; margin: 0 0 8px; } h3 { font-size: 14px; margin: 0 0 6px; 
 .sessions a { color: inherit; text-decoration: none; display: block; }
 .sessions li.selected { border-color: #0969da; box-shadow: 0 0 0 1px #0969da; }
 .sessions .id { font-family: ui-monospace, monospace; font-size: 12px; word-break: break-all; }
+aside h2 + .sessions + h2 { margin-top: 16px; }
+.runs .cases { list-style: none; margin: 4px 0 0; padding: 0; font-size: 12px; }
+.runs .cases li { border: 0; padding: 1px 0; margin: 0; }
+.badge[data-status="RUNNING"] { background: var(--pending); }
 .chips { display: flex; flex-wrap: wrap; gap: 4px; margin-top: 4px; }
 .badge { display: inline-block; border-radius: 10px; padding: 0 8px; font-size: 12px; color: #fff; background: var(--none); white-space: nowrap; }
 .badge[data-status="PASSED"] { background: var(--pass); }

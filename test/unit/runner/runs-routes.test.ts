@@ -101,7 +101,7 @@ describe('/v1/runs', () => {
       cases_done: 2,
       not_evaluated: 1,
     })
-    // Listed with its app and each case as it ended, with the session that scored it.
+    // Listed with its app and each case as it ended (with the agent's ADK session it ran in).
     const { runs } = (await (await app.request('/v1/runs')).json()) as { runs: any[] }
     const listed = runs.find((r) => r.run_id === run_id)
     expect(listed).toMatchObject({ app_name: 'weather_agent', finished: true })

@@ -21,6 +21,8 @@ const ATTRIBUTES = new Set([
   'data-vote',
   'data-chosen',
   'data-verdict',
+  'data-run-id',
+  'data-eval-id',
   'data-invocation',
   'hidden',
 ])

@@ -5,6 +5,7 @@
  */
 import { ApiError, getJson, getToken, setToken } from './api.ts'
 import { badge, h, replace } from './dom.ts'
+import { loadRuns } from './runs.ts'
 import { openSession, type SessionState } from './session.ts'
 import { loadStats, type StatsFilters } from './stats.ts'
 import type { SessionList, SessionSummary } from './wire.ts'
@@ -93,6 +94,10 @@ async function refreshSessions(): Promise<void> {
   $('tenant').textContent = list.tenant ? `tenant: ${list.tenant} (from your token)` : ''
 }
 
+async function refreshRuns(): Promise<void> {
+  await loadRuns($('runs'))
+}
+
 async function refreshStats(): Promise<void> {
   await loadStats($('stats'), filters())
 }
@@ -139,6 +144,7 @@ $('token-form').addEventListener('submit', (e) => {
   selected = ''
   route()
   void refresh(refreshSessions)
+  void refresh(refreshRuns)
   void refresh(refreshStats)
 })
 $('token-clear').addEventListener('click', () => {
@@ -154,6 +160,8 @@ $('filters').addEventListener('submit', (e) => e.preventDefault())
 addEventListener('hashchange', route)
 route()
 void refresh(refreshSessions)
+void refresh(refreshRuns)
 void refresh(refreshStats)
 setInterval(() => refresh(refreshSessions), SESSIONS_REFRESH_MS)
+setInterval(() => refresh(refreshRuns), SESSIONS_REFRESH_MS)
 setInterval(() => refresh(refreshStats), STATS_REFRESH_MS)
