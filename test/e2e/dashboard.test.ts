@@ -226,6 +226,7 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     expect(cases.map((c) => [c.id, c.status]).sort()).toEqual([['broken', 'NOT_EVALUATED'], ['paris', 'PASSED']])
     expect(cases.find((c) => c.id === 'broken')!.text).toContain('500')
     expect(await page.evaluate<string>(`${q('[data-run-id="nightly"]')}.textContent`)).toContain('weather_agent · 2/2 case(s) done')
+    await shot('runs')
   })
 
   it('filters the stats by app', async () => {
