@@ -196,8 +196,10 @@ describe.skipIf(missing !== undefined)(`dashboard in headless Chromium${missing 
     expect(await page.evaluate<string>(`${q('#session-status .gone')}.textContent`)).toContain('it was deleted')
     await page.waitFor(q('[data-session-id="acme:earlier-pass"][data-status="GONE"]'), 'the list to agree')
     expect(await page.evaluate<string>(`${q('[data-session-id="acme:earlier-pass"]')}.textContent`)).toContain('(was passed)')
-    // Deleted before it is opened: the 404 is shown as gone, not as an open session.
+    // Deleted while not shown: the list says so itself (the server marks it), then the detail agrees.
     expect((await host.call('DELETE', '/v1/sessions/acme:earlier-fail', TOKEN)).status).toBe(204)
+    await page.waitFor(q('[data-session-id="acme:earlier-fail"][data-status="GONE"]'), 'the list to show it gone unopened')
+    expect(await page.evaluate<string>(`${q('[data-session-id="acme:earlier-fail"]')}.textContent`)).toContain('(was failed)')
     await page.evaluate(`location.hash = '#/session/acme:earlier-fail'`)
     await page.waitFor(q('#session-status [data-status="GONE"]'), 'the deleted session to be gone')
     expect(await page.evaluate<string>(`${q('#session-status .gone')}.textContent`)).toContain('deleted')

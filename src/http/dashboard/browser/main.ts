@@ -30,8 +30,9 @@ let closeSession = () => {}
 let selected = ''
 /**
  * Sessions the server no longer holds, learnt when opened (410 with its reason, 404 once deleted,
- * or the stream's closing frame). The list comes from the results index, which keeps a session's
- * results after it goes; these are shown gone in the list too, with the same reason.
+ * or the stream's closing frame), for a list that cannot say so itself (a Worker's): the list
+ * comes from the results index, which keeps a session's results after it goes. Node and Deno mark
+ * gone sessions in the list themselves (`gone`).
  */
 const goneSessions = new Map<string, string>()
 
@@ -58,7 +59,7 @@ function sessionItem(s: SessionSummary): HTMLElement {
     .map(([name, c]) =>
       badge(c.failed > 0 ? 'FAILED' : c.passed > 0 ? 'PASSED' : 'NOT_EVALUATED', name + (c.failed > 0 ? ' ✗' : c.passed > 0 ? ' ✓' : ' –'))
     )
-  const gone = goneSessions.get(s.session_id)
+  const gone = goneSessions.get(s.session_id) ?? s.gone?.detail
   const status = gone !== undefined ? 'GONE' : s.status
   return h(
     'li',

@@ -14,6 +14,8 @@ export type SessionSummary = {
   invocations: number
   last_at: number
   criteria: Record<string, CriterionCounts>
+  /** Present when the server no longer holds the session (deleted or evicted). */
+  gone?: { reason: string; detail: string }
 }
 
 export type SessionList = { sessions: SessionSummary[]; tenant?: string | null }
