@@ -20,6 +20,7 @@ import { noSniff } from './no-sniff.ts'
 import { problem } from './problem.ts'
 import { RESULTS_DOCS } from './results-docs.ts'
 import { resultsRoutes } from './results-routes.ts'
+import { storeGoneCheck } from './gone-check.ts'
 import { runsRoutes } from './runs-routes.ts'
 import { sessionsRoutes } from './sessions-routes.ts'
 
@@ -62,7 +63,7 @@ export function createApp(deps: AppDeps): Hono {
     // here reads them), so the agent's exporter does not log a failure every interval.
     app.post('/v1/metrics', otlpMetricsDropped)
   }
-  app.route('/v1', resultsRoutes(deps.resultsIndex))
+  app.route('/v1', resultsRoutes(deps.resultsIndex, undefined, storeGoneCheck(deps)))
   app.get('/v1/sessions/:id/conversation', (c) => conversation(c, deps))
   app.route('/v1/sessions', sessionsRoutes(deps))
   app.route('/v1/runs', runsRoutes(deps))

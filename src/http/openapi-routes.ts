@@ -190,10 +190,17 @@ export const API_ROUTES: RouteDoc[] = [
   }),
   describeRoute({
     method: 'get',
+    path: '/v1/runs',
+    tag: 'runs',
+    summary: "This tenant's eval-set runs, newest first, with their cases",
+    responses: { 200: { description: 'the runs kept (at most 100; the oldest finished one goes first)', json: 'RunList' } },
+  }),
+  describeRoute({
+    method: 'get',
     path: '/v1/runs/:id',
     tag: 'runs',
     params: { id: 'the run id' },
-    summary: 'Run counts so far',
+    summary: 'Run counts so far and its cases',
     responses: { 200: { description: 'counts', json: 'RunSnapshot' }, 404: 'no such run' },
   }),
   describeRoute({

@@ -113,15 +113,31 @@ export const RunRequest = z.object({
 
 export const RunStarted = z.object({ run_id: z.string(), urls: z.object({ self: z.string(), results: z.string(), cancel: z.string() }) })
 
+export const RunCase = z.object({
+  eval_set_id: z.string(),
+  eval_id: z.string(),
+  run: z.number().int(),
+  status: z.string().describe('RUNNING until the case is done, then PASSED, FAILED or NOT_EVALUATED'),
+  reason: z.string().optional(),
+  session_id: z.string().optional().describe(
+    "the agent's ADK session the case ran in (the run scores it itself: not an evalstream session)",
+  ),
+})
+
 export const RunSnapshot = z.object({
   run_id: z.string(),
+  app_name: z.string(),
+  started_at: z.string().describe('ISO 8601'),
   finished: z.boolean(),
   cases_done: z.number().int(),
   invocations_done: z.number().int(),
   failed: z.number().int(),
   not_evaluated: z.number().int(),
   last_seq: z.number().int(),
+  cases: z.array(RunCase).describe('each case started so far, in the order started'),
 })
+
+export const RunList = z.object({ runs: z.array(RunSnapshot).describe('newest first') })
 
 /** ADK api_server's /run_sse body (camelCase as ADK web sends it; snake_case is accepted too). */
 export const RunAgentRequest = z.looseObject({
@@ -167,6 +183,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   RunRequest,
   RunStarted,
   RunSnapshot,
+  RunList,
   RunAgentRequest,
   ProxiedResult,
   ...Object.fromEntries(Object.entries(RUN_EVENT_DATA).map(([type, schema]) => [`RunEvent_${type.replace('.', '_')}`, schema])),

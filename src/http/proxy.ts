@@ -82,7 +82,11 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
     return forwardRunSse(c, deps, text, { [NOTE_HEADER]: 'the ADK session id is not a valid evalstream session id; not scored' })
   }
 
-  const found = await findOrCreate(deps, { id: sessionId, mustExist: named !== undefined, tenant: tenantOf(c) })
+  // The ADK app the run is for names a session it creates (the list and stats filter by app); one
+  // outside the session id's characters and length is left out rather than stored.
+  const appName = str(request?.appName) ?? str(request?.app_name)
+  const app = appName !== undefined && SESSION_ID_PATTERN.test(appName) ? appName : undefined
+  const found = await findOrCreate(deps, { id: sessionId, mustExist: named !== undefined, tenant: tenantOf(c), appName: app })
   if (!found.ok) return problem(c, found.problem)
   const session = found.session
   if (session.ended) return forwardRunSse(c, deps, text, { [SESSION_HEADER]: session.id, [NOTE_HEADER]: 'session ended; not scored' })
@@ -167,7 +171,7 @@ function proxyOff(c: Context): Response {
 }
 
 /** Which session a proxied run scores against, and who is asking. */
-export type SessionLookup = { id: string; mustExist: boolean; tenant: string | undefined }
+export type SessionLookup = { id: string; mustExist: boolean; tenant: string | undefined; appName?: string | undefined }
 
 type Found = { ok: true; session: HostedSession } | Failure
 
@@ -178,7 +182,10 @@ async function findOrCreate(deps: AppDeps, lookup: SessionLookup): Promise<Found
   const existing = await deps.store.get(id, deps.createEngine)
   if (existing) return visibleTo(existing, tenant) ? { ok: true, session: existing } : notFound
   if (mustExist) return failure(404, 'Session not found', `${SESSION_HEADER} names '${id}', which does not exist`)
-  const created = await deps.store.create({ session_id: id, eval_config: deps.defaultConfig, ...tenantField(tenant) }, deps.createEngine)
+  const created = await deps.store.create(
+    { session_id: id, eval_config: deps.defaultConfig, ...tenantField(tenant), ...(lookup.appName ? { app_name: lookup.appName } : {}) },
+    deps.createEngine,
+  )
   if (created.ok || created.problem.status !== 409) return created
   // Another conversation created it a moment ago.
   const raced = await deps.store.get(id, deps.createEngine)

@@ -71,7 +71,13 @@ const SessionSummary = z.object({
   first_at: z.string(),
   last_at: z.string(),
   invocations: z.number().int(),
-  status: z.enum(['OPEN', 'PASSED', 'FAILED', 'NOT_EVALUATED']),
+  status: z.enum(['OPEN', 'PASSED', 'FAILED', 'NOT_EVALUATED']).describe('as its results left it'),
+  gone: z.object({
+    reason: z.enum(['deleted', 'idle', 'capacity', 'retention', 'memory']),
+    detail: z.string(),
+  }).optional().describe(
+    'present when the server no longer holds the session (deleted or evicted; its results stay in the index). Node and Deno; a Worker does not say',
+  ),
   criteria: z.record(
     z.string(),
     z.object({ passed: z.number().int(), failed: z.number().int(), not_evaluated: z.number().int(), informational: z.number().int() }),

@@ -17,11 +17,23 @@ import { problem } from './problem.ts'
 import { type Parsed, resultsQuery, sessionsQuery, statsQuery } from './results-query.ts'
 
 /**
+ * Why a listed session is no longer held by the session store (`reason`: deleted, idle, capacity,
+ * retention, memory, or unknown once the eviction notice itself has aged out), or undefined while
+ * it is held. The index keeps a session's results after it goes; this tells the list.
+ */
+export type GoneCheck = (sessionId: string) => Promise<{ reason: string; detail: string } | undefined>
+
+/**
  * Mounted at `/v1`. `now` (default: the index's clock, which also stamps and ages its rows) ends
- * the default /v1/stats window.
+ * the default /v1/stats window. `gone` (a host whose session store is in reach: Node, Deno) marks
+ * listed sessions the store no longer holds.
  * @example app.route('/v1', resultsRoutes(deps.resultsIndex))
  */
-export function resultsRoutes(index: ResultsIndex | undefined, now: () => number = index?.now ?? Date.now): Hono {
+export function resultsRoutes(
+  index: ResultsIndex | undefined,
+  now: () => number = index?.now ?? Date.now,
+  gone?: GoneCheck,
+): Hono {
   const app = new Hono()
   const serve = <T>(c: Context, parse: (c: Context, tenant: string) => Parsed<T>, read: (index: ResultsIndex, q: T) => unknown) => {
     // 404, not 5xx: nothing is broken, this host was built without an index.
@@ -56,6 +68,15 @@ export function resultsRoutes(index: ResultsIndex | undefined, now: () => number
         ...i.stats(q),
       }),
     ))
-  app.get('/sessions', (c) => serve(c, sessionsQuery, (i, q) => i.sessions(q)))
+  app.get('/sessions', async (c) => {
+    const listed = serve(c, sessionsQuery, (i, q) => i.sessions(q))
+    if (!gone || listed.status !== 200) return listed
+    const body = (await listed.json()) as { sessions: Array<Record<string, unknown>> }
+    for (const s of body.sessions) {
+      const why = await gone(String(s.session_id))
+      if (why) s.gone = why
+    }
+    return c.json(body)
+  })
   return app
 }

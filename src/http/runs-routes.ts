@@ -5,7 +5,8 @@
  *
  *   POST /v1/runs               {eval_set, app_name, eval_config?, case_ids?, parallel?, num_runs?,
  *                                session_timeout_ms?, turn_timeout_ms?, agent_url?} -> 202 {run_id, urls}
- *   GET  /v1/runs/{id}          counts so far
+ *   GET  /v1/runs               this tenant's runs, newest first, each with its cases as they stand
+ *   GET  /v1/runs/{id}          counts so far and the cases as they stand
  *   GET  /v1/runs/{id}/results  SSE (id: seq; resume with Last-Event-ID), closes after run.result
  *   POST /v1/runs/{id}/cancel   cases not finished become NOT_EVALUATED
  */
@@ -81,6 +82,7 @@ export function runsRoutes(deps: AppDeps): Hono {
     if (!run) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
     return then(run)
   }
+  app.get('/', (c) => c.json({ runs: runs.list(tenantOf(c)).map((run) => run.snapshot()) }))
   app.get('/:id', (c) => withRun(c, (run) => c.json(run.snapshot())))
   app.get('/:id/results', (c) => withRun(c, (run) => streamLog(c, run, { after: lastEventId(c), endType: 'run.result' })))
   app.post('/:id/cancel', (c) =>

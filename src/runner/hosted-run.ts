@@ -29,7 +29,7 @@ export type HostedRun = {
   /** Settles when the run is over (its `run.result` is in the log). */
   done: Promise<RunReport>
   finished(): boolean
-  /** Counts so far, for GET /v1/runs/{id}. */
+  /** Counts so far and each case as it stands, for GET /v1/runs and /v1/runs/{id}. */
   snapshot(): Record<string, unknown>
   abort(reason?: string): void
 }
@@ -47,6 +47,10 @@ export function startHostedRun(
   const log = createResultLog<RunEventType>(memoryResultStorage())
   const abort = new AbortController()
   const counts = { cases_done: 0, invocations_done: 0, failed: 0, not_evaluated: 0 }
+  // Each case unit as it stands (RUNNING until done), for the run's snapshot: as many as the run
+  // has units, which the run's own limits bound.
+  const cases = new Map<string, CaseState>()
+  const startedAt = new Date().toISOString()
   let finished = false
   let endSeq: number | undefined
   // The log tells its subscribers and drops a broken one, so a subscriber cannot stop the run.
@@ -58,6 +62,12 @@ export function startHostedRun(
       counts.cases_done += 1
       if (o.status === 'FAILED') counts.failed += 1
       if (o.status === 'NOT_EVALUATED') counts.not_evaluated += 1
+      cases.set(unitKey(o), {
+        ...unitOf(o),
+        status: o.status,
+        ...(o.reason ? { reason: o.reason } : {}),
+        ...(o.sessionId ? { session_id: o.sessionId } : {}),
+      })
       return append('case.done', {
         ...unitOf(o),
         status: o.status,
@@ -65,7 +75,10 @@ export function startHostedRun(
         ...(o.sessionId ? { session_id: o.sessionId } : {}),
       })
     }
-    if (p.type === 'case.started') return append('case.started', unitOf(p.unit))
+    if (p.type === 'case.started') {
+      cases.set(unitKey(p.unit), { ...unitOf(p.unit), status: 'RUNNING' })
+      return append('case.started', unitOf(p.unit))
+    }
     if (p.type === 'invocation.done') {
       counts.invocations_done += 1
       return append('invocation.done', { ...unitOf(p.unit), invocation_index: p.index })
@@ -89,7 +102,15 @@ export function startHostedRun(
     subscribe: (subscriber) => log.subscribe((event) => subscriber(runEvent(event))),
     done,
     finished: () => finished,
-    snapshot: () => ({ run_id: id, finished, ...counts, last_seq: log.lastSeq() }),
+    snapshot: () => ({
+      run_id: id,
+      app_name: options.agent.app,
+      started_at: startedAt,
+      finished,
+      ...counts,
+      last_seq: log.lastSeq(),
+      cases: [...cases.values()],
+    }),
     abort: (reason = 'run cancelled') => abort.abort(reason),
   }
   return { ok: true, run }
@@ -99,6 +120,10 @@ function runEvent(event: { seq: number; type: RunEventType; data: Record<string,
   // Only `append` below writes a run's log, with data of the event's own type.
   return { seq: event.seq, type: event.type, data: event.data } as RunEvent
 }
+
+type CaseState = { eval_set_id: string; eval_id: string; run: number; status: string; reason?: string; session_id?: string }
+
+const unitKey = (unit: { evalSetId: string; evalId: string; run: number }) => `${unit.evalSetId}\u0000${unit.evalId}\u0000${unit.run}`
 
 function unitOf(unit: { evalSetId: string; evalId: string; run: number }) {
   return { eval_set_id: unit.evalSetId, eval_id: unit.evalId, run: unit.run }

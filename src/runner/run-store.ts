@@ -22,6 +22,8 @@ export interface RunStore {
   add(run: HostedRun, tenant: string | undefined): void
   /** The run, if this tenant started it. */
   get(id: string, tenant: string | undefined): HostedRun | undefined
+  /** This tenant's runs, newest first (at most MAX_KEPT_RUNS are kept). */
+  list(tenant: string | undefined): HostedRun[]
 }
 
 /**
@@ -50,6 +52,9 @@ export function memoryRunStore(quotas: RunQuotas = DEFAULT_RUN_QUOTAS): RunStore
     },
     get(id, tenant) {
       return runs.get(keyOf(tenant, id))?.run
+    },
+    list(tenant) {
+      return [...runs.values()].filter((r) => r.tenant === tenant).map((r) => r.run).reverse()
     },
   }
 }

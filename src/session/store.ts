@@ -66,6 +66,8 @@ export interface SessionStore {
   get(id: string, createEngine: EngineFactory): Promise<HostedSession | undefined>
   /** Why a session that existed is gone (for a 410), or undefined (never existed, or deleted). */
   gone(id: string): Promise<GoneNotice | undefined>
+  /** Whether the store holds the session now, without rebuilding it or counting as activity. */
+  holds?(id: string): boolean
   /** Aborts its judges, closes its subscribers, forgets it; false when there was no such session. */
   delete(id: string): Promise<boolean>
   /** Evicts what expired; returns when the next thing expires (a Durable Object's alarm time). */
@@ -286,6 +288,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
       }
     },
     gone: async (id) => records.notice(id),
+    holds: (id) => live.has(id) || opening.has(id) || records.read(id) !== undefined,
     async delete(id) {
       await opening.get(id)?.catch(() => undefined)
       if (!records.read(id)) return false

@@ -34,6 +34,8 @@ export const PAGE_HTML = `<!doctype html>
   <aside>
     <h2>Sessions</h2>
     <ul id="sessions" class="sessions"><li class="muted">loading…</li></ul>
+    <h2>Eval-set runs</h2>
+    <ul id="runs" class="sessions runs"><li class="muted">loading…</li></ul>
   </aside>
   <section id="session-view" hidden>
     <h2 id="session-title"></h2>

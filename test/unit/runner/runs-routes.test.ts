@@ -101,6 +101,23 @@ describe('/v1/runs', () => {
       cases_done: 2,
       not_evaluated: 1,
     })
+    // Listed with its app and each case as it ended (with the agent's ADK session it ran in).
+    const { runs } = (await (await app.request('/v1/runs')).json()) as { runs: any[] }
+    const listed = runs.find((r) => r.run_id === run_id)
+    expect(listed).toMatchObject({ app_name: 'weather_agent', finished: true })
+    expect(Date.parse(listed.started_at)).not.toBeNaN()
+    const cases = [...listed.cases].sort((a: any, b: any) => a.eval_id.localeCompare(b.eval_id))
+    expect(cases).toEqual([
+      {
+        eval_set_id: 'http_set',
+        eval_id: 'broken',
+        run: expect.any(Number),
+        status: 'NOT_EVALUATED',
+        reason: expect.stringContaining('answered 500'),
+        ...(cases[0].session_id ? { session_id: expect.any(String) } : {}),
+      },
+      { eval_set_id: 'http_set', eval_id: 'ok', run: expect.any(Number), status: 'PASSED', session_id: expect.any(String) },
+    ])
   })
 
   it('case_ids pick cases', async () => {
@@ -165,6 +182,11 @@ describe('/v1/runs', () => {
     expect((await tenants.request(`/v1/runs/${run_id}/cancel`, { method: 'POST', headers: as(GLOBEX_TOKEN) })).status).toBe(404)
     const mine = await frames(await tenants.request(`/v1/runs/${run_id}/results`, { headers: as(ACME_TOKEN) }))
     expect(mine.at(-1)).toMatchObject({ event: 'run.result', data: { passed: true } })
+    // The list too is per tenant, newest first.
+    const list = async (token: string) =>
+      ((await (await tenants.request('/v1/runs', { headers: as(token) })).json()) as { runs: any[] }).runs
+    expect((await list(ACME_TOKEN)).map((r) => r.run_id)).toEqual([run_id])
+    expect(await list(GLOBEX_TOKEN)).toEqual([])
   })
 
   it('without AGENT_URL there is nothing to run against', async () => {

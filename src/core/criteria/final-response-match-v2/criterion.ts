@@ -57,12 +57,17 @@ function finish(state: State, actual: Invocation): Outcome {
 function resume(answers: JudgeAnswer[], id: string): Outcome {
   const samples = samplesFor(answers, id)
   const read = samples.map(readVerdictSample)
-  const chosen = read[verdictVoteIndex(read.map((s) => s.score))]
+  const chosenIndex = verdictVoteIndex(read.map((s) => s.score))
+  const chosen = read[chosenIndex]
   const details: Record<string, unknown> = {
     label: chosen?.label ?? null,
     reasoning: chosen?.reasoning ?? null,
     parsed_with: chosen?.parsed_with ?? null,
     sample_labels: read.map((s) => s.label ?? (s.error !== undefined ? 'ERROR' : null)),
+    // Every sample's own reasoning beside its vote (the error for a sample that failed), and which
+    // sample the vote kept: `reasoning` above is that one's.
+    sample_reasoning: read.map((s) => s.reasoning ?? s.error ?? null),
+    chosen_sample: chosen ? chosenIndex : null,
   }
   const score = chosen?.score ?? null
   const reason = nullReason(samples, `no judge sample gave a valid/invalid label (${samples.length} sample(s))`)

@@ -87,9 +87,14 @@ function frames(onFrame: (frame: Frame) => void): (chunk: string) => void {
 
 /**
  * Follows a session's results until case.result or stop(); onResult({ seq, type, data }).
- * Returns stop(). onState('live' | 'reconnecting' | 'done' | error message).
+ * Returns stop(). onState('live' | 'reconnecting' | 'done' | error message), with the error when
+ * the server refused the stream (404: no such session, 410: evicted).
  */
-export function followResults(sessionId: string, onResult: (result: ResultMessage) => void, onState: (state: string) => void): () => void {
+export function followResults(
+  sessionId: string,
+  onResult: (result: ResultMessage) => void,
+  onState: (state: string, error?: ApiError) => void,
+): () => void {
   const controller = new AbortController()
   let lastId = 0
   let done = false
@@ -124,7 +129,7 @@ export function followResults(sessionId: string, onResult: (result: ResultMessag
         if (controller.signal.aborted) return
         if (error instanceof ApiError && error.status < 500) {
           done = true
-          onState(error.message)
+          onState(error.message, error)
           return
         }
       }

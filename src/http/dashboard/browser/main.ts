@@ -5,7 +5,8 @@
  */
 import { ApiError, getJson, getToken, setToken } from './api.ts'
 import { badge, h, replace } from './dom.ts'
-import { openSession } from './session.ts'
+import { loadRuns } from './runs.ts'
+import { openSession, type SessionState } from './session.ts'
 import { loadStats, type StatsFilters } from './stats.ts'
 import type { SessionList, SessionSummary } from './wire.ts'
 
@@ -27,6 +28,13 @@ const input = (id: string) => $(id) as HTMLInputElement
 const els = { title: $('session-title'), status: $('session-status'), scores: $('scores'), conversation: $('conversation') }
 let closeSession = () => {}
 let selected = ''
+/**
+ * Sessions the server no longer holds, learnt when opened (410 with its reason, 404 once deleted,
+ * or the stream's closing frame), for a list that cannot say so itself (a Worker's): the list
+ * comes from the results index, which keeps a session's results after it goes. Node and Deno mark
+ * gone sessions in the list themselves (`gone`).
+ */
+const goneSessions = new Map<string, string>()
 
 function filters(): StatsFilters {
   return { app: input('filter-app').value.trim(), windowMs: Number(($('filter-window') as HTMLSelectElement).value) }
@@ -51,13 +59,22 @@ function sessionItem(s: SessionSummary): HTMLElement {
     .map(([name, c]) =>
       badge(c.failed > 0 ? 'FAILED' : c.passed > 0 ? 'PASSED' : 'NOT_EVALUATED', name + (c.failed > 0 ? ' ✗' : c.passed > 0 ? ' ✓' : ' –'))
     )
+  const gone = goneSessions.get(s.session_id) ?? s.gone?.detail
+  const status = gone !== undefined ? 'GONE' : s.status
   return h(
     'li',
-    { class: s.session_id === selected ? 'selected' : undefined, 'data-session-id': s.session_id, 'data-status': s.status },
+    { class: s.session_id === selected ? 'selected' : undefined, 'data-session-id': s.session_id, 'data-status': status },
     h(
       'a',
-      { href: `#/session/${encodeURIComponent(s.session_id)}` },
-      h('div', null, badge(s.status), ' ', h('span', { class: 'id' }, s.session_id)),
+      { href: `#/session/${encodeURIComponent(s.session_id)}`, title: gone },
+      h(
+        'div',
+        null,
+        badge(status),
+        gone !== undefined && s.status !== 'OPEN' ? h('span', { class: 'muted' }, ` (was ${s.status.toLowerCase()})`) : null,
+        ' ',
+        h('span', { class: 'id' }, s.session_id),
+      ),
       h(
         'div',
         { class: 'muted' },
@@ -78,6 +95,10 @@ async function refreshSessions(): Promise<void> {
   $('tenant').textContent = list.tenant ? `tenant: ${list.tenant} (from your token)` : ''
 }
 
+async function refreshRuns(): Promise<void> {
+  await loadRuns($('runs'))
+}
+
 async function refreshStats(): Promise<void> {
   await loadStats($('stats'), filters())
 }
@@ -93,7 +114,11 @@ async function refresh(what: () => Promise<void>): Promise<void> {
 
 /** A result in the open session: the list and the stats follow soon after (coalesced). */
 let followUp: ReturnType<typeof setTimeout> | undefined
-function onSessionChange(): void {
+function onSessionChange(id: string, state: SessionState): void {
+  if (state.gone !== undefined && !goneSessions.has(id)) {
+    goneSessions.set(id, state.gone)
+    void refresh(refreshSessions)
+  }
   clearTimeout(followUp)
   followUp = setTimeout(() => {
     void refresh(refreshSessions)
@@ -108,7 +133,7 @@ function route(): void {
   closeSession()
   selected = id
   $('session-view').hidden = !id
-  if (id) closeSession = openSession(id, els, onSessionChange)
+  if (id) closeSession = openSession(id, els, (state) => onSessionChange(id, state))
   else closeSession = () => {}
   for (const li of document.querySelectorAll<HTMLElement>('#sessions li')) li.classList.toggle('selected', li.dataset.sessionId === id)
 }
@@ -120,6 +145,7 @@ $('token-form').addEventListener('submit', (e) => {
   selected = ''
   route()
   void refresh(refreshSessions)
+  void refresh(refreshRuns)
   void refresh(refreshStats)
 })
 $('token-clear').addEventListener('click', () => {
@@ -135,6 +161,8 @@ $('filters').addEventListener('submit', (e) => e.preventDefault())
 addEventListener('hashchange', route)
 route()
 void refresh(refreshSessions)
+void refresh(refreshRuns)
 void refresh(refreshStats)
 setInterval(() => refresh(refreshSessions), SESSIONS_REFRESH_MS)
+setInterval(() => refresh(refreshRuns), SESSIONS_REFRESH_MS)
 setInterval(() => refresh(refreshStats), STATS_REFRESH_MS)

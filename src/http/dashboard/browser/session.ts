@@ -4,16 +4,21 @@
  * FAILED `criterion.progress` (a trajectory that diverged mid-invocation) turns it red at once;
  * judged criteria stay pending until their `criterion.result` brings the votes' rationale.
  */
-import { followResults, getJson } from './api.ts'
+import { ApiError, followResults, getJson } from './api.ts'
 import { badge, formatScore, h, replace } from './dom.ts'
+import { judgeElement, trajectoryElement } from './explain.ts'
+import { type JudgeView, judgeView } from './judge-view.ts'
+import { type TrajectoryTable, trajectoryTable } from './trajectory-rows.ts'
 import type { Conversation, ResultMessage, SessionSnapshot } from './wire.ts'
 
 const STATUS_NAMES: Record<number, string> = { 1: 'PASSED', 2: 'FAILED', 3: 'NOT_EVALUATED' }
-/** How deep and how many entries the rationale search walks in a result's details. */
-const MAX_WALK_DEPTH = 4
-const MAX_RATIONALES = 12
 /** Conversation refetches are coalesced to at most one per this many ms. */
 const CONVERSATION_DEBOUNCE_MS = 250
+/**
+ * A finished session's stream is closed, so nothing would tell the page that the server let it go:
+ * while it is shown, its snapshot is asked for again this often (one small request).
+ */
+const GONE_CHECK_MS = 3000
 
 /** The elements one session is drawn into. */
 export type SessionElements = { title: HTMLElement; status: HTMLElement; scores: HTMLElement; conversation: HTMLElement }
@@ -25,6 +30,10 @@ type CriterionView = {
   provisional?: number | null
   early?: boolean
   reasons?: string[]
+  /** A tool trajectory's expected-versus-actual calls (from the final result's details). */
+  trajectory?: TrajectoryTable
+  /** A judge's rationale and votes. */
+  judge?: JudgeView
 }
 
 type InvocationView = { id: string; completed?: boolean; criteria: Map<string, CriterionView> }
@@ -33,23 +42,10 @@ export type SessionState = {
   metrics: string[]
   invocations: Map<number, InvocationView>
   status: string
+  /** Why the server no longer holds the session (status GONE): its 410 detail, or deleted. */
+  gone?: string
   stream: string
   errors: string[]
-}
-
-/** Rationale-like strings in a result's details, bounded in depth and count. */
-function rationales(details: unknown): string[] {
-  const found: string[] = []
-  const stack: Array<[unknown, number]> = [[details, 0]]
-  while (stack.length > 0 && found.length < MAX_RATIONALES) {
-    const [value, depth] = stack.pop()!
-    if (!value || typeof value !== 'object' || depth > MAX_WALK_DEPTH) continue
-    for (const [key, v] of Object.entries(value).slice(0, 50)) {
-      if (typeof v === 'string' && /rationale|reasoning|explanation/i.test(key)) found.push(v)
-      else if (v && typeof v === 'object') stack.push([v, depth + 1])
-    }
-  }
-  return found
 }
 
 function criterionNote(c: CriterionView, inv: InvocationView): string {
@@ -105,6 +101,7 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       badge(state.status),
       ' ',
       h('span', { class: 'muted' }, `stream: ${state.stream}`),
+      state.gone ? h('div', { class: 'why gone' }, state.gone) : null,
       state.errors.map((e) => h('div', { class: 'why' }, e)),
     )
     const blocks = [...state.invocations.entries()]
@@ -126,6 +123,8 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
               h('span', { class: 'muted' }, criterionNote(c, inv)),
               h('span', null),
               (c.reasons || []).map((r) => h('div', { class: 'why' }, r)),
+              c.trajectory && c.status !== 'PASSED' ? trajectoryElement(c.trajectory) : null,
+              c.judge ? judgeElement(c.judge) : null,
             )
           ),
         )
@@ -155,8 +154,9 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       } else c.provisional = data.score
       invocation(data.invocation_index).criteria.set(data.metric_name, Object.assign({ status: 'PENDING' }, c))
     } else if (type === 'criterion.result') {
-      const reasons = rationales(data.details)
-      if (data.reason) reasons.unshift(data.reason)
+      const reasons = data.reason ? [data.reason] : []
+      const trajectory = trajectoryTable(data.details)
+      const judge = trajectory ? undefined : judgeView(data.details)
       const inv = invocation(data.invocation_index, data.invocation_id)
       // Results come when an invocation completes: whatever is still pending then is being judged.
       inv.completed = true
@@ -168,15 +168,48 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
         threshold: data.threshold,
         reasons,
         early,
+        trajectory,
+        judge,
       })
     } else if (type === 'case.result') state.status = STATUS_NAMES[data.final_eval_status ?? 0] || 'NOT_EVALUATED'
-    else if (type === 'error') {
-      // A rejected event (the session goes on), or the server closing the stream (evicted).
+    else if (type === 'error' && data.kind === undefined) {
+      // The frame that closes the stream when the server lets the session go (evicted or deleted).
+      markGone(String(data.message || 'the server let this session go'))
+    } else if (type === 'error') {
+      // A rejected event: the session goes on.
       const where = data.kind === 'rejected_event' ? `rejected event ${data.index}${data.path ? ` at ${data.path}` : ''}: ` : ''
       state.errors.push(where + String(data.message || 'error'))
     }
     render()
     refreshConversation()
+  }
+  /** The server no longer holds the session: say so and why, whatever the results said before. */
+  const markGone = (why: string) => {
+    // The first word is the precise one (the closing frame's); a later 404 would only say "deleted".
+    if (state.gone !== undefined) return
+    state.status = 'GONE'
+    state.gone = why
+  }
+  const refused = (error: Error) => {
+    if (error instanceof ApiError && error.status === 410) markGone(error.message)
+    else if (error instanceof ApiError && error.status === 404) {
+      markGone('the server holds no such session: it was deleted (DELETE /v1/sessions/{id}), or the id is wrong')
+    }
+  }
+  let stopped = false
+  let goneTimer: ReturnType<typeof setTimeout> | undefined
+  const checkGone = () => {
+    goneTimer = setTimeout(() => {
+      getJson<SessionSnapshot>(`/v1/sessions/${encodeURIComponent(sessionId)}`).then(
+        () => stopped || checkGone(),
+        (error: Error) => {
+          if (stopped) return
+          refused(error)
+          if (state.status === 'GONE') render()
+          else checkGone()
+        },
+      )
+    }, GONE_CHECK_MS)
   }
   let stop = () => {}
   getJson<SessionSnapshot>(`/v1/sessions/${encodeURIComponent(sessionId)}`).then(
@@ -186,18 +219,23 @@ export function openSession(sessionId: string, els: SessionElements, onChange?: 
       if (snapshot.ended && !snapshot.case_result) state.status = 'ENDED'
       render()
       refreshConversation()
-      stop = followResults(sessionId, onResult, (s) => {
+      stop = followResults(sessionId, onResult, (s, error) => {
         state.stream = s
+        if (error) refused(error)
+        if (s === 'done') checkGone()
         render()
       })
     },
     (error: Error) => {
       state.stream = error.message
+      refused(error)
       render()
     },
   )
   return () => {
+    stopped = true
     stop()
     clearTimeout(timer)
+    clearTimeout(goneTimer)
   }
 }

@@ -4,6 +4,7 @@
  * inline styles in markup).
  */
 import { getJson } from './api.ts'
+import { rateHeight, relativeHeights } from './bar-heights.ts'
 import { formatScore, h, replace } from './dom.ts'
 import type { CriterionStats, Stats, TimeBucket } from './wire.ts'
 
@@ -13,15 +14,18 @@ function percent(rate: number | null | undefined): string {
   return rate === null || rate === undefined ? '–' : `${Math.round(rate * 100)}%`
 }
 
-function bars(kind: string, values: number[], titles: string[], bad?: boolean[]): HTMLElement {
-  // Scaled to the tallest bar: counts, percentages and values (seconds can be well below 1) alike.
-  const max = Math.max(...values) || 1
+/** `heights` in percent of the chart (bar-heights.ts decides the scale); `empty` marks buckets with no results. */
+function bars(kind: string, heights: number[], titles: string[], bad?: boolean[], empty?: boolean[]): HTMLElement {
   return h(
     'div',
     { class: `bars ${kind}` },
-    values.map((v, i) => {
-      const bar = h('span', { title: titles[i], 'data-bad': bad ? String(bad[i]) : undefined })
-      bar.style.height = `${Math.round((v / max) * 100)}%`
+    heights.map((height, i) => {
+      const bar = h('span', {
+        title: titles[i],
+        'data-bad': bad ? String(bad[i]) : undefined,
+        'data-empty': empty?.[i] ? 'true' : undefined,
+      })
+      bar.style.height = `${height}%`
       return bar
     }),
   )
@@ -59,7 +63,7 @@ function card(c: CriterionStats, stats: Stats): HTMLElement {
       h('div', { class: 'muted' }, 'mean over time'),
       bars(
         'values',
-        time.map((t) => t.mean_score || 0),
+        relativeHeights(time.map((t) => t.mean_score || 0)),
         time.map((t) => `${when(t) + formatScore(t.mean_score)} over ${t.total}`),
       ),
       axis,
@@ -74,18 +78,25 @@ function card(c: CriterionStats, stats: Stats): HTMLElement {
     h('div', { class: 'muted' }, 'score distribution'),
     bars(
       'scores',
-      c.score_buckets.map((b) => b.count),
+      relativeHeights(c.score_buckets.map((b) => b.count)),
       c.score_buckets.map((b) => `${b.from.toFixed(1)}–${b.to.toFixed(1)}: ${b.count}`),
     ),
     h('div', { class: 'axis' }, h('span', null, '0'), h('span', null, '1')),
-    h('div', { class: 'muted' }, 'pass rate over time'),
-    bars(
-      'time',
-      time.map((t) => (t.pass_rate === null ? 0 : t.pass_rate * 100 + 1)),
-      time.map((t) => `${when(t) + percent(t.pass_rate)} of ${t.total}`),
-      time.map((t) => t.pass_rate !== null && t.pass_rate < 0.5),
+    h('div', { class: 'muted' }, 'pass rate over time (axis 0–100%)'),
+    h(
+      'div',
+      { class: 'rate-chart' },
+      h('div', { class: 'y-axis' }, h('span', null, '100%'), h('span', null, '50%'), h('span', null, '0%')),
+      bars(
+        'time',
+        time.map((t) => rateHeight(t.pass_rate)),
+        time.map((t) => `${when(t) + percent(t.pass_rate)} of ${t.total}`),
+        time.map((t) => t.pass_rate !== null && t.pass_rate < 0.5),
+        time.map((t) => t.pass_rate === null),
+      ),
+      h('span', null),
+      axis,
     ),
-    axis,
   )
 }
 

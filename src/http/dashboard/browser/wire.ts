@@ -14,6 +14,8 @@ export type SessionSummary = {
   invocations: number
   last_at: number
   criteria: Record<string, CriterionCounts>
+  /** Present when the server no longer holds the session (deleted or evicted). */
+  gone?: { reason: string; detail: string }
 }
 
 export type SessionList = { sessions: SessionSummary[]; tenant?: string | null }
@@ -73,3 +75,20 @@ export type ResultData = {
   path?: string
   message?: string
 }
+
+/** One case of an eval-set run as it stands. */
+export type RunCase = { eval_set_id: string; eval_id: string; run: number; status: string; reason?: string; session_id?: string }
+
+/** One run of GET /v1/runs. */
+export type RunSummary = {
+  run_id: string
+  app_name: string
+  started_at: string
+  finished: boolean
+  cases_done: number
+  failed: number
+  not_evaluated: number
+  cases: RunCase[]
+}
+
+export type RunList = { runs: RunSummary[] }

@@ -60,6 +60,16 @@ describe('final_response_match_v2', () => {
     expect(result.details).toMatchObject({ label: 'VALID', reasoning: 'first yes', parsed_with: 'adk-text' })
   })
 
+  it("keeps every sample's reasoning beside its vote, and which sample the vote kept", () => {
+    const { result } = run(texts(json('invalid', 'no'), 'garbage', json('valid', 'first yes'), json('valid', 'yes again')))
+    expect(result.details).toMatchObject({
+      sample_labels: ['INVALID', 'NOT_FOUND', 'VALID', 'VALID'],
+      sample_reasoning: ['no', null, 'first yes', 'yes again'],
+      chosen_sample: 2,
+      reasoning: 'first yes',
+    })
+  })
+
   it('a tie goes to invalid; unparseable samples do not vote', () => {
     const { result } = run(texts(json('valid'), 'garbage', json('invalid', 'the no'), json('valid'), json('invalid')))
     expect(result.score).toBe(0)
