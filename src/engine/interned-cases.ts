@@ -14,59 +14,71 @@ export const MAX_INTERNED_CASES = 256
 /** Cases longer than this (characters of JSON) are parsed per session, not kept. */
 export const MAX_INTERNED_CASE_CHARS = 1_000_000
 
-const parsed = new Map<string, EvalCase>()
+/** One entry per distinct case text: its parse, and the shared copy as sent once one was asked for. */
+type Interned = { parsed: EvalCase; raw?: object }
+/** By JSON text, least recently used first (the Map's order is the eviction order). */
+const byText = new Map<string, Interned>()
+/** A shared copy as sent to its parse: a session planned from it needs no second serialisation. */
+const byRaw = new WeakMap<object, EvalCase>()
 
-/** EvalCase.safeParse, answered from the shared parse when an equal case was parsed before. */
-export function parseEvalCaseShared(raw: unknown): ReturnType<typeof EvalCase.safeParse> {
+type Lookup = { text?: string; entry?: Interned }
+
+/** The case's JSON text and its entry, if any (touched as most recently used). */
+function lookup(raw: unknown): Lookup {
   let text: string | undefined
   try {
     text = JSON.stringify(raw)
   } catch {
-    text = undefined
+    return {}
   }
-  const hit = text === undefined ? undefined : parsed.get(text)
-  if (hit && text !== undefined) {
-    // Most recently used last: the Map's order is the eviction order.
-    parsed.delete(text)
-    parsed.set(text, hit)
-    return { success: true, data: hit } as ReturnType<typeof EvalCase.safeParse>
+  if (text === undefined || text.length > MAX_INTERNED_CASE_CHARS) return {}
+  const entry = byText.get(text)
+  if (entry) {
+    byText.delete(text)
+    byText.set(text, entry)
   }
-  const result = EvalCase.safeParse(raw)
-  if (result.success && text !== undefined && text.length <= MAX_INTERNED_CASE_CHARS) {
-    parsed.set(text, result.data)
-    if (parsed.size > MAX_INTERNED_CASES) parsed.delete(parsed.keys().next().value!)
-  }
-  return result
+  return { text, entry }
 }
 
-const raws = new Map<string, unknown>()
+function remember(text: string, entry: Interned): void {
+  byText.set(text, entry)
+  if (byText.size > MAX_INTERNED_CASES) byText.delete(byText.keys().next().value!)
+}
+
+/** EvalCase.safeParse, answered from the shared parse when an equal case was parsed before. */
+export function parseEvalCaseShared(raw: unknown): ReturnType<typeof EvalCase.safeParse> {
+  const known = raw !== null && typeof raw === 'object' ? byRaw.get(raw) : undefined
+  if (known) return { success: true, data: known } as ReturnType<typeof EvalCase.safeParse>
+  const { text, entry } = lookup(raw)
+  if (entry) return { success: true, data: entry.parsed } as ReturnType<typeof EvalCase.safeParse>
+  const result = EvalCase.safeParse(raw)
+  if (result.success && text !== undefined) remember(text, { parsed: result.data })
+  return result
+}
 
 /**
  * The one shared copy of an eval case as sent, for every valid case equal to it by JSON text
  * (the first one seen, deep-frozen so no session can change it under another); an invalid case,
  * one that cannot be serialised or a longer one than MAX_INTERNED_CASE_CHARS is returned as given.
- * Bounded like the parses: the MAX_INTERNED_CASES most recently used texts.
+ * Bounded like the parses (one entry holds both): the MAX_INTERNED_CASES most recently used texts.
  * @example shareEvalCase(JSON.parse(body).eval_case) === shareEvalCase(JSON.parse(body).eval_case) // true
  */
 export function shareEvalCase(raw: unknown): unknown {
   if (raw === null || typeof raw !== 'object') return raw
-  let text: string | undefined
-  try {
-    text = JSON.stringify(raw)
-  } catch {
-    return raw
+  const { text, entry } = lookup(raw)
+  if (text === undefined) return raw
+  if (entry?.raw) return entry.raw
+  let parsed = entry?.parsed
+  if (!parsed) {
+    const result = EvalCase.safeParse(raw)
+    if (!result.success) return raw
+    parsed = result.data
   }
-  if (text === undefined || text.length > MAX_INTERNED_CASE_CHARS) return raw
-  const hit = raws.get(text)
-  if (hit !== undefined) {
-    raws.delete(text)
-    raws.set(text, hit)
-    return hit
-  }
-  if (!parseEvalCaseShared(raw).success) return raw
-  raws.set(text, deepFreeze(raw))
-  if (raws.size > MAX_INTERNED_CASES) raws.delete(raws.keys().next().value!)
-  return raw
+  const shared = deepFreeze(raw)
+  byRaw.set(shared, parsed)
+  if (entry) entry.raw = shared
+  else remember(text, { parsed, raw: shared })
+  return shared
 }
 
 /** Freezes a JSON value and everything in it, walking with a stack (no recursion). */
