@@ -7,36 +7,24 @@
  *
  * `npm run screenshots` writes its screenshots to docs/screenshots/eval-tab-*.png (screenshots.ts).
  */
-import type { AddressInfo } from 'node:net'
-import { serve, type ServerType } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { memorySessionStore } from '../../src/session/store.ts'
-import { createApp } from '../../src/http/app.ts'
-import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
-import { chromiumMissing, openPage, type Page } from './browser.ts'
+import { chromiumMissing, type Page } from './browser.ts'
+import { ADK_WEB_APP as APP, type AdkWebThroughProxy, startAdkWebThroughProxy } from './adk-web-through-proxy.ts'
 import { keepScreenshot } from './screenshots.ts'
 
-const APP = 'scripted_weather_agent'
 const missing = chromiumMissing()
 
-let agent: AdkAgent
-let server: ServerType
+let web: AdkWebThroughProxy
+let agent: AdkWebThroughProxy['agent']
 let url: string
 let page: Page
 beforeAll(async () => {
   if (missing) return
-  agent = await startAdkAgent({ apps: [APP], command: 'web' })
-  const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o), agentUrl: agent.url })
-  server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
-  await new Promise((resolve) => server.once('listening', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  page = await openPage(1400, 900)
+  web = await startAdkWebThroughProxy()
+  ;({ agent, url, page } = web)
 }, 120_000)
 afterAll(async () => {
-  await page?.close()
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
-  await agent?.stop()
+  await web?.stop()
 })
 
 /** The first visible element matching `selector` whose text contains `text`. */

@@ -6,40 +6,28 @@
  * shows exactly the agent's events, and the run is scored all the same, its results on
  * /v1/sessions/{id}/results.
  */
-import type { AddressInfo } from 'node:net'
-import { serve, type ServerType } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionEngine } from '../../src/engine/session-engine.ts'
-import { memorySessionStore } from '../../src/session/store.ts'
-import { createApp } from '../../src/http/app.ts'
-import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
 import { readSse } from '../support/sse-client.ts'
-import { chromiumMissing, openPage, type Page } from './browser.ts'
+import { chromiumMissing, type Page } from './browser.ts'
+import { ADK_WEB_APP as APP, type AdkWebThroughProxy, startAdkWebThroughProxy } from './adk-web-through-proxy.ts'
 
-const APP = 'scripted_weather_agent'
 /** The user id the ADK web UI sends. */
 const UI_USER = 'user'
 const QUESTION = 'Weather and time in Paris?'
 const ANSWER = 'In Paris it is sunny, 21C, and the time is 10:30.'
 const missing = chromiumMissing()
 
-let agent: AdkAgent
-let server: ServerType
+let web: AdkWebThroughProxy
+let agent: AdkWebThroughProxy['agent']
 let url: string
 let page: Page
 beforeAll(async () => {
   if (missing) return
-  agent = await startAdkAgent({ apps: [APP], command: 'web' })
-  const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o), agentUrl: agent.url })
-  server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
-  await new Promise((resolve) => server.once('listening', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  page = await openPage(1400, 900)
+  web = await startAdkWebThroughProxy()
+  ;({ agent, url, page } = web)
 }, 120_000)
 afterAll(async () => {
-  await page?.close()
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
-  await agent?.stop()
+  await web?.stop()
 })
 
 /** Each chat row's own content: its text without the event number and the avatar (an empty row has none). */
