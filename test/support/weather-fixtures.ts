@@ -35,6 +35,27 @@ export function weatherCase(tools: Array<{ name: string; args: Record<string, un
   }
 }
 
+/** The two calls the weather agent makes for Paris. */
+export const WEATHER_TOOLS = [
+  { name: 'get_weather', args: { city: 'Paris' } },
+  { name: 'get_time', args: { city: 'Paris' } },
+]
+
+/** A one-turn case `id` whose user says `question`: what the run command's tests send to the stand-in agent. */
+export function askingCase(id: string, question: string, tools = WEATHER_TOOLS) {
+  return {
+    eval_id: id,
+    conversation: [
+      {
+        invocation_id: `x-${id}`,
+        user_content: { role: 'user', parts: [{ text: question }] },
+        final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
+        intermediate_data: { tool_uses: tools, intermediate_responses: [] },
+      },
+    ],
+  }
+}
+
 export const MATCHING_CASE = weatherCase([
   { name: 'get_weather', args: { city: 'Paris' } },
   { name: 'get_time', args: { city: 'Paris' } },

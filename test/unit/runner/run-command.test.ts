@@ -9,24 +9,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { readEvalSetResult } from '../../../src/adk/results-json.ts'
 import { runCommand } from '../../../src/adapter/node/run-command.ts'
 import { runEval } from '../../../src/adapter/node/eval-command.ts'
-import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
+import { askingCase, CONFIG, WEATHER_TOOLS as TOOLS } from '../../support/weather-fixtures.ts'
 import { startStubAgent, type StubAgent } from '../../support/stub-adk-server.ts'
 
-const TOOLS = [
-  { name: 'get_weather', args: { city: 'Paris' } },
-  { name: 'get_time', args: { city: 'Paris' } },
-]
-const caseOf = (id: string, text: string, tools = TOOLS) => ({
-  eval_id: id,
-  conversation: [
-    {
-      invocation_id: `x-${id}`,
-      user_content: { role: 'user', parts: [{ text }] },
-      final_response: { role: 'model', parts: [{ text: FINAL_TEXT }] },
-      intermediate_data: { tool_uses: tools, intermediate_responses: [] },
-    },
-  ],
-})
+const caseOf = askingCase
 
 let dir: string
 let stub: StubAgent
