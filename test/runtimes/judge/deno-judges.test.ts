@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ChatStub, startChatStub } from '../../unit/judge/chat-stub.ts'
-import { startVertexStub, type VertexStub } from '../../unit/judge/vertex-stub.ts'
+import { startVertexStub, testSigningKey, type VertexStub } from '../../unit/judge/vertex-stub.ts'
 
 const EMAIL = 'judge@proj.iam.gserviceaccount.com'
 let chat: ChatStub
@@ -14,17 +14,12 @@ let vertex: VertexStub
 let serviceAccountJson: string
 
 beforeAll(async () => {
-  const keys = await crypto.subtle.generateKey(
-    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-    true,
-    ['sign', 'verify'],
-  )
-  const der = Buffer.from(await crypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64')
+  const keys = await testSigningKey()
   chat = await startChatStub()
   vertex = await startVertexStub(keys.publicKey, EMAIL)
   serviceAccountJson = JSON.stringify({
     client_email: EMAIL,
-    private_key: `-----BEGIN PRIVATE KEY-----\n${der}\n-----END PRIVATE KEY-----\n`,
+    private_key: keys.pem,
     token_uri: `${vertex.url}/token`,
   })
 })

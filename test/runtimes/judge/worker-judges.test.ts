@@ -12,7 +12,7 @@ import { TWO_TURN_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts
 import { startWorker } from '../../support/runtimes.ts'
 import { readSse } from '../../support/sse-client.ts'
 import { type ChatStub, startChatStub } from '../../unit/judge/chat-stub.ts'
-import { startVertexStub, type VertexStub } from '../../unit/judge/vertex-stub.ts'
+import { startVertexStub, testSigningKey, type VertexStub } from '../../unit/judge/vertex-stub.ts'
 
 const EMAIL = 'judge@proj.iam.gserviceaccount.com'
 const VALID = JSON.stringify({ reasoning: 'same facts', is_the_agent_response_valid: 'valid' })
@@ -35,15 +35,9 @@ describe('judges in workerd', () => {
   const api = apiClient(() => ({ baseUrl: worker.baseUrl, agentUrl: '', agentRequests: () => [] }))
 
   beforeAll(async () => {
-    const keys = await crypto.subtle.generateKey(
-      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-      true,
-      ['sign', 'verify'],
-    )
-    const der = Buffer.from(await crypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64')
+    const { publicKey, pem } = await testSigningKey()
     chat = await startChatStub()
-    vertex = await startVertexStub(keys.publicKey, EMAIL)
-    const pem = `-----BEGIN PRIVATE KEY-----\n${der}\n-----END PRIVATE KEY-----\n`
+    vertex = await startVertexStub(publicKey, EMAIL)
     worker = await startWorker({
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: chat.url,

@@ -5,22 +5,14 @@
  * exchange is a clear error.
  */
 import { describe, expect, it } from 'vitest'
+import { testSigningKey } from './vertex-stub.ts'
 import { authHeaders, googleCredentialsFromEnv, parseServiceAccount, signedAssertion } from '../../../src/judge/google-credentials.ts'
 
-async function keyPair() {
-  const keys = await crypto.subtle.generateKey(
-    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-    true,
-    ['sign', 'verify'],
-  )
-  const der = Buffer.from(await crypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64')
-  return { publicKey: keys.publicKey, pem: `-----BEGIN PRIVATE KEY-----\n${der}\n-----END PRIVATE KEY-----\n` }
-}
 const part = (s: string) => Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
 
 describe('service account credentials', () => {
   it('signs RS256 over iss, scope, aud (the token_uri), iat and exp = iat + 3600', async () => {
-    const { publicKey, pem } = await keyPair()
+    const { publicKey, pem } = await testSigningKey()
     const jwt = await signedAssertion({
       client_email: 'sa@p.iam.gserviceaccount.com',
       private_key: pem,
@@ -39,7 +31,7 @@ describe('service account credentials', () => {
   })
 
   it('reuses the token until a minute before it expires; concurrent calls share one exchange', async () => {
-    const { pem } = await keyPair()
+    const { pem } = await testSigningKey()
     let now = 1_000_000
     const exchanges: string[] = []
     const fakeFetch = (async (_url: string, init: RequestInit) => {
@@ -59,7 +51,7 @@ describe('service account credentials', () => {
   })
 
   it('a refused exchange rejects with the status and body', async () => {
-    const { pem } = await keyPair()
+    const { pem } = await testSigningKey()
     const fakeFetch = (async () => new Response('{"error":"invalid_grant"}', { status: 400 })) as unknown as typeof fetch
     const auth = authHeaders({ kind: 'service-account', key: { client_email: 'a@b', private_key: pem, token_uri: 'https://t/token' } }, {
       fetch: fakeFetch,

@@ -11,7 +11,7 @@ import { judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import { VERTEX_NOT_CONFIGURED } from '../../../src/judge/vertex-metrics.ts'
 import { type ChatStub, startChatStub } from './chat-stub.ts'
-import { predefinedProblems, startVertexStub, type VertexStub } from './vertex-stub.ts'
+import { predefinedProblems, startVertexStub, testSigningKey, type VertexStub } from './vertex-stub.ts'
 import { Invocation } from '../../../src/adk/invocation.ts'
 import { conversationRecord } from '../../../src/core/judging/last-turn.ts'
 import { evaluateInstancesBody } from '../../../src/judge/vertex-instances.ts'
@@ -22,14 +22,8 @@ let chat: ChatStub
 let serviceAccountJson: string
 
 beforeAll(async () => {
-  const keys = await crypto.subtle.generateKey(
-    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-    true,
-    ['sign', 'verify'],
-  )
-  const pkcs8 = Buffer.from(await crypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64')
-  const pem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`
-  vertex = await startVertexStub(keys.publicKey, EMAIL)
+  const { publicKey, pem } = await testSigningKey()
+  vertex = await startVertexStub(publicKey, EMAIL)
   chat = await startChatStub()
   serviceAccountJson = JSON.stringify({ type: 'service_account', client_email: EMAIL, private_key: pem, token_uri: `${vertex.url}/token` })
 })

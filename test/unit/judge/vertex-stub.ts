@@ -8,6 +8,24 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
+/**
+ * A fresh RS256 key pair for a test service account: the public key the stub verifies with, and the
+ * private key as the PEM of a service account JSON file (64-character lines, as Google writes it).
+ * @example const { publicKey, pem } = await testSigningKey()
+ */
+export async function testSigningKey(): Promise<{ publicKey: CryptoKey; pem: string }> {
+  const keys = await crypto.subtle.generateKey(
+    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    true,
+    ['sign', 'verify'],
+  )
+  const pkcs8 = Buffer.from(await crypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64')
+  return {
+    publicKey: keys.publicKey,
+    pem: `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`,
+  }
+}
+
 export type VertexCall = { path: string; headers: Record<string, string | string[] | undefined>; body: any; problems: string[] }
 
 export type VertexStub = {
