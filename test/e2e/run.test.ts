@@ -5,13 +5,13 @@
  * exit 2 naming the file. Needs: npm install --prefix test/e2e/agent.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runEval } from '../../src/adapter/node/eval-command.ts'
 import { runCommand } from '../../src/adapter/node/run-command.ts'
 import { type AdkAgent, startAdkAgent } from '../support/adk-agent.ts'
+import { REFUSED_ORIGIN } from '../support/refused-port.ts'
 import { WEATHER_CONFIG, weatherEvalSet } from '../support/weather-cases.ts'
 
 const APP = 'scripted_weather_agent'
@@ -112,11 +112,10 @@ describe('evalstream run against the real ADK JS agent', () => {
   }, 60_000)
 
   it('agent down: every case NOT_EVALUATED with the reason, exit 1', async () => {
-    const port = await closedPort()
     const r = await cli([
       `${evalSetPath}:case_00_paris,case_01_tokyo`,
       '--agent',
-      `http://127.0.0.1:${port}`,
+      REFUSED_ORIGIN,
       '--app',
       APP,
       '--config',
@@ -142,11 +141,3 @@ describe('evalstream run against the real ADK JS agent', () => {
     expect(r.err).toContain(bad)
   })
 })
-
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}

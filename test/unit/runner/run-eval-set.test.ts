@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { EvalSet } from '../../../src/adk/eval-set.ts'
-import { type AddressInfo, createServer } from 'node:net'
 import { runEvalSets, type RunProgress } from '../../../src/runner/index.ts'
 import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
+import { REFUSED_ORIGIN } from '../../support/refused-port.ts'
 import { startStubAgent, type StubAgent } from '../../support/stub-adk-server.ts'
 
 const TOOLS = [
@@ -159,9 +159,8 @@ describe('runEvalSets', () => {
   })
 
   it('an agent that is not listening: every case NOT_EVALUATED, naming the refused connection', async () => {
-    const port = await closedPort()
     const set = evalSet([{ id: 'a', turns: ['Paris?'] }, { id: 'b', turns: ['Paris?'] }])
-    const report = await runEvalSets([{ evalSet: set }], { agent: { url: `http://127.0.0.1:${port}`, app: 'x' } })
+    const report = await runEvalSets([{ evalSet: set }], { agent: { url: REFUSED_ORIGIN, app: 'x' } })
     if (!report.ok) throw new Error(report.error)
     for (const c of report.sets[0]!.cases) {
       expect(c).toMatchObject({ status: 'NOT_EVALUATED', reason: expect.stringContaining('ECONNREFUSED') })
@@ -244,12 +243,3 @@ describe('runEvalSets', () => {
     expect(stub.sessions).toHaveLength(0)
   })
 })
-
-/** A loopback port nobody listens on: bound, noted, closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
