@@ -253,7 +253,16 @@ const peak = peakRssMiB(server.pid!)
 await new Promise((resolve) => setTimeout(resolve, 300))
 server.kill('SIGTERM')
 await new Promise((r) => server.once('exit', r))
-let probe: { loopDelayMs: { p50: number; p99: number; max: number }; connections: number; requests: number } | undefined
+type GcPauses = { count: number; totalMs: number; maxMs: number }
+let probe:
+  | {
+    loopDelayMs: { p50: number; p99: number; max: number }
+    connections: number
+    requests: number
+    peakHeapUsedMiB?: number
+    gc?: { minor: GcPauses; major: GcPauses }
+  }
+  | undefined
 try {
   probe = JSON.parse(readFileSync(probeOut, 'utf8'))
 } catch {
@@ -291,6 +300,14 @@ console.log(
     probe ? `p50 ${probe.loopDelayMs.p50} ms, p99 ${probe.loopDelayMs.p99} ms, max ${probe.loopDelayMs.max} ms` : 'n/a (no probe output)'
   }`,
 )
+if (probe?.gc) {
+  const pauses = (what: string, g: GcPauses) => `${g.count} ${what} (${g.totalMs} ms in all, longest ${g.maxMs} ms)`
+  console.log(
+    `  server GC on the main thread: ${pauses('minor', probe.gc.minor)}, ${
+      pauses('major', probe.gc.major)
+    }; peak heap used ${probe.peakHeapUsedMiB} MiB`,
+  )
+}
 console.log(
   `  accept queue: max ${queueSamples.length ? Math.max(...queueSamples) : 'n/a'}, mean ${meanQueue.toFixed(1)} connections; ` +
     `${probe?.connections ?? 'n/a'} accepted (${acceptRate.toFixed(0)}/s), mean wait ~${

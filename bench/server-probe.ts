@@ -8,18 +8,33 @@
  *   `x-probe-received-at` (ms since the epoch, sub-ms resolution), so the client can split its
  *   latency into waiting to be read (accept queue, loop delay, parsing) and serving.
  *
+ * - garbage collection on the main thread (PerformanceObserver 'gc' entries): pauses by kind (minor
+ *   scavenges, major mark-compacts), their total and longest, and the peak heap used, sampled each
+ *   second, so a long loop turn can be told apart from a long collection.
+ *
  * The numbers go to the file named by EVALSTREAM_PROBE_OUT as one JSON line, every second and at
  * exit (a benchmark that SIGTERMs the server reads the last line).
  */
 import { writeFileSync } from 'node:fs'
 import { Server } from 'node:http'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 
 const out = process.env.EVALSTREAM_PROBE_OUT
 const delay = monitorEventLoopDelay({ resolution: 10 })
 delay.enable()
 let requests = 0
 let connections = 0
+let peakHeapUsed = 0
+const gc = { minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 } }
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry.detail as { kind?: number } | undefined)?.kind
+    const bucket = kind === constants.NODE_PERFORMANCE_GC_MAJOR ? gc.major : gc.minor
+    bucket.count += 1
+    bucket.totalMs += entry.duration
+    bucket.maxMs = Math.max(bucket.maxMs, entry.duration)
+  }
+}).observe({ entryTypes: ['gc'] })
 
 /** Milliseconds since the epoch with sub-ms precision, comparable across processes on one machine. */
 const epochMs = () => performance.timeOrigin + performance.now()
@@ -37,11 +52,15 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
 const ms = (ns: number) => Number((ns / 1e6).toFixed(2))
 const write = () => {
   if (!out) return
+  peakHeapUsed = Math.max(peakHeapUsed, process.memoryUsage().heapUsed)
+  const round = (b: typeof gc.minor) => ({ count: b.count, totalMs: Math.round(b.totalMs), maxMs: Number(b.maxMs.toFixed(1)) })
   const line = {
     loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) },
     requests,
     connections,
     heapUsedMiB: Number((process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)),
+    peakHeapUsedMiB: Number((peakHeapUsed / 2 ** 20).toFixed(1)),
+    gc: { minor: round(gc.minor), major: round(gc.major) },
   }
   writeFileSync(out, JSON.stringify(line) + '\n')
 }

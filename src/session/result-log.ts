@@ -76,8 +76,11 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
     },
     // A reader that has everything (a new stream, a caught-up resume) costs the storage nothing.
     readAfter: (afterSeq) => (afterSeq >= last ? [] : storage.readAfter(afterSeq)),
+    // A new session's replay asks for every key and has none: no storage read (on SQLite a read
+    // first waits for the writer thread to commit what is queued, which blocked creates under load).
     keys: (afterSeq, limit) =>
-      storage.keys?.(afterSeq, limit) ?? storage.readAfter(afterSeq).slice(0, limit).map(({ key, seq }) => ({ key, seq })),
+      afterSeq >= last ? [] : storage.keys?.(afterSeq, limit) ??
+        storage.readAfter(afterSeq).slice(0, limit).map(({ key, seq }) => ({ key, seq })),
     lastSeq: () => last,
     subscribe(subscriber, onClose) {
       if (closed) {
