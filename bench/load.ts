@@ -69,6 +69,17 @@ function peakRssMiB(pid: number): number | null {
   }
 }
 
+/** CPU time the server used so far, all threads (utime + stime in /proc/PID/stat), in seconds. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command's ')', in ticks.
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return null
+  }
+}
+
 /** The listening socket's accept queue (rx_queue of the LISTEN row in /proc/net/tcp), or null. */
 function acceptQueue(port: number): number | null {
   try {
@@ -243,12 +254,14 @@ async function runSession(n: number): Promise<void> {
 const CONFIG_METRICS = Object.keys(CONFIG.criteria).length
 const CONFIGURED = new Set(Object.keys(CONFIG.criteria))
 
+const cpuAtStart = cpuSeconds(server.pid!)
 const started = performance.now()
 const outcomes = await Promise.allSettled(Array.from({ length: SESSIONS }, (_, n) => runSession(n)))
 const elapsed = (performance.now() - started) / 1000
 clearTimeout(deadline)
 clearInterval(sampler)
 const peak = peakRssMiB(server.pid!)
+const cpuAtEnd = cpuSeconds(server.pid!)
 // One more loop-delay report covers the end of the run.
 await new Promise((resolve) => setTimeout(resolve, 300))
 server.kill('SIGTERM')
@@ -293,6 +306,12 @@ console.log(
 console.log(
   `  lost results: ${totals.lost}; duplicate results: ${totals.duplicates}; streams without case.result: ${totals.unfinished}; missing verdicts: ${totals.missingVerdicts}`,
 )
+if (cpuAtStart !== null && cpuAtEnd !== null) {
+  const cpu = cpuAtEnd - cpuAtStart
+  console.log(
+    `  server CPU (all threads): ${cpu.toFixed(1)} s, ${((cpu * 1e6) / (SESSIONS * INVOCATIONS * 4)).toFixed(0)} us per event posted`,
+  )
+}
 console.log(`  verdict latency (${METRIC}, ${sorted.length} samples): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms`)
 console.log(`  verdict latency split: queue ${p50p99(split.queue)}; server ${p50p99(split.server)}; delivery ${p50p99(split.delivery)}`)
 console.log(

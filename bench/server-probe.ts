@@ -28,7 +28,7 @@ let peakHeapUsed = 0
 const gc = { minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 } }
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const kind = (entry.detail as { kind?: number } | undefined)?.kind
+    const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind
     const bucket = kind === constants.NODE_PERFORMANCE_GC_MAJOR ? gc.major : gc.minor
     bucket.count += 1
     bucket.totalMs += entry.duration

@@ -10,6 +10,7 @@
  * upload, when the upload is done.
  */
 import type { Context } from 'hono'
+import { resultDataJson } from '../session/result-json.ts'
 import type { HostedSession } from '../session/session.ts'
 import { type LogSource, type ResultChunk, resultSource, type SseWriter } from './result-source.ts'
 import { formatSseMessage } from './sse-frames.ts'
@@ -43,7 +44,7 @@ export function sseResultFrames(): TransformStream<ResultChunk, string> {
       if ('text' in chunk) return controller.enqueue(chunk.text)
       let batch = ''
       for (const event of chunk.results) {
-        batch += formatSseMessage({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) })
+        batch += formatSseMessage({ id: String(event.seq), event: event.type, data: resultDataJson(event.data) })
         if (batch.length >= MAX_BATCH_CHARS) {
           controller.enqueue(batch)
           batch = ''

@@ -10,6 +10,7 @@
  * live session holds, so the cache adds a few numbers per session, not a copy.
  */
 import type { ResultEvent, SessionSpec } from '../engine/types.ts'
+import { resultDataJson } from './result-json.ts'
 import type { ResultStorage } from './result-log.ts'
 import type { Journal, JournalEntry } from './session.ts'
 import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
@@ -274,7 +275,7 @@ function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks, fre
     lastSeq:
       () => (fresh ? 0 : Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0)),
     insert: (e) => {
-      const data = chunks.put(id, `r:${e.seq}`, JSON.stringify(e.data))
+      const data = chunks.put(id, `r:${e.seq}`, resultDataJson(e.data))
       write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, data)
     },
     readAfter: (after) =>

@@ -121,8 +121,10 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
   }
 
   const durable = async (): Promise<boolean> => {
-    post()
-    const target = sent
+    // Queued statements leave with this turn's one message (the setImmediate `query` scheduled):
+    // waiting for that message's commit costs no message of its own. A message per request was 7%
+    // of the main thread under load, in structured clones.
+    const target = queued.length > 0 ? sent + 1 : sent
     const deadline = performance.now() + WRITE_BEHIND_SETTLE_MS
     for (let seen = Atomics.load(view, 1); seen < target; seen = Atomics.load(view, 1)) {
       const left = deadline - performance.now()
