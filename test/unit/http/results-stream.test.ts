@@ -122,7 +122,7 @@ describe('heartbeats and frames', () => {
     })
     await source
       .pipeThrough(sseResultFrames())
-      .pipeTo(new WritableStream({ write: (c) => void chunks.push(c) }))
+      .pipeTo(new WritableStream({ write: (c) => void chunks.push(new TextDecoder().decode(c)) }))
     const expected = events.map((e) => formatSseMessage({ id: String(e.seq), event: e.type, data: JSON.stringify(e.data) })).join('')
     expect(chunks.join('')).toBe(expected + ': ping\n\n')
     expect(chunks.length).toBeGreaterThan(2)
