@@ -67,7 +67,7 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   let rows = Number(sql.query('SELECT COUNT(*) AS n FROM es_index_results')[0]?.n ?? 0)
   let lastAgePrune = 0
 
-  const touchSession = (r: FedResult, invocations: number, status: string | null) =>
+  const touchSession = (r: FedResult, invocations: number, status: string | null, firstMs = r.atMs, lastMs = r.atMs) =>
     sql.query(
       `INSERT INTO es_index_sessions (session_id, tenant, app, first_ms, last_ms, invocations, status) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET last_ms = MAX(last_ms, excluded.last_ms),
@@ -75,8 +75,8 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
       r.sessionId,
       r.tenant ?? '',
       r.appName ?? '',
-      r.atMs,
-      r.atMs,
+      firstMs,
+      lastMs,
       invocations,
       status,
     )
@@ -106,10 +106,11 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     )
   }
 
-  const record = (r: FedResult): boolean => {
+  /** Indexes one result and says what it changes in its session's row (written by the caller). */
+  const insert = (r: FedResult, touch: (r: FedResult, invocations: number, status: string | null) => void): boolean => {
     const { type, data, seq } = r.event
     if (type === 'invocation.started' || type === 'criterion.progress') {
-      touchSession(r, data.invocation_index + 1, null)
+      touch(r, data.invocation_index + 1, null)
       return true
     }
     const row = rowOf(r)
@@ -143,16 +144,28 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
         Number(id),
       )
     }
-    touchSession(r, row.invocation === null ? 0 : row.invocation + 1, type === 'case.result' ? row.status : null)
+    touch(r, row.invocation === null ? 0 : row.invocation + 1, type === 'case.result' ? row.status : null)
     if (now() - lastAgePrune >= AGE_PRUNE_INTERVAL_MS) prune()
     else trimRows()
     return true
   }
+  const record = (r: FedResult): boolean => insert(r, touchSession)
 
+  // A batch touches each of its sessions' rows once, not once per result: the upsert was half the
+  // index's statements. The row ends the same: the first result's time, the latest, most invocations, last status.
   const recordAll = (results: readonly FedResult[]) => {
     let added = 0
     const all = () => {
-      for (const r of results) if (record(r)) added += 1
+      const touches = new Map<string, SessionTouch>()
+      const touch = (r: FedResult, invocations: number, status: string | null) => {
+        const seen = touches.get(r.sessionId)
+        if (!seen) return void touches.set(r.sessionId, { r, firstMs: r.atMs, lastMs: r.atMs, invocations, status })
+        seen.lastMs = Math.max(seen.lastMs, r.atMs)
+        seen.invocations = Math.max(seen.invocations, invocations)
+        if (status !== null) seen.status = status
+      }
+      for (const r of results) if (insert(r, touch)) added += 1
+      for (const t of touches.values()) touchSession(t.r, t.invocations, t.status, t.firstMs, t.lastMs)
     }
     if (options.transaction) options.transaction(all)
     else all()
@@ -160,6 +173,9 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   }
   return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, prune, limits, now }
 }
+
+/** What a batch's results change in one session's row, merged. */
+type SessionTouch = { r: FedResult; firstMs: number; lastMs: number; invocations: number; status: string | null }
 
 type Row = {
   criterion: string | null
