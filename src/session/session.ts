@@ -20,6 +20,7 @@ import type {
   SessionSnapshot,
   SessionSpec,
 } from '../engine/types.ts'
+import { resultDataJson } from './result-json.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
 import { type BudgetRefusal, jsonBytes } from '../session/byte-budget.ts'
@@ -334,7 +335,8 @@ export class HostedSession {
   #emit(emitted: EngineEmission): void {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
     let seq = this.#logged.get(body.key)
-    if (!this.#closed) this.#bytes.chargeResult(jsonBytes(body.data) + body.key.length)
+    // The text the log's storage and streams write anyway (made once, src/session/result-json.ts).
+    if (!this.#closed) this.#bytes.chargeResult(resultDataJson(body.data).length + body.key.length)
     if (seq === undefined) {
       // The log keeps what it is given: a result body with its seq is a ResultEvent.
       const event = this.log.append(body) as ResultEvent
