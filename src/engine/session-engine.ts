@@ -16,8 +16,17 @@ import { statusFor } from '../adk/status.ts'
 import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
-import { type InvocationState, MAX_REBUILD_EVENTS, type MetricSlot, newInvocationState } from './invocation-state.ts'
-import { type JudgeRunner, settle, waitForJudges } from './metric-run.ts'
+import {
+  contextsFor,
+  type InvocationState,
+  MAX_REBUILD_EVENTS,
+  type MetricSlot,
+  newInvocationState,
+  releaseRuns,
+  reviveRuns,
+  type SessionFacts,
+} from './invocation-state.ts'
+import { closingOutcome, type JudgeRunner, settle, waitForJudges } from './metric-run.ts'
 import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
 import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
 import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from './types.ts'
@@ -52,6 +61,8 @@ export function createSessionEngine(
 class LiveSession implements SessionEngine {
   #plan: SessionPlan
   #options: SessionEngineOptions
+  /** What criterion contexts are built from, for new runs and rebuilt ones alike. */
+  #facts: SessionFacts
   #builder = createInvocationBuilder()
   #byId = new Map<string, InvocationState>()
   /** Every invocation in first-seen order: `#order[n].index === n`. */
@@ -67,6 +78,11 @@ class LiveSession implements SessionEngine {
   constructor(plan: SessionPlan, options: SessionEngineOptions) {
     this.#plan = plan
     this.#options = options
+    this.#facts = {
+      plan,
+      sessionId: options.spec.session_id,
+      previous: (index) => this.#order.slice(0, index).flatMap((s) => this.#builder.invocation(s.id) ?? []),
+    }
   }
 
   push(item: IngestedEvent): void {
@@ -125,15 +141,14 @@ class LiveSession implements SessionEngine {
 
   /**
    * Invocations the builder completed (a newer one started, or the stream ended) are scored, then
-   * their criteria's states released: only a late event needs them again, and it rebuilds them.
+   * their criteria's runs dropped: only a late event needs them again, and it rebuilds them. Judge
+   * work in flight needs no run: its result goes to the slot.
    */
   #completeAndRelease(ids: readonly string[] | undefined): void {
     for (const id of ids ?? []) {
       this.#complete(id)
       const invocation = this.#byId.get(id)
-      if (!invocation || invocation.released || !invocation.events) continue
-      for (const slot of invocation.slots) slot.run?.release()
-      invocation.released = true
+      if (invocation) releaseRuns(invocation)
     }
   }
 
@@ -180,11 +195,13 @@ class LiveSession implements SessionEngine {
    */
   async #close(): Promise<void> {
     const last = this.#order.at(-1)
-    if (!last?.completed || !last.slots.some((slot) => slot.run?.hasClosing)) return
+    if (!last?.completed || !last.slots.some((slot) => hasClosing(slot))) return
     const invocations = this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? [])
+    const contexts = contextsFor(this.#facts, last.index)
     const closings = last.slots.flatMap((slot) => {
       const before = slot.score
-      const outcome = before && slot.run?.closing(invocations, before)
+      const run = contexts(slot.plan)
+      const outcome = before && run && closingOutcome(run.criterion, run.context, invocations, before)
       return outcome ? [{ slot, before, outcome }] : []
     })
     if (closings.length === 0) return
@@ -201,9 +218,7 @@ class LiveSession implements SessionEngine {
   }
 
   #start(id: string): InvocationState {
-    const index = this.#order.length
-    const previous = () => this.#order.slice(0, index).flatMap((s) => this.#builder.invocation(s.id) ?? [])
-    const invocation = newInvocationState(this.#plan, this.#options.spec.session_id, index, id, previous)
+    const invocation = newInvocationState(this.#facts, this.#order.length, id)
     invocation.firstEventAtMs = this.#options.clock?.()
     this.#byId.set(id, invocation)
     this.#order.push(invocation)
@@ -216,14 +231,11 @@ class LiveSession implements SessionEngine {
   }
 
   #step(invocation: InvocationState, event: AdkEvent): void {
-    if (invocation.released) {
-      for (const slot of invocation.slots) slot.run?.restore(invocation.events ?? [])
-      invocation.released = false
-    }
+    reviveRuns(this.#facts, invocation)
     if (invocation.events && invocation.events.length >= MAX_REBUILD_EVENTS) invocation.events = undefined
     invocation.events?.push(event)
     for (const slot of invocation.slots) {
-      const provisional = slot.run?.step(event)
+      const provisional = slot.run?.step(event, slot)
       if (!provisional) continue
       const { threshold, metric_name } = slot.plan.metric
       slot.progressCount += 1
@@ -262,9 +274,9 @@ class LiveSession implements SessionEngine {
     const timing = this.#timing(invocation)
     const ruledOut = this.#options.unscorable?.(id)
     for (const slot of invocation.slots) {
-      const { run, plan } = slot
-      if (!run) {
-        this.#record(invocation, slot, generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
+      const { plan } = slot
+      if ('reason' in plan.runnable) {
+        this.#record(invocation, slot, generation, { score: null, reason: plan.runnable.reason })
         continue
       }
       const unscorable = ruledOut?.get(plan.metric.metric_name)
@@ -272,7 +284,8 @@ class LiveSession implements SessionEngine {
         this.#record(invocation, slot, generation, { score: null, reason: unscorable })
         continue
       }
-      const outcome = run.finish(actual, timing)
+      // Runnable, on an invocation that is not complete yet, so not released: its run is there.
+      const outcome = slot.run!.finish(actual, timing)
       if (outcome.kind === 'score') {
         this.#record(invocation, slot, generation, outcome.result)
         continue
@@ -314,6 +327,10 @@ class LiveSession implements SessionEngine {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10
+}
+
+function hasClosing(slot: MetricSlot): boolean {
+  return 'criterion' in slot.plan.runnable && slot.plan.runnable.criterion.closing !== undefined
 }
 
 function identity(invocation: InvocationState, slot: MetricSlot) {
