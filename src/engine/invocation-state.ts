@@ -89,6 +89,8 @@ export function newInvocationState(session: SessionFacts, index: number, id: str
 export function releaseRuns(invocation: InvocationState): void {
   if (invocation.released || !invocation.events) return
   for (const slot of invocation.slots) if (slot.run && !slot.run.failed) slot.run = null
+  // Kept for the session's life: cut to its length (an array grown by pushing has room for more).
+  invocation.events = invocation.events.slice()
   invocation.released = true
 }
 
