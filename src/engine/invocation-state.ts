@@ -10,7 +10,7 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
-import type { AnyCriterion, InvocationContext, InvocationScore } from '../core/criterion.ts'
+import type { AnyCriterion, InvocationContext, InvocationScore, InvocationTiming } from '../core/criterion.ts'
 import { MetricRun, type ProgressMemo } from './metric-run.ts'
 import { type MetricPlan, rubricsForInvocation, type SessionPlan } from './plan.ts'
 
@@ -78,6 +78,18 @@ export function newInvocationState(session: SessionFacts, index: number, id: str
     return { plan: metric, run, progressCount: 0, lastProgress: undefined, score: undefined }
   })
   return { index, id, generation: 0, completed: false, slots, events: [], released: false }
+}
+
+/** From the invocation's first event to now, by the engine's clock; none without a clock. */
+export function timingOf(invocation: InvocationState, clock: (() => number) | undefined): InvocationTiming | undefined {
+  if (!clock || invocation.firstEventAtMs === undefined) return undefined
+  return { durationMs: clock() - invocation.firstEventAtMs }
+}
+
+/** Keeps a stepped event for a rebuild, until the invocation has more than MAX_REBUILD_EVENTS. */
+export function keepForRebuild(invocation: InvocationState, event: AdkEvent): void {
+  if (invocation.events && invocation.events.length >= MAX_REBUILD_EVENTS) invocation.events = undefined
+  invocation.events?.push(event)
 }
 
 /**

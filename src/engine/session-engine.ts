@@ -12,38 +12,31 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
-import { statusFor } from '../adk/status.ts'
-import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
+import type { InvocationScore } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
+import { budgetExceeded } from './cpu-budget.ts'
 import {
-  contextsFor,
   type InvocationState,
-  MAX_REBUILD_EVENTS,
+  keepForRebuild,
   type MetricSlot,
   newInvocationState,
   releaseRuns,
   reviveRuns,
   type SessionFacts,
+  timingOf,
 } from './invocation-state.ts'
-import { closingOutcome, type JudgeRunner, settle, waitForJudges } from './metric-run.ts'
-import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
+import { closingRevisions } from './closing.ts'
+import { settle, waitForJudges } from './metric-run.ts'
+import { CASE_KEY, errorKey, startedKey } from './result-keys.ts'
+import { criterionResult, progressResult, resultsSnapshot } from './slot-results.ts'
 import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
-import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from './types.ts'
+import type { IngestedEvent, RejectedEvent, SessionEngine, SessionEngineOptions, SessionSnapshot } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
 export const DEFAULT_END_WAIT_MS = 120_000
 
-export type SessionEngineOptions = EngineOptions & {
-  judge?: JudgeRunner
-  /** Why judged criteria are NOT_EVALUATED when `judge` is absent (default: no judge configured). */
-  noJudgeReason?: string
-  /** The deployment default EvalConfig, used when the spec has none (ADK's defaults otherwise). */
-  defaultConfig?: unknown
-  /** What problems with the config are said to be in (default: `eval_config`); the CLI names its file. */
-  configSource?: string
-  endWaitMs?: number
-}
+export type { SessionEngineOptions } from './types.ts'
 
 /**
  * @example
@@ -95,29 +88,12 @@ class LiveSession implements SessionEngine {
 
   /** Count an event's scoring time; past a budget, say so once and stop scoring. */
   #charge(index: number, spentMs: number): void {
-    const budget = this.#options.budget!
     this.#cpuMs += spentMs
-    const eventOver = spentMs > budget.maxEventCpuMs
-    if (!eventOver && this.#cpuMs <= budget.maxSessionCpuMs) return
+    const exceeded = budgetExceeded(this.#options.budget!, index, spentMs, this.#cpuMs)
+    if (!exceeded) return
     this.#outOfBudget = true
     this.#errors += 1
-    const [name, value] = eventOver
-      ? [budget.names?.event ?? 'maxEventCpuMs', budget.maxEventCpuMs]
-      : [budget.names?.session ?? 'maxSessionCpuMs', budget.maxSessionCpuMs]
-    const what = eventOver
-      ? `event ${index} took ${round(spentMs)} ms to score`
-      : `scoring took ${round(this.#cpuMs)} ms in total by event ${index}`
-    this.#options.emit({
-      type: 'error',
-      key: errorKey(this.#errors),
-      data: {
-        kind: 'cpu_budget_exhausted',
-        index,
-        message: `${what}, more than the ${value} ms allowed (${name}); later events are recorded but not scored`,
-        limit: { name: name.split('=')[0]!, value },
-        spent_ms: round(eventOver ? spentMs : this.#cpuMs),
-      },
-    })
+    this.#options.emit({ type: 'error', key: errorKey(this.#errors), data: exceeded })
   }
 
   #score(event: AdkEvent): void {
@@ -171,18 +147,7 @@ class LiveSession implements SessionEngine {
   }
 
   snapshot(): SessionSnapshot {
-    return {
-      session_id: this.#options.spec.session_id,
-      ended: this.#ended !== undefined,
-      metrics: this.#plan.metrics.map((m) => m.metric.metric_name),
-      invocations: this.#order.map((invocation) => ({
-        invocation_id: invocation.id,
-        invocation_index: invocation.index,
-        completed: invocation.completed,
-        results: Object.fromEntries(invocation.slots.map((slot) => [slot.plan.metric.metric_name, slot.score ?? null])),
-      })),
-      case_result: this.#ended ?? null,
-    }
+    return resultsSnapshot(this.#options.spec.session_id, this.#plan, this.#order, this.#ended)
   }
 
   abort(reason = 'session aborted'): void {
@@ -195,23 +160,13 @@ class LiveSession implements SessionEngine {
    */
   async #close(): Promise<void> {
     const last = this.#order.at(-1)
-    if (!last?.completed || !last.slots.some((slot) => hasClosing(slot))) return
-    const invocations = this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? [])
-    const contexts = contextsFor(this.#facts, last.index)
-    const closings = last.slots.flatMap((slot) => {
-      const before = slot.score
-      const run = contexts(slot.plan)
-      const outcome = before && run && closingOutcome(run.criterion, run.context, invocations, before)
-      return outcome ? [{ slot, before, outcome }] : []
+    if (!last?.completed) return
+    const changed = await closingRevisions(this.#facts, last, () => this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? []), {
+      judge: this.#options.judge,
+      noJudgeReason: this.#options.noJudgeReason,
+      waitMs: this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS,
+      abort: this.#abort,
     })
-    if (closings.length === 0) return
-    const settled = closings.map(async (c) => ({
-      ...c,
-      after: await settle(c.outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason),
-    }))
-    const pending = new Set(settled.map((p) => p.then(() => {})))
-    await waitForJudges(pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
-    const changed = (await Promise.all(settled)).filter((c) => c.after !== c.before)
     if (changed.length === 0) return
     last.generation += 1
     for (const c of changed) this.#record(last, c.slot, last.generation, c.after)
@@ -232,25 +187,12 @@ class LiveSession implements SessionEngine {
 
   #step(invocation: InvocationState, event: AdkEvent): void {
     reviveRuns(this.#facts, invocation)
-    if (invocation.events && invocation.events.length >= MAX_REBUILD_EVENTS) invocation.events = undefined
-    invocation.events?.push(event)
+    keepForRebuild(invocation, event)
     for (const slot of invocation.slots) {
       const provisional = slot.run?.step(event, slot)
       if (!provisional) continue
-      const { threshold, metric_name } = slot.plan.metric
       slot.progressCount += 1
-      this.#options.emit({
-        type: 'criterion.progress',
-        key: progressKey(invocation.index, metric_name, slot.progressCount),
-        data: {
-          ...identity(invocation, slot),
-          score: provisional.score,
-          threshold,
-          eval_status: statusFor(provisional.score, threshold),
-          final: provisional.final,
-          details: provisional.details ?? {},
-        },
-      })
+      this.#options.emit(progressResult(invocation, slot, provisional))
     }
   }
 
@@ -271,7 +213,7 @@ class LiveSession implements SessionEngine {
     if (!built) return
     const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
     const generation = invocation.generation
-    const timing = this.#timing(invocation)
+    const timing = timingOf(invocation, this.#options.clock)
     const ruledOut = this.#options.unscorable?.(id)
     for (const slot of invocation.slots) {
       const { plan } = slot
@@ -298,41 +240,9 @@ class LiveSession implements SessionEngine {
     }
   }
 
-  /** First event to now, by the clock; none without a clock. */
-  #timing(invocation: InvocationState): InvocationTiming | undefined {
-    const { clock } = this.#options
-    if (!clock || invocation.firstEventAtMs === undefined) return undefined
-    return { durationMs: clock() - invocation.firstEventAtMs }
-  }
-
   #record(invocation: InvocationState, slot: MetricSlot, generation: number, result: InvocationScore): void {
     if (generation !== invocation.generation || this.#ended) return
     slot.score = result
-    const { threshold, metric_name } = slot.plan.metric
-    this.#options.emit({
-      type: 'criterion.result',
-      key: resultKey(invocation.index, metric_name, generation),
-      data: {
-        ...identity(invocation, slot),
-        score: result.score,
-        threshold,
-        eval_status: result.status ?? statusFor(result.score, threshold),
-        details: result.details ?? {},
-        ...(result.reason !== undefined ? { reason: result.reason } : {}),
-        ...(generation > 0 ? { revision: generation } : {}),
-      },
-    })
+    this.#options.emit(criterionResult(invocation, slot, generation, result))
   }
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10
-}
-
-function hasClosing(slot: MetricSlot): boolean {
-  return 'criterion' in slot.plan.runnable && slot.plan.runnable.criterion.closing !== undefined
-}
-
-function identity(invocation: InvocationState, slot: MetricSlot) {
-  return { invocation_id: invocation.id, invocation_index: invocation.index, metric_name: slot.plan.metric.metric_name }
 }
