@@ -34,14 +34,17 @@ export type InvocationFold = {
   invocationId: string
   userContent: Content
   timestamp: number
-  /** Agent events with a call, response, text or inline data part, in order. Only ever appended to. */
+  /**
+   * Agent events with a call, response, text or inline data part, in order. Only ever appended to
+   * (or replaced by a copy, `trimFold`): an invocation taken keeps a prefix of it.
+   */
   candidates: AdkEvent[]
   /** The event whose content is the final response so far (the last final event wins). */
   finalEvent: AdkEvent | undefined
   /**
-   * The function calls of the candidates, in order; only ever appended to. These are the calls of
-   * the built invocation too: the one candidate left out of its events (the final response) is
-   * left out only when it has no call (difference (b)).
+   * The function calls of the candidates, in order; only ever appended to (or copied, as
+   * `candidates`). These are the calls of the built invocation too: the one candidate left out of
+   * its events (the final response) is left out only when it has no call (difference (b)).
    */
   calls: FunctionCall[]
 }
@@ -86,6 +89,17 @@ export function foldEvent(fold: InvocationFold, event: AdkEvent): boolean {
     for (const part of parts) if (part.function_call) fold.calls.push(part.function_call)
   }
   return becameFinal
+}
+
+/**
+ * Cuts a completed fold's lists to their length. An array grown by pushing keeps room to grow (17
+ * slots from its first push), and a completed invocation is kept for the whole session with room
+ * it rarely needs. The copies hold the same prefixes, so invocations already taken are unchanged.
+ * @example trimFold(fold) // once its invocation completed
+ */
+export function trimFold(fold: InvocationFold): void {
+  fold.candidates = fold.candidates.slice()
+  fold.calls = fold.calls.slice()
 }
 
 function keptAsIntermediate(event: AdkEvent, finalEvent: AdkEvent | undefined): boolean {

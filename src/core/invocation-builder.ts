@@ -9,7 +9,7 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
-import { foldEvent, type InvocationFold, invocationOf, newFold } from './events-to-invocations.ts'
+import { foldEvent, type InvocationFold, invocationOf, newFold, trimFold } from './events-to-invocations.ts'
 
 /** What one push (or `complete()`) changed. */
 export type BuilderChange = {
@@ -44,7 +44,6 @@ export type InvocationBuilder = {
 
 type Entry = {
   fold: InvocationFold
-  snapshot: Invocation | undefined
   completed: boolean
   /** Index in first-seen order. */
   position: number
@@ -62,21 +61,29 @@ type Entry = {
 export function createInvocationBuilder(): InvocationBuilder {
   const entries = new Map<string, Entry>()
   let open: Entry | undefined
+  // The open invocation as last taken, until its next event: it is read again at each of its
+  // completions (every final response) and by current(). A completed one is taken anew when read
+  // (in O(1)): it is read about once, when it is scored, and keeping every invocation's copy with
+  // its event list cost a live session more than the folds themselves.
+  let openSnapshot: Invocation | undefined
   // invocations() is called once per completed invocation by the engine: rebuilding the whole list
   // each time made a session quadratic. The list is kept and only changed entries are re-snapshot.
   const list: Invocation[] = []
   const stale: Entry[] = []
 
   function snapshot(entry: Entry): Invocation {
-    entry.snapshot ??= invocationOf(entry.fold)
-    return entry.snapshot
+    if (entry !== open) return invocationOf(entry.fold)
+    openSnapshot ??= invocationOf(entry.fold)
+    return openSnapshot
   }
 
   function closeOpen(): string[] {
     if (!open) return []
     open.completed = true
+    trimFold(open.fold)
     const id = open.fold.invocationId
     open = undefined
+    openSnapshot = undefined
     return [id]
   }
 
@@ -88,7 +95,7 @@ export function createInvocationBuilder(): InvocationBuilder {
       if (!entry) {
         const completed = closeOpen()
         if (completed.length > 0) change.completed = completed
-        entry = { fold: newFold(id), snapshot: undefined, completed: false, position: entries.size, stale: false }
+        entry = { fold: newFold(id), completed: false, position: entries.size, stale: false }
         entries.set(id, entry)
         open = entry
         change.started = id
@@ -96,8 +103,8 @@ export function createInvocationBuilder(): InvocationBuilder {
         change.late = id
       }
       change.final = foldEvent(entry.fold, event)
-      // Snapshots are rebuilt lazily, on the next current()/invocations() call.
-      entry.snapshot = undefined
+      // Snapshots are rebuilt lazily, on the next read.
+      if (entry === open) openSnapshot = undefined
       if (!entry.stale) {
         entry.stale = true
         stale.push(entry)

@@ -19,3 +19,30 @@ export function cpuBudget(limits: Limits, clock: () => number = () => performanc
     names: { event: limitName('maxEventCpuMs', limits), session: limitName('maxSessionCpuMs', limits) },
   }
 }
+
+/**
+ * The `error` data when one event's scoring time (`spentMs`) or the session's total so far
+ * (`totalMs`, that event included) is past the budget; undefined while within it.
+ * @example budgetExceeded(budget, 7, 80, 120) // { kind: 'cpu_budget_exhausted', index: 7, ... } past a 50 ms event limit
+ */
+export function budgetExceeded(budget: CpuBudget, index: number, spentMs: number, totalMs: number) {
+  const eventOver = spentMs > budget.maxEventCpuMs
+  if (!eventOver && totalMs <= budget.maxSessionCpuMs) return undefined
+  const [name, value] = eventOver
+    ? [budget.names?.event ?? 'maxEventCpuMs', budget.maxEventCpuMs]
+    : [budget.names?.session ?? 'maxSessionCpuMs', budget.maxSessionCpuMs]
+  const what = eventOver
+    ? `event ${index} took ${round(spentMs)} ms to score`
+    : `scoring took ${round(totalMs)} ms in total by event ${index}`
+  return {
+    kind: 'cpu_budget_exhausted',
+    index,
+    message: `${what}, more than the ${value} ms allowed (${name}); later events are recorded but not scored`,
+    limit: { name: name.split('=')[0]!, value },
+    spent_ms: round(eventOver ? spentMs : totalMs),
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10
+}

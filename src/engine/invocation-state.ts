@@ -2,23 +2,31 @@
  * What the engine keeps per invocation: one slot per configured metric, holding everything about
  * that (invocation, metric) pair together (the criterion's run, the early verdicts given, the
  * latest result), so nothing is looked up by metric index across parallel arrays.
+ *
+ * A completed invocation is most of a live session's heap if it keeps its criteria's runs, and
+ * only a late event needs them again. So once the engine is done with it (`releaseRuns`), its
+ * slots keep just the result and the early-verdict bookkeeping, and its events; a late event gets
+ * new runs built from the plan and fed those events again (`reviveRuns`).
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
-import type { InvocationScore } from '../core/criterion.ts'
-import { MetricRun } from './metric-run.ts'
+import type { AnyCriterion, InvocationContext, InvocationScore, InvocationTiming } from '../core/criterion.ts'
+import { MetricRun, type ProgressMemo } from './metric-run.ts'
 import { type MetricPlan, rubricsForInvocation, type SessionPlan } from './plan.ts'
 
 /**
- * An invocation of at most this many events keeps them to rebuild its criteria's states, which
- * are then released once it is done; a longer one keeps its states instead (no memory growth per
- * event beyond what the criteria fold, and no long replay on a late event).
+ * An invocation of at most this many events keeps them to rebuild its criteria's runs, which are
+ * then dropped once it is done; a longer one keeps its runs instead (no memory growth per event
+ * beyond what the criteria fold, and no long replay on a late event).
  */
 export const MAX_REBUILD_EVENTS = 256
 
-export type MetricSlot = {
+export type MetricSlot = ProgressMemo & {
   plan: MetricPlan
-  /** The criterion on this invocation; null when the metric cannot be evaluated at all. */
+  /**
+   * The criterion on this invocation; null when the metric cannot be evaluated at all, and while
+   * the invocation is released (a late event builds it again).
+   */
   run: MetricRun | null
   /** Early verdicts emitted so far: the last number used in a progress key. */
   progressCount: number
@@ -38,32 +46,96 @@ export type InvocationState = {
   /** In config order, one per metric of the plan. */
   slots: MetricSlot[]
   /**
-   * Every event stepped, in order: what rebuilds released criterion states if a late event comes.
-   * Undefined once there were more than MAX_REBUILD_EVENTS: such an invocation keeps its states.
+   * Every event stepped, in order: what rebuilds released criterion runs if a late event comes.
+   * Undefined once there were more than MAX_REBUILD_EVENTS: such an invocation keeps its runs.
    */
   events: AdkEvent[] | undefined
-  /** The criteria's states were released (the invocation was superseded or the stream ended). */
+  /** The criteria's runs were dropped (the invocation was superseded or the stream ended). */
   released: boolean
+}
+
+/** A runnable metric's criterion and what it is given on one invocation. */
+export type RunContext = { criterion: AnyCriterion; context: InvocationContext<{ threshold: number | null }> }
+
+/** What the engine knows of the session, to build an invocation's criterion contexts. */
+export type SessionFacts = {
+  plan: SessionPlan
+  sessionId: string
+  /** The session's invocations before the n-th one, as built when asked. */
+  previous?: (index: number) => readonly Invocation[]
 }
 
 /**
  * A fresh invocation: each runnable metric's criterion initialised with the n-th expected
  * invocation and the rubrics that apply to it.
- * @example const state = newInvocationState(plan, 'session-1', 0, 'e-1'); state.slots.length === plan.metrics.length
+ * @example const state = newInvocationState({ plan, sessionId: 'session-1' }, 0, 'e-1'); state.slots.length === plan.metrics.length
  */
-export function newInvocationState(
-  plan: SessionPlan,
-  sessionId: string,
-  index: number,
-  id: string,
-  previous?: () => readonly Invocation[],
-): InvocationState {
+export function newInvocationState(session: SessionFacts, index: number, id: string): InvocationState {
+  const contexts = contextsFor(session, index)
+  const slots = session.plan.metrics.map((metric): MetricSlot => {
+    const context = contexts(metric)
+    const run = context ? new MetricRun(context.criterion, context.context) : null
+    return { plan: metric, run, progressCount: 0, lastProgress: undefined, score: undefined }
+  })
+  return { index, id, generation: 0, completed: false, slots, events: [], released: false }
+}
+
+/** From the invocation's first event to now, by the engine's clock; none without a clock. */
+export function timingOf(invocation: InvocationState, clock: (() => number) | undefined): InvocationTiming | undefined {
+  if (!clock || invocation.firstEventAtMs === undefined) return undefined
+  return { durationMs: clock() - invocation.firstEventAtMs }
+}
+
+/** Keeps a stepped event for a rebuild, until the invocation has more than MAX_REBUILD_EVENTS. */
+export function keepForRebuild(invocation: InvocationState, event: AdkEvent): void {
+  if (invocation.events && invocation.events.length >= MAX_REBUILD_EVENTS) invocation.events = undefined
+  invocation.events?.push(event)
+}
+
+/**
+ * Drops the criteria's runs of an invocation the engine is done with; slots keep the results and
+ * which early verdicts were reported. An invocation that kept no events (too many) keeps its runs,
+ * and so does a run whose criterion threw: a rebuild does not ask for early verdicts, so a throw
+ * there would not happen again and the run would score where it had failed.
+ */
+export function releaseRuns(invocation: InvocationState): void {
+  if (invocation.released || !invocation.events) return
+  for (const slot of invocation.slots) if (slot.run && !slot.run.failed) slot.run = null
+  // Kept for the session's life: cut to its length (an array grown by pushing has room for more).
+  invocation.events = invocation.events.slice()
+  invocation.released = true
+}
+
+/**
+ * New runs for a released invocation, fed its events so far without reporting early verdicts (they
+ * were reported when the events first came): each criterion's state is a fold of its context and
+ * those events, so the invocation goes on as if it had never been released.
+ */
+export function reviveRuns(session: SessionFacts, invocation: InvocationState): void {
+  if (!invocation.released) return
+  const contexts = contextsFor(session, invocation.index)
+  for (const slot of invocation.slots) {
+    if (slot.run) continue
+    const context = contexts(slot.plan)
+    if (context) slot.run = MetricRun.replayed(context.criterion, context.context, invocation.events ?? [])
+  }
+  invocation.released = false
+}
+
+/**
+ * The context each runnable metric's criterion sees on the n-th invocation (undefined for a metric
+ * that cannot be evaluated): built the same way for a fresh run, a revived one and a closing step.
+ */
+export function contextsFor(session: SessionFacts, index: number): (metric: MetricPlan) => RunContext | undefined {
+  const { plan, sessionId } = session
   const scenario = plan.evalCase?.conversation_scenario
   const expected = plan.expected?.[index]
   const caseRubrics = rubricsForInvocation(plan, index)
-  const slots = plan.metrics.map((metric): MetricSlot => {
+  const previous = session.previous && (() => session.previous!(index))
+  return (metric: MetricPlan) => {
     const { runnable } = metric
-    const run = 'reason' in runnable ? null : new MetricRun(runnable.criterion, {
+    if ('reason' in runnable) return undefined
+    const context: InvocationContext<{ threshold: number | null }> = {
       config: runnable.config,
       expected,
       caseRubrics,
@@ -71,8 +143,7 @@ export function newInvocationState(
       key: `${sessionId}/${index}/${metric.metric.metric_name}`,
       ...(scenario ? { scenario } : {}),
       ...(previous ? { previous } : {}),
-    })
-    return { plan: metric, run, progressCount: 0, score: undefined }
-  })
-  return { index, id, generation: 0, completed: false, slots, events: [], released: false }
+    }
+    return { criterion: runnable.criterion, context }
+  }
 }

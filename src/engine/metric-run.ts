@@ -23,15 +23,21 @@ export type JudgeRunner = (requests: JudgeRequest[], signal: AbortSignal) => Pro
 export const NO_JUDGE_REASON =
   'no judge configured: set GEMINI_API_KEY (or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION for Vertex AI), or a provider for judge_model provider/model names (OPENAI_API_KEY, EVALSTREAM_JUDGE_<NAME>_BASE_URL, ...: docs/judges.md)'
 
+/**
+ * Which early verdicts of one (invocation, metric) were reported. It lives in the engine's slot,
+ * not in the run: a released invocation drops its runs, and a rebuilt run must not report again
+ * what was reported before.
+ */
+export type ProgressMemo = {
+  /** The last early verdict reported, as JSON [score, final]; null once a final one was (none are asked for after). */
+  lastProgress: string | null | undefined
+}
+
 export class MetricRun {
   #criterion: AnyCriterion
   #context: InvocationContext<{ threshold: number | null }>
   #state: unknown
   #failed?: string
-  #lastProgress?: string
-  #progressFinal = false
-  /** The criterion's state was dropped (`release`): `restore` rebuilds it before the next event. */
-  #released = false
 
   constructor(criterion: AnyCriterion, context: InvocationContext<{ threshold: number | null }>) {
     this.#criterion = criterion
@@ -44,44 +50,41 @@ export class MetricRun {
   }
 
   /**
-   * Drops the criterion's state once its invocation is done (a newer one started, or the stream
-   * ended): it is most of a live session's heap. The early verdicts already reported are kept, so
-   * a restored run reports only new ones.
+   * A run fed `events` without asking for early verdicts (they were reported when the events first
+   * came): the criterion's state is a fold of its context and the events, so this is the run as it
+   * was before its invocation was released.
    */
-  release(): void {
-    if (this.#failed !== undefined) return
-    this.#state = undefined
-    this.#released = true
+  static replayed(
+    criterion: AnyCriterion,
+    context: InvocationContext<{ threshold: number | null }>,
+    events: readonly AdkEvent[],
+  ): MetricRun {
+    const run = new MetricRun(criterion, context)
+    if (run.#failed !== undefined || !criterion.step) return run
+    try {
+      for (const event of events) run.#state = criterion.step(run.#state, event)
+    } catch (error) {
+      run.#failed = describe(error)
+    }
+    return run
   }
 
-  /**
-   * Rebuilds a released state from the invocation's events so far, as they were stepped (a late
-   * event reopened the invocation): the criterion's state is a fold of its context and those events.
-   */
-  restore(events: readonly AdkEvent[]): void {
-    if (!this.#released) return
-    this.#released = false
-    try {
-      let state = this.#criterion.init(this.#context)
-      if (this.#criterion.step) { for (const event of events) state = this.#criterion.step(state, event) }
-      this.#state = state
-    } catch (error) {
-      this.#failed = describe(error)
-    }
+  /** The criterion threw: its result is NOT_EVALUATED with the error as the reason. */
+  get failed(): boolean {
+    return this.#failed !== undefined
   }
 
   /** Feeds one event; returns a new early verdict when it differs from the last one reported. */
-  step(event: AdkEvent): Provisional | null {
+  step(event: AdkEvent, memo: ProgressMemo): Provisional | null {
     if (this.#failed !== undefined) return null
     try {
       if (this.#criterion.step) this.#state = this.#criterion.step(this.#state, event)
-      if (this.#progressFinal || !this.#criterion.progress) return null
+      if (memo.lastProgress === null || !this.#criterion.progress) return null
       const provisional = this.#criterion.progress(this.#state)
       if (!provisional) return null
       const key = JSON.stringify([provisional.score, provisional.final])
-      if (key === this.#lastProgress) return null
-      this.#lastProgress = key
-      this.#progressFinal = provisional.final
+      if (key === memo.lastProgress) return null
+      memo.lastProgress = provisional.final ? null : key
       return provisional
     } catch (error) {
       this.#failed = describe(error)
@@ -98,24 +101,24 @@ export class MetricRun {
       return notEvaluated(describe(error))
     }
   }
+}
 
-  /** Whether the criterion judges the whole conversation once the session ends. */
-  get hasClosing(): boolean {
-    return this.#criterion.closing !== undefined
-  }
-
-  /**
-   * The criterion's closing step for the last invocation (its settled score `last`), or null when
-   * the criterion has none.
-   */
-  closing(invocations: readonly Invocation[], last: InvocationScore): Outcome | null {
-    if (!this.#criterion.closing) return null
-    const { config, scenario, key, caseRubrics } = this.#context
-    try {
-      return this.#criterion.closing({ config, scenario, key, invocations, last, ...(caseRubrics ? { caseRubrics } : {}) })
-    } catch (error) {
-      return notEvaluated(describe(error))
-    }
+/**
+ * The criterion's closing step for the last invocation (its context, its settled score `last`), or
+ * null when the criterion has none. It needs no run: the last invocation's may have been released.
+ */
+export function closingOutcome(
+  criterion: AnyCriterion,
+  context: InvocationContext<{ threshold: number | null }>,
+  invocations: readonly Invocation[],
+  last: InvocationScore,
+): Outcome | null {
+  if (!criterion.closing) return null
+  const { config, scenario, key, caseRubrics } = context
+  try {
+    return criterion.closing({ config, scenario, key, invocations, last, ...(caseRubrics ? { caseRubrics } : {}) })
+  } catch (error) {
+    return notEvaluated(describe(error))
   }
 }
 

@@ -12,29 +12,31 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
-import { statusFor } from '../adk/status.ts'
-import type { InvocationScore, InvocationTiming } from '../core/criterion.ts'
+import type { InvocationScore } from '../core/criterion.ts'
 import { createInvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
-import { type InvocationState, MAX_REBUILD_EVENTS, type MetricSlot, newInvocationState } from './invocation-state.ts'
-import { type JudgeRunner, settle, waitForJudges } from './metric-run.ts'
-import { CASE_KEY, errorKey, progressKey, resultKey, startedKey } from './result-keys.ts'
+import { budgetExceeded } from './cpu-budget.ts'
+import {
+  type InvocationState,
+  keepForRebuild,
+  type MetricSlot,
+  newInvocationState,
+  releaseRuns,
+  reviveRuns,
+  type SessionFacts,
+  timingOf,
+} from './invocation-state.ts'
+import { closingRevisions } from './closing.ts'
+import { settle, waitForJudges } from './metric-run.ts'
+import { CASE_KEY, errorKey, startedKey } from './result-keys.ts'
+import { criterionResult, progressResult, resultsSnapshot } from './slot-results.ts'
 import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
-import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from './types.ts'
+import type { IngestedEvent, RejectedEvent, SessionEngine, SessionEngineOptions, SessionSnapshot } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
 export const DEFAULT_END_WAIT_MS = 120_000
 
-export type SessionEngineOptions = EngineOptions & {
-  judge?: JudgeRunner
-  /** Why judged criteria are NOT_EVALUATED when `judge` is absent (default: no judge configured). */
-  noJudgeReason?: string
-  /** The deployment default EvalConfig, used when the spec has none (ADK's defaults otherwise). */
-  defaultConfig?: unknown
-  /** What problems with the config are said to be in (default: `eval_config`); the CLI names its file. */
-  configSource?: string
-  endWaitMs?: number
-}
+export type { SessionEngineOptions } from './types.ts'
 
 /**
  * @example
@@ -52,6 +54,8 @@ export function createSessionEngine(
 class LiveSession implements SessionEngine {
   #plan: SessionPlan
   #options: SessionEngineOptions
+  /** What criterion contexts are built from, for new runs and rebuilt ones alike. */
+  #facts: SessionFacts
   #builder = createInvocationBuilder()
   #byId = new Map<string, InvocationState>()
   /** Every invocation in first-seen order: `#order[n].index === n`. */
@@ -67,6 +71,11 @@ class LiveSession implements SessionEngine {
   constructor(plan: SessionPlan, options: SessionEngineOptions) {
     this.#plan = plan
     this.#options = options
+    this.#facts = {
+      plan,
+      sessionId: options.spec.session_id,
+      previous: (index) => this.#order.slice(0, index).flatMap((s) => this.#builder.invocation(s.id) ?? []),
+    }
   }
 
   push(item: IngestedEvent): void {
@@ -79,29 +88,12 @@ class LiveSession implements SessionEngine {
 
   /** Count an event's scoring time; past a budget, say so once and stop scoring. */
   #charge(index: number, spentMs: number): void {
-    const budget = this.#options.budget!
     this.#cpuMs += spentMs
-    const eventOver = spentMs > budget.maxEventCpuMs
-    if (!eventOver && this.#cpuMs <= budget.maxSessionCpuMs) return
+    const exceeded = budgetExceeded(this.#options.budget!, index, spentMs, this.#cpuMs)
+    if (!exceeded) return
     this.#outOfBudget = true
     this.#errors += 1
-    const [name, value] = eventOver
-      ? [budget.names?.event ?? 'maxEventCpuMs', budget.maxEventCpuMs]
-      : [budget.names?.session ?? 'maxSessionCpuMs', budget.maxSessionCpuMs]
-    const what = eventOver
-      ? `event ${index} took ${round(spentMs)} ms to score`
-      : `scoring took ${round(this.#cpuMs)} ms in total by event ${index}`
-    this.#options.emit({
-      type: 'error',
-      key: errorKey(this.#errors),
-      data: {
-        kind: 'cpu_budget_exhausted',
-        index,
-        message: `${what}, more than the ${value} ms allowed (${name}); later events are recorded but not scored`,
-        limit: { name: name.split('=')[0]!, value },
-        spent_ms: round(eventOver ? spentMs : this.#cpuMs),
-      },
-    })
+    this.#options.emit({ type: 'error', key: errorKey(this.#errors), data: exceeded })
   }
 
   #score(event: AdkEvent): void {
@@ -125,15 +117,14 @@ class LiveSession implements SessionEngine {
 
   /**
    * Invocations the builder completed (a newer one started, or the stream ended) are scored, then
-   * their criteria's states released: only a late event needs them again, and it rebuilds them.
+   * their criteria's runs dropped: only a late event needs them again, and it rebuilds them. Judge
+   * work in flight needs no run: its result goes to the slot.
    */
   #completeAndRelease(ids: readonly string[] | undefined): void {
     for (const id of ids ?? []) {
       this.#complete(id)
       const invocation = this.#byId.get(id)
-      if (!invocation || invocation.released || !invocation.events) continue
-      for (const slot of invocation.slots) slot.run?.release()
-      invocation.released = true
+      if (invocation) releaseRuns(invocation)
     }
   }
 
@@ -156,18 +147,7 @@ class LiveSession implements SessionEngine {
   }
 
   snapshot(): SessionSnapshot {
-    return {
-      session_id: this.#options.spec.session_id,
-      ended: this.#ended !== undefined,
-      metrics: this.#plan.metrics.map((m) => m.metric.metric_name),
-      invocations: this.#order.map((invocation) => ({
-        invocation_id: invocation.id,
-        invocation_index: invocation.index,
-        completed: invocation.completed,
-        results: Object.fromEntries(invocation.slots.map((slot) => [slot.plan.metric.metric_name, slot.score ?? null])),
-      })),
-      case_result: this.#ended ?? null,
-    }
+    return resultsSnapshot(this.#options.spec.session_id, this.#plan, this.#order, this.#ended)
   }
 
   abort(reason = 'session aborted'): void {
@@ -180,30 +160,20 @@ class LiveSession implements SessionEngine {
    */
   async #close(): Promise<void> {
     const last = this.#order.at(-1)
-    if (!last?.completed || !last.slots.some((slot) => slot.run?.hasClosing)) return
-    const invocations = this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? [])
-    const closings = last.slots.flatMap((slot) => {
-      const before = slot.score
-      const outcome = before && slot.run?.closing(invocations, before)
-      return outcome ? [{ slot, before, outcome }] : []
+    if (!last?.completed) return
+    const changed = await closingRevisions(this.#facts, last, () => this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? []), {
+      judge: this.#options.judge,
+      noJudgeReason: this.#options.noJudgeReason,
+      waitMs: this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS,
+      abort: this.#abort,
     })
-    if (closings.length === 0) return
-    const settled = closings.map(async (c) => ({
-      ...c,
-      after: await settle(c.outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason),
-    }))
-    const pending = new Set(settled.map((p) => p.then(() => {})))
-    await waitForJudges(pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
-    const changed = (await Promise.all(settled)).filter((c) => c.after !== c.before)
     if (changed.length === 0) return
     last.generation += 1
     for (const c of changed) this.#record(last, c.slot, last.generation, c.after)
   }
 
   #start(id: string): InvocationState {
-    const index = this.#order.length
-    const previous = () => this.#order.slice(0, index).flatMap((s) => this.#builder.invocation(s.id) ?? [])
-    const invocation = newInvocationState(this.#plan, this.#options.spec.session_id, index, id, previous)
+    const invocation = newInvocationState(this.#facts, this.#order.length, id)
     invocation.firstEventAtMs = this.#options.clock?.()
     this.#byId.set(id, invocation)
     this.#order.push(invocation)
@@ -216,29 +186,13 @@ class LiveSession implements SessionEngine {
   }
 
   #step(invocation: InvocationState, event: AdkEvent): void {
-    if (invocation.released) {
-      for (const slot of invocation.slots) slot.run?.restore(invocation.events ?? [])
-      invocation.released = false
-    }
-    if (invocation.events && invocation.events.length >= MAX_REBUILD_EVENTS) invocation.events = undefined
-    invocation.events?.push(event)
+    reviveRuns(this.#facts, invocation)
+    keepForRebuild(invocation, event)
     for (const slot of invocation.slots) {
-      const provisional = slot.run?.step(event)
+      const provisional = slot.run?.step(event, slot)
       if (!provisional) continue
-      const { threshold, metric_name } = slot.plan.metric
       slot.progressCount += 1
-      this.#options.emit({
-        type: 'criterion.progress',
-        key: progressKey(invocation.index, metric_name, slot.progressCount),
-        data: {
-          ...identity(invocation, slot),
-          score: provisional.score,
-          threshold,
-          eval_status: statusFor(provisional.score, threshold),
-          final: provisional.final,
-          details: provisional.details ?? {},
-        },
-      })
+      this.#options.emit(progressResult(invocation, slot, provisional))
     }
   }
 
@@ -259,12 +213,12 @@ class LiveSession implements SessionEngine {
     if (!built) return
     const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
     const generation = invocation.generation
-    const timing = this.#timing(invocation)
+    const timing = timingOf(invocation, this.#options.clock)
     const ruledOut = this.#options.unscorable?.(id)
     for (const slot of invocation.slots) {
-      const { run, plan } = slot
-      if (!run) {
-        this.#record(invocation, slot, generation, { score: null, reason: (plan.runnable as { reason: string }).reason })
+      const { plan } = slot
+      if ('reason' in plan.runnable) {
+        this.#record(invocation, slot, generation, { score: null, reason: plan.runnable.reason })
         continue
       }
       const unscorable = ruledOut?.get(plan.metric.metric_name)
@@ -272,7 +226,8 @@ class LiveSession implements SessionEngine {
         this.#record(invocation, slot, generation, { score: null, reason: unscorable })
         continue
       }
-      const outcome = run.finish(actual, timing)
+      // Runnable, on an invocation that is not complete yet, so not released: its run is there.
+      const outcome = slot.run!.finish(actual, timing)
       if (outcome.kind === 'score') {
         this.#record(invocation, slot, generation, outcome.result)
         continue
@@ -285,37 +240,9 @@ class LiveSession implements SessionEngine {
     }
   }
 
-  /** First event to now, by the clock; none without a clock. */
-  #timing(invocation: InvocationState): InvocationTiming | undefined {
-    const { clock } = this.#options
-    if (!clock || invocation.firstEventAtMs === undefined) return undefined
-    return { durationMs: clock() - invocation.firstEventAtMs }
-  }
-
   #record(invocation: InvocationState, slot: MetricSlot, generation: number, result: InvocationScore): void {
     if (generation !== invocation.generation || this.#ended) return
     slot.score = result
-    const { threshold, metric_name } = slot.plan.metric
-    this.#options.emit({
-      type: 'criterion.result',
-      key: resultKey(invocation.index, metric_name, generation),
-      data: {
-        ...identity(invocation, slot),
-        score: result.score,
-        threshold,
-        eval_status: result.status ?? statusFor(result.score, threshold),
-        details: result.details ?? {},
-        ...(result.reason !== undefined ? { reason: result.reason } : {}),
-        ...(generation > 0 ? { revision: generation } : {}),
-      },
-    })
+    this.#options.emit(criterionResult(invocation, slot, generation, result))
   }
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10
-}
-
-function identity(invocation: InvocationState, slot: MetricSlot) {
-  return { invocation_id: invocation.id, invocation_index: invocation.index, metric_name: slot.plan.metric.metric_name }
 }

@@ -6,6 +6,7 @@
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import type { InvocationScore } from '../core/criterion.ts'
+import type { JudgeRunner } from './metric-run.ts'
 import type { RejectedEvent, ResultEventBody } from './result-events.ts'
 
 // The wire protocol (results, their data, rejected events) is declared once, as zod schemas.
@@ -110,6 +111,18 @@ export type EngineOptions = {
   unscorable?: (invocationId: string) => ReadonlyMap<string, string> | undefined
   /** Synchronous scoring time a session may spend; without it scoring is not timed. */
   budget?: CpuBudget
+}
+
+/** The engine's options: the host's (EngineOptions), and the judge and defaults it was composed with. */
+export type SessionEngineOptions = EngineOptions & {
+  judge?: JudgeRunner
+  /** Why judged criteria are NOT_EVALUATED when `judge` is absent (default: no judge configured). */
+  noJudgeReason?: string
+  /** The deployment default EvalConfig, used when the spec has none (ADK's defaults otherwise). */
+  defaultConfig?: unknown
+  /** What problems with the config are said to be in (default: `eval_config`); the CLI names its file. */
+  configSource?: string
+  endWaitMs?: number
 }
 
 /**

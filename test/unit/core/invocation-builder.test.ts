@@ -151,6 +151,25 @@ describe('invocations taken from the builder', () => {
     }
   })
 
+  it('taken while open, once completed (its lists cut to size) and after a late event: each reads as the batch', () => {
+    const call = (id: string, name: string) => ev({ invocationId: id, author: 'agent', content: { parts: [{ functionCall: { name } }] } })
+    const events = [call('a', 'f'), call('a', 'g'), call('b', 'h'), call('a', 'late')]
+    const builder = createInvocationBuilder()
+    builder.push(events[0]!)
+    builder.push(events[1]!)
+    const open = builder.invocation('a')!
+    builder.push(events[2]!)
+    const completed = builder.invocation('a')!
+    builder.push(events[3]!)
+    const late = builder.invocation('a')!
+    // All read only now, after the lists they were taken from were copied and the copy grew.
+    expect(toolCallsOf(open).map((c) => c.name)).toEqual(['f', 'g'])
+    expect(toolCallsOf(late).map((c) => c.name)).toEqual(['f', 'g', 'late'])
+    expect(JSON.stringify(open)).toBe(JSON.stringify(eventsToInvocations(events.slice(0, 2))[0]))
+    expect(JSON.stringify(completed)).toBe(JSON.stringify(eventsToInvocations(events.slice(0, 3))[0]))
+    expect(JSON.stringify(late)).toBe(JSON.stringify(eventsToInvocations(events)[0]))
+  })
+
   it('reads like a plain object: spread, equality, and replacing its events', () => {
     const builder = createInvocationBuilder()
     const call = (name: string) => ev({ invocationId: 'a', author: 'agent', content: { parts: [{ functionCall: { name } }] } })

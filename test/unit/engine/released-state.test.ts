@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import { MetricRun } from '../../../src/engine/metric-run.ts'
-import { MAX_REBUILD_EVENTS } from '../../../src/engine/invocation-state.ts'
+import { MetricRun, type ProgressMemo } from '../../../src/engine/metric-run.ts'
+import { MAX_REBUILD_EVENTS, newInvocationState, releaseRuns, reviveRuns } from '../../../src/engine/invocation-state.ts'
+import { planSession } from '../../../src/engine/plan.ts'
+import { eventsToInvocations } from '../../../src/core/events-to-invocations.ts'
 import type { EngineEmission, IngestedEvent } from '../../../src/engine/types.ts'
 import type { AnyCriterion } from '../../../src/core/criterion.ts'
 import type { AdkEvent } from '../../../src/adk/event.ts'
@@ -34,24 +36,34 @@ const say = (inv: string, text: string) => ({
   usageMetadata,
   content: { role: 'model', parts: [{ text }] },
 })
+/** A streamed chunk: only these move response_match_score's early verdict. */
+const chunk = (inv: string, text: string) => ({ ...say(inv, text), partial: true })
 
 function events(list: object[]): IngestedEvent[] {
   return decodeAll('ndjson', list.map((e) => JSON.stringify(e)).join('\n') + '\n').events
 }
 
-/** Every criterion.result the engine emitted for each metric of invocation `index`, last one kept. */
-async function lastResults(list: object[], index: number): Promise<Record<string, unknown>> {
+/** What the engine emitted for invocation `index`: each metric's last criterion.result, and its early verdicts. */
+async function emittedFor(list: object[], index: number) {
   const emitted: EngineEmission[] = []
   const created = createSessionEngine({ spec, emit: (body) => emitted.push(body) })
   if (!created.ok) throw new Error(created.problem.detail)
   for (const item of events(list)) created.engine.push(item)
   await created.engine.end()
   const last: Record<string, unknown> = {}
+  const progress: EngineEmission[] = []
   for (const e of emitted) {
     const data = e.data as { invocation_index?: number; metric_name?: string }
-    if (e.type === 'criterion.result' && data.invocation_index === index) last[data.metric_name!] = { ...data, revision: undefined }
+    if (data.invocation_index !== index) continue
+    if (e.type === 'criterion.result') last[data.metric_name!] = { ...data, revision: undefined }
+    if (e.type === 'criterion.progress') progress.push(e)
   }
-  return last
+  return { last, progress }
+}
+
+/** Every criterion.result the engine emitted for each metric of invocation `index`, last one kept. */
+async function lastResults(list: object[], index: number): Promise<Record<string, unknown>> {
+  return (await emittedFor(list, index)).last
 }
 
 describe('criterion states released once an invocation is superseded', () => {
@@ -66,6 +78,29 @@ describe('criterion states released once an invocation is superseded', () => {
     expect((inOrder.response_match_score as { score: number }).score).toBe(1)
     expect((inOrder.inference_call_count_v1 as { score: number }).score).toBe(4)
     expect(reopened).toEqual(inOrder)
+  })
+  it('a late event reports only early verdicts not reported before its invocation was released', async () => {
+    // A wrong first call decides the trajectory early (a final verdict). The late answer's first
+    // chunk scores as the earlier one did: an unchanged verdict, not reported again.
+    const first = [call('i0', 'get_news', 'Paris'), chunk('i0', 'In Paris'), say('i0', 'In Paris')]
+    const late = [
+      call('i0', 'get_time', 'Paris'),
+      chunk('i0', 'In Paris'),
+      chunk('i0', ' it is sunny and 21C.'),
+      say('i0', 'In Paris it is sunny and 21C.'),
+    ]
+    const second = [call('i1', 'get_weather', 'Lima'), say('i1', 'In Lima it is sunny and 21C.')]
+    const inOrder = await emittedFor([...first, ...late, ...second], 0)
+    const reopened = await emittedFor([...first, ...second, ...late], 0)
+    const verdicts = (list: EngineEmission[], metric: string) =>
+      list.filter((e) => (e.data as { metric_name: string }).metric_name === metric)
+    // The trajectory's final verdict once, and the response's verdicts with no repeat of an unchanged one.
+    expect(verdicts(inOrder.progress, 'tool_trajectory_avg_score')).toHaveLength(1)
+    expect(verdicts(inOrder.progress, 'tool_trajectory_avg_score')[0]!.data).toMatchObject({ score: 0, final: true })
+    expect(verdicts(inOrder.progress, 'response_match_score')).toHaveLength(2)
+    expect(reopened.progress).toEqual(inOrder.progress)
+    expect((inOrder.last.tool_trajectory_avg_score as { score: number }).score).toBe(0)
+    expect(reopened.last).toEqual(inOrder.last)
   })
 })
 
@@ -82,7 +117,28 @@ describe('an invocation longer than MAX_REBUILD_EVENTS', () => {
   })
 })
 
-describe('MetricRun release and restore', () => {
+describe('a released invocation keeps no criterion runs', () => {
+  it('drops them; reviving builds them again from the plan and the kept events, to the same scores', () => {
+    const planned = planSession(spec)
+    if (!planned.ok) throw new Error(planned.problem.detail)
+    const session = { plan: planned.plan, sessionId: 's1' }
+    const state = newInvocationState(session, 0, 'i0')
+    const list = events([call('i0', 'get_weather', 'Paris'), call('i0', 'get_time', 'Paris'), say('i0', 'In Paris')]).map((i) => i.event)
+    for (const event of list) {
+      state.events!.push(event)
+      for (const slot of state.slots) slot.run?.step(event, slot)
+    }
+    const actual = eventsToInvocations(list)[0]!
+    const scored = state.slots.map((slot) => slot.run!.finish(actual))
+    releaseRuns(state)
+    expect(state.slots.map((slot) => slot.run)).toEqual(state.slots.map(() => null))
+    reviveRuns(session, state)
+    expect(state.released).toBe(false)
+    expect(state.slots.map((slot) => slot.run!.finish(actual))).toEqual(scored)
+  })
+})
+
+describe('MetricRun.replayed', () => {
   /** Counts the events it was stepped with; `inits` counts how often its state was built. */
   function countingCriterion() {
     const seen = { inits: 0 }
@@ -97,38 +153,53 @@ describe('MetricRun release and restore', () => {
         return { n: 0 }
       },
       step: (state: { n: number }) => ({ n: state.n + 1 }),
+      // An early verdict that is final from the third event on.
+      progress: (state: { n: number }) => ({ score: Math.min(state.n, 3), final: state.n >= 3 }),
       finish: (state: { n: number }) => ({ kind: 'score', result: { score: state.n } }),
     }
     return { criterion, seen }
   }
   const event = { author: 'a' } as AdkEvent
   const actual = {} as Invocation
+  const context = { config: { threshold: null }, key: 'k' } as never
 
-  it('rebuilds the state from the events given, once, only after a release', () => {
+  it('builds the state from the events given, once, and goes on from there', () => {
     const { criterion, seen } = countingCriterion()
-    const run = new MetricRun(criterion, { config: { threshold: null }, key: 'k' } as never)
-    run.step(event)
-    run.step(event)
-    run.restore([event]) // not released: nothing to rebuild
+    const run = MetricRun.replayed(criterion, context, [event, event])
     expect(seen.inits).toBe(1)
-    run.release()
-    run.restore([event, event])
-    run.restore([event, event, event, event]) // already restored: ignored
-    run.step(event)
-    expect(seen.inits).toBe(2)
+    run.step(event, { lastProgress: undefined })
     expect(run.finish(actual)).toEqual({ kind: 'score', result: { score: 3 } })
   })
 
-  it('a criterion that throws while rebuilding is not evaluated, with the error as the reason', () => {
+  it('asks for no early verdicts while replaying; the memo says which were reported', () => {
     const { criterion } = countingCriterion()
-    const run = new MetricRun({
-      ...criterion,
-      step: () => {
-        throw new Error('boom')
+    const memo: ProgressMemo = { lastProgress: undefined }
+    const first = new MetricRun(criterion, context)
+    expect(first.step(event, memo)).toMatchObject({ score: 1, final: false })
+    expect(first.step(event, memo)).toMatchObject({ score: 2, final: false })
+    expect(memo.lastProgress).toBe('[2,false]')
+    // Rebuilt from the same events: its next verdict is the first one not reported yet.
+    const rebuilt = MetricRun.replayed(criterion, context, [event, event])
+    expect(rebuilt.step(event, memo)).toMatchObject({ score: 3, final: true })
+    expect(memo.lastProgress).toBeNull()
+    // Final: nothing more, and a run rebuilt after that reports nothing either.
+    expect(rebuilt.step(event, memo)).toBeNull()
+    expect(MetricRun.replayed(criterion, context, [event, event, event]).step(event, memo)).toBeNull()
+  })
+
+  it('a criterion that throws while replaying is not evaluated, with the error as the reason', () => {
+    const { criterion } = countingCriterion()
+    const run = MetricRun.replayed(
+      {
+        ...criterion,
+        step: () => {
+          throw new Error('boom')
+        },
       },
-    }, { config: { threshold: null }, key: 'k' } as never)
-    run.release()
-    run.restore([event])
+      context,
+      [event],
+    )
+    expect(run.failed).toBe(true)
     expect(run.finish(actual)).toEqual({ kind: 'score', result: { score: null, reason: 'criterion failed: boom' } })
   })
 })

@@ -1,0 +1,88 @@
+/**
+ * What the engine reports of its slots (an invocation and one metric each): the result bodies it
+ * emits, an early verdict while the invocation runs and each decided score, and the snapshot of
+ * the latest results. Keys are stable (result-keys.ts): a replayed session emits the same results
+ * under the same keys.
+ */
+import { statusFor } from '../adk/status.ts'
+import type { InvocationScore, Provisional } from '../core/criterion.ts'
+import type { EvalCaseResult } from '../adk/results.ts'
+import type { InvocationState, MetricSlot } from './invocation-state.ts'
+import type { SessionPlan } from './plan.ts'
+import { progressKey, resultKey } from './result-keys.ts'
+import type { EngineEmission, SessionSnapshot } from './types.ts'
+
+/**
+ * The slot's `progressCount`-th early verdict (the caller counts it first).
+ * @example emit(progressResult(invocation, slot, { score: 1, final: true }))
+ */
+export function progressResult(invocation: InvocationState, slot: MetricSlot, provisional: Provisional): EngineEmission {
+  const { threshold, metric_name } = slot.plan.metric
+  return {
+    type: 'criterion.progress',
+    key: progressKey(invocation.index, metric_name, slot.progressCount),
+    data: {
+      ...identity(invocation, slot),
+      score: provisional.score,
+      threshold,
+      eval_status: statusFor(provisional.score, threshold),
+      final: provisional.final,
+      details: provisional.details ?? {},
+    },
+  }
+}
+
+/**
+ * A decided score of the slot, as of the invocation's `generation` (a revision past the first).
+ * @example emit(criterionResult(invocation, slot, 0, { score: 1 }))
+ */
+export function criterionResult(
+  invocation: InvocationState,
+  slot: MetricSlot,
+  generation: number,
+  result: InvocationScore,
+): EngineEmission {
+  const { threshold, metric_name } = slot.plan.metric
+  return {
+    type: 'criterion.result',
+    key: resultKey(invocation.index, metric_name, generation),
+    data: {
+      ...identity(invocation, slot),
+      score: result.score,
+      threshold,
+      eval_status: result.status ?? statusFor(result.score, threshold),
+      details: result.details ?? {},
+      ...(result.reason !== undefined ? { reason: result.reason } : {}),
+      ...(generation > 0 ? { revision: generation } : {}),
+    },
+  }
+}
+
+/**
+ * Each invocation's latest result per metric (null until it completes), and the case result once
+ * the session ended.
+ * @example resultsSnapshot('s1', plan, invocations, undefined).invocations[0]?.results
+ */
+export function resultsSnapshot(
+  sessionId: string,
+  plan: SessionPlan,
+  invocations: readonly InvocationState[],
+  ended: EvalCaseResult | undefined,
+): SessionSnapshot {
+  return {
+    session_id: sessionId,
+    ended: ended !== undefined,
+    metrics: plan.metrics.map((m) => m.metric.metric_name),
+    invocations: invocations.map((invocation) => ({
+      invocation_id: invocation.id,
+      invocation_index: invocation.index,
+      completed: invocation.completed,
+      results: Object.fromEntries(invocation.slots.map((slot) => [slot.plan.metric.metric_name, slot.score ?? null])),
+    })),
+    case_result: ended ?? null,
+  }
+}
+
+function identity(invocation: InvocationState, slot: MetricSlot) {
+  return { invocation_id: invocation.id, invocation_index: invocation.index, metric_name: slot.plan.metric.metric_name }
+}
