@@ -125,9 +125,10 @@ export class HostedSession {
   #release: (() => void) | undefined
   /**
    * Once ended: the final snapshot and the case result in ADK's file shape, all an ended session
-   * answers from; the engine and the typed case result are let go (ended-engine.ts).
+   * answers from, as JSON text (a third of the heap of the objects, and what the routes send); the
+   * engine and the typed case result are let go (ended-engine.ts).
    */
-  #final: { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> } | undefined
+  #final: { snapshotJson: string; caseResultJson: string } | undefined
   /** Bytes held, by the budget's estimate (src/session/session-bytes.ts). */
   #bytes: SessionBytes
   /** The last event was refused: further refusals are not recorded until one is accepted again. */
@@ -207,7 +208,7 @@ export class HostedSession {
     if (this.#final || this.#closed) return
     const { case_result: typed, ...snapshot } = this.#engine.snapshot()
     if (!typed) return
-    this.#final = { snapshot, caseResult: this.#fileShape(typed) }
+    this.#final = { snapshotJson: JSON.stringify(snapshot), caseResultJson: JSON.stringify(this.#fileShape(typed)) }
     this.#caseResultValue = undefined
     this.#engine = endedEngine(this.id)
     this.#release?.()
@@ -280,13 +281,19 @@ export class HostedSession {
   }
 
   snapshot(): Record<string, unknown> {
-    const { snapshot, caseResult } = this.#final ?? this.#liveSnapshot()
-    return {
-      ...snapshot,
-      case_result: caseResult,
-      last_seq: this.log.lastSeq(),
-      subscribers: this.log.subscriberCount(),
+    return JSON.parse(this.snapshotJson())
+  }
+
+  /** The snapshot as JSON text: GET /v1/sessions/{id} sends it as it is. */
+  snapshotJson(): string {
+    const live = { last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() }
+    if (!this.#final) {
+      const { snapshot, caseResult } = this.#liveSnapshot()
+      return JSON.stringify({ ...snapshot, case_result: caseResult, ...live })
     }
+    // The kept snapshot is an object's text: its closing brace makes room for the other members.
+    const { snapshotJson, caseResultJson } = this.#final
+    return `${snapshotJson.slice(0, -1)},"case_result":${caseResultJson},"last_seq":${live.last_seq},"subscribers":${live.subscribers}}`
   }
 
   /** Resolves once the judges working for this session now have answered (their results are in the log). */
@@ -296,7 +303,7 @@ export class HostedSession {
 
   /** The case result an ended session kept, once its engine is gone. */
   #keptResult(): Record<string, unknown> | undefined {
-    return this.#final?.caseResult
+    return this.#final && JSON.parse(this.#final.caseResultJson)
   }
 
   #liveSnapshot(): { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> | null } {

@@ -5,7 +5,6 @@
  * else; bounded so a long session cannot grow it without end (the oldest entries go first).
  */
 import type { IngestedEvent } from '../engine/types.ts'
-import { jsonBytes } from '../session/byte-budget.ts'
 
 /** Entries kept per session; older ones are dropped (the count of dropped ones is reported). */
 export const MAX_TRANSCRIPT_ENTRIES = 500
@@ -30,13 +29,12 @@ export class Transcript {
   // them, not on the per-event path, where stringifying every call's arguments would cost each push.
   #events: Kept[] = []
   #dropped = 0
-  /** The entries, once the session ended: clipped text instead of whole events (`freeze`). */
-  #frozen: TranscriptEntry[] | undefined
-  #frozenBytes = 0
+  /** The entries as JSON text, once the session ended: clipped text instead of whole events (`freeze`). */
+  #frozen: string | undefined
 
   /** @example transcript.add(ingested) */
   add(item: IngestedEvent): void {
-    if (this.#frozen) return
+    if (this.#frozen !== undefined) return
     if (!(item.event.content?.parts ?? []).some(isReadable)) return
     this.#events.push({ index: item.index, event: item.event })
     if (this.#events.length > MAX_TRANSCRIPT_ENTRIES) {
@@ -47,7 +45,7 @@ export class Transcript {
 
   /** @example c.json(session.transcript.toJSON()) */
   toJSON(): { entries: TranscriptEntry[]; dropped: number } {
-    return { entries: this.#frozen ?? this.#events.map(entryOf), dropped: this.#dropped }
+    return { entries: this.#frozen !== undefined ? JSON.parse(this.#frozen) : this.#events.map(entryOf), dropped: this.#dropped }
   }
 
   /**
@@ -55,15 +53,16 @@ export class Transcript {
    * (up to MAX_TRANSCRIPT_ENTRIES whole events) are let go. Reads answer the same as before.
    */
   freeze(): void {
-    if (this.#frozen) return
-    this.#frozen = this.#events.map(entryOf)
+    if (this.#frozen !== undefined) return
+    // As text: an ended session may be held for its whole retention, and the entries' objects
+    // took about three times the heap of their JSON.
+    this.#frozen = JSON.stringify(this.#events.map(entryOf))
     this.#events = []
-    this.#frozenBytes = jsonBytes(this.#frozen)
   }
 
-  /** Bytes the frozen entries hold (by the byte budget's estimate); 0 while the session is open (its events are counted). */
+  /** Bytes the frozen entries hold (their JSON text); 0 while the session is open (its events are counted). */
   get heldBytes(): number {
-    return this.#frozenBytes
+    return this.#frozen?.length ?? 0
   }
 }
 

@@ -1,0 +1,62 @@
+/**
+ * An ended session keeps its final snapshot, case result and conversation as JSON text (its
+ * engine and events are let go): what it answers is exactly what it answered as objects, GET
+ * /v1/sessions/{id} sends the kept text with the live counters spliced in, and a second /end
+ * returns the same case result.
+ */
+import { describe, expect, it } from 'vitest'
+import { createApp } from '../../../src/http/app.ts'
+import { createSessionEngine } from '../../../src/engine/session-engine.ts'
+import { memorySessionStore } from '../../../src/session/store.ts'
+import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
+
+function service() {
+  const store = memorySessionStore()
+  const app = createApp({ store, createEngine: (o) => createSessionEngine(o) })
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await app.fetch(
+      new Request(`http://local${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    )
+    return { status: res.status, type: res.headers.get('content-type'), json: (await res.json()) as Record<string, unknown> }
+  }
+  return { call, store }
+}
+
+describe('an ended session answers from its kept text', () => {
+  it('snapshot, case result and conversation are the same before and after the engine goes', async () => {
+    const { call, store } = service()
+    expect((await call('POST', '/v1/sessions', { session_id: 's', eval_config: CONFIG, eval_case: MATCHING_CASE })).status).toBe(201)
+    expect((await call('POST', '/v1/sessions/s/events', WEATHER_EVENTS)).status).toBe(202)
+    const session = (await store.get('s'))!
+    // What the live session would answer once ended, as objects: taken before the end lets them go.
+    const conversationBefore = (await call('GET', '/v1/sessions/s/conversation')).json
+    const ended = await call('POST', '/v1/sessions/s/end')
+    expect(ended.status).toBe(200)
+
+    const got = await call('GET', '/v1/sessions/s')
+    expect(got).toMatchObject({ status: 200, type: 'application/json' })
+    expect(got.json.case_result).toEqual(ended.json)
+    expect(got.json).toMatchObject({ session_id: 's', ended: true, last_seq: session.log.lastSeq(), subscribers: 0 })
+    expect((got.json.invocations as unknown[]).length).toBe(1)
+    expect(session.snapshot()).toEqual(got.json)
+
+    expect((await call('GET', '/v1/sessions/s/conversation')).json).toEqual({ ...conversationBefore, ended: true })
+    expect((await call('POST', '/v1/sessions/s/end')).json).toEqual(ended.json)
+  })
+
+  it('the counters in the kept snapshot are live: a subscriber shows', async () => {
+    const { call, store } = service()
+    await call('POST', '/v1/sessions', { session_id: 'c', eval_config: CONFIG, eval_case: MATCHING_CASE })
+    await call('POST', '/v1/sessions/c/events', WEATHER_EVENTS)
+    await call('POST', '/v1/sessions/c/end')
+    const session = (await store.get('c'))!
+    const stop = session.log.subscribe(() => {})
+    expect((await call('GET', '/v1/sessions/c')).json.subscribers).toBe(1)
+    stop()
+    expect((await call('GET', '/v1/sessions/c')).json.subscribers).toBe(0)
+  })
+})
