@@ -273,6 +273,8 @@ let probe:
     connections: number
     requests: number
     peakHeapUsedMiB?: number
+    peakExternalMiB?: number
+    peakArrayBuffersMiB?: number
     gc?: { minor: GcPauses; major: GcPauses }
   }
   | undefined
@@ -324,7 +326,7 @@ if (probe?.gc) {
   console.log(
     `  server GC on the main thread: ${pauses('minor', probe.gc.minor)}, ${
       pauses('major', probe.gc.major)
-    }; peak heap used ${probe.peakHeapUsedMiB} MiB`,
+    }; peak heap used ${probe.peakHeapUsedMiB} MiB, peak external ${probe.peakExternalMiB} MiB (array buffers ${probe.peakArrayBuffersMiB} MiB)`,
   )
 }
 console.log(

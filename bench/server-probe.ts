@@ -25,6 +25,8 @@ delay.enable()
 let requests = 0
 let connections = 0
 let peakHeapUsed = 0
+let peakExternal = 0
+let peakArrayBuffers = 0
 const gc = { minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 } }
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -52,14 +54,20 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
 const ms = (ns: number) => Number((ns / 1e6).toFixed(2))
 const write = () => {
   if (!out) return
-  peakHeapUsed = Math.max(peakHeapUsed, process.memoryUsage().heapUsed)
+  const memory = process.memoryUsage()
+  peakHeapUsed = Math.max(peakHeapUsed, memory.heapUsed)
+  peakExternal = Math.max(peakExternal, memory.external)
+  peakArrayBuffers = Math.max(peakArrayBuffers, memory.arrayBuffers)
   const round = (b: typeof gc.minor) => ({ count: b.count, totalMs: Math.round(b.totalMs), maxMs: Number(b.maxMs.toFixed(1)) })
   const line = {
     loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) },
     requests,
     connections,
-    heapUsedMiB: Number((process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)),
+    heapUsedMiB: Number((memory.heapUsed / 2 ** 20).toFixed(1)),
     peakHeapUsedMiB: Number((peakHeapUsed / 2 ** 20).toFixed(1)),
+    // Outside the heap: Buffers and ArrayBuffers (socket writes, request bodies) and native objects.
+    peakExternalMiB: Number((peakExternal / 2 ** 20).toFixed(1)),
+    peakArrayBuffersMiB: Number((peakArrayBuffers / 2 ** 20).toFixed(1)),
     gc: { minor: round(gc.minor), major: round(gc.major) },
   }
   writeFileSync(out, JSON.stringify(line) + '\n')

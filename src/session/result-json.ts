@@ -3,30 +3,21 @@
  * SQLite row, the results index's batch and every subscriber's SSE frame each stringified the same
  * object before (four times per result with two subscribers).
  *
- * The texts are kept for the most recent results only (RECENT_RESULT_TEXTS, oldest dropped first):
- * consumers take a result within a turn or two of its append, and a memory store that keeps every
- * result must not keep every text too. A result whose text was dropped is stringified again, which
- * costs time, never correctness: the data objects are never changed once logged.
+ * The text lives as long as the data object and no longer (a WeakMap): consumers take a result
+ * within a turn or two of its append, and then only a store that keeps the object (none does: the
+ * memory storage keeps the text instead) would keep it. A strong cache of recent results held
+ * every recent case result (about 170 KiB each), which doubled an ended session's heap.
  */
 
-/** How many results' texts are kept at most (about 300 bytes each for a typical criterion result). */
-export const RECENT_RESULT_TEXTS = 4_096
-
-const recent = new Map<object, string>()
+const texts = new WeakMap<object, string>()
 
 /**
  * @example resultDataJson(event.data) === JSON.stringify(event.data)
  */
 export function resultDataJson(data: Record<string, unknown>): string {
-  const known = recent.get(data)
+  const known = texts.get(data)
   if (known !== undefined) return known
   const text = JSON.stringify(data)
-  if (recent.size >= RECENT_RESULT_TEXTS) recent.delete(recent.keys().next().value!)
-  recent.set(data, text)
+  texts.set(data, text)
   return text
-}
-
-/** Texts kept right now (at most RECENT_RESULT_TEXTS). */
-export function recentResultTextCount(): number {
-  return recent.size
 }

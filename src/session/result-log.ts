@@ -8,6 +8,7 @@
  * progress (src/runner/hosted-run.ts) in the same kind of log, so both stream through one streamer.
  */
 import type { ResultEventType } from '../engine/types.ts'
+import { resultDataJson } from './result-json.ts'
 
 /** One logged event: its seq (from 1), type, key and JSON data. A session's is a `ResultEvent`. */
 export type LoggedEvent<T extends string = ResultEventType> = { seq: number; type: T; key: string; data: Record<string, unknown> }
@@ -118,11 +119,14 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
  * const storage = memoryResultStorage()
  */
 export function memoryResultStorage<T extends string = ResultEventType>(): ResultStorage<T> {
-  const events: LoggedEvent<T>[] = []
+  // Each result's data as its JSON text (made once for every consumer, result-json.ts): a third of
+  // the heap of the objects, and a reader gets objects of its own, as from any other storage.
+  const events: Array<Omit<LoggedEvent<T>, 'data'> & { json: string }> = []
   return {
     lastSeq: () => events.length,
-    insert: (event) => void events.push(event),
+    insert: ({ seq, type, key, data }) => void events.push({ seq, type, key, json: resultDataJson(data) }),
     // seq n sits at index n - 1, so resuming is a slice, not a scan.
-    readAfter: (afterSeq) => events.slice(Math.max(0, afterSeq)),
+    readAfter: (afterSeq) => events.slice(Math.max(0, afterSeq)).map(({ json, ...event }) => ({ ...event, data: JSON.parse(json) })),
+    keys: (afterSeq, limit) => events.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map(({ key, seq }) => ({ key, seq })),
   }
 }

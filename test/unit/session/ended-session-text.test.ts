@@ -12,7 +12,8 @@ import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fix
 
 function service() {
   const store = memorySessionStore()
-  const app = createApp({ store, createEngine: (o) => createSessionEngine(o) })
+  const createEngine = (o: Parameters<typeof createSessionEngine>[0]) => createSessionEngine(o)
+  const app = createApp({ store, createEngine })
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await app.fetch(
       new Request(`http://local${path}`, {
@@ -23,15 +24,15 @@ function service() {
     )
     return { status: res.status, type: res.headers.get('content-type'), json: (await res.json()) as Record<string, unknown> }
   }
-  return { call, store }
+  return { call, session: async (id: string) => (await store.get(id, createEngine))! }
 }
 
 describe('an ended session answers from its kept text', () => {
   it('snapshot, case result and conversation are the same before and after the engine goes', async () => {
-    const { call, store } = service()
+    const { call, session: get } = service()
     expect((await call('POST', '/v1/sessions', { session_id: 's', eval_config: CONFIG, eval_case: MATCHING_CASE })).status).toBe(201)
     expect((await call('POST', '/v1/sessions/s/events', WEATHER_EVENTS)).status).toBe(202)
-    const session = (await store.get('s'))!
+    const session = await get('s')
     // What the live session would answer once ended, as objects: taken before the end lets them go.
     const conversationBefore = (await call('GET', '/v1/sessions/s/conversation')).json
     const ended = await call('POST', '/v1/sessions/s/end')
@@ -49,11 +50,11 @@ describe('an ended session answers from its kept text', () => {
   })
 
   it('the counters in the kept snapshot are live: a subscriber shows', async () => {
-    const { call, store } = service()
+    const { call, session: get } = service()
     await call('POST', '/v1/sessions', { session_id: 'c', eval_config: CONFIG, eval_case: MATCHING_CASE })
     await call('POST', '/v1/sessions/c/events', WEATHER_EVENTS)
     await call('POST', '/v1/sessions/c/end')
-    const session = (await store.get('c'))!
+    const session = await get('c')
     const stop = session.log.subscribe(() => {})
     expect((await call('GET', '/v1/sessions/c')).json.subscribers).toBe(1)
     stop()

@@ -1,11 +1,12 @@
 /**
  * A result's data is stringified once for every consumer (its SQLite row, the results index, each
- * SSE subscriber), and the texts kept for that are bounded however many results a process logs.
+ * SSE subscriber), and the memory storage keeps that text, handing readers objects of their own.
  */
 import { describe, expect, it } from 'vitest'
 import { indexRowJson } from '../../../src/adapter/node/index-writer.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
-import { RECENT_RESULT_TEXTS, recentResultTextCount, resultDataJson } from '../../../src/session/result-json.ts'
+import { type LoggedEvent, memoryResultStorage } from '../../../src/session/result-log.ts'
+import { resultDataJson } from '../../../src/session/result-json.ts'
 
 const data = (n: number) => ({
   invocation_id: `e-${n}`,
@@ -23,14 +24,6 @@ describe('resultDataJson', () => {
     const first = resultDataJson(d)
     expect(first).toBe(JSON.stringify(d))
     expect(resultDataJson(d)).toBe(first)
-  })
-
-  it('keeps at most RECENT_RESULT_TEXTS texts, and a dropped one is made again, equal', () => {
-    const oldest = data(-1)
-    resultDataJson(oldest)
-    for (let n = 0; n < RECENT_RESULT_TEXTS + 100; n++) resultDataJson(data(n))
-    expect(recentResultTextCount()).toBe(RECENT_RESULT_TEXTS)
-    expect(resultDataJson(oldest)).toBe(JSON.stringify(oldest))
   })
 })
 
@@ -55,5 +48,18 @@ describe('indexRowJson', () => {
     const parsed = JSON.parse(indexRowJson({ sessionId: 's', event, atMs: 5 }))
     expect(parsed).toEqual({ sessionId: 's', event, atMs: 5 })
     expect('tenant' in parsed || 'appName' in parsed).toBe(false)
+  })
+})
+
+describe('memory result storage', () => {
+  it('keeps each result as text and reads back equal objects, new ones each time', () => {
+    const storage = memoryResultStorage()
+    const events = [1, 2, 3].map((seq): LoggedEvent => ({ seq, type: 'criterion.result', key: `k/${seq}`, data: data(seq) }))
+    for (const e of events) storage.insert(e)
+    expect(storage.lastSeq()).toBe(3)
+    const read = storage.readAfter(1)
+    expect(read).toEqual(events.slice(1))
+    expect(read[0]!.data).not.toBe(events[1]!.data)
+    expect(storage.readAfter(1)[0]!.data).not.toBe(read[0]!.data)
   })
 })
