@@ -3,21 +3,40 @@
  * SQLite row, the results index's batch and every subscriber's SSE frame each stringified the same
  * object before (four times per result with two subscribers).
  *
- * The text lives as long as the data object and no longer (a WeakMap): consumers take a result
- * within a turn or two of its append, and then only a store that keeps the object (none does: the
- * memory storage keeps the text instead) would keep it. A strong cache of recent results held
- * every recent case result (about 170 KiB each), which doubled an ended session's heap.
+ * Only recent texts are kept, bounded by their total length (RECENT_RESULT_TEXT_CHARS, oldest
+ * dropped first), since the cache holds its data objects too: consumers take a result within a
+ * turn or two of its append, and a store must not end up holding every result twice. Bounded by
+ * count, it held the last 4,096 results, hundreds of them case results of about 200 KB each, and
+ * doubled an ended session's heap. A text that was dropped is made again: time, never correctness
+ * (logged data objects are never changed).
  */
 
-const texts = new WeakMap<object, string>()
+/** Characters of recent texts kept at most (their data objects are held as long). */
+export const RECENT_RESULT_TEXT_CHARS = 4 * 2 ** 20
+
+const recent = new Map<object, string>()
+let recentChars = 0
 
 /**
  * @example resultDataJson(event.data) === JSON.stringify(event.data)
  */
 export function resultDataJson(data: Record<string, unknown>): string {
-  const known = texts.get(data)
+  const known = recent.get(data)
   if (known !== undefined) return known
   const text = JSON.stringify(data)
-  texts.set(data, text)
+  // One text that would take a good part of the budget is not kept: it would push out hundreds.
+  if (text.length > RECENT_RESULT_TEXT_CHARS / 16) return text
+  for (const [oldest, oldText] of recent) {
+    if (recentChars + text.length <= RECENT_RESULT_TEXT_CHARS) break
+    recent.delete(oldest)
+    recentChars -= oldText.length
+  }
+  recent.set(data, text)
+  recentChars += text.length
   return text
+}
+
+/** Characters of the texts kept right now (at most RECENT_RESULT_TEXT_CHARS). */
+export function recentResultTextChars(): number {
+  return recentChars
 }

@@ -8,7 +8,6 @@
  * progress (src/runner/hosted-run.ts) in the same kind of log, so both stream through one streamer.
  */
 import type { ResultEventType } from '../engine/types.ts'
-import { resultDataJson } from './result-json.ts'
 
 /** One logged event: its seq (from 1), type, key and JSON data. A session's is a `ResultEvent`. */
 export type LoggedEvent<T extends string = ResultEventType> = { seq: number; type: T; key: string; data: Record<string, unknown> }
@@ -119,14 +118,14 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
  * const storage = memoryResultStorage()
  */
 export function memoryResultStorage<T extends string = ResultEventType>(): ResultStorage<T> {
-  // Each result's data as its JSON text (made once for every consumer, result-json.ts): a third of
-  // the heap of the objects, and a reader gets objects of its own, as from any other storage.
-  const events: Array<Omit<LoggedEvent<T>, 'data'> & { json: string }> = []
+  // The objects themselves: as JSON text they took more heap (their details are shared with the
+  // engine's scores, and ADK's case result spells every absent field as null).
+  const events: LoggedEvent<T>[] = []
   return {
     lastSeq: () => events.length,
-    insert: ({ seq, type, key, data }) => void events.push({ seq, type, key, json: resultDataJson(data) }),
+    insert: (event) => void events.push(event),
     // seq n sits at index n - 1, so resuming is a slice, not a scan.
-    readAfter: (afterSeq) => events.slice(Math.max(0, afterSeq)).map(({ json, ...event }) => ({ ...event, data: JSON.parse(json) })),
+    readAfter: (afterSeq) => events.slice(Math.max(0, afterSeq)),
     keys: (afterSeq, limit) => events.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map(({ key, seq }) => ({ key, seq })),
   }
 }

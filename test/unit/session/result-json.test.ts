@@ -1,12 +1,11 @@
 /**
  * A result's data is stringified once for every consumer (its SQLite row, the results index, each
- * SSE subscriber), and the memory storage keeps that text, handing readers objects of their own.
+ * SSE subscriber), and the texts kept for that are bounded by their total length.
  */
 import { describe, expect, it } from 'vitest'
 import { indexRowJson } from '../../../src/adapter/node/index-writer.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
-import { type LoggedEvent, memoryResultStorage } from '../../../src/session/result-log.ts'
-import { resultDataJson } from '../../../src/session/result-json.ts'
+import { RECENT_RESULT_TEXT_CHARS, recentResultTextChars, resultDataJson } from '../../../src/session/result-json.ts'
 
 const data = (n: number) => ({
   invocation_id: `e-${n}`,
@@ -24,6 +23,20 @@ describe('resultDataJson', () => {
     const first = resultDataJson(d)
     expect(first).toBe(JSON.stringify(d))
     expect(resultDataJson(d)).toBe(first)
+  })
+
+  it('keeps at most RECENT_RESULT_TEXT_CHARS of text, keeps no single huge text, and makes a dropped one again, equal', () => {
+    const oldest = data(-1)
+    resultDataJson(oldest)
+    const each = resultDataJson(data(0)).length
+    for (let n = 1; n < (2 * RECENT_RESULT_TEXT_CHARS) / each; n++) resultDataJson(data(n))
+    expect(recentResultTextChars()).toBeLessThanOrEqual(RECENT_RESULT_TEXT_CHARS)
+    expect(recentResultTextChars()).toBeGreaterThan(RECENT_RESULT_TEXT_CHARS - 2 * each)
+    expect(resultDataJson(oldest)).toBe(JSON.stringify(oldest))
+    const before = recentResultTextChars()
+    const huge = { ...data(7), details: { text: 'x'.repeat(RECENT_RESULT_TEXT_CHARS / 8) } }
+    expect(resultDataJson(huge)).toBe(JSON.stringify(huge))
+    expect(recentResultTextChars()).toBe(before)
   })
 })
 
@@ -48,18 +61,5 @@ describe('indexRowJson', () => {
     const parsed = JSON.parse(indexRowJson({ sessionId: 's', event, atMs: 5 }))
     expect(parsed).toEqual({ sessionId: 's', event, atMs: 5 })
     expect('tenant' in parsed || 'appName' in parsed).toBe(false)
-  })
-})
-
-describe('memory result storage', () => {
-  it('keeps each result as text and reads back equal objects, new ones each time', () => {
-    const storage = memoryResultStorage()
-    const events = [1, 2, 3].map((seq): LoggedEvent => ({ seq, type: 'criterion.result', key: `k/${seq}`, data: data(seq) }))
-    for (const e of events) storage.insert(e)
-    expect(storage.lastSeq()).toBe(3)
-    const read = storage.readAfter(1)
-    expect(read).toEqual(events.slice(1))
-    expect(read[0]!.data).not.toBe(events[1]!.data)
-    expect(storage.readAfter(1)[0]!.data).not.toBe(read[0]!.data)
   })
 })
