@@ -15,6 +15,9 @@
 export const RECENT_RESULT_TEXT_CHARS = 4 * 2 ** 20
 
 const recent = new Map<object, string>()
+/** The keys of `recent` oldest first, from `head` on (a queue: Map iteration after many deletes from its front is slow). */
+let order: Array<object | undefined> = []
+let head = 0
 let recentChars = 0
 
 /**
@@ -26,12 +29,19 @@ export function resultDataJson(data: Record<string, unknown>): string {
   const text = JSON.stringify(data)
   // One text that would take a good part of the budget is not kept: it would push out hundreds.
   if (text.length > RECENT_RESULT_TEXT_CHARS / 16) return text
-  for (const [oldest, oldText] of recent) {
-    if (recentChars + text.length <= RECENT_RESULT_TEXT_CHARS) break
+  while (recentChars + text.length > RECENT_RESULT_TEXT_CHARS && head < order.length) {
+    const oldest = order[head]!
+    // The slot lets go of the data object now, not when the queue is next compacted.
+    order[head++] = undefined
+    recentChars -= recent.get(oldest)!.length
     recent.delete(oldest)
-    recentChars -= oldText.length
+  }
+  if (head > 1024 && head * 2 > order.length) {
+    order = order.slice(head)
+    head = 0
   }
   recent.set(data, text)
+  order.push(data)
   recentChars += text.length
   return text
 }
