@@ -273,6 +273,7 @@ let probe:
     connections: number
     requests: number
     peakHeapUsedMiB?: number
+    peakHeapTotalMiB?: number
     peakExternalMiB?: number
     peakArrayBuffersMiB?: number
     gc?: { minor: GcPauses; major: GcPauses }
@@ -326,7 +327,7 @@ if (probe?.gc) {
   console.log(
     `  server GC on the main thread: ${pauses('minor', probe.gc.minor)}, ${
       pauses('major', probe.gc.major)
-    }; peak heap used ${probe.peakHeapUsedMiB} MiB, peak external ${probe.peakExternalMiB} MiB (array buffers ${probe.peakArrayBuffersMiB} MiB)`,
+    }; peak heap used ${probe.peakHeapUsedMiB} MiB (of ${probe.peakHeapTotalMiB} MiB reserved), peak external ${probe.peakExternalMiB} MiB (array buffers ${probe.peakArrayBuffersMiB} MiB)`,
   )
 }
 console.log(

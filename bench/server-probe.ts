@@ -25,6 +25,7 @@ delay.enable()
 let requests = 0
 let connections = 0
 let peakHeapUsed = 0
+let peakHeapTotal = 0
 let peakExternal = 0
 let peakArrayBuffers = 0
 const gc = { minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 } }
@@ -56,6 +57,7 @@ const write = () => {
   if (!out) return
   const memory = process.memoryUsage()
   peakHeapUsed = Math.max(peakHeapUsed, memory.heapUsed)
+  peakHeapTotal = Math.max(peakHeapTotal, memory.heapTotal)
   peakExternal = Math.max(peakExternal, memory.external)
   peakArrayBuffers = Math.max(peakArrayBuffers, memory.arrayBuffers)
   const round = (b: typeof gc.minor) => ({ count: b.count, totalMs: Math.round(b.totalMs), maxMs: Number(b.maxMs.toFixed(1)) })
@@ -65,6 +67,8 @@ const write = () => {
     connections,
     heapUsedMiB: Number((memory.heapUsed / 2 ** 20).toFixed(1)),
     peakHeapUsedMiB: Number((peakHeapUsed / 2 ** 20).toFixed(1)),
+    // What V8 holds from the system for the heap (used or not): part of RSS.
+    peakHeapTotalMiB: Number((peakHeapTotal / 2 ** 20).toFixed(1)),
     // Outside the heap: Buffers and ArrayBuffers (socket writes, request bodies) and native objects.
     peakExternalMiB: Number((peakExternal / 2 ** 20).toFixed(1)),
     peakArrayBuffersMiB: Number((peakArrayBuffers / 2 ** 20).toFixed(1)),
