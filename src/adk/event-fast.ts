@@ -11,6 +11,7 @@
  * test/unit/adk/event-fast.test.ts checks this differentially against the schema.
  */
 import { AdkEvent, type AdkEvent as AdkEventType, timestampSeconds } from './event.ts'
+import { intern } from './intern.ts'
 
 /** Returned by a field reader that does not handle its input. */
 const BAIL: unique symbol = Symbol('bail')
@@ -28,6 +29,8 @@ function isPlain(value: unknown): value is Record<string, unknown> {
 }
 
 const str: Reader = (v) => (typeof v === 'string' ? v : BAIL)
+/** An identifier every event of a run repeats (author, invocation id, tool name): one shared copy. */
+const name: Reader = (v) => (typeof v === 'string' ? intern(v) : BAIL)
 const bool: Reader = (v) => (typeof v === 'boolean' ? v : BAIL)
 const any: Reader = (v) => v
 // zod's z.number() refuses NaN and ±Infinity (JSON.parse gives Infinity for 1e400).
@@ -118,8 +121,8 @@ function readModel(m: Model, input: unknown): Record<string, unknown> | Bail {
 const modelReader = (m: Model): Reader => (v) => readModel(m, v)
 
 // FunctionCall.name is the one required field (z.string(), not optional).
-const FUNCTION_CALL = model({ id: str, name: str, args: record, partial_args: any, will_continue: bool }, ['name'])
-const FUNCTION_RESPONSE = model({ id: str, name: str, response: record, will_continue: bool, scheduling: str })
+const FUNCTION_CALL = model({ id: str, name, args: record, partial_args: any, will_continue: bool }, ['name'])
+const FUNCTION_RESPONSE = model({ id: str, name, response: record, will_continue: bool, scheduling: str })
 const PART = model({
   text: str,
   thought: bool,
@@ -142,14 +145,14 @@ const ACTIONS = model({
 })
 const EVENT = model({
   id: str,
-  invocation_id: str,
-  author: str,
+  invocation_id: name,
+  author: name,
   content: modelReader(CONTENT),
   partial: bool,
   turn_complete: bool,
   long_running_tool_ids: arrayOf(str),
   actions: modelReader(ACTIONS),
-  branch: str,
+  branch: name,
   timestamp,
   error_code: str,
   error_message: str,

@@ -4,6 +4,7 @@
  * Criterion code is user-facing logic that must never take the session down: anything it throws
  * becomes NOT_EVALUATED with the error as the reason, as ADK does (spec §1.5 step 3).
  */
+import { intern } from '../adk/intern.ts'
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
 import type {
@@ -82,7 +83,8 @@ export class MetricRun {
       if (memo.lastProgress === null || !this.#criterion.progress) return null
       const provisional = this.#criterion.progress(this.#state)
       if (!provisional) return null
-      const key = JSON.stringify([provisional.score, provisional.final])
+      // Kept per completed invocation: equal verdicts share one copy of their key.
+      const key = intern(JSON.stringify([provisional.score, provisional.final]))
       if (key === memo.lastProgress) return null
       memo.lastProgress = provisional.final ? null : key
       return provisional
