@@ -1,8 +1,8 @@
 /**
- * An ended session keeps its final snapshot, case result and conversation as JSON text (its
- * engine and events are let go): what it answers is exactly what it answered as objects, GET
- * /v1/sessions/{id} sends the kept text with the live counters spliced in, and a second /end
- * returns the same case result.
+ * An ended session lets its engine and events go and keeps its final snapshot, its typed case
+ * result (ADK's file shape is made when asked) and its conversation as JSON text: what it answers
+ * is exactly what it answered before the end let them go, the snapshot's counters stay live, and a
+ * second /end returns the same case result.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'
@@ -27,7 +27,7 @@ function service() {
   return { call, session: async (id: string) => (await store.get(id, createEngine))! }
 }
 
-describe('an ended session answers from its kept text', () => {
+describe('an ended session answers from what it kept', () => {
   it('snapshot, case result and conversation are the same before and after the engine goes', async () => {
     const { call, session: get } = service()
     expect((await call('POST', '/v1/sessions', { session_id: 's', eval_config: CONFIG, eval_case: MATCHING_CASE })).status).toBe(201)
