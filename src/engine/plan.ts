@@ -25,7 +25,8 @@ export type MetricPlan = {
 }
 
 export type SessionPlan = {
-  metrics: MetricPlan[]
+  /** Read-only: sessions with equal configs share one list (`sharedMetricPlans`). */
+  metrics: readonly MetricPlan[]
   evalCase?: EvalCase
   /** The case's static conversation; absent for conversation scenarios and case-less sessions. */
   expected?: Invocation[]
@@ -44,8 +45,11 @@ export function planSession(
   options: { configSource?: string } = {},
 ): { ok: true; plan: SessionPlan } | { ok: false; problem: SpecProblem } {
   const configSource = options.configSource ?? 'eval_config'
-  const parsedConfig = parseEvalConfig(spec.eval_config ?? defaultConfig, { source: configSource })
-  if (!parsedConfig.ok) {
+  // A config planned before (and so valid) is neither parsed nor planned again.
+  const key = sharingKey(configSource, spec.eval_config ?? defaultConfig)
+  const shared = key === undefined ? undefined : sharedMetricPlans.get(key)
+  const parsedConfig = shared ? undefined : parseEvalConfig(spec.eval_config ?? defaultConfig, { source: configSource })
+  if (parsedConfig && !parsedConfig.ok) {
     return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: parsedConfig.error.message } }
   }
 
@@ -66,6 +70,7 @@ export function planSession(
     evalCase = parsedCase.data
   }
 
+  if (shared || !parsedConfig) return { ok: true, plan: { metrics: shared!, evalCase, expected: evalCase?.conversation ?? undefined } }
   const metrics: MetricPlan[] = []
   for (const metric of evalMetricsOf(parsedConfig.config)) {
     const resolved = resolve(metric)
@@ -81,7 +86,32 @@ export function planSession(
       runnable: { criterion, config: { threshold: null } },
     })
   }
+  if (key !== undefined) {
+    if (sharedMetricPlans.size >= MAX_SHARED_METRIC_PLANS) sharedMetricPlans.clear()
+    sharedMetricPlans.set(key, Object.freeze(metrics))
+  }
   return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
+}
+
+/**
+ * Metric plans shared by the sessions of equal configs: a thousand sessions of one eval set plan
+ * the same metrics, 1.4 KiB per session each before. Bounded: the table starts over once it holds
+ * MAX_SHARED_METRIC_PLANS configs. Only configs that plan without a problem are kept.
+ */
+export const MAX_SHARED_METRIC_PLANS = 256
+/** Configs longer than this (characters of JSON) are planned per session, not kept. */
+export const MAX_SHARED_CONFIG_CHARS = 100_000
+const sharedMetricPlans = new Map<string, readonly MetricPlan[]>()
+
+/** The config's text with where it came from (problems name it), or undefined when it has none. */
+function sharingKey(source: string, config: unknown): string | undefined {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(config)
+  } catch {
+    return undefined
+  }
+  return text === undefined || text.length > MAX_SHARED_CONFIG_CHARS ? undefined : `${source}\n${text}`
 }
 
 /** The metric's criterion with its options parsed; a reason if evalstream has no such criterion. */
