@@ -13,7 +13,7 @@
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import type { InvocationScore } from '../core/criterion.ts'
-import { createInvocationBuilder } from '../core/invocation-builder.ts'
+import { createInvocationBuilder, type InvocationBuilder } from '../core/invocation-builder.ts'
 import { buildCaseResult } from './case-result.ts'
 import { budgetExceeded } from './cpu-budget.ts'
 import {
@@ -56,17 +56,28 @@ class LiveSession implements SessionEngine {
   #options: SessionEngineOptions
   /** What criterion contexts are built from, for new runs and rebuilt ones alike. */
   #facts: SessionFacts
-  #builder = createInvocationBuilder()
-  #byId = new Map<string, InvocationState>()
+  // Made on first use: an idle session (created, no event yet) holds none of them.
+  #builtBuilder?: InvocationBuilder
+  #ids?: Map<string, InvocationState>
+  #judging?: Set<Promise<void>>
   /** Every invocation in first-seen order: `#order[n].index === n`. */
   #order: InvocationState[] = []
-  #pending = new Set<Promise<void>>()
   #abort = new AbortController()
   #ended?: EvalCaseResult
   #errors = 0
   /** Scoring time spent so far (by the budget's clock), and whether a budget ran out. */
   #cpuMs = 0
   #outOfBudget = false
+
+  get #builder(): InvocationBuilder {
+    return (this.#builtBuilder ??= createInvocationBuilder())
+  }
+  get #byId(): Map<string, InvocationState> {
+    return (this.#ids ??= new Map())
+  }
+  get #pending(): Set<Promise<void>> {
+    return (this.#judging ??= new Set())
+  }
 
   constructor(plan: SessionPlan, options: SessionEngineOptions) {
     this.#plan = plan

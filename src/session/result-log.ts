@@ -52,8 +52,9 @@ export interface ResultLog<T extends string = ResultEventType> {
  * log.append({ type: 'invocation.started', key: 'started/0', data: {} }).seq // 1
  */
 export function createResultLog<T extends string = ResultEventType>(storage: ResultStorage<T>): ResultLog<T> {
-  const subscribers = new Set<ResultSubscriber<T>>()
-  const closeSubscribers = new Map<ResultSubscriber<T>, CloseSubscriber>()
+  // Made with the first subscriber: most sessions' logs have none for most of their life.
+  let subscribers: Set<ResultSubscriber<T>> | undefined
+  let closeSubscribers: Map<ResultSubscriber<T>, CloseSubscriber> | undefined
   let closed: LogClosing | undefined
   let last = storage.lastSeq()
   return {
@@ -64,12 +65,14 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
       const event: LoggedEvent<T> = { seq: last, type: body.type, key: body.key, data: body.data }
       storage.insert(event)
       // Copy first: a subscriber may unsubscribe itself (stream closing on case.result).
-      for (const subscriber of [...subscribers]) {
-        try {
-          subscriber(event)
-        } catch {
-          // One broken subscriber must not stop the others or the engine that emitted.
-          subscribers.delete(subscriber)
+      if (subscribers?.size) {
+        for (const subscriber of [...subscribers]) {
+          try {
+            subscriber(event)
+          } catch {
+            // One broken subscriber must not stop the others or the engine that emitted.
+            subscribers.delete(subscriber)
+          }
         }
       }
       return event
@@ -88,19 +91,20 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
         if (onClose) queueMicrotask(() => onClose(closing))
         return () => false
       }
+      subscribers ??= new Set()
       subscribers.add(subscriber)
-      if (onClose) closeSubscribers.set(subscriber, onClose)
+      if (onClose) (closeSubscribers ??= new Map()).set(subscriber, onClose)
       return () => {
-        closeSubscribers.delete(subscriber)
-        return subscribers.delete(subscriber)
+        closeSubscribers?.delete(subscriber)
+        return subscribers?.delete(subscriber) ?? false
       }
     },
     close(closing) {
       if (closed) return
       closed = closing
-      const toTell = [...closeSubscribers.values()]
-      subscribers.clear()
-      closeSubscribers.clear()
+      const toTell = [...(closeSubscribers?.values() ?? [])]
+      subscribers?.clear()
+      closeSubscribers?.clear()
       for (const onClose of toTell) {
         try {
           onClose(closing)
@@ -109,7 +113,7 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
         }
       }
     },
-    subscriberCount: () => subscribers.size,
+    subscriberCount: () => subscribers?.size ?? 0,
   }
 }
 

@@ -113,13 +113,14 @@ export class HostedSession {
   /** Evicted or deleted: the session takes nothing more and its subscribers were told. */
   #closed = false
   /** Keys (and seqs) of the results the log held when this session was opened (read by the replay). */
-  #logged = new Map<string, number>()
+  #logged: Map<string, number> | undefined
   #caseResultSeq: number | undefined
   /** The case result in ADK's file shape, written once: what /end answers and case.result carries. */
   #caseResultValue: { typed: EvalCaseResult; value: Record<string, unknown> } | undefined
   // What the per-session limits count (src/ingest/limits.ts), rebuilt by replay like everything else.
   #recorded = 0
-  #invocationIds = new Set<string>()
+  // Made with the first event (an idle session holds none).
+  #invocationIds: Set<string> | undefined
 
   #engine!: SessionEngine
   #release: (() => void) | undefined
@@ -238,16 +239,16 @@ export class HostedSession {
 
   /** Whether an event of this invocation id opens a new one (EVALSTREAM_MAX_INVOCATIONS_PER_SESSION). */
   isNewInvocation(invocationId: string | null | undefined): boolean {
-    return !this.#invocationIds.has(invocationId ?? '')
+    return !this.#invocationIds?.has(invocationId ?? '')
   }
 
   get invocationCount(): number {
-    return this.#invocationIds.size
+    return this.#invocationIds?.size ?? 0
   }
 
   #count(item?: IngestedEvent): void {
     this.#recorded += 1
-    if (item) this.#invocationIds.add(item.event.invocation_id ?? '')
+    if (item) (this.#invocationIds ??= new Set()).add(item.event.invocation_id ?? '')
   }
 
   completeInvocation(): void {
@@ -338,7 +339,7 @@ export class HostedSession {
 
   #emit(emitted: EngineEmission): void {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
-    let seq = this.#logged.get(body.key)
+    let seq = this.#logged?.get(body.key)
     // The text the log's storage and streams write anyway (made once, src/session/result-json.ts).
     if (!this.#closed) this.#bytes.chargeResult(resultDataJson(body.data).length + body.key.length)
     if (seq === undefined) {
@@ -363,7 +364,7 @@ export class HostedSession {
   async #replay(): Promise<void> {
     for (let after = 0;;) {
       const page = this.log.keys(after, REPLAY_KEYS_PAGE)
-      for (const { key, seq } of page) this.#logged.set(key, seq)
+      for (const { key, seq } of page) (this.#logged ??= new Map()).set(key, seq)
       if (page.length < REPLAY_KEYS_PAGE) break
       after = page.at(-1)!.seq
       await this.#yieldTurn()
