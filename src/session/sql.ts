@@ -87,3 +87,6 @@ export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit
 
 const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b/i
 const READ = /^\s*(SELECT|PRAGMA|WITH)\b/i
+
+/** One statement with its parameters through a store's SQL, as the session stores call it. */
+export type SqlRun = (statement: string, ...params: (string | number | null)[]) => SqlRow[]

@@ -12,13 +12,12 @@
 import type { ResultEvent, SessionSpec } from '../engine/types.ts'
 import { resultDataJson } from './result-json.ts'
 import type { ResultStorage } from './result-log.ts'
-import type { Journal, JournalEntry } from './session.ts'
 import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
-import type { Sql, SqlRow } from './sql.ts'
+import type { Sql, SqlRow, SqlRun } from './sql.ts'
 import { CHUNKS_SCHEMA, type SqlChunks, sqlChunks } from '../session/sql-chunks.ts'
+import { sqliteJournal } from './sqlite-journal.ts'
 
-/** Journal entries read per query during a replay: each slice of the replay reads only its own. */
-export const JOURNAL_PAGE_ROWS = 200
+export { JOURNAL_PAGE_ROWS } from './sqlite-journal.ts'
 
 /**
  * A tenant's sessions found without parsing every spec (its quota is checked on each create): the
@@ -259,7 +258,7 @@ function upgradeForTenants(sql: Sql): void {
   }
 }
 
-type Run = (statement: string, ...params: (string | number | null)[]) => SqlRow[]
+type Run = SqlRun
 
 /** `fresh`: created by this process just now, so there is nothing stored to count. */
 function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): ResultStorage {
@@ -286,29 +285,5 @@ function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks, fre
         key: String(r.key),
         seq: Number(r.seq),
       })),
-  }
-}
-
-/** `fresh`: created by this process just now, so there is no stored entry to count or read. */
-function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): Journal {
-  let n = fresh ? 0 : Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
-  return {
-    append(entry) {
-      n += 1
-      write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', id, n, chunks.put(id, `j:${n}`, JSON.stringify(entry)))
-    },
-    // A page at a time, so each slice of a replay parses only the entries it feeds.
-    *entries() {
-      if (fresh && n === 0) return
-      let after = 0
-      for (;;) {
-        const rows = read('SELECT n, entry FROM es_journal WHERE session_id = ? AND n > ? ORDER BY n LIMIT ?', id, after, JOURNAL_PAGE_ROWS)
-        for (const row of rows) {
-          after = Number(row.n)
-          yield JSON.parse(chunks.get(id, `j:${row.n}`, String(row.entry))) as JournalEntry
-        }
-        if (rows.length < JOURNAL_PAGE_ROWS) return
-      }
-    },
   }
 }
