@@ -39,7 +39,7 @@ type Fetch = (request: Request) => Response | Promise<Response>
 type Step = { heapKiB: number; ms: number }
 type Outcome = { idle: Step; live: Step; ended: Step; problems: string[] }
 
-async function buildApp(root: string, store: string, dbPath: string): Promise<{ fetch: Fetch; close(): void }> {
+async function buildApp(root: string, store: string, dbPath: string, sessions: number): Promise<{ fetch: Fetch; close(): void }> {
   const { createApp } = await import(join(root, 'src/http/app.ts'))
   const { depsFromEnv } = await import(join(root, 'src/config/setup.ts'))
   const { memorySessionStore } = await import(join(root, 'src/session/store.ts'))
@@ -47,7 +47,11 @@ async function buildApp(root: string, store: string, dbPath: string): Promise<{ 
   // Older checkouts have no process byte budget: their stores take no default from the heap.
   const budget = await import(join(root, 'src/session/byte-budget.ts')).catch(() => undefined)
   const db = store === 'sqlite' ? openSessionDb(dbPath) : undefined
-  const setup = depsFromEnv(NO_JUDGE, {
+  // Room for every session of the run: the session cap (10,000 by default) would evict the first
+  // ones at 50,000, and the process byte budget, which counts 64 KiB per open session, would refuse
+  // new ones past about 16,000 on Node's default heap. This measures heap, not those limits.
+  const room = { EVALSTREAM_MAX_SESSIONS: String(Math.max(10_000, sessions)), EVALSTREAM_MAX_PROCESS_BYTES: String(2 ** 40) }
+  const setup = depsFromEnv({ ...NO_JUDGE, ...room }, {
     store: db ? db.store : (limits: object, feed: unknown) => memorySessionStore({ limits, feed }),
     ...(db ? { judgeCache: db.judgeCache, evalSets: db.evalSets } : {}),
     // As the Node server: the process byte budget from this heap's limit.
@@ -130,10 +134,10 @@ async function child(root: string, store: string, n: number): Promise<void> {
   }
   try {
     // Warm-up on a throwaway app: compiled code and caches are not counted as session memory.
-    const warm = await buildApp(root, store, join(dir, 'warm.db'))
+    const warm = await buildApp(root, store, join(dir, 'warm.db'), 50)
     await steps(warm.fetch, 50, 'warm', false)
     warm.close()
-    const app = await buildApp(root, store, join(dir, 'bench.db'))
+    const app = await buildApp(root, store, join(dir, 'bench.db'), n)
     const outcome = await steps(app.fetch, n, 's', true)
     console.log(JSON.stringify(outcome))
     app.close()
