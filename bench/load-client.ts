@@ -29,6 +29,55 @@ export type LoadOutcome = {
 
 const CONFIGURED = new Set(Object.keys(CONFIG.criteria))
 
+/** What one subscriber got: every seq (with repeats), whether case.result came, and the configured verdicts seen. */
+export type ReceivedStream = { seqs: number[]; done: boolean; verdicts: Set<string> }
+/** A criterion.result as a stream carries it (what the benches read of it). */
+export type Verdict = { invocation_index: number; metric_name: string }
+
+/** Reads a result stream to its end; `onVerdict` hears every criterion.result as it arrives. */
+export async function readResultStream(res: Response, onVerdict: (verdict: Verdict) => void): Promise<ReceivedStream> {
+  const seqs: number[] = []
+  const verdicts = new Set<string>()
+  let done = false
+  const parser = createParser({
+    onEvent(message) {
+      seqs.push(Number(message.id))
+      if (message.event === 'case.result') done = true
+      if (message.event !== 'criterion.result') return
+      const data = JSON.parse(message.data) as Verdict
+      // Configured criteria only: ADK's efficiency metrics are reported on top, always.
+      if (CONFIGURED.has(data.metric_name)) verdicts.add(`${data.invocation_index}/${data.metric_name}`)
+      onVerdict(data)
+    },
+  })
+  const decoder = new TextDecoder()
+  for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
+  return { seqs, done, verdicts }
+}
+
+/** The counts a session's streams add, against the last seq its snapshot says it logged. */
+export type StreamCounts = {
+  received: number
+  expected: number
+  duplicates: number
+  lost: number
+  unfinished: number
+  missingVerdicts: number
+}
+
+/** Adds one session's streams to `counts`: what arrived, what arrived twice, what never did. */
+export function countStreams(counts: StreamCounts, streams: ReceivedStream[], lastSeq: number, invocations: number): void {
+  for (const { seqs, done, verdicts } of streams) {
+    const distinct = new Set(seqs)
+    counts.received += seqs.length
+    counts.expected += lastSeq
+    counts.duplicates += seqs.length - distinct.size
+    for (let seq = 1; seq <= lastSeq; seq++) if (!distinct.has(seq)) counts.lost++
+    if (!done) counts.unfinished++
+    counts.missingVerdicts += invocations * CONFIGURED.size - verdicts.size
+  }
+}
+
 /** Runs the load against `base` and reports what arrived; never throws for a failed session. */
 export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome> {
   const body = JSON.stringify({ eval_config: CONFIG, eval_case: loadCase(o.invocations) })
@@ -43,25 +92,12 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
     if (failures.length < 5) failures.push(what)
   }
 
-  async function follow(res: Response, sentAt: Map<number, number>) {
+  async function follow(res: Response, sentAt: Map<number, number>): Promise<ReceivedStream> {
     if (res.status !== 200) fail(`${res.status} on GET results`)
-    const seqs: number[] = []
-    const verdicts = new Set<string>()
-    let done = false
-    const parser = createParser({
-      onEvent(message) {
-        seqs.push(Number(message.id))
-        if (message.event === 'case.result') done = true
-        if (message.event !== 'criterion.result') return
-        const data = JSON.parse(message.data) as { invocation_index: number; metric_name: string }
-        if (CONFIGURED.has(data.metric_name)) verdicts.add(`${data.invocation_index}/${data.metric_name}`)
-        const sent = sentAt.get(data.invocation_index)
-        if (data.metric_name === METRIC && sent !== undefined) latenciesMs.push(performance.now() - sent)
-      },
+    return readResultStream(res, (verdict) => {
+      const sent = sentAt.get(verdict.invocation_index)
+      if (verdict.metric_name === METRIC && sent !== undefined) latenciesMs.push(performance.now() - sent)
     })
-    const decoder = new TextDecoder()
-    for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
-    return { seqs, done, verdicts }
   }
 
   async function session(n: number): Promise<void> {
@@ -109,15 +145,7 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
     if (!ended.ok) fail(`${ended.status} on POST /end`)
     const received = await Promise.all(streams.map((s) => s.rest))
     const snap = (await (await fetch(`${base}/v1/sessions/${id}`, { signal: o.signal })).json()) as { last_seq: number }
-    for (const { seqs, done, verdicts } of received) {
-      const distinct = new Set(seqs)
-      t.received += seqs.length
-      t.expected += snap.last_seq
-      t.duplicates += seqs.length - distinct.size
-      for (let seq = 1; seq <= snap.last_seq; seq++) if (!distinct.has(seq)) t.lost++
-      if (!done) t.unfinished++
-      t.missingVerdicts += o.invocations * CONFIGURED.size - verdicts.size
-    }
+    countStreams(t, received, snap.last_seq, o.invocations)
   }
 
   const started = performance.now()

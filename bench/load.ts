@@ -30,8 +30,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createParser } from 'eventsource-parser'
 import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
+import { countStreams, readResultStream, type ReceivedStream } from './load-client.ts'
 
 const { values } = parseArgs({
   options: {
@@ -146,7 +146,6 @@ const sampler = setInterval(() => {
 const epochMs = () => performance.timeOrigin + performance.now()
 const totals = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0, refusedCreates: 0 }
 
-type Received = { seqs: number[]; done: boolean; verdicts: Set<string> }
 /** When an invocation's POST was sent, reached the handler, and its response came back (epoch ms). */
 type Sent = { sent: number; handled?: number; answered?: number; verdict?: number }
 
@@ -154,35 +153,22 @@ type Sent = { sent: number; handled?: number; answered?: number; verdict?: numbe
  * Opens one session's result stream; resolves once the response headers are in (the server
  * subscribes before it answers), with the promise of everything the stream will carry.
  */
-async function subscribe(id: string, sentAt: Map<number, Sent>): Promise<{ rest: Promise<Received> }> {
+async function subscribe(id: string, sentAt: Map<number, Sent>): Promise<{ rest: Promise<ReceivedStream> }> {
   const res = await fetch(`${base}/v1/sessions/${id}/results`, { signal: stop.signal })
   return { rest: follow(res, sentAt) }
 }
 
-/** Reads a result stream to its end; every seq received (with repeats), and the verdicts seen. */
-async function follow(res: Response, sentAt: Map<number, Sent>): Promise<Received> {
+/** Reads a result stream to its end, timing the verdicts of this session's invocations. */
+async function follow(res: Response, sentAt: Map<number, Sent>): Promise<ReceivedStream> {
   if (res.status !== 200) totals.failedRequests++
-  const seqs: number[] = []
-  const verdicts = new Set<string>()
-  let done = false
-  const parser = createParser({
-    onEvent(message) {
-      seqs.push(Number(message.id))
-      if (message.event === 'case.result') done = true
-      if (message.event !== 'criterion.result') return
-      const data = JSON.parse(message.data) as { invocation_index: number; metric_name: string }
-      verdicts.add(`${data.invocation_index}/${data.metric_name}`)
-      const sent = sentAt.get(data.invocation_index)
-      if (data.metric_name !== METRIC || sent === undefined) return
-      const at = epochMs()
-      latencies.push(at - sent.sent)
-      // The split is taken once the session is done (the verdict usually comes before the POST's response).
-      sent.verdict ??= at
-    },
+  return readResultStream(res, (verdict) => {
+    const sent = sentAt.get(verdict.invocation_index)
+    if (verdict.metric_name !== METRIC || sent === undefined) return
+    const at = epochMs()
+    latencies.push(at - sent.sent)
+    // The split is taken once the session is done (the verdict usually comes before the POST's response).
+    sent.verdict ??= at
   })
-  const decoder = new TextDecoder()
-  for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
-  return { seqs, done, verdicts }
 }
 
 const failures = new Map<string, number>()
@@ -240,19 +226,8 @@ async function runSession(n: number): Promise<void> {
     split.delivery.push(Math.max(0, t.verdict - t.answered))
   }
   const snap = (await (await fetch(`${base}/v1/sessions/${id}`, { signal: stop.signal })).json()) as { last_seq: number }
-  for (const { seqs, done, verdicts } of received) {
-    const distinct = new Set(seqs)
-    totals.received += seqs.length
-    totals.expected += snap.last_seq
-    totals.duplicates += seqs.length - distinct.size
-    for (let seq = 1; seq <= snap.last_seq; seq++) if (!distinct.has(seq)) totals.lost++
-    if (!done) totals.unfinished++
-    // Configured criteria only: ADK's efficiency metrics are reported on top, always.
-    totals.missingVerdicts += INVOCATIONS * CONFIG_METRICS - [...verdicts].filter((v) => CONFIGURED.has(v.slice(v.indexOf('/') + 1))).length
-  }
+  countStreams(totals, received, snap.last_seq, INVOCATIONS)
 }
-const CONFIG_METRICS = Object.keys(CONFIG.criteria).length
-const CONFIGURED = new Set(Object.keys(CONFIG.criteria))
 
 const cpuAtStart = cpuSeconds(server.pid!)
 const started = performance.now()
