@@ -13,7 +13,7 @@ import { parseErrorFromZod, type ParseFailure, simpleParseError } from './parse-
 import type { JsonSpec } from './pydantic-json.ts'
 import { writePydanticJson } from './pydantic-json.ts'
 import { pydanticJsonValue } from './pydantic-value.ts'
-import { EvalCaseResult, EvalSetResult } from './results.ts'
+import { EvalCaseResult, EvalSetResult, TOKEN_USAGE_FIELDS } from './results.ts'
 
 const f = (fields: [string, JsonSpec][]): JsonSpec => ({ fields })
 const any = (...names: string[]): [string, JsonSpec][] => names.map((n) => [n, 'any'])
@@ -59,20 +59,7 @@ const evalMetricFields: [string, JsonSpec][] = [
 const RubricScoreSpec = f([...any('rubric_id', 'rationale'), ['score', 'float']])
 const DetailsSpec = f([['rubric_scores', { array: RubricScoreSpec }]])
 // Written only for token_usage_v1 (newer ADK writes it, null, on every metric; ADK 2.0 rejects it).
-const TokenUsageDetailsSpec = f(
-  [
-    'total_tokens',
-    'input_tokens',
-    'prompt_tokens',
-    'cached_tokens',
-    'tool_use_tokens',
-    'output_tokens',
-    'candidates_tokens',
-    'reasoning_tokens',
-  ].map(
-    (name): [string, JsonSpec] => [name, 'float'],
-  ),
-)
+const TokenUsageDetailsSpec = f(TOKEN_USAGE_FIELDS.map((name): [string, JsonSpec] => [name, 'float']))
 const DetailsWithTokensSpec = f([
   ['rubric_scores', { array: RubricScoreSpec }],
   ['token_usage_details', TokenUsageDetailsSpec],

@@ -29,6 +29,18 @@ export const RubricScore = adkObject(
 )
 export type RubricScore = z.infer<typeof RubricScore>
 
+/** The fields of ADK's TokenUsageDetails, in the order ADK declares them (the schema below has them all). */
+export const TOKEN_USAGE_FIELDS = [
+  'total_tokens',
+  'input_tokens',
+  'prompt_tokens',
+  'cached_tokens',
+  'tool_use_tokens',
+  'output_tokens',
+  'candidates_tokens',
+  'reasoning_tokens',
+] as const
+
 /**
  * Newer ADK's breakdown behind a token_usage_v1 score (null: the count was not reported). Present in
  * `details` only for that metric: ADK 2.0's details have no such field and reject unknown keys.

@@ -17,22 +17,12 @@
  * invocation reported stays null. The case's score is the averaged total.
  */
 import type { AdkEvent } from '../../adk/event.ts'
+import { TOKEN_USAGE_FIELDS } from '../../adk/results.ts'
 import type { Criterion, InvocationScore, OverallScore } from '../criterion.ts'
 import { informational, isCountedAgentEvent, type NoConfig, noThresholdConfig, usageOf } from './efficiency.ts'
 
 const KEY = 'token_usage_v1'
 
-/** ADK's TokenUsageDetails, field order as ADK declares it. */
-export const TOKEN_USAGE_FIELDS = [
-  'total_tokens',
-  'input_tokens',
-  'prompt_tokens',
-  'cached_tokens',
-  'tool_use_tokens',
-  'output_tokens',
-  'candidates_tokens',
-  'reasoning_tokens',
-] as const
 export type TokenUsageDetails = Record<(typeof TOKEN_USAGE_FIELDS)[number], number | null>
 
 /** Where each reported count comes from in Gemini's usage metadata (camelCase, then snake_case). */
