@@ -20,13 +20,11 @@ import { dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type Plugin } from 'esbuild'
 import { Miniflare } from 'miniflare'
+import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS, WORKERD_BUILD } from '../test/support/worker-build.ts'
 
 const RUNS = Number(process.argv[2] ?? 5)
 const ROOT = new URL('../', import.meta.url).pathname
 const BIN = join(ROOT, 'node_modules/.bin')
-/** The same date and flags as wrangler.toml (the newest the pinned workerd accepts). */
-const COMPATIBILITY_DATE = '2026-07-30'
-const COMPATIBILITY_FLAGS = ['enable_request_signal']
 const KIB = 1024
 
 type Metafile = { outputs: Record<string, { bytes: number; inputs: Record<string, { bytesInOutput: number }> }> }
@@ -79,18 +77,7 @@ const noGenai: Plugin = {
 
 /** The Worker bundled as wrangler bundles it (esbuild, workerd conditions), optionally without the SDK. */
 async function esbuildWorker(outfile: string, withoutGenai: boolean): Promise<void> {
-  await build({
-    entryPoints: [join(ROOT, 'worker/index.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2023',
-    conditions: ['workerd', 'worker', 'browser'],
-    external: ['cloudflare:*', 'node:*'],
-    outfile,
-    logLevel: 'silent',
-    plugins: withoutGenai ? [noGenai] : [],
-  })
+  await build({ ...WORKERD_BUILD, entryPoints: [join(ROOT, 'worker/index.ts')], outfile, plugins: withoutGenai ? [noGenai] : [] })
 }
 
 /** Milliseconds from `new Miniflare()` to ready, and to the first /healthz body. */

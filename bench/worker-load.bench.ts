@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Miniflare } from 'miniflare'
-import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../test/support/worker-build.ts'
+import { bundleWorker, servingBundle } from '../test/support/worker-build.ts'
 import { badCount, type LoadOutcome, percentile, runLoad } from './load-client.ts'
 
 const { values } = parseArgs({
@@ -83,17 +83,11 @@ async function startWorkerd(): Promise<Target> {
     () => rmSync(storage, { recursive: true, force: true }),
   )
   const mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    compatibilityDate: COMPATIBILITY_DATE,
-    compatibilityFlags: COMPATIBILITY_FLAGS,
+    ...servingBundle(scriptPath),
     // As wrangler.toml deploys it: a SQLite object per session and the results index object.
     durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true }, INDEX: { className: 'EvalIndex', useSQLite: true } },
     durableObjectsPersist: storage,
     bindings: NO_JUDGE,
-    host: '127.0.0.1',
-    port: 0,
   })
   const url = await mf.ready
   return { base: url.origin, pid: workerdPid(), stop: () => mf.dispose() }

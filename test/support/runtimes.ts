@@ -11,7 +11,7 @@ import { Miniflare } from 'miniflare'
 import { createApp } from '../../src/http/app.ts'
 import { memorySessionStore } from '../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../src/config/setup.ts'
-import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from './worker-build.ts'
+import { bundleWorker, servingBundle } from './worker-build.ts'
 import { spawnServer } from './server-process.ts'
 
 export type Running = { baseUrl: string; stop(): Promise<void> }
@@ -66,17 +66,10 @@ export async function startWorker(bindings: Record<string, string>, persistDir?:
   const scriptPath = await bundleWorker()
   const storage = persistDir ?? mkdtempSync(join(tmpdir(), 'evalstream-do-'))
   const mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    // Module names are relative to this root; the bundle lives in a temp folder outside the repo.
-    modulesRoot: dirname(scriptPath),
-    compatibilityDate: COMPATIBILITY_DATE,
-    compatibilityFlags: COMPATIBILITY_FLAGS,
+    ...servingBundle(scriptPath),
     durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true } },
     durableObjectsPersist: storage,
     bindings: { ...NO_JUDGE_ENV, EVALSTREAM_TEST_HOOKS: '1', ...bindings },
-    host: '127.0.0.1',
-    port: 0,
   })
   const url = await mf.ready
   const stop = async () => {

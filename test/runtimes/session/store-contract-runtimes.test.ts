@@ -3,13 +3,13 @@
  * node:sqlite, and inside a Durable Object in workerd (Miniflare) over ctx.storage.sql.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { describe, expect, it } from 'vitest'
-import { COMPATIBILITY_DATE } from '../../support/worker-build.ts'
+import { COMPATIBILITY_DATE, WORKERD_BUILD } from '../../support/worker-build.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 import { STORE_CONTRACT } from '../../support/store-contract.ts'
 
@@ -38,17 +38,7 @@ describe('session store contract on Deno and workerd', () => {
   it('Durable Object: ctx.storage.sql', async () => {
     const outdir = mkdtempSync(join(tmpdir(), 'evalstream-contract-worker-'))
     const scriptPath = join(outdir, 'index.js')
-    await build({
-      entryPoints: ['test/runtimes/worker/store-contract.worker.ts'],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2023',
-      conditions: ['workerd', 'worker', 'browser'],
-      external: ['cloudflare:*', 'node:*'],
-      outfile: scriptPath,
-      logLevel: 'silent',
-    })
+    await build({ ...WORKERD_BUILD, entryPoints: ['test/runtimes/worker/store-contract.worker.ts'], outfile: scriptPath })
     const mf = new Miniflare({
       modules: true,
       scriptPath,
@@ -66,6 +56,7 @@ describe('session store contract on Deno and workerd', () => {
       expectAllPassed((await response.json()) as Outcome[])
     } finally {
       await mf.dispose()
+      rmSync(outdir, { recursive: true, force: true })
     }
   }, 120_000)
 })

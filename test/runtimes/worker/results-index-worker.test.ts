@@ -4,7 +4,7 @@
  * from it, each tenant from its own; a session's conversation comes from its object; a session object evicted and rebuilt by replay adds nothing;
  * the dashboard page is served without a token.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Miniflare } from 'miniflare'
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'
 import { CONFIG, DIVERGING_CASE, MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
-import { bundleWorker, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../../support/worker-build.ts'
+import { bundleWorker, servingBundle } from '../../support/worker-build.ts'
 import { DASHBOARD_JS } from '../../../src/http/dashboard/bundle.generated.ts'
 
 const acme = { authorization: `Bearer ${ACME_TOKEN}` }
@@ -48,24 +48,22 @@ describe('results index on Workers (workerd via Miniflare)', () => {
     expect((await call(`/v1/sessions/${id}/end`, { method: 'POST', headers })).status).toBe(200)
   }
 
+  const temps: string[] = []
   beforeAll(async () => {
     const scriptPath = await bundleWorker()
+    const storage = mkdtempSync(join(tmpdir(), 'evalstream-index-do-'))
+    temps.push(dirname(scriptPath), storage)
     mf = new Miniflare({
-      modules: true,
-      scriptPath,
-      modulesRoot: dirname(scriptPath),
-      compatibilityDate: COMPATIBILITY_DATE,
-      compatibilityFlags: COMPATIBILITY_FLAGS,
+      ...servingBundle(scriptPath),
       durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true }, INDEX: { className: 'EvalIndex', useSQLite: true } },
-      durableObjectsPersist: mkdtempSync(join(tmpdir(), 'evalstream-index-do-')),
+      durableObjectsPersist: storage,
       bindings: { ...NO_JUDGE_ENV, EVALSTREAM_TEST_HOOKS: '1', EVALSTREAM_TOKENS: TOKENS_ENV },
-      host: '127.0.0.1',
-      port: 0,
     })
     base = (await mf.ready).origin
   })
   afterAll(async () => {
     await mf?.dispose()
+    for (const dir of temps) rmSync(dir, { recursive: true, force: true })
   })
 
   it('indexes each tenant apart: results, stats and sessions', async () => {
