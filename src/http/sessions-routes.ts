@@ -83,7 +83,7 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       return problem(c, 404, 'Session not found', `no session with id '${s.id}'`)
     }))
 
-  app.get('/:id', (c) => withSession(c, (s) => c.body(s.snapshotJson(), 200, { 'content-type': 'application/json' })))
+  app.get('/:id', (c) => withSession(c, (s) => c.json(s.snapshot())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
   app.post('/:id/end', (c) => withSession(c, async (s) => c.json(await s.end())))
   app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s, limits, deps.turns)))

@@ -283,15 +283,10 @@ export class HostedSession {
   }
 
   snapshot(): Record<string, unknown> {
-    return JSON.parse(this.snapshotJson())
-  }
-
-  /** The snapshot as JSON text: GET /v1/sessions/{id} sends it as it is. */
-  snapshotJson(): string {
     const { snapshot, caseResult } = this.#final
       ? { snapshot: this.#final.snapshot, caseResult: evalCaseResultValue(this.#final.caseResult) }
       : this.#liveSnapshot()
-    return JSON.stringify({ ...snapshot, case_result: caseResult, last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() })
+    return { ...snapshot, case_result: caseResult, last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() }
   }
 
   /** Resolves once the judges working for this session now have answered (their results are in the log). */
