@@ -10,7 +10,7 @@
  * without the metric its owner asked for.
  */
 import type { Problem } from './problem.ts'
-import { DEFAULT_EVAL_CONFIG, type EvalMetric, evalMetricsOf, parseEvalConfig } from '../adk/eval-config.ts'
+import { DEFAULT_EVAL_CONFIG, type EvalConfig, type EvalMetric, evalMetricsOf, parseEvalConfig } from '../adk/eval-config.ts'
 import type { EvalCase } from '../adk/eval-set.ts'
 import { parseEvalCaseShared } from './interned-cases.ts'
 import type { Invocation, Rubric } from '../adk/invocation.ts'
@@ -45,12 +45,15 @@ export function planSession(
   options: { configSource?: string } = {},
 ): { ok: true; plan: SessionPlan } | { ok: false; problem: SpecProblem } {
   const configSource = options.configSource ?? 'eval_config'
+  const config = spec.eval_config ?? defaultConfig
   // A config planned before (and so valid) is neither parsed nor planned again.
-  const key = sharingKey(configSource, spec.eval_config ?? defaultConfig)
+  const key = sharingKey(configSource, config)
   const shared = key === undefined ? undefined : sharedMetricPlans.get(key)
-  const parsedConfig = shared ? undefined : parseEvalConfig(spec.eval_config ?? defaultConfig, { source: configSource })
-  if (parsedConfig && !parsedConfig.ok) {
-    return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: parsedConfig.error.message } }
+  let parsedConfig: EvalConfig | undefined
+  if (!shared) {
+    const parsed = parseEvalConfig(config, { source: configSource })
+    if (!parsed.ok) return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: parsed.error.message } }
+    parsedConfig = parsed.config
   }
 
   let evalCase: EvalCase | undefined
@@ -70,13 +73,17 @@ export function planSession(
     evalCase = parsedCase.data
   }
 
-  if (shared || !parsedConfig) return { ok: true, plan: { metrics: shared!, evalCase, expected: evalCase?.conversation ?? undefined } }
+  const metrics = shared ?? planMetrics(parsedConfig!, configSource, key)
+  if ('problem' in metrics) return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: metrics.problem } }
+  return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
+}
+
+/** The metrics a valid config plans, kept for the next session with the same `key`; or its problem. */
+function planMetrics(config: EvalConfig, configSource: string, key: string | undefined): readonly MetricPlan[] | { problem: string } {
   const metrics: MetricPlan[] = []
-  for (const metric of evalMetricsOf(parsedConfig.config)) {
+  for (const metric of evalMetricsOf(config)) {
     const resolved = resolve(metric)
-    if ('problem' in resolved) {
-      return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: `${configSource}: ${resolved.problem}` } }
-    }
+    if ('problem' in resolved) return { problem: `${configSource}: ${resolved.problem}` }
     metrics.push({ metric, runnable: resolved })
   }
   // ADK's efficiency metrics: reported for every case, unconfigured (no threshold, no criterion).
@@ -90,7 +97,7 @@ export function planSession(
     if (sharedMetricPlans.size >= MAX_SHARED_METRIC_PLANS) sharedMetricPlans.clear()
     sharedMetricPlans.set(key, Object.freeze(metrics))
   }
-  return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
+  return metrics
 }
 
 /**
