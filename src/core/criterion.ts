@@ -163,6 +163,12 @@ export interface Criterion<Config extends { threshold: number | null }, State> {
   needsExpected: boolean
   /** Whether it calls a judge model. */
   judged: boolean
+  /**
+   * Reads the session's earlier invocations while the session runs (`context.previous`). A session
+   * scoring such a metric keeps its whole conversation in memory; others let a completed
+   * invocation's events go when their host can read them back (the journal).
+   */
+  readsPrevious?: boolean
   /** The interval its scores lie in, as ADK's metric info declares it; default [0, 1]. */
   scoreRange?: { min: number; max: number }
   init(context: InvocationContext<Config>): State

@@ -6,6 +6,11 @@
  *
  * A late event, for an invocation already completed, joins that invocation (ADK groups by id, not
  * by position) and is reported as `late`: whoever scored that invocation may want to know.
+ *
+ * A completed invocation can be `forget`-ten: its fold (its events) is let go, only its id and
+ * position stay. Whoever keeps the events elsewhere (a session's journal) gives them back with
+ * `restore` before a late event of it is pushed; until then it is left out of `invocation()`, and
+ * `invocations()` refuses to list an incomplete session.
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
@@ -40,10 +45,16 @@ export type InvocationBuilder = {
   isCompleted(invocationId: string): boolean
   /** The event whose content is the invocation's final_response right now. */
   finalEventOf(invocationId: string): AdkEvent | undefined
+  /** Lets a completed invocation's events go (false, and nothing changes, for an open or unknown one). */
+  forget(invocationId: string): boolean
+  /** Folds a forgotten invocation again from its events, in the order they were pushed. */
+  restore(invocationId: string, events: readonly AdkEvent[]): void
 }
 
 type Entry = {
-  fold: InvocationFold
+  /** Undefined once forgotten (`forget`), until `restore`. */
+  fold: InvocationFold | undefined
+  invocationId: string
   completed: boolean
   /** Index in first-seen order. */
   position: number
@@ -68,10 +79,12 @@ export function createInvocationBuilder(): InvocationBuilder {
   let openSnapshot: Invocation | undefined
   // invocations() is called once per completed invocation by the engine: rebuilding the whole list
   // each time made a session quadratic. The list is kept and only changed entries are re-snapshot.
-  const list: Invocation[] = []
+  const list: Array<Invocation | undefined> = []
+  let forgotten = 0
   const stale: Entry[] = []
 
-  function snapshot(entry: Entry): Invocation {
+  function snapshot(entry: Entry): Invocation | undefined {
+    if (!entry.fold) return undefined
     if (entry !== open) return invocationOf(entry.fold)
     openSnapshot ??= invocationOf(entry.fold)
     return openSnapshot
@@ -80,8 +93,8 @@ export function createInvocationBuilder(): InvocationBuilder {
   function closeOpen(): string[] {
     if (!open) return []
     open.completed = true
-    trimFold(open.fold)
-    const id = open.fold.invocationId
+    trimFold(open.fold!)
+    const id = open.invocationId
     open = undefined
     openSnapshot = undefined
     return [id]
@@ -95,13 +108,14 @@ export function createInvocationBuilder(): InvocationBuilder {
       if (!entry) {
         const completed = closeOpen()
         if (completed.length > 0) change.completed = completed
-        entry = { fold: newFold(id), completed: false, position: entries.size, stale: false }
+        entry = { fold: newFold(id), invocationId: id, completed: false, position: entries.size, stale: false }
         entries.set(id, entry)
         open = entry
         change.started = id
       } else if (entry.completed) {
         change.late = id
       }
+      if (!entry.fold) throw new Error(`invocation '${id}' was forgotten: restore its events before pushing more`)
       change.final = foldEvent(entry.fold, event)
       // Snapshots are rebuilt lazily, on the next read.
       if (entry === open) openSnapshot = undefined
@@ -117,18 +131,41 @@ export function createInvocationBuilder(): InvocationBuilder {
     },
     current: () => (open ? snapshot(open) : undefined),
     invocations() {
+      if (forgotten > 0) throw new Error(`${forgotten} invocation(s) were forgotten: their events are not here to list`)
       for (const entry of stale) {
         entry.stale = false
         list[entry.position] = snapshot(entry)
       }
       stale.length = 0
-      return list.slice()
+      return list.slice() as Invocation[]
     },
     invocation(invocationId) {
       const entry = entries.get(invocationId)
       return entry ? snapshot(entry) : undefined
     },
     isCompleted: (invocationId) => entries.get(invocationId)?.completed ?? false,
-    finalEventOf: (invocationId) => entries.get(invocationId)?.fold.finalEvent,
+    finalEventOf: (invocationId) => entries.get(invocationId)?.fold?.finalEvent,
+    forget(invocationId) {
+      const entry = entries.get(invocationId)
+      if (!entry?.fold || !entry.completed || entry === open) return false
+      entry.fold = undefined
+      // The listed snapshot holds the same events.
+      list[entry.position] = undefined
+      forgotten += 1
+      return true
+    },
+    restore(invocationId, events) {
+      const entry = entries.get(invocationId)
+      if (!entry || entry.fold) return
+      const fold = newFold(invocationId)
+      for (const event of events) foldEvent(fold, event)
+      trimFold(fold)
+      entry.fold = fold
+      forgotten -= 1
+      if (!entry.stale) {
+        entry.stale = true
+        stale.push(entry)
+      }
+    },
   }
 }

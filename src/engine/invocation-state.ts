@@ -52,6 +52,11 @@ export type InvocationState = {
   events: AdkEvent[] | undefined
   /** The criteria's runs were dropped (the invocation was superseded or the stream ended). */
   released: boolean
+  /**
+   * Its events were let go too (conversation.ts): the host keeps them, and a late event reads them
+   * back. Only ever true while `released`.
+   */
+  forgotten: boolean
 }
 
 /** A runnable metric's criterion and what it is given on one invocation. */
@@ -77,7 +82,7 @@ export function newInvocationState(session: SessionFacts, index: number, id: str
     const run = context ? new MetricRun(context.criterion, context.context) : null
     return { plan: metric, run, progressCount: 0, lastProgress: undefined, score: undefined }
   })
-  return { index, id, generation: 0, completed: false, slots, events: [], released: false }
+  return { index, id, generation: 0, completed: false, slots, events: [], released: false, forgotten: false }
 }
 
 /** From the invocation's first event to now, by the engine's clock; none without a clock. */

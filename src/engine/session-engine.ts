@@ -11,6 +11,7 @@
  * then reopens and its results are emitted again with `revision` increased; the last one counts.
  */
 import type { AdkEvent } from '../adk/event.ts'
+import type { Invocation } from '../adk/invocation.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import { createInvocationBuilder, type InvocationBuilder } from '../core/invocation-builder.ts'
@@ -27,6 +28,7 @@ import {
   timingOf,
 } from './invocation-state.ts'
 import { closingRevisions } from './closing.ts'
+import { conversationInvocations, forgetEvents, recallEvents } from './conversation.ts'
 import { settle, waitForJudges } from './metric-run.ts'
 import { CASE_KEY, errorKey, startedKey } from './result-keys.ts'
 import { criterionResult, progressResult, resultsSnapshot } from './slot-results.ts'
@@ -68,6 +70,11 @@ class LiveSession implements SessionEngine {
   /** Scoring time spent so far (by the budget's clock), and whether a budget ran out. */
   #cpuMs = 0
   #outOfBudget = false
+  /** Events pushed so far: how many of the host's conversation the engine has seen. */
+  #pushed = 0
+  /** Completed invocations let their events go (the host reads them back: conversation.ts). */
+  #forgets: boolean
+  #forgotten = 0
 
   get #builder(): InvocationBuilder {
     return (this.#builtBuilder ??= createInvocationBuilder())
@@ -87,9 +94,12 @@ class LiveSession implements SessionEngine {
       sessionId: options.spec.session_id,
       previous: (index) => this.#order.slice(0, index).flatMap((s) => this.#builder.invocation(s.id) ?? []),
     }
+    this.#forgets = options.conversation !== undefined &&
+      !plan.metrics.some((m) => 'criterion' in m.runnable && m.runnable.criterion.readsPrevious === true)
   }
 
   push(item: IngestedEvent): void {
+    this.#pushed += 1
     if (this.#ended || this.#outOfBudget) return
     const clock = this.#options.budget?.clock
     const started = clock?.()
@@ -108,9 +118,15 @@ class LiveSession implements SessionEngine {
   }
 
   #score(event: AdkEvent): void {
+    const invocationId = event.invocation_id ?? ''
+    const known = this.#ids?.get(invocationId)
+    if (known?.forgotten) {
+      // A late event of an invocation whose events were let go: read them back first.
+      recallEvents(this.#options.conversation!, this.#pushed - 1, known, this.#builder)
+      this.#forgotten -= 1
+    }
     const change = this.#builder.push(event)
     this.#completeAndRelease(change.completed)
-    const invocationId = event.invocation_id ?? ''
     const invocation = this.#byId.get(invocationId) ?? this.#start(invocationId)
     if (invocation.completed) this.#reopen(invocation)
     this.#step(invocation, event)
@@ -135,8 +151,15 @@ class LiveSession implements SessionEngine {
     for (const id of ids ?? []) {
       this.#complete(id)
       const invocation = this.#byId.get(id)
-      if (invocation) releaseRuns(invocation)
+      if (!invocation) continue
+      releaseRuns(invocation)
+      if (this.#forgets && forgetEvents(invocation, this.#builder)) this.#forgotten += 1
     }
+  }
+
+  /** Every invocation as built from the events: read back from the host when some were let go. */
+  #actualInvocations(): Invocation[] {
+    return this.#forgotten > 0 ? conversationInvocations(this.#options.conversation!, this.#pushed) : this.#builder.invocations()
   }
 
   async end(): Promise<EvalCaseResult> {
@@ -144,13 +167,15 @@ class LiveSession implements SessionEngine {
     this.completeInvocation()
     await waitForJudges(this.#pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
     if (this.#ended) return this.#ended // a concurrent end() finished first
-    await this.#close()
+    let actual: Invocation[] | undefined
+    const all = () => (actual ??= this.#actualInvocations())
+    await this.#close(all)
     if (this.#ended) return this.#ended
     const result = buildCaseResult({
       sessionId: this.#options.spec.session_id,
       plan: this.#plan,
       invocations: this.#order,
-      actual: this.#builder.invocations(),
+      actual: all(),
     })
     this.#ended = result
     this.#options.emit({ type: 'case.result', key: CASE_KEY, data: result })
@@ -169,10 +194,10 @@ class LiveSession implements SessionEngine {
    * Criteria with a closing step (a judgement over the whole conversation) may revise the last
    * invocation's result once the session ends; a changed result is emitted as a new revision.
    */
-  async #close(): Promise<void> {
+  async #close(all: () => Invocation[]): Promise<void> {
     const last = this.#order.at(-1)
     if (!last?.completed) return
-    const changed = await closingRevisions(this.#facts, last, () => this.#order.flatMap((s) => this.#builder.invocation(s.id) ?? []), {
+    const changed = await closingRevisions(this.#facts, last, all, {
       judge: this.#options.judge,
       noJudgeReason: this.#options.noJudgeReason,
       waitMs: this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS,

@@ -111,6 +111,13 @@ export type EngineOptions = {
   unscorable?: (invocationId: string) => ReadonlyMap<string, string> | undefined
   /** Synchronous scoring time a session may spend; without it scoring is not timed. */
   budget?: CpuBudget
+  /**
+   * Every event pushed so far, in push order, read back from where the host keeps them (a
+   * session's journal). With it, a completed invocation lets its events go: a late event of it
+   * reads them back, and so does `end()` to build the case result's actual invocations. Unless a
+   * configured metric reads earlier invocations while the session runs (`readsPrevious`).
+   */
+  conversation?: () => Iterable<AdkEvent>
 }
 
 /** The engine's options: the host's (EngineOptions), and the judge and defaults it was composed with. */

@@ -148,6 +148,7 @@ export const perTurnUserSimulatorQualityV1: Criterion<LlmBackedUserSimulatorCrit
   config: LlmBackedUserSimulatorCriterion,
   needsExpected: false,
   judged: true,
+  readsPrevious: true,
   init: (context) => context,
   finish,
   closing,
