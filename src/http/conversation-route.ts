@@ -21,5 +21,5 @@ export async function conversation(c: Context, deps: AppDeps): Promise<Response>
     if (gone && gone.tenant === tenantOf(c)) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
     return problem(c, 404, 'Session not found', `no session with id '${id}'`)
   }
-  return c.json({ session_id: session.id, ended: session.ended, ...session.transcript.toJSON() })
+  return c.json({ session_id: session.id, ended: session.ended, ...(await session.conversation()) })
 }

@@ -23,6 +23,8 @@ import type {
 import { resultDataJson } from './result-json.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
+import { journaledAdkEvents } from './journaled-events.ts'
+import type { Journal } from './journal.ts'
 import { type BudgetRefusal, jsonBytes } from '../session/byte-budget.ts'
 import { endedEngine } from '../session/ended-engine.ts'
 import { type SessionBudget, SessionBytes } from '../session/session-bytes.ts'
@@ -37,29 +39,7 @@ export type EngineCreation =
 
 export type EngineFactory = (options: EngineOptions) => EngineCreation
 
-/**
- * One input to the engine, as persisted. Events keep their raw JSON; they are re-parsed on replay.
- * `at` is when the input arrived (host clock, ms): a replay gives the engine these times, so the
- * invocation durations it measures are those of the live session (entries journaled before `at`
- * existed replay without a time, and their durations are not available).
- */
-export type JournalEntry =
-  & (
-    | { op: 'event'; index: number; raw: unknown }
-    | { op: 'reject'; rejected: RejectedEvent }
-    | { op: 'complete' }
-    | { op: 'end' }
-  )
-  & { at?: number }
-
-export interface Journal {
-  append(entry: JournalEntry): void
-  /** Every entry in order; read lazily (a page at a time), so a replay's slices each read only theirs. */
-  entries(): Iterable<JournalEntry>
-}
-
-/** A journal that keeps nothing: in-memory sessions never need replaying. */
-export const NO_JOURNAL: Journal = { append() {}, entries: () => [] }
+export { type Journal, type JournalEntry, NO_JOURNAL } from './journal.ts'
 
 /**
  * A replay yields to other work after this many bytes of journaled events (by the budget's
@@ -105,8 +85,8 @@ export class HostedSession {
   readonly id: string
   readonly spec: SessionSpec
   readonly log: ResultLog
-  /** The conversation so far, for the dashboard (bounded, rebuilt by replay). */
-  readonly transcript = new Transcript()
+  /** The conversation so far, for the dashboard (bounded; read from the journal when it can be). */
+  readonly transcript: Transcript
   #journal: Journal
   #lifecycle: SessionLifecycleHooks
   #ended = false
@@ -145,6 +125,7 @@ export class HostedSession {
     this.spec = parts.spec
     this.log = parts.log
     this.#journal = parts.journal
+    this.transcript = new Transcript(parts.journal.rereadable ? parts.journal : undefined)
     this.#lifecycle = parts.lifecycle ?? {}
     this.#bytes = new SessionBytes(this.id, parts.budget)
     this.#yieldTurn = parts.yieldTurn ?? nextTurn
@@ -159,7 +140,13 @@ export class HostedSession {
     parts: HostedSessionParts,
   ): Promise<{ ok: true; session: HostedSession } | Failure> {
     const session = new HostedSession(parts)
-    const created = parts.createEngine({ spec: parts.spec, emit: (body) => session.#emit(body), clock: () => session.#at })
+    const { journal } = parts
+    const created = parts.createEngine({
+      spec: parts.spec,
+      emit: (body) => session.#emit(body),
+      clock: () => session.#at,
+      ...(journal.rereadable ? { conversation: () => journaledAdkEvents(journal) } : {}),
+    })
     if (!created.ok) return created
     session.#engine = created.engine
     session.#release = created.release
@@ -194,6 +181,12 @@ export class HostedSession {
     this.transcript.add(item)
     this.#engine.push(item)
     return undefined
+  }
+
+  /** The conversation for the dashboard, read once this session's journal can be read without waiting. */
+  async conversation(): Promise<ReturnType<Transcript['toJSON']>> {
+    await this.#journal.settle?.()
+    return this.transcript.toJSON()
   }
 
   /** Bytes this session holds, by the budget's estimate (EVALSTREAM_MAX_SESSION_BYTES counts them). */
@@ -270,6 +263,8 @@ export class HostedSession {
     const kept = this.#keptResult()
     if (kept) return kept
     try {
+      // The case result reads back the events the engine let go: without waiting for other writes.
+      await this.#journal.settle?.()
       const typed = await this.#engine.end()
       // A concurrent end() may have finished first and let the engine go.
       const settled = this.#keptResult()

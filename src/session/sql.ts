@@ -10,6 +10,13 @@ export type SqlRow = Record<string, unknown>
 /** Runs one statement with positional `?` parameters and returns its rows (none for writes). */
 export interface Sql {
   query(statement: string, ...params: SqlValue[]): SqlRow[]
+  /**
+   * A read that sees only what is committed, without waiting for queued writes (Node's writer
+   * thread); absent where every read sees every write at once.
+   */
+  readCommitted?(statement: string, ...params: SqlValue[]): SqlRow[]
+  /** Resolves once every write queued so far is committed; absent where writes commit as they run. */
+  durable?(): Promise<unknown>
 }
 
 /** The part of `ctx.storage.sql` (Workers) used here. */

@@ -2,17 +2,24 @@
  * A session's journal in SQLite (`es_journal`): every input in order, what a rebuilt session
  * replays. Texts longer than one SQLite value are split over rows (sql-chunks.ts).
  */
-import type { Journal, JournalEntry } from './session.ts'
+import type { Journal, JournalEntry } from './journal.ts'
 import type { SqlChunks } from './sql-chunks.ts'
 import type { SqlRun as Run } from './sql.ts'
 
 /** Journal entries read per query during a replay: each slice of the replay reads only its own. */
 export const JOURNAL_PAGE_ROWS = 200
 
+/**
+ * The statements a journal runs, one object shared by every session's journal. `readCommitted`
+ * reads without first waiting for writes still queued (Node's writer thread); it is used only once
+ * `durable` said every entry of this journal is committed.
+ */
+export type JournalSql = { read: Run; readCommitted: Run; write: Run; chunks: SqlChunks; durable?: () => Promise<unknown> }
+
 /** `fresh`: created by this process just now, so there is no stored entry to count or read. */
-export function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): Journal {
-  const n = fresh ? 0 : Number(read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
-  return new SqliteJournal(id, read, write, chunks, fresh, n)
+export function sqliteJournal(id: string, sql: JournalSql, fresh: boolean): Journal {
+  const n = fresh ? 0 : Number(sql.read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
+  return new SqliteJournal(id, sql, fresh, n)
 }
 
 /**
@@ -22,33 +29,48 @@ export function sqliteJournal(id: string, read: Run, write: Run, chunks: SqlChun
  */
 class SqliteJournal implements Journal {
   #id: string
-  #read: Run
-  #write: Run
-  #chunks: SqlChunks
+  #sql: JournalSql
   #fresh: boolean
   #n: number
+  /** Entries up to this one are known to be committed (all of them, for a journal read from the file). */
+  #committed: number
 
-  constructor(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean, n: number) {
+  constructor(id: string, sql: JournalSql, fresh: boolean, n: number) {
     this.#id = id
-    this.#read = read
-    this.#write = write
-    this.#chunks = chunks
+    this.#sql = sql
     this.#fresh = fresh
     this.#n = n
+    this.#committed = n
+  }
+
+  /** Every entry is in the table: a session may let go of its events and read them back. */
+  get rereadable(): boolean {
+    return true
   }
 
   append(entry: JournalEntry): void {
     this.#n += 1
-    const text = this.#chunks.put(this.#id, `j:${this.#n}`, JSON.stringify(entry))
-    this.#write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', this.#id, this.#n, text)
+    const text = this.#sql.chunks.put(this.#id, `j:${this.#n}`, JSON.stringify(entry))
+    this.#sql.write('INSERT INTO es_journal (session_id, n, entry) VALUES (?, ?, ?)', this.#id, this.#n, text)
+  }
+
+  /**
+   * Waits, without blocking the thread, until every entry appended so far is committed: a read
+   * after it does not wait for the writer (which would commit every session's queued writes first).
+   */
+  async settle(): Promise<void> {
+    const upTo = this.#n
+    if (this.#sql.durable) await this.#sql.durable()
+    this.#committed = Math.max(this.#committed, upTo)
   }
 
   // A page at a time, so each slice of a replay parses only the entries it feeds.
   *entries(): Generator<JournalEntry> {
     if (this.#fresh && this.#n === 0) return
+    const read = this.#committed >= this.#n ? this.#sql.readCommitted : this.#sql.read
     let after = 0
     for (;;) {
-      const rows = this.#read(
+      const rows = read(
         'SELECT n, entry FROM es_journal WHERE session_id = ? AND n > ? ORDER BY n LIMIT ?',
         this.#id,
         after,
@@ -56,7 +78,7 @@ class SqliteJournal implements Journal {
       )
       for (const row of rows) {
         after = Number(row.n)
-        yield JSON.parse(this.#chunks.get(this.#id, `j:${row.n}`, String(row.entry))) as JournalEntry
+        yield JSON.parse(this.#sql.chunks.get(this.#id, `j:${row.n}`, String(row.entry))) as JournalEntry
       }
       if (rows.length < JOURNAL_PAGE_ROWS) return
     }

@@ -15,7 +15,7 @@ import type { ResultStorage } from './result-log.ts'
 import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
 import type { Sql, SqlRow, SqlRun } from './sql.ts'
 import { CHUNKS_SCHEMA, type SqlChunks, sqlChunks } from '../session/sql-chunks.ts'
-import { sqliteJournal } from './sqlite-journal.ts'
+import { type JournalSql, sqliteJournal } from './sqlite-journal.ts'
 
 export { JOURNAL_PAGE_ROWS } from './sqlite-journal.ts'
 
@@ -78,6 +78,13 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     return read(statement, ...params)
   }
   const chunks = sqlChunks(read, write)
+  const journalSql: JournalSql = {
+    read,
+    readCommitted: sql.readCommitted ? (statement, ...params) => (exists() ? sql.readCommitted!(statement, ...params) : []) : read,
+    write,
+    chunks,
+    ...(sql.durable ? { durable: () => sql.durable!() } : {}),
+  }
   /** Records read or written through this object (bounded by the session cap); cleared with the schema. */
   const cached = new Map<string, SessionRecord>()
   /**
@@ -144,7 +151,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       // Only the first storage of a new session can skip reading: a later one (a rebuild after an
       // unload) must count what the first wrote.
       const isNew = fresh.delete(id)
-      return { results: sqliteResults(id, read, write, chunks, isNew), journal: sqliteJournal(id, read, write, chunks, isNew) }
+      return { results: sqliteResults(id, read, write, chunks, isNew), journal: sqliteJournal(id, journalSql, isNew) }
     },
     touch(id, nowMs) {
       read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id)

@@ -1,10 +1,13 @@
 /**
  * What a session's conversation looked like, for the dashboard (GET /v1/sessions/{id}/conversation):
  * per accepted event its author, invocation and the readable parts (text, tool calls, tool
- * responses), clipped. Kept in memory beside the session and rebuilt by replay like everything
- * else; bounded so a long session cannot grow it without end (the oldest entries go first).
+ * responses), clipped; bounded so a long session cannot grow it without end (the oldest entries
+ * go first). A session with a journal it can read back builds it from the journal when asked and
+ * holds nothing; one without (memory store) keeps the events, rebuilt by replay like everything else.
  */
 import type { IngestedEvent } from '../engine/types.ts'
+import { journaledEvents } from './journaled-events.ts'
+import type { Journal } from './journal.ts'
 
 /** Entries kept per session; older ones are dropped (the count of dropped ones is reported). */
 export const MAX_TRANSCRIPT_ENTRIES = 500
@@ -25,6 +28,8 @@ export type TranscriptEntry = {
 }
 
 export class Transcript {
+  /** Where the events are read back from, when they are: then nothing else is kept. */
+  #journal: Journal | undefined
   // The events themselves (the engine holds them anyway): entries are built when someone reads
   // them, not on the per-event path, where stringifying every call's arguments would cost each push.
   #events: Kept[] = []
@@ -32,9 +37,13 @@ export class Transcript {
   /** The entries as JSON text, once the session ended: clipped text instead of whole events (`freeze`). */
   #frozen: string | undefined
 
+  constructor(journal?: Journal) {
+    this.#journal = journal
+  }
+
   /** @example transcript.add(ingested) */
   add(item: IngestedEvent): void {
-    if (this.#frozen !== undefined) return
+    if (this.#journal || this.#frozen !== undefined) return
     if (!(item.event.content?.parts ?? []).some(isReadable)) return
     this.#events.push({ index: item.index, event: item.event })
     if (this.#events.length > MAX_TRANSCRIPT_ENTRIES) {
@@ -45,6 +54,7 @@ export class Transcript {
 
   /** @example c.json(session.transcript.toJSON()) */
   toJSON(): { entries: TranscriptEntry[]; dropped: number } {
+    if (this.#journal) return fromJournal(this.#journal)
     return { entries: this.#frozen !== undefined ? JSON.parse(this.#frozen) : this.#events.map(entryOf), dropped: this.#dropped }
   }
 
@@ -53,7 +63,7 @@ export class Transcript {
    * (up to MAX_TRANSCRIPT_ENTRIES whole events) are let go. Reads answer the same as before.
    */
   freeze(): void {
-    if (this.#frozen !== undefined) return
+    if (this.#journal || this.#frozen !== undefined) return
     // As text: an ended session may be held for its whole retention, and the entries' objects
     // took about three times the heap of their JSON.
     this.#frozen = JSON.stringify(this.#events.map(entryOf))
@@ -64,6 +74,21 @@ export class Transcript {
   get heldBytes(): number {
     return this.#frozen?.length ?? 0
   }
+}
+
+/** The last MAX_TRANSCRIPT_ENTRIES readable events of the journal, as `add` would have kept them. */
+function fromJournal(journal: Journal): { entries: TranscriptEntry[]; dropped: number } {
+  const kept: Kept[] = []
+  let readable = 0
+  for (const item of journaledEvents(journal)) {
+    if (!(item.event.content?.parts ?? []).some(isReadable)) continue
+    // A ring of the newest ones: `readable % MAX` is where the oldest kept one sits.
+    kept[readable % MAX_TRANSCRIPT_ENTRIES] = item
+    readable += 1
+  }
+  const start = readable > MAX_TRANSCRIPT_ENTRIES ? readable % MAX_TRANSCRIPT_ENTRIES : 0
+  const ordered = [...kept.slice(start), ...kept.slice(0, start)]
+  return { entries: ordered.map(entryOf), dropped: Math.max(0, readable - MAX_TRANSCRIPT_ENTRIES) }
 }
 
 /** The parsed event and its index, not the raw JSON beside it. */

@@ -136,14 +136,19 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
   }
 
   const prepared = new Map<string, ReturnType<DatabaseSync['prepare']>>()
-  const read = (statement: string, params: SqlValue[]) => {
-    settle()
+  const readCommitted = (statement: string, params: SqlValue[]) => {
     let p = prepared.get(statement)
     if (!p) prepared.set(statement, p = reader.prepare(statement))
     return p.all(...params)
   }
 
+  const read = (statement: string, params: SqlValue[]) => {
+    settle()
+    return readCommitted(statement, params)
+  }
+
   return {
+    readCommitted: (statement, ...params) => readCommitted(statement, params) as ReturnType<Sql['query']>,
     query(statement, ...params) {
       if (READ.test(statement) && !RETURNING.test(statement)) return read(statement, params) as ReturnType<Sql['query']>
       if (RETURNING.test(statement)) return call(statement, params) as ReturnType<Sql['query']>

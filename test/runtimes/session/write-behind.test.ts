@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
 import { writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
+import { sqliteSessionRecords } from '../../../src/session/sqlite-records.ts'
 import { CONFIG, MATCHING_CASE } from '../../support/weather-fixtures.ts'
 import { WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
@@ -39,6 +40,31 @@ describe('write-behind SQL', () => {
       expect(outside.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 101 })
       expect(sql.query("UPDATE t SET v = 'x' WHERE n > 99 RETURNING n")).toEqual([{ n: 100 }, { n: 101 }])
       expect(() => sql.query("INSERT INTO t (n, v) VALUES (1, 'again') RETURNING n")).toThrow(/UNIQUE/)
+    } finally {
+      outside.close()
+      await sql.close()
+    }
+  })
+})
+
+describe('a session journal over the write-behind database', () => {
+  it('reads back every entry: settled ones without waiting for the writer, newer ones after it commits them', async () => {
+    const path = join(dir, 'journal.db')
+    const sql = writeBehindSql(path)
+    const outside = new DatabaseSync(path)
+    try {
+      const records = sqliteSessionRecords(sql)
+      expect(records.insert({ session_id: 'a' }, 0)).toBe(true)
+      const { journal } = records.storage('a')
+      expect(journal.rereadable).toBe(true)
+      for (let index = 0; index < 3; index++) journal.append({ op: 'event', index, raw: { n: index } })
+      await journal.settle!()
+      // Settled: the three are in the file, and a read needs no commit for them.
+      expect(outside.prepare("SELECT COUNT(*) AS n FROM es_journal WHERE session_id = 'a'").get()).toEqual({ n: 3 })
+      expect([...journal.entries()].map((e) => (e.op === 'event' ? e.index : -1))).toEqual([0, 1, 2])
+      // One more, not settled: the read waits for the writer, and sees it.
+      journal.append({ op: 'end' })
+      expect([...journal.entries()].map((e) => e.op)).toEqual(['event', 'event', 'event', 'end'])
     } finally {
       outside.close()
       await sql.close()

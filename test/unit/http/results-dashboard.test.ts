@@ -12,6 +12,8 @@ import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { MAX_TRANSCRIPT_ENTRIES, MAX_TRANSCRIPT_TEXT_CHARS, Transcript } from '../../../src/session/transcript.ts'
 import { Conversation, ResultsPage, SessionList, Stats } from '../../../src/http/results-docs.ts'
 import { indexedHost } from '../../support/results-support.ts'
+import { DatabaseSync } from 'node:sqlite'
+import type { Journal, JournalEntry } from '../../../src/session/journal.ts'
 
 const ACME = 'acme-dashboard-token-0123456789abcdef'
 const GLOBEX = 'globex-dashboard-token-0123456789abcd'
@@ -66,6 +68,19 @@ describe('GET /v1/sessions/{id}/conversation', () => {
     expect((await host.call('GET', '/v1/sessions/nobody/conversation', ACME)).status).toBe(404)
   })
 
+  it('reads the same turns from the SQLite journal as the memory store keeps, open and ended', async () => {
+    const memory = indexedHost()
+    const sqlite = indexedHost({}, { db: new DatabaseSync(':memory:') })
+    for (const host of [memory, sqlite]) await host.run('talk', { end: false })
+    const open = await memory.json('/v1/sessions/talk/conversation')
+    expect(open.entries).toHaveLength(5)
+    expect(await sqlite.json('/v1/sessions/talk/conversation')).toEqual(open)
+    for (const host of [memory, sqlite]) expect((await host.call('POST', '/v1/sessions/talk/end')).status).toBe(200)
+    const ended = await memory.json('/v1/sessions/talk/conversation')
+    expect(ended.ended).toBe(true)
+    expect(await sqlite.json('/v1/sessions/talk/conversation')).toEqual(ended)
+  })
+
   it('clips long text to MAX_TRANSCRIPT_TEXT_CHARS', async () => {
     const host = indexedHost()
     await host.call(
@@ -115,6 +130,36 @@ describe('Transcript', () => {
     expect(dropped).toBe(3)
     expect(entries[0]!.parts).toEqual([{ kind: 'text', text: 't3' }])
     expect(entries.at(-1)!.index).toBe(MAX_TRANSCRIPT_ENTRIES + 2)
+  })
+
+  it('over a journal it can read back, holds no event and answers as the kept transcript does', () => {
+    const kept: JournalEntry[] = []
+    const journal: Journal = { append: (e) => void kept.push(e), entries: () => kept, rereadable: true }
+    const fromJournal = new Transcript(journal)
+    const inMemory = new Transcript()
+    const event = (index: number) => ({ invocationId: 'i', author: 'agent', content: { parts: [{ text: `t${index}` }] } })
+    for (const count of [3, MAX_TRANSCRIPT_ENTRIES, MAX_TRANSCRIPT_ENTRIES + 7]) {
+      kept.length = 0
+      const memory = new Transcript()
+      for (let index = 0; index < count; index++) {
+        journal.append({ op: 'event', index, raw: event(index) })
+        if (index === 1) journal.append({ op: 'reject', rejected: { index: 99, message: 'bad' } })
+        if (index === 2) journal.append({ op: 'event', index: 98, raw: { invocationId: 'i', author: 'agent' } })
+        memory.add({
+          index,
+          raw: event(index),
+          event: { invocation_id: 'i', author: 'agent', content: { parts: [{ text: `t${index}` }] } } as any,
+        })
+      }
+      const answer = fromJournal.toJSON()
+      expect(answer, `${count} events`).toEqual(memory.toJSON())
+      expect(answer.entries).toHaveLength(Math.min(count, MAX_TRANSCRIPT_ENTRIES))
+      expect(answer.dropped).toBe(Math.max(0, count - MAX_TRANSCRIPT_ENTRIES))
+    }
+    fromJournal.freeze()
+    expect(fromJournal.heldBytes).toBe(0)
+    expect(fromJournal.toJSON().entries.at(-1)!.parts).toEqual([{ kind: 'text', text: `t${MAX_TRANSCRIPT_ENTRIES + 6}` }])
+    expect(inMemory.toJSON().entries).toEqual([])
   })
 })
 
