@@ -192,10 +192,10 @@ function rowOf(r: FedResult): Row {
     // ADK's file shape: the case status is its number.
     const code = data.final_eval_status
     const status = typeof code === 'number' && Number.isFinite(code) ? statusFromCode(code) : null
-    return { criterion: null, invocation: null, status, score: null, threshold: null, data: boundedData(data) }
+    return { criterion: null, invocation: null, status, score: null, threshold: null, data: indexedDataJson(data) }
   }
   if (type !== 'criterion.result') {
-    return { criterion: null, invocation: null, status: null, score: null, threshold: null, data: boundedData(data) }
+    return { criterion: null, invocation: null, status: null, score: null, threshold: null, data: indexedDataJson(data) }
   }
   return {
     criterion: data.metric_name,
@@ -203,13 +203,17 @@ function rowOf(r: FedResult): Row {
     status: data.eval_status,
     score: data.score,
     threshold: data.threshold,
-    data: boundedData(data),
+    data: indexedDataJson(data),
   }
 }
 
-/** The JSON as is when short; else its scalar top-level fields, a clipped rationale and a marker. */
-function boundedData(data: Record<string, unknown>): string {
-  const json = JSON.stringify(data)
+/**
+ * A result's data as the index stores it: the JSON as is when short; else its scalar top-level
+ * fields, a clipped rationale and a marker. Indexing a summary again gives the same summary, so a
+ * writer thread may be sent the summary instead of the whole data (a case result is ~200 KB).
+ * @example indexedDataJson(data, textAlreadyMade)
+ */
+export function indexedDataJson(data: Record<string, unknown>, json: string = JSON.stringify(data)): string {
   if (json.length <= MAX_INDEXED_DATA_CHARS) return json
   const summary: Record<string, unknown> = { truncated: true, chars: json.length }
   for (const [k, v] of Object.entries(data)) {

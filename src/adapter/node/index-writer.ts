@@ -15,6 +15,7 @@ import { basename, dirname, extname, join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
 import type { IndexLimits } from '../../monitor/results-index-limits.ts'
+import { indexedDataJson } from '../../monitor/results-index.ts'
 import type { FedResult } from '../../session/result-feed.ts'
 import { resultDataJson } from '../../session/result-json.ts'
 import { type Sql, sqlFromDatabaseSync } from '../../session/sql.ts'
@@ -124,7 +125,8 @@ export function startIndexWriter(
 
 /**
  * One fed result as the index worker parses it, without the session's webhook (and its secret):
- * the index reads none of it.
+ * the index reads none of it. Data longer than the index keeps goes as the summary it would keep,
+ * so a case result is not copied, parsed and stringified again only to be cut.
  * @example JSON.parse(indexRowJson(r)).event.data // r.event.data
  */
 export function indexRowJson(r: FedResult): string {
@@ -132,5 +134,7 @@ export function indexRowJson(r: FedResult): string {
   const tenant = r.tenant !== undefined ? `,"tenant":${JSON.stringify(r.tenant)}` : ''
   const appName = r.appName !== undefined ? `,"appName":${JSON.stringify(r.appName)}` : ''
   return `{"sessionId":${JSON.stringify(r.sessionId)}${tenant}${appName},"atMs":${JSON.stringify(r.atMs)},"event":{"seq":${event.seq},` +
-    `"type":${JSON.stringify(event.type)},"key":${JSON.stringify(event.key)},"data":${resultDataJson(event.data)}}}`
+    `"type":${JSON.stringify(event.type)},"key":${JSON.stringify(event.key)},"data":${
+      indexedDataJson(event.data, resultDataJson(event.data))
+    }}}`
 }

@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { indexRowJson } from '../../../src/adapter/node/index-writer.ts'
+import { indexedDataJson } from '../../../src/monitor/results-index.ts'
+import { MAX_INDEXED_DATA_CHARS } from '../../../src/monitor/results-index-limits.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
 import { RECENT_RESULT_TEXT_CHARS, recentResultTextChars, resultDataJson } from '../../../src/session/result-json.ts'
 
@@ -55,6 +57,21 @@ describe('indexRowJson', () => {
     const { webhook: _, ...expected } = fed
     expect(JSON.parse(indexRowJson(fed))).toEqual(expected)
     expect(indexRowJson(fed)).not.toContain('do-not-send')
+  })
+
+  it('sends data longer than the index keeps as the summary the index would keep of it', () => {
+    const big = {
+      final_eval_status: 2,
+      eval_id: 'case',
+      per_invocation: Array.from({ length: 400 }, (_, i) => ({ text: `turn ${i}`.repeat(8) })),
+    }
+    const caseEvent: FedResult['event'] = { seq: 9, type: 'case.result', key: 'case', data: big }
+    const full = JSON.stringify(big)
+    expect(full.length).toBeGreaterThan(MAX_INDEXED_DATA_CHARS)
+    const sent = JSON.parse(indexRowJson({ sessionId: 's', event: caseEvent, atMs: 5 })).event.data
+    expect(sent).toEqual({ truncated: true, chars: full.length, final_eval_status: 2, eval_id: 'case' })
+    // The index stores the same row from the summary as from the whole data.
+    expect(indexedDataJson(sent)).toBe(indexedDataJson(big))
   })
 
   it('leaves out a tenant and an app name the session does not have', () => {
