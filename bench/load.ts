@@ -252,6 +252,7 @@ let probe:
     peakExternalMiB?: number
     peakArrayBuffersMiB?: number
     gc?: { minor: GcPauses; major: GcPauses }
+    workerPeaks?: Array<{ usedMiB: number; totalMiB: number }>
   }
   | undefined
 try {
@@ -304,6 +305,10 @@ if (probe?.gc) {
       pauses('major', probe.gc.major)
     }; peak heap used ${probe.peakHeapUsedMiB} MiB (of ${probe.peakHeapTotalMiB} MiB reserved), peak external ${probe.peakExternalMiB} MiB (array buffers ${probe.peakArrayBuffersMiB} MiB)`,
   )
+}
+if (probe?.workerPeaks) {
+  const peaks = probe.workerPeaks.map((w) => `${w.usedMiB} MiB used (of ${w.totalMiB} reserved)`)
+  console.log(`  server worker threads' peak heaps, in the order they started: ${peaks.join('; ') || 'none'}`)
 }
 console.log(
   `  accept queue: max ${queueSamples.length ? Math.max(...queueSamples) : 'n/a'}, mean ${meanQueue.toFixed(1)} connections; ` +

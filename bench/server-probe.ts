@@ -12,12 +12,17 @@
  *   scavenges, major mark-compacts), their total and longest, and the peak heap used, sampled each
  *   second, so a long loop turn can be told apart from a long collection.
  *
+ * - the worker threads' heaps (the SQLite writer's, the results index's): each one's peak used and
+ *   reserved sizes, sampled each second, since each is an isolate of its own inside the server's RSS.
+ *
  * The numbers go to the file named by EVALSTREAM_PROBE_OUT as one JSON line, every second and at
  * exit (a benchmark that SIGTERMs the server reads the last line).
  */
 import { writeFileSync } from 'node:fs'
 import { Server } from 'node:http'
+import { syncBuiltinESMExports } from 'node:module'
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
+import workerThreads from 'node:worker_threads'
 
 const out = process.env.EVALSTREAM_PROBE_OUT
 const delay = monitorEventLoopDelay({ resolution: 10 })
@@ -38,6 +43,27 @@ new PerformanceObserver((list) => {
     bucket.maxMs = Math.max(bucket.maxMs, entry.duration)
   }
 }).observe({ entryTypes: ['gc'] })
+
+// Every worker the server starts, to sample its heap (the server imports Worker after this runs).
+const workers: workerThreads.Worker[] = []
+/** Per worker, in the order the server started them: peak heap used and reserved, in MiB. */
+const workerPeaks: Array<{ usedMiB: number; totalMiB: number }> = []
+const OriginalWorker = workerThreads.Worker
+workerThreads.Worker = class extends OriginalWorker {
+  constructor(...args: ConstructorParameters<typeof OriginalWorker>) {
+    super(...args)
+    workers.push(this)
+  }
+} as typeof OriginalWorker
+syncBuiltinESMExports()
+const sampleWorkers = async () => {
+  for (const [i, worker] of workers.entries()) {
+    const stats = await worker.getHeapStatistics().catch(() => undefined)
+    const peak = (workerPeaks[i] ??= { usedMiB: 0, totalMiB: 0 })
+    peak.usedMiB = Math.max(peak.usedMiB, Number(((stats?.used_heap_size ?? 0) / 2 ** 20).toFixed(1)))
+    peak.totalMiB = Math.max(peak.totalMiB, Number(((stats?.total_heap_size ?? 0) / 2 ** 20).toFixed(1)))
+  }
+}
 
 /** Milliseconds since the epoch with sub-ms precision, comparable across processes on one machine. */
 const epochMs = () => performance.timeOrigin + performance.now()
@@ -73,8 +99,9 @@ const write = () => {
     peakExternalMiB: Number((peakExternal / 2 ** 20).toFixed(1)),
     peakArrayBuffersMiB: Number((peakArrayBuffers / 2 ** 20).toFixed(1)),
     gc: { minor: round(gc.minor), major: round(gc.major) },
+    workerPeaks,
   }
   writeFileSync(out, JSON.stringify(line) + '\n')
 }
-setInterval(write, 1000).unref()
+setInterval(() => void sampleWorkers().then(write), 1000).unref()
 process.on('exit', write)
