@@ -105,12 +105,12 @@ export class HostedSession {
   #engine!: SessionEngine
   #release: (() => void) | undefined
   /**
-   * Once ended: the final snapshot and the typed case result, all an ended session answers from;
-   * the engine is let go (ended-engine.ts). ADK's file shape is made when asked: it spells every
-   * absent field of every part as null, 210 KB of JSON for a 50-invocation case, more heap than
-   * the typed result it is made from.
+   * Once ended: the final snapshot, all an ended session answers from besides its case result,
+   * which is read back from the result log (its case.result) when asked; the engine is let go
+   * (ended-engine.ts). Held, the typed case result was about 120 KiB per 50 invocations (each
+   * actual invocation keeps its events), and the log already keeps it.
    */
-  #final: { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: EvalCaseResult } | undefined
+  #final: { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResultSeq: number } | undefined
   /** Bytes held, by the budget's estimate (src/session/session-bytes.ts). */
   #bytes: SessionBytes
   /** The last event was refused: further refusals are not recorded until one is accepted again. */
@@ -202,8 +202,8 @@ export class HostedSession {
   #freeze(): void {
     if (this.#final || this.#closed) return
     const { case_result: typed, ...snapshot } = this.#engine.snapshot()
-    if (!typed) return
-    this.#final = { snapshot, caseResult: typed }
+    if (!typed || this.#caseResultSeq === undefined) return
+    this.#final = { snapshot, caseResultSeq: this.#caseResultSeq }
     this.#caseResultValue = undefined
     this.#engine = endedEngine(this.id)
     this.#release?.()
@@ -279,7 +279,7 @@ export class HostedSession {
 
   snapshot(): Record<string, unknown> {
     const { snapshot, caseResult } = this.#final
-      ? { snapshot: this.#final.snapshot, caseResult: evalCaseResultValue(this.#final.caseResult) }
+      ? { snapshot: this.#final.snapshot, caseResult: this.#keptResult() ?? null }
       : this.#liveSnapshot()
     return { ...snapshot, case_result: caseResult, last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() }
   }
@@ -289,9 +289,11 @@ export class HostedSession {
     return this.#engine.judgesSettled?.() ?? Promise.resolve()
   }
 
-  /** The case result an ended session kept, once its engine is gone. */
+  /** The case result of an ended session whose engine is gone: its case.result, read from the log. */
   #keptResult(): Record<string, unknown> | undefined {
-    return this.#final && evalCaseResultValue(this.#final.caseResult)
+    if (!this.#final) return undefined
+    const seq = this.#final.caseResultSeq
+    return this.log.readAfter(seq - 1).find((e) => e.seq === seq)?.data
   }
 
   #liveSnapshot(): { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> | null } {

@@ -1,17 +1,24 @@
 /**
- * An ended session lets its engine and events go and keeps its final snapshot, its typed case
- * result (ADK's file shape is made when asked) and its conversation as JSON text: what it answers
- * is exactly what it answered before the end let them go, the snapshot's counters stay live, and a
- * second /end returns the same case result.
+ * An ended session lets its engine and events go and keeps its final snapshot; its case result is
+ * read back from its result log (the case.result event) and its conversation is JSON text (memory
+ * store) or read from the journal (SQLite): what it answers is exactly what it answered before the
+ * end let them go, the snapshot's counters stay live, and a second /end returns the same case result.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
+import { memorySessionStore, sqliteSessionStore } from '../../../src/session/store.ts'
+import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
+import { DatabaseSync } from 'node:sqlite'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 
-function service() {
-  const store = memorySessionStore()
+const STORES = {
+  memory: () => memorySessionStore(),
+  sqlite: () => sqliteSessionStore(sqlFromDatabaseSync(new DatabaseSync(':memory:'))),
+}
+
+function service(kind: keyof typeof STORES) {
+  const store = STORES[kind]()
   const createEngine = (o: Parameters<typeof createSessionEngine>[0]) => createSessionEngine(o)
   const app = createApp({ store, createEngine })
   const call = async (method: string, path: string, body?: unknown) => {
@@ -27,9 +34,9 @@ function service() {
   return { call, session: async (id: string) => (await store.get(id, createEngine))! }
 }
 
-describe('an ended session answers from what it kept', () => {
+describe.each(Object.keys(STORES) as Array<keyof typeof STORES>)('an ended session answers from what it kept (%s store)', (kind) => {
   it('snapshot, case result and conversation are the same before and after the engine goes', async () => {
-    const { call, session: get } = service()
+    const { call, session: get } = service(kind)
     expect((await call('POST', '/v1/sessions', { session_id: 's', eval_config: CONFIG, eval_case: MATCHING_CASE })).status).toBe(201)
     expect((await call('POST', '/v1/sessions/s/events', WEATHER_EVENTS)).status).toBe(202)
     const session = await get('s')
@@ -50,7 +57,7 @@ describe('an ended session answers from what it kept', () => {
   })
 
   it('the counters in the kept snapshot are live: a subscriber shows', async () => {
-    const { call, session: get } = service()
+    const { call, session: get } = service(kind)
     await call('POST', '/v1/sessions', { session_id: 'c', eval_config: CONFIG, eval_case: MATCHING_CASE })
     await call('POST', '/v1/sessions/c/events', WEATHER_EVENTS)
     await call('POST', '/v1/sessions/c/end')
