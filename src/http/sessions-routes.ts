@@ -84,7 +84,7 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       return problem(c, 404, 'Session not found', `no session with id '${s.id}'`)
     }))
 
-  app.get('/:id', (c) => withSession(c, (s) => c.json(s.snapshot())))
+  app.get('/:id', (c) => withSession(c, async (s) => c.json(await s.readSnapshot())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
   // The case result's text is the one its case.result event was logged and streamed with (made
   // once: about 200 KB for 50 invocations in ADK's file shape), not stringified again.

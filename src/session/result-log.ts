@@ -20,6 +20,8 @@ export interface ResultStorage<T extends string = ResultEventType> {
   readAfter(afterSeq: number): LoggedEvent<T>[]
   /** Up to `limit` results after `afterSeq` as key and seq, without their data (what a replay needs to recognise them). */
   keys?(afterSeq: number, limit: number): Array<{ key: string; seq: number }>
+  /** Resolves once every result inserted so far can be read back without waiting for a writer. */
+  settle?(): Promise<void>
 }
 
 export type ResultSubscriber<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
@@ -35,6 +37,8 @@ export interface ResultLog<T extends string = ResultEventType> {
   /** Up to `limit` logged results after `afterSeq`, as key and seq: read a page at a time. */
   keys(afterSeq: number, limit: number): Array<{ key: string; seq: number }>
   lastSeq(): number
+  /** Resolves once every result appended so far can be read back without waiting for a writer. */
+  settle(): Promise<void>
   /**
    * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
    * a closed log hears it at once (on a microtask), so no subscriber waits for a session that left.
@@ -85,6 +89,7 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
       afterSeq >= last ? [] : storage.keys?.(afterSeq, limit) ??
         storage.readAfter(afterSeq).slice(0, limit).map(({ key, seq }) => ({ key, seq })),
     lastSeq: () => last,
+    settle: () => storage.settle?.() ?? Promise.resolve(),
     subscribe(subscriber, onClose) {
       if (closed) {
         const closing = closed

@@ -260,6 +260,7 @@ export class HostedSession {
       this.#ended = true
       this.#lifecycle.ended?.()
     }
+    if (this.#final) await this.log.settle()
     const kept = this.#keptResult()
     if (kept) return kept
     try {
@@ -275,6 +276,16 @@ export class HostedSession {
     } finally {
       this.#release?.()
     }
+  }
+
+  /**
+   * The snapshot, once what it reads from the store can be read without waiting for a writer: an
+   * ended session's case result comes from its result log (on Node, a read of rows still queued
+   * for the writer thread would hold the event loop until the writer commits everything queued).
+   */
+  async readSnapshot(): Promise<Record<string, unknown>> {
+    if (this.#final) await this.log.settle()
+    return this.snapshot()
   }
 
   snapshot(): Record<string, unknown> {

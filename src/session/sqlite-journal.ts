@@ -10,14 +10,14 @@ import type { SqlRun as Run } from './sql.ts'
 export const JOURNAL_PAGE_ROWS = 200
 
 /**
- * The statements a journal runs, one object shared by every session's journal. `readCommitted`
- * reads without first waiting for writes still queued (Node's writer thread); it is used only once
- * `durable` said every entry of this journal is committed.
+ * The statements a session's journal and results run, one object shared by every session.
+ * `readCommitted` reads without first waiting for writes still queued (Node's writer thread); it
+ * is used only once `durable` said every row the reader wrote is committed.
  */
-export type JournalSql = { read: Run; readCommitted: Run; write: Run; chunks: SqlChunks; durable?: () => Promise<unknown> }
+export type SessionSql = { read: Run; readCommitted: Run; write: Run; chunks: SqlChunks; durable?: () => Promise<unknown> }
 
 /** `fresh`: created by this process just now, so there is no stored entry to count or read. */
-export function sqliteJournal(id: string, sql: JournalSql, fresh: boolean): Journal {
+export function sqliteJournal(id: string, sql: SessionSql, fresh: boolean): Journal {
   const n = fresh ? 0 : Number(sql.read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
   return new SqliteJournal(id, sql, fresh, n)
 }
@@ -29,13 +29,13 @@ export function sqliteJournal(id: string, sql: JournalSql, fresh: boolean): Jour
  */
 class SqliteJournal implements Journal {
   #id: string
-  #sql: JournalSql
+  #sql: SessionSql
   #fresh: boolean
   #n: number
   /** Entries up to this one are known to be committed (all of them, for a journal read from the file). */
   #committed: number
 
-  constructor(id: string, sql: JournalSql, fresh: boolean, n: number) {
+  constructor(id: string, sql: SessionSql, fresh: boolean, n: number) {
     this.#id = id
     this.#sql = sql
     this.#fresh = fresh

@@ -9,13 +9,12 @@
  * the whole spec per request cost more than the request's own work. The spec object is the one the
  * live session holds, so the cache adds a few numbers per session, not a copy.
  */
-import type { ResultEvent, SessionSpec } from '../engine/types.ts'
-import { resultDataJson } from './result-json.ts'
-import type { ResultStorage } from './result-log.ts'
+import type { SessionSpec } from '../engine/types.ts'
 import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
-import type { Sql, SqlRow, SqlRun } from './sql.ts'
-import { CHUNKS_SCHEMA, type SqlChunks, sqlChunks } from '../session/sql-chunks.ts'
-import { type JournalSql, sqliteJournal } from './sqlite-journal.ts'
+import type { Sql, SqlRow } from './sql.ts'
+import { CHUNKS_SCHEMA, sqlChunks } from '../session/sql-chunks.ts'
+import { type SessionSql, sqliteJournal } from './sqlite-journal.ts'
+import { sqliteResults } from './sqlite-results.ts'
 
 export { JOURNAL_PAGE_ROWS } from './sqlite-journal.ts'
 
@@ -78,7 +77,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     return read(statement, ...params)
   }
   const chunks = sqlChunks(read, write)
-  const journalSql: JournalSql = {
+  const sessionSql: SessionSql = {
     read,
     readCommitted: sql.readCommitted ? (statement, ...params) => (exists() ? sql.readCommitted!(statement, ...params) : []) : read,
     write,
@@ -151,7 +150,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
       // Only the first storage of a new session can skip reading: a later one (a rebuild after an
       // unload) must count what the first wrote.
       const isNew = fresh.delete(id)
-      return { results: sqliteResults(id, read, write, chunks, isNew), journal: sqliteJournal(id, journalSql, isNew) }
+      return { results: sqliteResults(id, sessionSql, isNew), journal: sqliteJournal(id, sessionSql, isNew) }
     },
     touch(id, nowMs) {
       read('UPDATE es_sessions SET touched_ms = ? WHERE id = ?', nowMs, id)
@@ -262,35 +261,5 @@ function upgradeForTenants(sql: Sql): void {
     sql.query('SELECT tenant FROM es_gone LIMIT 0')
   } catch {
     sql.query('ALTER TABLE es_gone ADD COLUMN tenant TEXT')
-  }
-}
-
-type Run = SqlRun
-
-/** `fresh`: created by this process just now, so there is nothing stored to count. */
-function sqliteResults(id: string, read: Run, write: Run, chunks: SqlChunks, fresh: boolean): ResultStorage {
-  // Rows this store wrote itself from logged results: read back as they were written.
-  const toEvent = (row: SqlRow): ResultEvent =>
-    ({
-      seq: Number(row.seq),
-      type: row.type,
-      key: String(row.key),
-      data: JSON.parse(chunks.get(id, `r:${row.seq}`, String(row.data))),
-    }) as ResultEvent
-  return {
-    lastSeq:
-      () => (fresh ? 0 : Number(read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', id)[0]?.last ?? 0)),
-    insert: (e) => {
-      const data = chunks.put(id, `r:${e.seq}`, resultDataJson(e.data))
-      write('INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)', id, e.seq, e.type, e.key, data)
-    },
-    readAfter: (after) =>
-      read('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', id, after).map(toEvent),
-    // Without the data: a replay of a long session would otherwise parse every result it ever had.
-    keys: (after, limit) =>
-      read('SELECT seq, key FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?', id, after, limit).map((r) => ({
-        key: String(r.key),
-        seq: Number(r.seq),
-      })),
   }
 }

@@ -48,7 +48,7 @@ describe('write-behind SQL', () => {
 })
 
 describe('a session journal over the write-behind database', () => {
-  it('reads back every entry: settled ones without waiting for the writer, newer ones after it commits them', async () => {
+  it('reads back every entry and result: settled ones without waiting for the writer, newer ones after it commits them', async () => {
     const path = join(dir, 'journal.db')
     const sql = writeBehindSql(path)
     const outside = new DatabaseSync(path)
@@ -65,6 +65,18 @@ describe('a session journal over the write-behind database', () => {
       // One more, not settled: the read waits for the writer, and sees it.
       journal.append({ op: 'end' })
       expect([...journal.entries()].map((e) => e.op)).toEqual(['event', 'event', 'event', 'end'])
+
+      // The session's results, the same way.
+      const { results } = records.storage('a')
+      const result = (seq: number) => ({ seq, type: 'error' as const, key: `e/${seq}`, data: { n: seq } })
+      results.insert(result(1))
+      results.insert(result(2))
+      await results.settle!()
+      expect(outside.prepare("SELECT COUNT(*) AS n FROM es_results WHERE session_id = 'a'").get()).toEqual({ n: 2 })
+      expect(results.readAfter(0).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }])
+      results.insert(result(3))
+      expect(results.readAfter(1).map((e) => e.seq)).toEqual([2, 3])
+      expect(results.keys!(0, 10)).toEqual([{ key: 'e/1', seq: 1 }, { key: 'e/2', seq: 2 }, { key: 'e/3', seq: 3 }])
     } finally {
       outside.close()
       await sql.close()

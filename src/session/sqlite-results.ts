@@ -1,0 +1,86 @@
+/**
+ * A session's result log in SQLite (`es_results`): every logged result with its seq, what a
+ * resumed stream and an ended session's case result read back. Texts longer than one SQLite value
+ * are split over rows (sql-chunks.ts).
+ */
+import type { ResultEvent } from '../engine/types.ts'
+import { resultDataJson } from './result-json.ts'
+import type { ResultStorage } from './result-log.ts'
+import type { SessionSql } from './sqlite-journal.ts'
+import type { SqlRow } from './sql.ts'
+
+/** `fresh`: created by this process just now, so there is nothing stored to count. */
+export function sqliteResults(id: string, sql: SessionSql, fresh: boolean): ResultStorage {
+  return new SqliteResults(id, sql, fresh)
+}
+
+/**
+ * A class, not an object of closures, for the same reason as the journal: its methods are shared
+ * by every session. Rows it did not insert itself were committed before it was made (a session
+ * that is not fresh counts its rows with a read that waits for the writer).
+ */
+class SqliteResults implements ResultStorage {
+  #id: string
+  #sql: SessionSql
+  #fresh: boolean
+  /** The last seq this object inserted, and the last one known to be committed. */
+  #inserted = 0
+  #committed = 0
+
+  constructor(id: string, sql: SessionSql, fresh: boolean) {
+    this.#id = id
+    this.#sql = sql
+    this.#fresh = fresh
+  }
+
+  lastSeq(): number {
+    if (this.#fresh) return 0
+    return Number(this.#sql.read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', this.#id)[0]?.last ?? 0)
+  }
+
+  insert(e: ResultEvent): void {
+    const data = this.#sql.chunks.put(this.#id, `r:${e.seq}`, resultDataJson(e.data))
+    this.#sql.write(
+      'INSERT INTO es_results (session_id, seq, type, key, data) VALUES (?, ?, ?, ?, ?)',
+      this.#id,
+      e.seq,
+      e.type,
+      e.key,
+      data,
+    )
+    this.#inserted = e.seq
+  }
+
+  /** Waits, without blocking the thread, until every result inserted so far is committed. */
+  async settle(): Promise<void> {
+    const upTo = this.#inserted
+    if (this.#sql.durable) await this.#sql.durable()
+    this.#committed = Math.max(this.#committed, upTo)
+  }
+
+  readAfter(after: number): ResultEvent[] {
+    return this.#run()('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', this.#id, after)
+      .map((row) => this.#event(row))
+  }
+
+  // Without the data: a replay of a long session would otherwise parse every result it ever had.
+  keys(after: number, limit: number): Array<{ key: string; seq: number }> {
+    return this.#run()('SELECT seq, key FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?', this.#id, after, limit)
+      .map((r) => ({ key: String(r.key), seq: Number(r.seq) }))
+  }
+
+  /** Once everything this object inserted is committed, a read need not wait for the writer. */
+  #run() {
+    return this.#committed >= this.#inserted ? this.#sql.readCommitted : this.#sql.read
+  }
+
+  // Rows this store wrote itself from logged results: read back as they were written.
+  #event(row: SqlRow): ResultEvent {
+    return {
+      seq: Number(row.seq),
+      type: row.type,
+      key: String(row.key),
+      data: JSON.parse(this.#sql.chunks.get(this.#id, `r:${row.seq}`, String(row.data))),
+    } as ResultEvent
+  }
+}
