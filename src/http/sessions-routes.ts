@@ -14,7 +14,6 @@ import { problem } from './problem.ts'
 import { lastEventId, streamResults } from './results-stream.ts'
 import type { HostedSession } from '../session/session.ts'
 import { goneDetail } from '../session/store.ts'
-import { resultDataJson } from '../session/result-json.ts'
 
 /**
  * Where a session's URLs point: relative to the service root, or under EVALSTREAM_PUBLIC_URL. A
@@ -84,14 +83,11 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       return problem(c, 404, 'Session not found', `no session with id '${s.id}'`)
     }))
 
-  app.get('/:id', (c) => withSession(c, async (s) => c.json(await s.readSnapshot())))
+  app.get('/:id', (c) => withSession(c, async (s) => c.body(await s.snapshotJson(), 200, { 'content-type': 'application/json' })))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
   // The case result's text is the one its case.result event was logged and streamed with (made
   // once: about 200 KB for 50 invocations in ADK's file shape), not stringified again.
-  app.post(
-    '/:id/end',
-    (c) => withSession(c, async (s) => c.body(resultDataJson(await s.end()), 200, { 'content-type': 'application/json' })),
-  )
+  app.post('/:id/end', (c) => withSession(c, async (s) => c.body(await s.endJson(), 200, { 'content-type': 'application/json' })))
   app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s, limits, deps.turns)))
   return app
 }

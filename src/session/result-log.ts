@@ -8,6 +8,7 @@
  * progress (src/runner/hosted-run.ts) in the same kind of log, so both stream through one streamer.
  */
 import type { ResultEventType } from '../engine/types.ts'
+import { resultDataJson } from './result-json.ts'
 
 /** One logged event: its seq (from 1), type, key and JSON data. A session's is a `ResultEvent`. */
 export type LoggedEvent<T extends string = ResultEventType> = { seq: number; type: T; key: string; data: Record<string, unknown> }
@@ -22,6 +23,8 @@ export interface ResultStorage<T extends string = ResultEventType> {
   keys?(afterSeq: number, limit: number): Array<{ key: string; seq: number }>
   /** Resolves once every result inserted so far can be read back without waiting for a writer. */
   settle?(): Promise<void>
+  /** One result's data as the JSON text it was stored as (no parse and stringify of a large case result). */
+  dataText?(seq: number): string | undefined
 }
 
 export type ResultSubscriber<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
@@ -39,6 +42,8 @@ export interface ResultLog<T extends string = ResultEventType> {
   lastSeq(): number
   /** Resolves once every result appended so far can be read back without waiting for a writer. */
   settle(): Promise<void>
+  /** One logged result's data as JSON text (undefined when there is no such seq). */
+  dataText(seq: number): string | undefined
   /**
    * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
    * a closed log hears it at once (on a microtask), so no subscriber waits for a session that left.
@@ -90,6 +95,12 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
         storage.readAfter(afterSeq).slice(0, limit).map(({ key, seq }) => ({ key, seq })),
     lastSeq: () => last,
     settle: () => storage.settle?.() ?? Promise.resolve(),
+    dataText(seq) {
+      if (seq < 1 || seq > last) return undefined
+      if (storage.dataText) return storage.dataText(seq)
+      const data = storage.readAfter(seq - 1).find((e) => e.seq === seq)?.data
+      return data && resultDataJson(data)
+    },
     subscribe(subscriber, onClose) {
       if (closed) {
         const closing = closed

@@ -279,13 +279,27 @@ export class HostedSession {
   }
 
   /**
-   * The snapshot, once what it reads from the store can be read without waiting for a writer: an
-   * ended session's case result comes from its result log (on Node, a read of rows still queued
-   * for the writer thread would hold the event loop until the writer commits everything queued).
+   * The snapshot as JSON text, once what it reads from the store can be read without waiting for a
+   * writer (on Node, a read of rows still queued for the writer thread would hold the event loop
+   * until the writer commits everything queued). An ended session's case result is its
+   * case.result's stored text, put in as is: parsing and stringifying ~200 KB per read cost more
+   * than the rest of the answer.
    */
-  async readSnapshot(): Promise<Record<string, unknown>> {
-    if (this.#final) await this.log.settle()
-    return this.snapshot()
+  async snapshotJson(): Promise<string> {
+    if (!this.#final) return JSON.stringify(this.snapshot())
+    await this.log.settle()
+    const rest = JSON.stringify({ ...this.#final.snapshot, last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() })
+    return `${rest.slice(0, -1)},"case_result":${this.log.dataText(this.#final.caseResultSeq) ?? 'null'}}`
+  }
+
+  /** `end()` as JSON text: an ended session's stored case result, or the text its case.result was logged with. */
+  async endJson(): Promise<string> {
+    if (this.#final) {
+      await this.log.settle()
+      const text = this.log.dataText(this.#final.caseResultSeq)
+      if (text !== undefined) return text
+    }
+    return resultDataJson(await this.end())
   }
 
   snapshot(): Record<string, unknown> {

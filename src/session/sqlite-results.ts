@@ -63,6 +63,11 @@ class SqliteResults implements ResultStorage {
       .map((row) => this.#event(row))
   }
 
+  dataText(seq: number): string | undefined {
+    const row = this.#run()('SELECT data FROM es_results WHERE session_id = ? AND seq = ?', this.#id, seq)[0]
+    return row && this.#sql.chunks.get(this.#id, `r:${seq}`, String(row.data))
+  }
+
   // Without the data: a replay of a long session would otherwise parse every result it ever had.
   keys(after: number, limit: number): Array<{ key: string; seq: number }> {
     return this.#run()('SELECT seq, key FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?', this.#id, after, limit)
