@@ -120,19 +120,30 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
     return reply.rows ?? []
   }
 
+  // An Atomics.waitAsync keeps no event loop alive, and the writer is unref'd: a process with
+  // nothing else to do (a script, a server closing its listener) would exit with the wait pending.
+  // One ref'd timer stands for every wait in progress.
+  let waiting = 0
+  let keepAlive: ReturnType<typeof setInterval> | undefined
   const durable = async (): Promise<boolean> => {
     // Queued statements leave with this turn's one message (the setImmediate `query` scheduled):
     // waiting for that message's commit costs no message of its own. A message per request was 7%
     // of the main thread under load, in structured clones.
     const target = queued.length > 0 ? sent + 1 : sent
-    const deadline = performance.now() + WRITE_BEHIND_SETTLE_MS
-    for (let seen = Atomics.load(view, 1); seen < target; seen = Atomics.load(view, 1)) {
-      const left = deadline - performance.now()
-      if (!alive || left <= 0) return false
-      const wait = waitAsync(view, 1, seen, left)
-      if (wait.async) await wait.value
+    if (Atomics.load(view, 1) >= target) return true
+    if (waiting++ === 0) keepAlive = setInterval(() => {}, WRITE_BEHIND_SETTLE_MS)
+    try {
+      const deadline = performance.now() + WRITE_BEHIND_SETTLE_MS
+      for (let seen = Atomics.load(view, 1); seen < target; seen = Atomics.load(view, 1)) {
+        const left = deadline - performance.now()
+        if (!alive || left <= 0) return false
+        const wait = waitAsync(view, 1, seen, left)
+        if (wait.async) await wait.value
+      }
+      return true
+    } finally {
+      if (--waiting === 0) clearInterval(keepAlive)
     }
-    return true
   }
 
   const prepared = new Map<string, ReturnType<DatabaseSync['prepare']>>()

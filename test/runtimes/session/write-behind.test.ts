@@ -8,9 +8,11 @@
  * session has every invocation sent, its results numbered 1..n with no gap and no repeat, and it
  * takes more events and ends.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
 import { writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
@@ -44,6 +46,33 @@ describe('write-behind SQL', () => {
       outside.close()
       await sql.close()
     }
+  })
+})
+
+describe('waiting for the writer', () => {
+  it('keeps a process with nothing else to do alive until its writes are committed', () => {
+    const module = fileURLToPath(new URL('../../../src/adapter/node/write-behind-sql.ts', import.meta.url))
+    // The writer thread is unref'd and Atomics.waitAsync holds no handle: only the wait's own timer
+    // keeps this script from exiting with its await pending (exit code 13).
+    const script = `
+      import { writeBehindSql } from ${JSON.stringify(module)}
+      const sql = writeBehindSql(process.env.DB_PATH)
+      sql.query('CREATE TABLE t (n INTEGER)')
+      sql.query('INSERT INTO t (n) VALUES (1)')
+      console.log('committed', await sql.durable())
+      await sql.close()
+    `
+    // A file, not `-e`: a worker thread inherits the parent's exec arguments, `-e` and its script too.
+    const file = join(dir, 'alone.mjs')
+    writeFileSync(file, script)
+    const run = spawnSync(process.execPath, [file], {
+      env: { ...process.env, DB_PATH: join(dir, 'alone.db') },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(run.stderr).not.toMatch(/unsettled top-level await/)
+    expect(run.stdout.trim()).toBe('committed true')
+    expect(run.status).toBe(0)
   })
 })
 
