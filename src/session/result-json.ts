@@ -15,6 +15,12 @@
 export const RECENT_RESULT_TEXT_CHARS = 4 * 2 ** 20
 
 const recent = new Map<object, string>()
+/**
+ * The latest text too long for `recent`, alone: a large case result (megabytes for thousands of
+ * invocations) is written to its row, the index, each stream and the `/end` answer within a turn
+ * or two, and was stringified for each of them. One such text at a time, the next replacing it.
+ */
+let large: { data: object; text: string } | undefined
 /** The keys of `recent` oldest first, from `head` on (a queue: Map iteration after many deletes from its front is slow). */
 let order: Array<object | undefined> = []
 let head = 0
@@ -26,9 +32,13 @@ let recentChars = 0
 export function resultDataJson(data: Record<string, unknown>): string {
   const known = recent.get(data)
   if (known !== undefined) return known
+  if (large?.data === data) return large.text
   const text = JSON.stringify(data)
-  // One text that would take a good part of the budget is not kept: it would push out hundreds.
-  if (text.length > RECENT_RESULT_TEXT_CHARS / 16) return text
+  // One text that would take a good part of the budget is not kept with the others: it would push out hundreds.
+  if (text.length > RECENT_RESULT_TEXT_CHARS / 16) {
+    large = { data, text }
+    return text
+  }
   while (recentChars + text.length > RECENT_RESULT_TEXT_CHARS && head < order.length) {
     const oldest = order[head]!
     // The slot lets go of the data object now, not when the queue is next compacted.
@@ -46,7 +56,7 @@ export function resultDataJson(data: Record<string, unknown>): string {
   return text
 }
 
-/** Characters of the texts kept right now (at most RECENT_RESULT_TEXT_CHARS). */
+/** Characters of the texts kept right now (at most RECENT_RESULT_TEXT_CHARS, and the one large text). */
 export function recentResultTextChars(): number {
-  return recentChars
+  return recentChars + (large?.text.length ?? 0)
 }

@@ -2,7 +2,7 @@
  * A result's data is stringified once for every consumer (its SQLite row, the results index, each
  * SSE subscriber), and the texts kept for that are bounded by their total length.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { indexRowJson } from '../../../src/adapter/node/index-writer.ts'
 import { indexedDataJson } from '../../../src/monitor/results-index.ts'
 import { MAX_INDEXED_DATA_CHARS } from '../../../src/monitor/results-index-limits.ts'
@@ -27,7 +27,7 @@ describe('resultDataJson', () => {
     expect(resultDataJson(d)).toBe(first)
   })
 
-  it('keeps at most RECENT_RESULT_TEXT_CHARS of text, keeps no single huge text, and makes a dropped one again, equal', () => {
+  it('keeps at most RECENT_RESULT_TEXT_CHARS of text besides the latest huge one, and makes a dropped one again, equal', () => {
     const oldest = data(-1)
     resultDataJson(oldest)
     const each = resultDataJson(data(0)).length
@@ -36,9 +36,26 @@ describe('resultDataJson', () => {
     expect(recentResultTextChars()).toBeGreaterThan(RECENT_RESULT_TEXT_CHARS - 2 * each)
     expect(resultDataJson(oldest)).toBe(JSON.stringify(oldest))
     const before = recentResultTextChars()
+    // A huge text is not kept with the others (it would push out hundreds), but alone, the latest one.
     const huge = { ...data(7), details: { text: 'x'.repeat(RECENT_RESULT_TEXT_CHARS / 8) } }
-    expect(resultDataJson(huge)).toBe(JSON.stringify(huge))
-    expect(recentResultTextChars()).toBe(before)
+    const hugeText = resultDataJson(huge)
+    expect(hugeText).toBe(JSON.stringify(huge))
+    expect(recentResultTextChars()).toBe(before + hugeText.length)
+    const stringify = vi.spyOn(JSON, 'stringify')
+    try {
+      // Asked again (its row, each stream, the /end answer): not stringified again.
+      expect(resultDataJson(huge)).toBe(hugeText)
+      expect(stringify).not.toHaveBeenCalled()
+      const next = { ...data(8), details: { text: 'y'.repeat(RECENT_RESULT_TEXT_CHARS / 8) } }
+      resultDataJson(next)
+      expect(recentResultTextChars()).toBe(before + JSON.stringify(next).length)
+      // The first one was let go: made again, equal.
+      stringify.mockClear()
+      expect(resultDataJson(huge)).toBe(hugeText)
+      expect(stringify).toHaveBeenCalledTimes(1)
+    } finally {
+      stringify.mockRestore()
+    }
   })
 })
 
