@@ -56,7 +56,12 @@ export function resultDataJson(data: Record<string, unknown>): string {
   return text
 }
 
-/** Characters of the texts kept right now (at most RECENT_RESULT_TEXT_CHARS, and the one large text). */
+/** Characters of the texts kept right now in the recent table (at most RECENT_RESULT_TEXT_CHARS). */
 export function recentResultTextChars(): number {
-  return recentChars + (large?.text.length ?? 0)
+  return recentChars
+}
+
+/** Characters of the one large text kept beside the table (0 when none). */
+export function largeResultTextChars(): number {
+  return large?.text.length ?? 0
 }

@@ -7,7 +7,7 @@ import { indexRowJson } from '../../../src/adapter/node/index-writer.ts'
 import { indexedDataJson } from '../../../src/monitor/results-index.ts'
 import { MAX_INDEXED_DATA_CHARS } from '../../../src/monitor/results-index-limits.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
-import { RECENT_RESULT_TEXT_CHARS, recentResultTextChars, resultDataJson } from '../../../src/session/result-json.ts'
+import { largeResultTextChars, RECENT_RESULT_TEXT_CHARS, recentResultTextChars, resultDataJson } from '../../../src/session/result-json.ts'
 
 const data = (n: number) => ({
   invocation_id: `e-${n}`,
@@ -40,7 +40,8 @@ describe('resultDataJson', () => {
     const huge = { ...data(7), details: { text: 'x'.repeat(RECENT_RESULT_TEXT_CHARS / 8) } }
     const hugeText = resultDataJson(huge)
     expect(hugeText).toBe(JSON.stringify(huge))
-    expect(recentResultTextChars()).toBe(before + hugeText.length)
+    expect(recentResultTextChars()).toBe(before)
+    expect(largeResultTextChars()).toBe(hugeText.length)
     const stringify = vi.spyOn(JSON, 'stringify')
     try {
       // Asked again (its row, each stream, the /end answer): not stringified again.
@@ -48,7 +49,8 @@ describe('resultDataJson', () => {
       expect(stringify).not.toHaveBeenCalled()
       const next = { ...data(8), details: { text: 'y'.repeat(RECENT_RESULT_TEXT_CHARS / 8) } }
       resultDataJson(next)
-      expect(recentResultTextChars()).toBe(before + JSON.stringify(next).length)
+      expect(recentResultTextChars()).toBe(before)
+      expect(largeResultTextChars()).toBe(JSON.stringify(next).length)
       // The first one was let go: made again, equal.
       stringify.mockClear()
       expect(resultDataJson(huge)).toBe(hugeText)
