@@ -17,7 +17,6 @@ import type {
   RejectedEvent,
   ResultEvent,
   SessionEngine,
-  SessionSnapshot,
   SessionSpec,
 } from '../engine/types.ts'
 import { resultDataJson } from './result-json.ts'
@@ -27,6 +26,7 @@ import { journaledAdkEvents } from './journaled-events.ts'
 import type { Journal } from './journal.ts'
 import { type BudgetRefusal, jsonBytes } from '../session/byte-budget.ts'
 import { endedEngine } from '../session/ended-engine.ts'
+import { EndedAnswers } from './ended-answers.ts'
 import { type SessionBudget, SessionBytes } from '../session/session-bytes.ts'
 
 /**
@@ -104,13 +104,8 @@ export class HostedSession {
 
   #engine!: SessionEngine
   #release: (() => void) | undefined
-  /**
-   * Once ended: the final snapshot, all an ended session answers from besides its case result,
-   * which is read back from the result log (its case.result) when asked; the engine is let go
-   * (ended-engine.ts). Held, the typed case result was about 120 KiB per 50 invocations (each
-   * actual invocation keeps its events), and the log already keeps it.
-   */
-  #final: { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResultSeq: number } | undefined
+  /** Once ended: what the session answers from, its engine let go (ended-answers.ts). */
+  #final: EndedAnswers | undefined
   /** Bytes held, by the budget's estimate (src/session/session-bytes.ts). */
   #bytes: SessionBytes
   /** The last event was refused: further refusals are not recorded until one is accepted again. */
@@ -203,7 +198,7 @@ export class HostedSession {
     if (this.#final || this.#closed) return
     const { case_result: typed, ...snapshot } = this.#engine.snapshot()
     if (!typed || this.#caseResultSeq === undefined) return
-    this.#final = { snapshot, caseResultSeq: this.#caseResultSeq }
+    this.#final = new EndedAnswers(snapshot, this.#caseResultSeq, this.log)
     this.#caseResultValue = undefined
     this.#engine = endedEngine(this.id)
     this.#release?.()
@@ -260,15 +255,17 @@ export class HostedSession {
       this.#ended = true
       this.#lifecycle.ended?.()
     }
-    if (this.#final) await this.log.settle()
-    const kept = this.#keptResult()
-    if (kept) return kept
+    if (this.#final) {
+      await this.#final.settle()
+      const kept = this.#final.caseResult()
+      if (kept) return kept
+    }
     try {
       // The case result reads back the events the engine let go: without waiting for other writes.
       await this.#journal.settle?.()
       const typed = await this.#engine.end()
       // A concurrent end() may have finished first and let the engine go.
-      const settled = this.#keptResult()
+      const settled = this.#final?.caseResult()
       if (settled) return settled
       const result = this.#fileShape(typed)
       this.#freeze()
@@ -279,51 +276,35 @@ export class HostedSession {
   }
 
   /**
-   * The snapshot as JSON text, once what it reads from the store can be read without waiting for a
-   * writer (on Node, a read of rows still queued for the writer thread would hold the event loop
-   * until the writer commits everything queued). An ended session's case result is its
-   * case.result's stored text, put in as is: parsing and stringifying ~200 KB per read cost more
-   * than the rest of the answer.
+   * The snapshot as JSON text; an ended session's once its rows can be read without waiting for a
+   * writer, with its case result's stored text put in as is.
    */
   async snapshotJson(): Promise<string> {
     if (!this.#final) return JSON.stringify(this.snapshot())
-    await this.log.settle()
-    const rest = JSON.stringify({ ...this.#final.snapshot, last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() })
-    return `${rest.slice(0, -1)},"case_result":${this.log.dataText(this.#final.caseResultSeq) ?? 'null'}}`
+    await this.#final.settle()
+    return this.#final.snapshotJson()
   }
 
   /** `end()` as JSON text: an ended session's stored case result, or the text its case.result was logged with. */
   async endJson(): Promise<string> {
     if (this.#final) {
-      await this.log.settle()
-      const text = this.log.dataText(this.#final.caseResultSeq)
+      await this.#final.settle()
+      const text = this.#final.caseResultJson()
       if (text !== undefined) return text
     }
     return resultDataJson(await this.end())
   }
 
   snapshot(): Record<string, unknown> {
-    const { snapshot, caseResult } = this.#final
-      ? { snapshot: this.#final.snapshot, caseResult: this.#keptResult() ?? null }
-      : this.#liveSnapshot()
+    if (this.#final) return this.#final.snapshot()
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot()
+    const caseResult = typed && this.#fileShape(typed)
     return { ...snapshot, case_result: caseResult, last_seq: this.log.lastSeq(), subscribers: this.log.subscriberCount() }
   }
 
   /** Resolves once the judges working for this session now have answered (their results are in the log). */
   judgesSettled(): Promise<void> {
     return this.#engine.judgesSettled?.() ?? Promise.resolve()
-  }
-
-  /** The case result of an ended session whose engine is gone: its case.result, read from the log. */
-  #keptResult(): Record<string, unknown> | undefined {
-    if (!this.#final) return undefined
-    const seq = this.#final.caseResultSeq
-    return this.log.readAfter(seq - 1).find((e) => e.seq === seq)?.data
-  }
-
-  #liveSnapshot(): { snapshot: Omit<SessionSnapshot, 'case_result'>; caseResult: Record<string, unknown> | null } {
-    const { case_result: typed, ...snapshot } = this.#engine.snapshot()
-    return { snapshot, caseResult: typed && this.#fileShape(typed) }
   }
 
   abort(reason?: string): void {
