@@ -32,6 +32,27 @@ function pathOf(frame: Frame | undefined, last?: string | number): string {
 }
 
 /**
+ * One child of a container: a string is checked, a container queued (a function of its own, not a
+ * closure made per container: this runs on every event of every upload).
+ */
+function visitChild(
+  frame: Frame,
+  child: unknown,
+  key: string | number,
+  bounds: JsonBounds,
+  stack: Frame[],
+): JsonBoundsViolation | undefined {
+  if (typeof child === 'string') {
+    if (child.length > bounds.maxStringLength) return { kind: 'string', path: pathOf(frame, key), length: child.length }
+  } else if (typeof child === 'object' && child !== null) {
+    const next: Frame = { value: child, depth: frame.depth + 1, parent: frame, key }
+    if (next.depth > bounds.maxJsonDepth) return { kind: 'depth', path: pathOf(next), depth: next.depth }
+    stack.push(next)
+  }
+  return undefined
+}
+
+/**
  * The first place `value` breaks `bounds`, or undefined. Iterative: any depth costs heap, not stack.
  * @example
  * findJsonBoundsViolation(JSON.parse('{"a":[[1]]}'), { maxJsonDepth: 2, maxStringLength: 10 }) // { kind: 'depth', path: '$.a[0]', depth: 3 }
@@ -45,20 +66,10 @@ export function findJsonBoundsViolation(value: unknown, bounds: JsonBounds): Jso
   if (bounds.maxJsonDepth < 1) return { kind: 'depth', path: '$', depth: 1 }
   while (stack.length > 0) {
     const frame = stack.pop()!
-    const visit = (child: unknown, key: string | number): JsonBoundsViolation | undefined => {
-      if (typeof child === 'string') {
-        if (child.length > bounds.maxStringLength) return { kind: 'string', path: pathOf(frame, key), length: child.length }
-      } else if (typeof child === 'object' && child !== null) {
-        const next: Frame = { value: child, depth: frame.depth + 1, parent: frame, key }
-        if (next.depth > bounds.maxJsonDepth) return { kind: 'depth', path: pathOf(next), depth: next.depth }
-        stack.push(next)
-      }
-      return undefined
-    }
     if (Array.isArray(frame.value)) {
       const items = frame.value as unknown[]
       for (let i = 0; i < items.length; i++) {
-        const found = visit(items[i], i)
+        const found = visitChild(frame, items[i], i, bounds, stack)
         if (found) return found
       }
     } else {
@@ -66,7 +77,7 @@ export function findJsonBoundsViolation(value: unknown, bounds: JsonBounds): Jso
       for (const key in record) {
         if (!Object.hasOwn(record, key)) continue
         if (key.length > bounds.maxStringLength) return { kind: 'string', path: pathOf(frame, key), length: key.length }
-        const found = visit(record[key], key)
+        const found = visitChild(frame, record[key], key, bounds, stack)
         if (found) return found
       }
     }
