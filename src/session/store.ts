@@ -176,7 +176,9 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
   }
   const partsFor = (spec: SessionSpec, createEngine: EngineFactory) => {
     const { results, journal } = records.storage(spec.session_id)
-    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec), budget: sessionBudget }
+    // The sessions' clock is the store's: what an input's arrival time (and so an invocation's
+    // duration) is read from, injectable like the rest of the store's time.
+    return { spec, log: createResultLog(results), journal, createEngine, lifecycle: hooks(spec), budget: sessionBudget, now }
   }
   const forget = (id: string, detail: string) => {
     live.get(id)?.close(detail)
