@@ -1,7 +1,15 @@
 /**
  * Events per second through the whole Node service (POST events -> decode -> score -> SSE results
- * out to a subscriber), side by side with a bare relay that only parses the SSE body with
- * eventsource-parser and re-emits each event with hono's streamSSE. Same body, same machine, same run.
+ * out), side by side with two relays that only parse the SSE body with eventsource-parser and
+ * write each event back with hono's streamSSE: one write per event, and one write per body chunk
+ * (a batching relay, the fairer baseline: the service batches its result frames too). Same body,
+ * same transport (HTTP/1.1 on loopback, one process), same run. The service runs two ways:
+ *
+ * - four requests: create, a subscriber on GET /results, POST /events with the whole body, POST
+ *   /end; timed from the upload until the subscriber has the case.result;
+ * - duplex: create, then one POST /events with `Accept: text/event-stream`, which streams the
+ *   results back while the body goes up; timed until its `upload.summary` (the session is not
+ *   ended, so there is no case result to build).
  *
  *   npx node bench/http.bench.ts [invocations=2000] [rounds=3]
  *
@@ -10,11 +18,13 @@
  *
  * A round that is not what it claims stops the benchmark with exit code 1: every request's status
  * is checked, the service must stream exactly the results GET /v1/sessions/{id} says it logged
- * (ending with case.result), and the relay must re-emit every event. Each round has its own
- * session, deleted after it, and runs after a GC (with --expose-gc) so rounds do not share garbage.
+ * (ending with case.result, or with upload.summary in the duplex form), and each relay must
+ * re-emit every event. Each round has its own session, deleted after it, and runs after a GC (with
+ * --expose-gc) so rounds do not share garbage.
  */
 import { readFileSync } from 'node:fs'
 import { serve } from '@hono/node-server'
+import { createParser } from 'eventsource-parser'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
@@ -99,9 +109,41 @@ async function evalstreamRound(url: string, text: string, n: number): Promise<{ 
   return { ms, results }
 }
 
-async function relayRound(url: string, text: string): Promise<{ ms: number; results: number }> {
+async function duplexRound(url: string, text: string, n: number): Promise<{ ms: number; results: number }> {
+  const id = `duplex-${n}`
+  const create = fetch(`${url}/v1/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: id, eval_config: CONFIG }),
+  })
+  await (await expectStatus(create, 201, 'POST /v1/sessions')).arrayBuffer()
   const t0 = performance.now()
-  const res = await fetch(`${url}/relay`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: text })
+  const upload = fetch(`${url}/v1/sessions/${id}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/event-stream', accept: 'text/event-stream' },
+    body: text,
+  })
+  let summary: { accepted?: number } | undefined
+  const reader = (await expectStatus(upload, 200, 'POST events (duplex)')).body!.pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream()).getReader()
+  let results = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (value.event === 'upload.summary') summary = JSON.parse(value.data)
+    else results++
+  }
+  const ms = performance.now() - t0
+  const snapshot = (await (await expectStatus(fetch(`${url}/v1/sessions/${id}`), 200, 'GET session')).json()) as { last_seq: number }
+  check(summary?.accepted === EVENTS_OF.get(text), `the duplex upload accepted ${summary?.accepted} of ${EVENTS_OF.get(text)} events`)
+  check(snapshot.last_seq > 0 && results === snapshot.last_seq, `streamed ${results} results back, the session logged ${snapshot.last_seq}`)
+  await expectStatus(fetch(`${url}/v1/sessions/${id}`, { method: 'DELETE' }), 204, 'DELETE session')
+  return { ms, results }
+}
+
+async function relayRound(url: string, text: string, path = '/relay'): Promise<{ ms: number; results: number }> {
+  const t0 = performance.now()
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'text/event-stream' }, body: text })
   const results = await drain(res)
   check(
     res.status === 200 && results === EVENTS_OF.get(text),
@@ -110,11 +152,28 @@ async function relayRound(url: string, text: string): Promise<{ ms: number; resu
   return { ms: performance.now() - t0, results }
 }
 
-const relay = new Hono().post('/relay', (c) =>
-  streamSSE(c, async (stream) => {
-    const events = c.req.raw.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
-    for await (const e of events) await stream.writeSSE({ data: e.data, event: e.event, id: e.id })
-  }))
+/** One SSE frame as hono's writeSSE writes it (each data line prefixed). */
+const frame = (e: { event?: string; id?: string; data: string }) =>
+  `${e.event ? `event: ${e.event}\n` : ''}${e.data.split('\n').map((l) => `data: ${l}`).join('\n')}\n${e.id ? `id: ${e.id}\n` : ''}\n`
+
+const relay = new Hono()
+  .post('/relay', (c) =>
+    streamSSE(c, async (stream) => {
+      const events = c.req.raw.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
+      for await (const e of events) await stream.writeSSE({ data: e.data, event: e.event, id: e.id })
+    }))
+  // Every event parsed from one chunk of the body goes back in one write.
+  .post('/relay-batched', (c) =>
+    streamSSE(c, async (stream) => {
+      let batch = ''
+      const parser = createParser({ onEvent: (e) => void (batch += frame(e)) })
+      for await (const chunk of c.req.raw.body!.pipeThrough(new TextDecoderStream())) {
+        parser.feed(chunk)
+        if (batch === '') continue
+        await stream.write(batch)
+        batch = ''
+      }
+    }))
 
 const { createSessionEngine } = (await import(
   process.env.EVALSTREAM_ENGINE ?? '../src/engine/session-engine.ts'
@@ -126,18 +185,28 @@ const bare = await listen(relay.fetch)
 console.log(`body: ${events} events (${INVOCATIONS} invocations), ${(text.length / 1e6).toFixed(1)} MB; Node ${process.version}`)
 const warm = body(50).text
 await evalstreamRound(service.url, warm, -1) // warm-up
+await duplexRound(service.url, warm, -1)
 await relayRound(bare.url, warm)
+await relayRound(bare.url, warm, '/relay-batched')
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+const rate = (ms: number) => Math.round(events / (ms / 1000)).toLocaleString('en-US')
+const pct = (service: number, relay: number) => `${((100 * relay) / service).toFixed(0)}%`
 for (let r = 0; r < ROUNDS; r++) {
   gc()
-  const e = await evalstreamRound(service.url, text, r)
+  const four = await evalstreamRound(service.url, text, r)
   gc()
-  const b = await relayRound(bare.url, text)
-  const rate = (ms: number) => Math.round(events / (ms / 1000)).toLocaleString('en-US')
+  const duplex = await duplexRound(service.url, text, r)
+  gc()
+  const each = await relayRound(bare.url, text)
+  gc()
+  const batched = await relayRound(bare.url, text, '/relay-batched')
   console.log(
-    `round ${r + 1}: evalstream ${rate(e.ms)} events/s (${e.results} results, ${e.ms.toFixed(0)} ms) | bare relay ${
-      rate(b.ms)
-    } events/s (${b.results} frames, ${b.ms.toFixed(0)} ms) | evalstream/relay ${((100 * b.ms) / e.ms).toFixed(0)}%`,
+    `round ${r + 1}: evalstream 4 requests ${rate(four.ms)} events/s (${four.results} results), duplex ${
+      rate(duplex.ms)
+    } events/s (${duplex.results} results)` +
+      ` | relay per event ${rate(each.ms)}, batched ${rate(batched.ms)} events/s` +
+      ` | 4 requests / relay ${pct(four.ms, each.ms)}, duplex / relay ${pct(duplex.ms, each.ms)}` +
+      ` | vs batched: ${pct(four.ms, batched.ms)}, ${pct(duplex.ms, batched.ms)}`,
   )
 }
 service.close()
