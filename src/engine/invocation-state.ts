@@ -10,7 +10,7 @@
  */
 import type { AdkEvent } from '../adk/event.ts'
 import type { Invocation } from '../adk/invocation.ts'
-import type { AnyCriterion, InvocationContext, InvocationScore, InvocationTiming } from '../core/criterion.ts'
+import type { AnyCriterion, InvocationContext, InvocationScore, InvocationTiming, Outcome } from '../core/criterion.ts'
 import { MetricRun, type ProgressMemo } from './metric-run.ts'
 import { type MetricPlan, rubricsForInvocation, type SessionPlan } from './plan.ts'
 
@@ -153,4 +153,26 @@ export function contextsFor(session: SessionFacts, index: number): (metric: Metr
     }
     return { criterion: runnable.criterion, context }
   }
+}
+
+/**
+ * What each slot of a completing invocation gives: an outcome, a score now or judge work that gives
+ * one later. A metric that cannot be evaluated, or that the source ruled out on this invocation
+ * (`ruledOut`, by metric name, with the reason), is NOT_EVALUATED with its reason.
+ * @example for (const { slot, outcome } of finishSlots(invocation, actual, timing, undefined)) record(slot, outcome)
+ */
+export function finishSlots(
+  invocation: InvocationState,
+  actual: Invocation,
+  timing: InvocationTiming | undefined,
+  ruledOut: ReadonlyMap<string, string> | undefined,
+): Array<{ slot: MetricSlot; outcome: Outcome }> {
+  return invocation.slots.map((slot) => {
+    const { plan } = slot
+    if ('reason' in plan.runnable) return { slot, outcome: { kind: 'score', result: { score: null, reason: plan.runnable.reason } } }
+    const unscorable = ruledOut?.get(plan.metric.metric_name)
+    if (unscorable !== undefined) return { slot, outcome: { kind: 'score', result: { score: null, reason: unscorable } } }
+    // Runnable, on an invocation that is not complete yet, so not released: its run is there.
+    return { slot, outcome: slot.run!.finish(actual, timing) }
+  })
 }

@@ -18,6 +18,7 @@ import { createInvocationBuilder, type InvocationBuilder } from '../core/invocat
 import { buildCaseResult } from './case-result.ts'
 import { budgetExceeded } from './cpu-budget.ts'
 import {
+  finishSlots,
   type InvocationState,
   keepForRebuild,
   type MetricSlot,
@@ -250,20 +251,7 @@ class LiveSession implements SessionEngine {
     const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
     const generation = invocation.generation
     const timing = timingOf(invocation, this.#options.clock)
-    const ruledOut = this.#options.unscorable?.(id)
-    for (const slot of invocation.slots) {
-      const { plan } = slot
-      if ('reason' in plan.runnable) {
-        this.#record(invocation, slot, generation, { score: null, reason: plan.runnable.reason })
-        continue
-      }
-      const unscorable = ruledOut?.get(plan.metric.metric_name)
-      if (unscorable !== undefined) {
-        this.#record(invocation, slot, generation, { score: null, reason: unscorable })
-        continue
-      }
-      // Runnable, on an invocation that is not complete yet, so not released: its run is there.
-      const outcome = slot.run!.finish(actual, timing)
+    for (const { slot, outcome } of finishSlots(invocation, actual, timing, this.#options.unscorable?.(id))) {
       if (outcome.kind === 'score') {
         this.#record(invocation, slot, generation, outcome.result)
         continue
