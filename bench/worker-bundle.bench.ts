@@ -112,6 +112,8 @@ const kib = (n: number) => `${(n / KIB).toFixed(1)} KiB`
 const gzipped = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length
 
 const work = mkdtempSync(join(tmpdir(), 'evalstream-worker-bench-'))
+// Miniflare keeps cache and workflow folders under the temp dir it finds: this run's, removed with it.
+process.env.TMPDIR = work
 try {
   const deployed = wranglerBundle(join(work, 'wrangler'), false)
   const minified = wranglerBundle(join(work, 'wrangler-min'), true)

@@ -82,6 +82,12 @@ async function startWorkerd(): Promise<Target> {
     () => rmSync(dirname(scriptPath), { recursive: true, force: true }),
     () => rmSync(storage, { recursive: true, force: true }),
   )
+  // Miniflare keeps its cache and workflow folders under the temp dir it finds when it starts:
+  // one of this run's own, removed with the rest.
+  const scratch = mkdtempSync(join(tmpdir(), 'evalstream-worker-load-scratch-'))
+  cleanups.push(() => rmSync(scratch, { recursive: true, force: true }))
+  const tmp = process.env.TMPDIR
+  process.env.TMPDIR = scratch
   const mf = new Miniflare({
     ...servingBundle(scriptPath),
     // As wrangler.toml deploys it: a SQLite object per session and the results index object.
@@ -90,6 +96,8 @@ async function startWorkerd(): Promise<Target> {
     bindings: NO_JUDGE,
   })
   const url = await mf.ready
+  if (tmp === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = tmp
   return { base: url.origin, pid: workerdPid(), stop: () => mf.dispose() }
 }
 
