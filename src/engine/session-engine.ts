@@ -128,7 +128,8 @@ class LiveSession implements SessionEngine {
     }
     const change = this.#builder.push(event)
     this.#completeAndRelease(change.completed)
-    const invocation = this.#byId.get(invocationId) ?? this.#start(invocationId)
+    // Completing others neither adds nor removes an id: the lookup above still holds.
+    const invocation = known ?? this.#start(invocationId)
     if (invocation.completed) this.#reopen(invocation)
     this.#step(invocation, event)
     if (change.final) this.#complete(invocationId)
