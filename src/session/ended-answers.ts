@@ -28,8 +28,7 @@ export class EndedAnswers {
 
   /** The case result, in ADK's file shape, as the log keeps it. */
   caseResult(): Record<string, unknown> | undefined {
-    const seq = this.#caseResultSeq
-    return this.#log.readAfter(seq - 1).find((e) => e.seq === seq)?.data
+    return this.#log.eventAt(this.#caseResultSeq)?.data
   }
 
   /** The case result's stored text: no parse and stringify of what is ~200 KB for 50 invocations. */

@@ -42,6 +42,8 @@ export interface ResultLog<T extends string = ResultEventType> {
   lastSeq(): number
   /** Resolves once every result appended so far can be read back without waiting for a writer. */
   settle(): Promise<void>
+  /** The logged result with this seq (undefined when there is none). */
+  eventAt(seq: number): LoggedEvent<T> | undefined
   /** One logged result's data as JSON text (undefined when there is no such seq). */
   dataText(seq: number): string | undefined
   /**
@@ -66,6 +68,7 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
   let closeSubscribers: Map<ResultSubscriber<T>, CloseSubscriber> | undefined
   let closed: LogClosing | undefined
   let last = storage.lastSeq()
+  const eventAt = (seq: number) => (seq < 1 || seq > last ? undefined : storage.readAfter(seq - 1).find((e) => e.seq === seq))
   return {
     append(body) {
       // A closed log's storage may already be deleted: the result goes nowhere.
@@ -95,10 +98,11 @@ export function createResultLog<T extends string = ResultEventType>(storage: Res
         storage.readAfter(afterSeq).slice(0, limit).map(({ key, seq }) => ({ key, seq })),
     lastSeq: () => last,
     settle: () => storage.settle?.() ?? Promise.resolve(),
+    eventAt,
     dataText(seq) {
       if (seq < 1 || seq > last) return undefined
       if (storage.dataText) return storage.dataText(seq)
-      const data = storage.readAfter(seq - 1).find((e) => e.seq === seq)?.data
+      const data = eventAt(seq)?.data
       return data && resultDataJson(data)
     },
     subscribe(subscriber, onClose) {

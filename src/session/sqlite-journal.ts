@@ -16,6 +16,20 @@ export const JOURNAL_PAGE_ROWS = 200
  */
 export type SessionSql = { read: Run; readCommitted: Run; write: Run; chunks: SqlChunks; durable?: () => Promise<unknown> }
 
+/**
+ * Resolves to `upTo` (what a reader had written when it asked) once every write queued so far is
+ * committed; at once where writes commit as they run.
+ */
+export async function committedUpTo(sql: SessionSql, upTo: number): Promise<number> {
+  if (sql.durable) await sql.durable()
+  return upTo
+}
+
+/** The read for a reader whose rows up to `last` are committed up to `committed`: it waits for the writer only when some may not be. */
+export function readFor(sql: SessionSql, committed: number, last: number): Run {
+  return committed >= last ? sql.readCommitted : sql.read
+}
+
 /** `fresh`: created by this process just now, so there is no stored entry to count or read. */
 export function sqliteJournal(id: string, sql: SessionSql, fresh: boolean): Journal {
   const n = fresh ? 0 : Number(sql.read('SELECT COALESCE(MAX(n), 0) AS n FROM es_journal WHERE session_id = ?', id)[0]?.n ?? 0)
@@ -59,15 +73,14 @@ class SqliteJournal implements Journal {
    * after it does not wait for the writer (which would commit every session's queued writes first).
    */
   async settle(): Promise<void> {
-    const upTo = this.#n
-    if (this.#sql.durable) await this.#sql.durable()
+    const upTo = await committedUpTo(this.#sql, this.#n)
     this.#committed = Math.max(this.#committed, upTo)
   }
 
   // A page at a time, so each slice of a replay parses only the entries it feeds.
   *entries(): Generator<JournalEntry> {
     if (this.#fresh && this.#n === 0) return
-    const read = this.#committed >= this.#n ? this.#sql.readCommitted : this.#sql.read
+    const read = readFor(this.#sql, this.#committed, this.#n)
     let after = 0
     for (;;) {
       const rows = read(

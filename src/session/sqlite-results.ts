@@ -6,7 +6,7 @@
 import type { ResultEvent } from '../engine/types.ts'
 import { resultDataJson } from './result-json.ts'
 import type { ResultStorage } from './result-log.ts'
-import type { SessionSql } from './sqlite-journal.ts'
+import { committedUpTo, readFor, type SessionSql } from './sqlite-journal.ts'
 import type { SqlRow } from './sql.ts'
 
 /** `fresh`: created by this process just now, so there is nothing stored to count. */
@@ -53,8 +53,7 @@ class SqliteResults implements ResultStorage {
 
   /** Waits, without blocking the thread, until every result inserted so far is committed. */
   async settle(): Promise<void> {
-    const upTo = this.#inserted
-    if (this.#sql.durable) await this.#sql.durable()
+    const upTo = await committedUpTo(this.#sql, this.#inserted)
     this.#committed = Math.max(this.#committed, upTo)
   }
 
@@ -76,7 +75,7 @@ class SqliteResults implements ResultStorage {
 
   /** Once everything this object inserted is committed, a read need not wait for the writer. */
   #run() {
-    return this.#committed >= this.#inserted ? this.#sql.readCommitted : this.#sql.read
+    return readFor(this.#sql, this.#committed, this.#inserted)
   }
 
   // Rows this store wrote itself from logged results: read back as they were written.
