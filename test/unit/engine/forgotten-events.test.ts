@@ -1,41 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { decodeAll } from '../../../src/ingest/index.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import type { EngineEmission, IngestedEvent } from '../../../src/engine/types.ts'
+import type { EngineEmission } from '../../../src/engine/types.ts'
 import type { AdkEvent } from '../../../src/adk/event.ts'
 import type { EvalCaseResult } from '../../../src/adk/results.ts'
+import { ask, call, decodedEvents, expectedTurn, say } from '../../support/city-turns.ts'
 
 const CITY = ['Paris', 'Lima', 'Oslo']
-const expected = (k: number) => ({
-  invocation_id: `expected-${k}`,
-  user_content: { role: 'user', parts: [{ text: `Weather in ${CITY[k]}?` }] },
-  final_response: { role: 'model', parts: [{ text: `In ${CITY[k]} it is sunny and 21C.` }] },
-  intermediate_data: { tool_uses: [{ name: 'get_weather', args: { city: CITY[k] } }, { name: 'get_time', args: { city: CITY[k] } }] },
-})
 const spec = (criteria: Record<string, unknown>) => ({
   session_id: 's1',
-  eval_case: { eval_id: 'three', conversation: [expected(0), expected(1), expected(2)] },
+  eval_case: { eval_id: 'three', conversation: CITY.map((city, k) => expectedTurn(k, city)) },
   eval_config: { criteria },
 })
 const CRITERIA = { tool_trajectory_avg_score: 1.0, response_match_score: 0.5 }
-const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 }
-const ask = (inv: string, text: string) => ({ invocationId: inv, author: 'user', content: { role: 'user', parts: [{ text }] } })
-const call = (inv: string, name: string, city: string) => ({
-  invocationId: inv,
-  author: 'a',
-  usageMetadata,
-  content: { role: 'model', parts: [{ functionCall: { name, args: { city } } }] },
-})
-const say = (inv: string, text: string) => ({
-  invocationId: inv,
-  author: 'a',
-  usageMetadata,
-  content: { role: 'model', parts: [{ text }] },
-})
-
-function decoded(list: object[]): IngestedEvent[] {
-  return decodeAll('ndjson', list.map((e) => JSON.stringify(e)).join('\n') + '\n').events
-}
 
 type Run = { emitted: EngineEmission[]; caseResult: EvalCaseResult; reads: number }
 
@@ -58,7 +34,7 @@ async function run(list: object[], journaled: boolean, criteria: Record<string, 
     ...(journaled ? { conversation } : {}),
   })
   if (!created.ok) throw new Error(created.problem.detail)
-  for (const item of decoded(list)) {
+  for (const item of decodedEvents(list)) {
     journal.push(item.event)
     created.engine.push(item)
   }
@@ -109,7 +85,7 @@ describe('a completed invocation lets its events go when the host can read them 
   it('only the events pushed before the late one are read back: a journal already holding more changes nothing', async () => {
     const list = [...invocation(0), ...invocation(1), say('i0', 'In Paris it is sunny and 21C.')]
     const emitted: EngineEmission[] = []
-    const all = decoded(list)
+    const all = decodedEvents(list)
     // The whole journal is there from the start, as during a replay.
     const created = createSessionEngine({ spec: spec(CRITERIA), emit: (b) => emitted.push(b), conversation: () => all.map((i) => i.event) })
     if (!created.ok) throw new Error(created.problem.detail)

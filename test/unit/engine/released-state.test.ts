@@ -1,54 +1,26 @@
 import { describe, expect, it } from 'vitest'
-import { decodeAll } from '../../../src/ingest/index.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { MetricRun, type ProgressMemo } from '../../../src/engine/metric-run.ts'
 import { MAX_REBUILD_EVENTS, newInvocationState, releaseRuns, reviveRuns } from '../../../src/engine/invocation-state.ts'
 import { planSession } from '../../../src/engine/plan.ts'
 import { eventsToInvocations } from '../../../src/core/events-to-invocations.ts'
-import type { EngineEmission, IngestedEvent } from '../../../src/engine/types.ts'
+import type { EngineEmission } from '../../../src/engine/types.ts'
 import type { AnyCriterion } from '../../../src/core/criterion.ts'
 import type { AdkEvent } from '../../../src/adk/event.ts'
 import type { Invocation } from '../../../src/adk/invocation.ts'
+import { call, chunk, decodedEvents, expectedTurn, say } from '../../support/city-turns.ts'
 
-const CITY = ['Paris', 'Lima']
-const expected = (k: number) => ({
-  invocation_id: `expected-${k}`,
-  user_content: { role: 'user', parts: [{ text: `Weather in ${CITY[k]}?` }] },
-  final_response: { role: 'model', parts: [{ text: `In ${CITY[k]} it is sunny and 21C.` }] },
-  intermediate_data: { tool_uses: [{ name: 'get_weather', args: { city: CITY[k] } }, { name: 'get_time', args: { city: CITY[k] } }] },
-})
 const spec = {
   session_id: 's1',
-  eval_case: { eval_id: 'two', conversation: [expected(0), expected(1)] },
+  eval_case: { eval_id: 'two', conversation: [expectedTurn(0, 'Paris'), expectedTurn(1, 'Lima')] },
   eval_config: { criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.5 } },
 }
-// Each model event reports its usage: the efficiency criteria count what they were stepped with.
-const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 }
-const call = (inv: string, name: string, city: string) => ({
-  invocationId: inv,
-  author: 'a',
-  usageMetadata,
-  content: { role: 'model', parts: [{ functionCall: { name, args: { city } } }] },
-})
-const say = (inv: string, text: string) => ({
-  invocationId: inv,
-  author: 'a',
-  usageMetadata,
-  content: { role: 'model', parts: [{ text }] },
-})
-/** A streamed chunk: only these move response_match_score's early verdict. */
-const chunk = (inv: string, text: string) => ({ ...say(inv, text), partial: true })
-
-function events(list: object[]): IngestedEvent[] {
-  return decodeAll('ndjson', list.map((e) => JSON.stringify(e)).join('\n') + '\n').events
-}
-
 /** What the engine emitted for invocation `index`: each metric's last criterion.result, and its early verdicts. */
 async function emittedFor(list: object[], index: number) {
   const emitted: EngineEmission[] = []
   const created = createSessionEngine({ spec, emit: (body) => emitted.push(body) })
   if (!created.ok) throw new Error(created.problem.detail)
-  for (const item of events(list)) created.engine.push(item)
+  for (const item of decodedEvents(list)) created.engine.push(item)
   await created.engine.end()
   const last: Record<string, unknown> = {}
   const progress: EngineEmission[] = []
@@ -123,7 +95,9 @@ describe('a released invocation keeps no criterion runs', () => {
     if (!planned.ok) throw new Error(planned.problem.detail)
     const session = { plan: planned.plan, sessionId: 's1' }
     const state = newInvocationState(session, 0, 'i0')
-    const list = events([call('i0', 'get_weather', 'Paris'), call('i0', 'get_time', 'Paris'), say('i0', 'In Paris')]).map((i) => i.event)
+    const list = decodedEvents([call('i0', 'get_weather', 'Paris'), call('i0', 'get_time', 'Paris'), say('i0', 'In Paris')]).map((i) =>
+      i.event
+    )
     for (const event of list) {
       state.events!.push(event)
       for (const slot of state.slots) slot.run?.step(event, slot)

@@ -13,6 +13,7 @@ import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { jsonRequest } from '../../support/json-request.ts'
 
 /** One agent text event of about `chars` characters in invocation `inv`. */
 const textEvent = (inv: string, chars: number, n = 0) => ({
@@ -27,14 +28,7 @@ function app(env: Env, durable = false) {
   const setup = depsFromEnv({ ...NO_JUDGE_ENV, ...env }, { store })
   if (!setup.ok) throw new Error(setup.error)
   const a = createApp(setup.deps)
-  const call = (method: string, path: string, body?: unknown) =>
-    a.fetch(
-      new Request(`http://local${path}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    )
+  const call = (method: string, path: string, body?: unknown) => a.fetch(jsonRequest(method, path, body))
   const create = (id: string) => call('POST', '/v1/sessions', { session_id: id, eval_config: CONFIG })
   const held = () => (setup.deps.store as SessionStore).stats!().heldBytes!
   return { call, create, held, store: setup.deps.store as SessionStore }

@@ -11,6 +11,7 @@ import { memorySessionStore, sqliteSessionStore } from '../../../src/session/sto
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { DatabaseSync } from 'node:sqlite'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
+import { jsonRequest } from '../../support/json-request.ts'
 
 const STORES = {
   memory: () => memorySessionStore(),
@@ -22,13 +23,7 @@ function service(kind: keyof typeof STORES) {
   const createEngine = (o: Parameters<typeof createSessionEngine>[0]) => createSessionEngine(o)
   const app = createApp({ store, createEngine })
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await app.fetch(
-      new Request(`http://local${path}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    )
+    const res = await app.fetch(jsonRequest(method, path, body))
     return { status: res.status, type: res.headers.get('content-type'), json: (await res.json()) as Record<string, unknown> }
   }
   return { call, session: async (id: string) => (await store.get(id, createEngine))! }

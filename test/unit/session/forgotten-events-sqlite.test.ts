@@ -11,6 +11,8 @@ import { createApp } from '../../../src/http/app.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { memorySessionStore, type SessionStore, sqliteSessionStore } from '../../../src/session/store.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
+import { jsonRequest } from '../../support/json-request.ts'
+import { readSse } from '../../support/sse-client.ts'
 
 const CITIES = ['Paris', 'Lima', 'Oslo']
 const EVAL_CASE = {
@@ -43,26 +45,15 @@ const LATE = [call(0, 'get_time'), say(0, 'In Paris it is sunny.')]
 function host(store: SessionStore) {
   const app = createApp({ store, createEngine: (o) => createSessionEngine(o) })
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await app.fetch(
-      new Request(`http://local${path}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    )
+    const res = await app.fetch(jsonRequest(method, path, body))
     expect(res.status, `${method} ${path}`).toBeLessThan(300)
     return res
   }
   const json = async (method: string, path: string, body?: unknown) =>
     (await (await call(method, path, body)).json()) as Record<string, any>
   /** Every logged result as the stream sends it (seq, type, data): read after the end, the stream closes by itself. */
-  const results = async () => {
-    const text = await (await call('GET', '/v1/sessions/s/results')).text()
-    return text.split('\n\n').filter((f) => f.includes('data:')).map((f) => {
-      const field = (name: string) => f.split('\n').find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim()
-      return { seq: Number(field('id')), type: field('event'), data: JSON.parse(field('data')!) }
-    })
-  }
+  const results = async () =>
+    (await readSse(await call('GET', '/v1/sessions/s/results'))).map((m) => ({ seq: Number(m.id), type: m.event, data: m.data }))
   return { call, json, results }
 }
 

@@ -13,6 +13,7 @@ import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { readSse } from '../../support/sse-client.ts'
+import { jsonRequest } from '../../support/json-request.ts'
 
 function app(env: Env) {
   const clock = { ms: 1_000_000 }
@@ -22,14 +23,7 @@ function app(env: Env) {
   )
   if (!setup.ok) throw new Error(setup.error)
   const a = createApp(setup.deps)
-  const call = (method: string, path: string, body?: unknown) =>
-    a.fetch(
-      new Request(`http://local${path}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    )
+  const call = (method: string, path: string, body?: unknown) => a.fetch(jsonRequest(method, path, body))
   const create = async (id: string) =>
     expect((await call('POST', '/v1/sessions', { session_id: id, eval_config: CONFIG, eval_case: MATCHING_CASE })).status).toBe(201)
   return { call, create, store: setup.deps.store, clock }
