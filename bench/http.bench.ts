@@ -86,14 +86,29 @@ async function expectStatus(response: Promise<Response>, status: number, what: s
   return res
 }
 
-async function evalstreamRound(url: string, text: string, n: number): Promise<{ ms: number; results: number }> {
-  const id = `bench-${n}`
+async function createSession(url: string, id: string): Promise<void> {
   const create = fetch(`${url}/v1/sessions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ session_id: id, eval_config: CONFIG }),
   })
   await (await expectStatus(create, 201, 'POST /v1/sessions')).arrayBuffer()
+}
+
+/** The round did its work: the upload took every event and the stream carried every logged result. Then the session goes. */
+async function checkAndDelete(url: string, id: string, text: string, accepted: number | undefined, results: number): Promise<void> {
+  const snapshot = (await (await expectStatus(fetch(`${url}/v1/sessions/${id}`), 200, 'GET session')).json()) as { last_seq: number }
+  check(accepted === EVENTS_OF.get(text), `session ${id}: the upload accepted ${accepted} of ${EVENTS_OF.get(text)} events`)
+  check(
+    snapshot.last_seq > 0 && results === snapshot.last_seq,
+    `session ${id}: streamed ${results} results, the session logged ${snapshot.last_seq}`,
+  )
+  await expectStatus(fetch(`${url}/v1/sessions/${id}`, { method: 'DELETE' }), 204, 'DELETE session')
+}
+
+async function evalstreamRound(url: string, text: string, n: number): Promise<{ ms: number; results: number }> {
+  const id = `bench-${n}`
+  await createSession(url, id)
   const subscriber = await expectStatus(fetch(`${url}/v1/sessions/${id}/results`), 200, 'GET results')
   const t0 = performance.now()
   const received = drain(subscriber, (event) => event === 'case.result')
@@ -102,21 +117,13 @@ async function evalstreamRound(url: string, text: string, n: number): Promise<{ 
   await (await expectStatus(fetch(`${url}/v1/sessions/${id}/end`, { method: 'POST' }), 200, 'POST end')).arrayBuffer()
   const results = await received
   const ms = performance.now() - t0
-  const snapshot = (await (await expectStatus(fetch(`${url}/v1/sessions/${id}`), 200, 'GET session')).json()) as { last_seq: number }
-  check(summary.accepted === EVENTS_OF.get(text), `the upload accepted ${summary.accepted} of ${EVENTS_OF.get(text)} events`)
-  check(snapshot.last_seq > 0 && results === snapshot.last_seq, `streamed ${results} results, the session logged ${snapshot.last_seq}`)
-  await expectStatus(fetch(`${url}/v1/sessions/${id}`, { method: 'DELETE' }), 204, 'DELETE session')
+  await checkAndDelete(url, id, text, summary.accepted, results)
   return { ms, results }
 }
 
 async function duplexRound(url: string, text: string, n: number): Promise<{ ms: number; results: number }> {
   const id = `duplex-${n}`
-  const create = fetch(`${url}/v1/sessions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ session_id: id, eval_config: CONFIG }),
-  })
-  await (await expectStatus(create, 201, 'POST /v1/sessions')).arrayBuffer()
+  await createSession(url, id)
   const t0 = performance.now()
   const upload = fetch(`${url}/v1/sessions/${id}/events`, {
     method: 'POST',
@@ -134,10 +141,7 @@ async function duplexRound(url: string, text: string, n: number): Promise<{ ms: 
     else results++
   }
   const ms = performance.now() - t0
-  const snapshot = (await (await expectStatus(fetch(`${url}/v1/sessions/${id}`), 200, 'GET session')).json()) as { last_seq: number }
-  check(summary?.accepted === EVENTS_OF.get(text), `the duplex upload accepted ${summary?.accepted} of ${EVENTS_OF.get(text)} events`)
-  check(snapshot.last_seq > 0 && results === snapshot.last_seq, `streamed ${results} results back, the session logged ${snapshot.last_seq}`)
-  await expectStatus(fetch(`${url}/v1/sessions/${id}`, { method: 'DELETE' }), 204, 'DELETE session')
+  await checkAndDelete(url, id, text, summary?.accepted, results)
   return { ms, results }
 }
 
