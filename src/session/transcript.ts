@@ -76,19 +76,11 @@ export class Transcript {
   }
 }
 
-/** The last MAX_TRANSCRIPT_ENTRIES readable events of the journal, as `add` would have kept them. */
+/** The journal's events through a transcript that keeps them, as one kept all along would answer. */
 function fromJournal(journal: Journal): { entries: TranscriptEntry[]; dropped: number } {
-  const kept: Kept[] = []
-  let readable = 0
-  for (const item of journaledEvents(journal)) {
-    if (!(item.event.content?.parts ?? []).some(isReadable)) continue
-    // A ring of the newest ones: `readable % MAX` is where the oldest kept one sits.
-    kept[readable % MAX_TRANSCRIPT_ENTRIES] = item
-    readable += 1
-  }
-  const start = readable > MAX_TRANSCRIPT_ENTRIES ? readable % MAX_TRANSCRIPT_ENTRIES : 0
-  const ordered = [...kept.slice(start), ...kept.slice(0, start)]
-  return { entries: ordered.map(entryOf), dropped: Math.max(0, readable - MAX_TRANSCRIPT_ENTRIES) }
+  const kept = new Transcript()
+  for (const item of journaledEvents(journal)) kept.add(item)
+  return kept.toJSON()
 }
 
 /** The parsed event and its index, not the raw JSON beside it. */
