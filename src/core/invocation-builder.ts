@@ -49,6 +49,8 @@ export type InvocationBuilder = {
   forget(invocationId: string): boolean
   /** Folds a forgotten invocation again from its events, in the order they were pushed. */
   restore(invocationId: string, events: readonly AdkEvent[]): void
+  /** How many invocations are forgotten now: while any is, `invocations()` cannot list them. */
+  forgottenCount(): number
 }
 
 type Entry = {
@@ -145,6 +147,7 @@ export function createInvocationBuilder(): InvocationBuilder {
     },
     isCompleted: (invocationId) => entries.get(invocationId)?.completed ?? false,
     finalEventOf: (invocationId) => entries.get(invocationId)?.fold?.finalEvent,
+    forgottenCount: () => forgotten,
     forget(invocationId) {
       const entry = entries.get(invocationId)
       if (!entry?.fold || !entry.completed || entry === open) return false

@@ -75,7 +75,6 @@ class LiveSession implements SessionEngine {
   #pushed = 0
   /** Completed invocations let their events go (the host reads them back: conversation.ts). */
   #forgets: boolean
-  #forgotten = 0
 
   get #builder(): InvocationBuilder {
     return (this.#builtBuilder ??= createInvocationBuilder())
@@ -124,7 +123,6 @@ class LiveSession implements SessionEngine {
     if (known?.forgotten) {
       // A late event of an invocation whose events were let go: read them back first.
       recallEvents(this.#options.conversation!, this.#pushed - 1, known, this.#builder)
-      this.#forgotten -= 1
     }
     const change = this.#builder.push(event)
     this.#completeAndRelease(change.completed)
@@ -155,13 +153,15 @@ class LiveSession implements SessionEngine {
       const invocation = this.#byId.get(id)
       if (!invocation) continue
       releaseRuns(invocation)
-      if (this.#forgets && forgetEvents(invocation, this.#builder)) this.#forgotten += 1
+      if (this.#forgets) forgetEvents(invocation, this.#builder)
     }
   }
 
   /** Every invocation as built from the events: read back from the host when some were let go. */
   #actualInvocations(): Invocation[] {
-    return this.#forgotten > 0 ? conversationInvocations(this.#options.conversation!, this.#pushed) : this.#builder.invocations()
+    return this.#builder.forgottenCount() > 0
+      ? conversationInvocations(this.#options.conversation!, this.#pushed)
+      : this.#builder.invocations()
   }
 
   async end(): Promise<EvalCaseResult> {
