@@ -11,14 +11,13 @@ import { type EvalCaseResult, evalCaseResult, evalMetricResult, type RubricScore
 import { statusFor } from '../adk/status.ts'
 import { meanAggregate } from '../core/aggregate.ts'
 import type { InvocationScore, OverallScore } from '../core/criterion.ts'
-import type { InvocationState } from './invocation-state.ts'
 import type { SessionPlan } from './plan.ts'
 
 export type CaseResultInput = {
   sessionId: string
   plan: SessionPlan
-  /** The engine's state of every invocation, in first-seen order. */
-  invocations: readonly InvocationState[]
+  /** Each invocation's latest result per metric, in first-seen and config order (verdicts.ts `scoreTable`). */
+  scores: ReadonlyArray<ReadonlyArray<InvocationScore | undefined>>
   /** The invocations as built from the events, in the same order. */
   actual: readonly Invocation[]
   evalSetId?: string
@@ -29,12 +28,12 @@ export type CaseResultInput = {
  * The overall score of each metric, in config order.
  * @example overallScores(plan, []) // every runnable metric: its aggregate of no scores (NOT_EVALUATED)
  */
-export function overallScores(plan: SessionPlan, invocations: readonly InvocationState[]): OverallScore[] {
+export function overallScores(plan: SessionPlan, scores: ReadonlyArray<ReadonlyArray<InvocationScore | undefined>>): OverallScore[] {
   return plan.metrics.map((m, i) => {
     if ('reason' in m.runnable) return { score: null, status: 'NOT_EVALUATED', reason: m.runnable.reason }
     const perInvocation: InvocationScore[] = []
-    for (const invocation of invocations) {
-      const score = invocation.slots[i]!.score
+    for (const invocation of scores) {
+      const score = invocation[i]
       if (score !== undefined) perInvocation.push(score)
     }
     const aggregate = m.runnable.criterion.aggregate ?? meanAggregate
@@ -55,11 +54,11 @@ function tokenUsageOf(details: Record<string, unknown> | undefined): TokenUsageD
 
 /**
  * The session's EvalCaseResult (statuses as names; `evalCaseResultValue` writes the file shape).
- * @example buildCaseResult({ sessionId: 's', plan, invocations: [], actual: [] }).final_eval_status // 'NOT_EVALUATED'
+ * @example buildCaseResult({ sessionId: 's', plan, scores: [], actual: [] }).final_eval_status // 'NOT_EVALUATED'
  */
 export function buildCaseResult(input: CaseResultInput): EvalCaseResult {
   const { plan } = input
-  const overall = overallScores(plan, input.invocations)
+  const overall = overallScores(plan, input.scores)
   return evalCaseResult({
     evalSetId: input.evalSetId ?? '',
     evalId: plan.evalCase?.eval_id ?? input.sessionId,
@@ -77,7 +76,7 @@ export function buildCaseResult(input: CaseResultInput): EvalCaseResult {
       actual_invocation: actual,
       expected_invocation: plan.expected?.[n] ?? null,
       eval_metric_results: plan.metrics.map((m, i) => {
-        const s = input.invocations[n]?.slots[i]?.score
+        const s = input.scores[n]?.[i]
         const score = s?.score ?? null
         return evalMetricResult(m.metric, {
           score,

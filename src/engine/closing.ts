@@ -27,10 +27,12 @@ export async function closingRevisions(
   invocations: () => Invocation[],
   judging: ClosingJudging,
 ): Promise<Array<{ slot: MetricSlot; after: InvocationScore }>> {
-  if (!last.slots.some(hasClosing)) return []
+  // The engine expanded it (verdicts.ts) before asking.
+  const slots = last.slots!
+  if (!slots.some(hasClosing)) return []
   const all = invocations()
   const contexts = contextsFor(session, last.index)
-  const closings = last.slots.flatMap((slot) => {
+  const closings = slots.flatMap((slot) => {
     const before = slot.score
     const run = contexts(slot.plan)
     const outcome = before && run && closingOutcome(run.criterion, run.context, all, before)

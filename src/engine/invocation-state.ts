@@ -32,7 +32,17 @@ export type MetricSlot = ProgressMemo & {
   progressCount: number
   /** The latest result; undefined until the invocation first completes (or its judges answer). */
   score: InvocationScore | undefined
+  /** The seq the host logged `score` under (`EngineOptions.emit` returned it); undefined without one. */
+  seq: number | undefined
 }
+
+/**
+ * A completed invocation's slots folded into a verdict record (verdicts.ts): per metric, in config
+ * order, three entries: the seq of its latest result in the host's log (-1 for none), how many
+ * early verdicts it reported, and the last one (`ProgressMemo.lastProgress`). One flat array:
+ * about 200 bytes for six metrics, where the slots took 1-2 KiB.
+ */
+export type Verdicts = Array<number | string | null | undefined>
 
 export type InvocationState = {
   /** Position in first-seen order: pairs it with the n-th expected invocation. */
@@ -43,8 +53,14 @@ export type InvocationState = {
   completed: boolean
   /** When its first event arrived, by the engine's clock (absent without one). */
   firstEventAtMs?: number
-  /** In config order, one per metric of the plan. */
-  slots: MetricSlot[]
+  /**
+   * In config order, one per metric of the plan; undefined while they are folded into `verdicts`
+   * (verdicts.ts: the engine was done with the invocation and the host logs its results).
+   */
+  slots: MetricSlot[] | undefined
+  verdicts: Verdicts | undefined
+  /** Judge work running for it: an invocation being judged is not compacted. */
+  judging: number
   /**
    * Every event stepped, in order: what rebuilds released criterion runs if a late event comes.
    * Undefined once there were more than MAX_REBUILD_EVENTS: such an invocation keeps its runs.
@@ -80,11 +96,23 @@ export function newInvocationState(session: SessionFacts, index: number, id: str
   const slots = session.plan.metrics.map((metric): MetricSlot => {
     const context = contexts(metric)
     const run = context ? new MetricRun(context.criterion, context.context) : null
-    return { plan: metric, run, progressCount: 0, lastProgress: undefined, score: undefined }
+    return { plan: metric, run, progressCount: 0, lastProgress: undefined, score: undefined, seq: undefined }
   })
   // Every field from the start, the first event's time too: a property added later goes to a
   // separate backing store, 40 bytes more per invocation.
-  return { index, id, generation: 0, completed: false, firstEventAtMs: undefined, slots, events: [], released: false, forgotten: false }
+  return {
+    index,
+    id,
+    generation: 0,
+    completed: false,
+    firstEventAtMs: undefined,
+    slots,
+    verdicts: undefined,
+    judging: 0,
+    events: [],
+    released: false,
+    forgotten: false,
+  }
 }
 
 /** From the invocation's first event to now, by the engine's clock; none without a clock. */
@@ -106,7 +134,7 @@ export function keepForRebuild(invocation: InvocationState, event: AdkEvent): vo
  * there would not happen again and the run would score where it had failed.
  */
 export function releaseRuns(invocation: InvocationState): void {
-  if (invocation.released || !invocation.events) return
+  if (invocation.released || !invocation.events || !invocation.slots) return
   for (const slot of invocation.slots) if (slot.run && !slot.run.failed) slot.run = null
   // Kept for the session's life: cut to its length (an array grown by pushing has room for more).
   invocation.events = invocation.events.slice()
@@ -119,7 +147,7 @@ export function releaseRuns(invocation: InvocationState): void {
  * those events, so the invocation goes on as if it had never been released.
  */
 export function reviveRuns(session: SessionFacts, invocation: InvocationState): void {
-  if (!invocation.released) return
+  if (!invocation.released || !invocation.slots) return
   const contexts = contextsFor(session, invocation.index)
   for (const slot of invocation.slots) {
     if (slot.run) continue
@@ -167,7 +195,8 @@ export function finishSlots(
   timing: InvocationTiming | undefined,
   ruledOut: ReadonlyMap<string, string> | undefined,
 ): Array<{ slot: MetricSlot; outcome: Outcome }> {
-  return invocation.slots.map((slot) => {
+  // A completing invocation is not compacted: only a completed one is.
+  return invocation.slots!.map((slot) => {
     const { plan } = slot
     if ('reason' in plan.runnable) return { slot, outcome: { kind: 'score', result: { score: null, reason: plan.runnable.reason } } }
     const unscorable = ruledOut?.get(plan.metric.metric_name)

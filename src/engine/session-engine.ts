@@ -34,6 +34,7 @@ import { settle, waitForJudges } from './metric-run.ts'
 import { CASE_KEY, errorKey, startedKey } from './result-keys.ts'
 import { criterionResult, progressResult, resultsSnapshot } from './slot-results.ts'
 import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
+import { compactVerdicts, expandVerdicts, scoreTable, seqTable } from './verdicts.ts'
 import type { IngestedEvent, RejectedEvent, SessionEngine, SessionEngineOptions, SessionSnapshot } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
@@ -75,6 +76,10 @@ class LiveSession implements SessionEngine {
   #pushed = 0
   /** Completed invocations let their events go (the host reads them back: conversation.ts). */
   #forgets: boolean
+  /** Completed invocations keep only their results' seqs (the host logs them: verdicts.ts). */
+  #compacts: boolean
+  /** `end()` began: nothing is compacted any more, the engine is about to be let go. */
+  #ending = false
 
   get #builder(): InvocationBuilder {
     return (this.#builtBuilder ??= createInvocationBuilder())
@@ -96,6 +101,7 @@ class LiveSession implements SessionEngine {
     }
     this.#forgets = options.conversation !== undefined &&
       !plan.metrics.some((m) => 'criterion' in m.runnable && m.runnable.criterion.readsPrevious === true)
+    this.#compacts = options.loggedResults !== undefined
   }
 
   push(item: IngestedEvent): void {
@@ -120,6 +126,7 @@ class LiveSession implements SessionEngine {
   #score(event: AdkEvent): void {
     const invocationId = event.invocation_id ?? ''
     const known = this.#ids?.get(invocationId)
+    if (known?.verdicts) this.#expand(known)
     if (known?.forgotten) {
       // A late event of an invocation whose events were let go: read them back first.
       recallEvents(this.#options.conversation!, this.#pushed - 1, known, this.#builder)
@@ -154,7 +161,16 @@ class LiveSession implements SessionEngine {
       if (!invocation) continue
       releaseRuns(invocation)
       if (this.#forgets) forgetEvents(invocation, this.#builder)
+      this.#compact(invocation)
     }
+  }
+
+  #compact(invocation: InvocationState): void {
+    if (this.#compacts && !this.#ending) compactVerdicts(invocation)
+  }
+
+  #expand(invocation: InvocationState): void {
+    expandVerdicts(invocation, this.#plan, this.#options.loggedResults)
   }
 
   /** Every invocation as built from the events: read back from the host when some were let go. */
@@ -166,6 +182,7 @@ class LiveSession implements SessionEngine {
 
   async end(): Promise<EvalCaseResult> {
     if (this.#ended) return this.#ended
+    this.#ending = true
     this.completeInvocation()
     await waitForJudges(this.#pending, this.#options.endWaitMs ?? DEFAULT_END_WAIT_MS, this.#abort)
     if (this.#ended) return this.#ended // a concurrent end() finished first
@@ -176,7 +193,7 @@ class LiveSession implements SessionEngine {
     const result = buildCaseResult({
       sessionId: this.#options.spec.session_id,
       plan: this.#plan,
-      invocations: this.#order,
+      scores: scoreTable(this.#order, this.#options.loggedResults),
       actual: all(),
     })
     this.#ended = result
@@ -184,8 +201,13 @@ class LiveSession implements SessionEngine {
     return result
   }
 
-  snapshot(): SessionSnapshot {
-    return resultsSnapshot(this.#options.spec.session_id, this.#plan, this.#order, this.#ended)
+  snapshot(withResults = true): SessionSnapshot {
+    const scores = withResults ? scoreTable(this.#order, this.#options.loggedResults) : undefined
+    return resultsSnapshot(this.#options.spec.session_id, this.#plan, this.#order, scores, this.#ended)
+  }
+
+  resultSeqs(): Int32Array | undefined {
+    return seqTable(this.#order, this.#plan.metrics.length)
   }
 
   abort(reason = 'session aborted'): void {
@@ -199,6 +221,7 @@ class LiveSession implements SessionEngine {
   async #close(all: () => Invocation[]): Promise<void> {
     const last = this.#order.at(-1)
     if (!last?.completed) return
+    this.#expand(last)
     const changed = await closingRevisions(this.#facts, last, all, {
       judge: this.#options.judge,
       noJudgeReason: this.#options.noJudgeReason,
@@ -226,7 +249,8 @@ class LiveSession implements SessionEngine {
   #step(invocation: InvocationState, event: AdkEvent): void {
     reviveRuns(this.#facts, invocation)
     keepForRebuild(invocation, event)
-    for (const slot of invocation.slots) {
+    // Expanded by #score before any step: an invocation taking events is never compacted.
+    for (const slot of invocation.slots!) {
       const provisional = slot.run?.step(event, slot)
       if (!provisional) continue
       slot.progressCount += 1
@@ -257,9 +281,15 @@ class LiveSession implements SessionEngine {
         this.#record(invocation, slot, generation, outcome.result)
         continue
       }
-      const work = settle(outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason).then((result) =>
-        this.#record(invocation, slot, generation, result)
-      )
+      invocation.judging += 1
+      const work = settle(outcome, this.#options.judge, this.#abort.signal, this.#options.noJudgeReason).then((result) => {
+        try {
+          this.#record(invocation, slot, generation, result)
+        } finally {
+          invocation.judging -= 1
+        }
+        this.#compact(invocation)
+      })
       this.#pending.add(work)
       void work.finally(() => this.#pending.delete(work))
     }
@@ -268,6 +298,7 @@ class LiveSession implements SessionEngine {
   #record(invocation: InvocationState, slot: MetricSlot, generation: number, result: InvocationScore): void {
     if (generation !== invocation.generation || this.#ended) return
     slot.score = result
-    this.#options.emit(criterionResult(invocation, slot, generation, result))
+    const seq = this.#options.emit(criterionResult(invocation, slot, generation, result))
+    slot.seq = typeof seq === 'number' ? seq : undefined
   }
 }

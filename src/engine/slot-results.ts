@@ -10,6 +10,7 @@ import type { EvalCaseResult } from '../adk/results.ts'
 import type { InvocationState, MetricSlot } from './invocation-state.ts'
 import type { SessionPlan } from './plan.ts'
 import { progressKey, resultKey } from './result-keys.ts'
+import { snapshotScore } from './verdicts.ts'
 import type { EngineEmission, SessionSnapshot } from './types.ts'
 
 /**
@@ -59,25 +60,29 @@ export function criterionResult(
 }
 
 /**
- * Each invocation's latest result per metric (null until it completes), and the case result once
- * the session ended.
- * @example resultsSnapshot('s1', plan, invocations, undefined).invocations[0]?.results
+ * Each invocation's latest result per metric (null until it completes; `scores` has them, as
+ * verdicts.ts reads them; without `scores`, no results), and the case result once the session ended.
+ * @example resultsSnapshot('s1', plan, invocations, scoreTable(invocations, read), undefined).invocations[0]?.results
  */
 export function resultsSnapshot(
   sessionId: string,
   plan: SessionPlan,
   invocations: readonly InvocationState[],
+  scores: ReadonlyArray<ReadonlyArray<InvocationScore | undefined>> | undefined,
   ended: EvalCaseResult | undefined,
 ): SessionSnapshot {
   return {
     session_id: sessionId,
     ended: ended !== undefined,
     metrics: plan.metrics.map((m) => m.metric.metric_name),
-    invocations: invocations.map((invocation) => ({
+    invocations: invocations.map((invocation, n) => ({
       invocation_id: invocation.id,
       invocation_index: invocation.index,
       completed: invocation.completed,
-      results: Object.fromEntries(invocation.slots.map((slot) => [slot.plan.metric.metric_name, slot.score ?? null])),
+      results: !scores ? {} : Object.fromEntries(plan.metrics.map(({ metric }, i) => {
+        const score = scores[n]![i]
+        return [metric.metric_name, score ? snapshotScore(score, metric.threshold) : null]
+      })),
     })),
     case_result: ended ?? null,
   }

@@ -7,7 +7,7 @@ import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import type { InvocationScore } from '../core/criterion.ts'
 import type { JudgeRunner } from './metric-run.ts'
-import type { RejectedEvent, ResultEventBody } from './result-events.ts'
+import type { CriterionResultData, RejectedEvent, ResultEventBody } from './result-events.ts'
 
 // The wire protocol (results, their data, rejected events) is declared once, as zod schemas.
 export type {
@@ -66,6 +66,9 @@ export type SessionSpec = {
 /** A per-session webhook as the create request gives it: where to POST, the HMAC key, which results. */
 export type SessionWebhook = { url: string; secret: string; filter?: string }
 
+/** The criterion results a host logged, read back by seq (a seq it does not have is left out). */
+export type LoggedResults = (seqs: readonly number[]) => ReadonlyMap<number, CriterionResultData>
+
 /**
  * A live session's engine. Hosts push events in arrival order and receive result bodies through the
  * `emit` callback given at creation, synchronously for deterministic criteria and later for judged
@@ -84,17 +87,31 @@ export interface SessionEngine {
    * result. Idempotent: later calls return the same result.
    */
   end(): Promise<EvalCaseResult>
-  /** The results so far. */
-  snapshot(): SessionSnapshot
+  /**
+   * The results so far. Without them (`withResults` false), each invocation's `results` is empty:
+   * for a host that keeps `resultSeqs()` and reads the results back from its log when asked.
+   */
+  snapshot(withResults?: boolean): SessionSnapshot
   /** Stop judge work started for this session (client gone, session deleted). */
   abort(reason?: string): void
   /** Resolves once the judge work running now has answered and its results were emitted. */
   judgesSettled?(): Promise<void>
+  /**
+   * The seq each invocation's latest result per metric was logged under (-1: none), metric after
+   * metric, invocation after invocation, as the snapshot lists them: what an ended session's host
+   * keeps instead of the results. Undefined when `emit` returned no seqs.
+   */
+  resultSeqs?(): Int32Array | undefined
 }
 
 export type EngineOptions = {
   spec: SessionSpec
-  emit(body: EngineEmission): void
+  /**
+   * Takes each result the moment it is known. A host that logs results returns the seq it logged
+   * this one under (the seq it already had, for a result a replay recognised): with
+   * `loggedResults`, that seq is all a completed invocation keeps of it.
+   */
+  emit(body: EngineEmission): number | void
   /**
    * The host's clock, in milliseconds (any origin; only differences are used). It times each
    * invocation from its first event arriving to its completion (invocation_duration_v1). Without it,
@@ -118,6 +135,12 @@ export type EngineOptions = {
    * configured metric reads earlier invocations while the session runs (`readsPrevious`).
    */
   conversation?: () => Iterable<AdkEvent>
+  /**
+   * The criterion results the host logged, read back by the seqs `emit` returned. With it, a
+   * completed invocation the engine is done with keeps only those seqs (verdicts.ts); the snapshot,
+   * the case result and a late event read its results back.
+   */
+  loggedResults?: LoggedResults
 }
 
 /** The engine's options: the host's (EngineOptions), and the judge and defaults it was composed with. */

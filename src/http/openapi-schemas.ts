@@ -65,11 +65,12 @@ export const SessionCreated = z.object({
   urls: z.object({ self: z.string(), events: z.string(), results: z.string(), end: z.string() }),
 })
 
+/** A result in the snapshot: the score fields of its `criterion.result`. */
 const InvocationScore = z.looseObject({
   score: z.number().nullable(),
-  status: EvalStatusName.optional(),
+  status: EvalStatusName.describe("the criterion's own status, else ADK's score >= threshold"),
+  details: z.record(z.string(), z.unknown()).describe('empty when the criterion gave none'),
   reason: z.string().optional(),
-  details: z.record(z.string(), z.unknown()).optional(),
 })
 
 export const SessionSnapshot = z.object({

@@ -1,18 +1,29 @@
 /**
- * What an ended session answers from once its engine is gone (ended-engine.ts): the final snapshot
- * it kept, and its case result read back from its result log (the case.result event) when asked.
- * Holding the typed case result instead cost about 120 KiB per 50 invocations (each actual
- * invocation keeps its events), and the log keeps it anyway: in its SQLite rows, or in memory.
+ * What an ended session answers from once its engine is gone (ended-engine.ts): its final snapshot,
+ * and its case result read back from its result log (the case.result event) when asked. Holding
+ * the typed case result instead cost about 120 KiB per 50 invocations (each actual invocation
+ * keeps its events), and the log keeps it anyway: in its SQLite rows, or in memory.
+ *
+ * The snapshot's results are read back the same way when the engine gave the seq of each
+ * (`SessionEngine.resultSeqs`): the session keeps the invocations' ids and one number per result.
  */
-import type { SessionSnapshot } from '../engine/types.ts'
+import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
+import { loggedScore } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
 
+type Snapshot = Omit<SessionSnapshot, 'case_result'>
+type InvocationEntry = Snapshot['invocations'][number]
+
 export class EndedAnswers {
-  #snapshot: Omit<SessionSnapshot, 'case_result'>
+  /** With `#seqs`, its invocations have empty `results`: they are read back. */
+  #snapshot: Snapshot
+  #seqs: Int32Array | undefined
   #caseResultSeq: number
   #log: ResultLog
 
-  constructor(snapshot: Omit<SessionSnapshot, 'case_result'>, caseResultSeq: number, log: ResultLog) {
+  /** With `seqs` (`SessionEngine.resultSeqs`), the snapshot is without its results (they are read back). */
+  constructor(snapshot: Snapshot, caseResultSeq: number, log: ResultLog, seqs?: Int32Array) {
+    this.#seqs = seqs
     this.#snapshot = snapshot
     this.#caseResultSeq = caseResultSeq
     this.#log = log
@@ -38,13 +49,29 @@ export class EndedAnswers {
 
   /** The snapshot, with the log's counters as they are now. */
   snapshot(): Record<string, unknown> {
-    return { ...this.#snapshot, case_result: this.caseResult() ?? null, ...this.#counters() }
+    return { ...this.#withResults(), case_result: this.caseResult() ?? null, ...this.#counters() }
   }
 
   /** The snapshot as JSON text, the case result put in as stored. */
   snapshotJson(): string {
-    const rest = JSON.stringify({ ...this.#snapshot, ...this.#counters() })
+    const rest = JSON.stringify({ ...this.#withResults(), ...this.#counters() })
     return `${rest.slice(0, -1)},"case_result":${this.caseResultJson() ?? 'null'}}`
+  }
+
+  /** The kept snapshot with each invocation's results, read back from the log when they were not kept. */
+  #withResults(): Snapshot {
+    const seqs = this.#seqs
+    if (!seqs) return this.#snapshot
+    const { metrics } = this.#snapshot
+    const logged = this.#log.eventsAt([...seqs].filter((seq) => seq >= 0), 'criterion.result')
+    const invocations = this.#snapshot.invocations.map((inv, n): InvocationEntry => ({
+      ...inv,
+      results: Object.fromEntries(metrics.map((metric, i) => {
+        const seq = seqs[n * metrics.length + i]!
+        return [metric, seq < 0 ? null : loggedScore(logged.get(seq)?.data as CriterionResultData | undefined)]
+      })),
+    }))
+    return { ...this.#snapshot, invocations }
   }
 
   #counters() {

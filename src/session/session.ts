@@ -11,6 +11,7 @@ import type { EvalCaseResult } from '../adk/results.ts'
 import { evalCaseResultValue } from '../adk/results-json.ts'
 import { decodeCheckedValue, isIngestIssue } from '../ingest/index.ts'
 import type {
+  CriterionResultData,
   EngineEmission,
   EngineOptions,
   IngestedEvent,
@@ -141,6 +142,7 @@ export class HostedSession {
       emit: (body) => session.#emit(body),
       clock: () => session.#at,
       ...(journal.rereadable ? { conversation: () => journaledAdkEvents(journal) } : {}),
+      loggedResults: (seqs) => loggedCriterionResults(session.log, seqs),
     })
     if (!created.ok) return created
     session.#engine = created.engine
@@ -196,9 +198,11 @@ export class HostedSession {
    */
   #freeze(): void {
     if (this.#final || this.#closed) return
-    const { case_result: typed, ...snapshot } = this.#engine.snapshot()
+    // Each result is kept as its seq in the log when the engine has them (read back when asked).
+    const seqs = this.#engine.resultSeqs?.()
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot(seqs === undefined)
     if (!typed || this.#caseResultSeq === undefined) return
-    this.#final = new EndedAnswers(snapshot, this.#caseResultSeq, this.log)
+    this.#final = new EndedAnswers(snapshot, this.#caseResultSeq, this.log, seqs)
     this.#caseResultValue = undefined
     this.#engine = endedEngine(this.id)
     this.#release?.()
@@ -261,8 +265,9 @@ export class HostedSession {
       if (kept) return kept
     }
     try {
-      // The case result reads back the events the engine let go: without waiting for other writes.
+      // The case result reads back the events and results the engine let go: without waiting for other writes.
       await this.#journal.settle?.()
+      await this.log.settle()
       const typed = await this.#engine.end()
       // A concurrent end() may have finished first and let the engine go.
       const settled = this.#final?.caseResult()
@@ -280,7 +285,11 @@ export class HostedSession {
    * writer, with its case result's stored text put in as is.
    */
   async snapshotJson(): Promise<string> {
-    if (!this.#final) return JSON.stringify(this.snapshot())
+    if (!this.#final) {
+      // Completed invocations' results are read back from the log: without waiting for other writes.
+      await this.log.settle()
+      return JSON.stringify(this.snapshot())
+    }
     await this.#final.settle()
     return this.#final.snapshotJson()
   }
@@ -335,7 +344,8 @@ export class HostedSession {
     return this.#caseResultSeq
   }
 
-  #emit(emitted: EngineEmission): void {
+  /** Logs what the engine emitted (unless a replay finds it logged) and returns its seq. */
+  #emit(emitted: EngineEmission): number {
     const body = emitted.type === 'case.result' ? { ...emitted, data: this.#fileShape(emitted.data) } : emitted
     let seq = this.#logged?.get(body.key)
     // The text the log's storage and streams write anyway (made once, src/session/result-json.ts).
@@ -347,6 +357,7 @@ export class HostedSession {
       this.#lifecycle.appended?.(event)
     }
     if (body.type === 'case.result') this.#caseResultSeq = seq
+    return seq
   }
 
   /** ADK's file shape of the case result; the engine returns the same object every time, so once. */
@@ -402,4 +413,11 @@ export class HostedSession {
     }
     if (this.#ended) this.#freeze()
   }
+}
+
+/** The engine's `loggedResults`: a session's logged criterion results by seq, as their data. */
+function loggedCriterionResults(log: ResultLog, seqs: readonly number[]): Map<number, CriterionResultData> {
+  const found = new Map<number, CriterionResultData>()
+  for (const [seq, event] of log.eventsAt(seqs, 'criterion.result')) found.set(seq, event.data as CriterionResultData)
+  return found
 }

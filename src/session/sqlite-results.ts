@@ -35,7 +35,10 @@ class SqliteResults implements ResultStorage {
 
   lastSeq(): number {
     if (this.#fresh) return 0
-    return Number(this.#sql.read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', this.#id)[0]?.last ?? 0)
+    const last = Number(this.#sql.read('SELECT COALESCE(MAX(seq), 0) AS last FROM es_results WHERE session_id = ?', this.#id)[0]?.last ?? 0)
+    // Read after waiting for the writer: every row there is now is committed.
+    this.#committed = Math.max(this.#committed, last)
+    return last
   }
 
   insert(e: ResultEvent): void {
@@ -60,6 +63,18 @@ class SqliteResults implements ResultStorage {
   readAfter(after: number): ResultEvent[] {
     return this.#run()('SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq > ? ORDER BY seq', this.#id, after)
       .map((row) => this.#event(row))
+  }
+
+  readBetween(first: number, last: number, type: string): ResultEvent[] {
+    // Rows up to `last` may all be committed while newer ones are queued: then no wait for the writer.
+    const read = last <= this.#committed ? this.#sql.readCommitted : this.#run()
+    return read(
+      'SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq BETWEEN ? AND ? AND type = ? ORDER BY seq',
+      this.#id,
+      first,
+      last,
+      type,
+    ).map((row) => this.#event(row))
   }
 
   dataText(seq: number): string | undefined {

@@ -124,9 +124,10 @@ export function tracedEngines(inner: EngineFactory, links?: TraceLinks): EngineF
         engine.completeInvocation()
       },
       end: () => engine.end(),
-      snapshot: () => engine.snapshot(),
+      snapshot: (withResults) => engine.snapshot(withResults),
       abort: (reason) => engine.abort(reason),
       ...(engine.judgesSettled ? { judgesSettled: () => engine.judgesSettled!() } : {}),
+      ...(engine.resultSeqs ? { resultSeqs: () => engine.resultSeqs!() } : {}),
     }
     return { ...created, engine: traced }
   }

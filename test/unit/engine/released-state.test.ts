@@ -95,20 +95,21 @@ describe('a released invocation keeps no criterion runs', () => {
     if (!planned.ok) throw new Error(planned.problem.detail)
     const session = { plan: planned.plan, sessionId: 's1' }
     const state = newInvocationState(session, 0, 'i0')
+    const slots = state.slots!
     const list = decodedEvents([call('i0', 'get_weather', 'Paris'), call('i0', 'get_time', 'Paris'), say('i0', 'In Paris')]).map((i) =>
       i.event
     )
     for (const event of list) {
       state.events!.push(event)
-      for (const slot of state.slots) slot.run?.step(event, slot)
+      for (const slot of slots) slot.run?.step(event, slot)
     }
     const actual = eventsToInvocations(list)[0]!
-    const scored = state.slots.map((slot) => slot.run!.finish(actual))
+    const scored = slots.map((slot) => slot.run!.finish(actual))
     releaseRuns(state)
-    expect(state.slots.map((slot) => slot.run)).toEqual(state.slots.map(() => null))
+    expect(slots.map((slot) => slot.run)).toEqual(slots.map(() => null))
     reviveRuns(session, state)
     expect(state.released).toBe(false)
-    expect(state.slots.map((slot) => slot.run!.finish(actual))).toEqual(scored)
+    expect(slots.map((slot) => slot.run!.finish(actual))).toEqual(scored)
   })
 })
 

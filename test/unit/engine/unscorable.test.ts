@@ -21,7 +21,7 @@ async function run(unscorable?: (id: string) => ReadonlyMap<string, string> | un
   const results: CriterionResultData[] = []
   const created = createSessionEngine({
     spec: { session_id: 's', eval_config: CONFIG, eval_case: CASE },
-    emit: (b) => b.type === 'criterion.result' && results.push(b.data as CriterionResultData),
+    emit: (b) => void (b.type === 'criterion.result' && results.push(b.data as CriterionResultData)),
     ...(unscorable ? { unscorable } : {}),
   })
   if (!created.ok) throw new Error(created.problem.detail)
