@@ -9,7 +9,8 @@
  */
 import { isRecord } from '../adk/json.ts'
 import type { AdkEvent } from '../adk/event.ts'
-import type { SessionEngine } from '../engine/types.ts'
+import type { EvalCaseResult } from '../adk/results.ts'
+import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from '../engine/types.ts'
 import type { EngineFactory } from './session.ts'
 
 export const TRACE_MARK_KEY = 'evalstream_trace'
@@ -88,47 +89,91 @@ export function traceMarkOf(event: AdkEvent): TraceMark | undefined {
  */
 export function tracedEngines(inner: EngineFactory, links?: TraceLinks): EngineFactory {
   return (options) => {
-    let traceTime: number | undefined
-    let traceEnd: number | undefined
-    let traceId: string | undefined
-    let traceStart: number | undefined
-    const ruledOut = new Map<string, ReadonlyMap<string, string>>()
+    const traced = new TracedEngine(options, links)
     const created = inner({
       ...options,
-      clock: () => traceTime ?? options.clock?.() ?? Number.NaN,
-      unscorable: (id) => ruledOut.get(id) ?? options.unscorable?.(id),
+      clock: () => traced.clock(),
+      unscorable: (id) => traced.unscorable(id),
     })
     if (!created.ok) return created
-    const engine = created.engine
-    const traced: SessionEngine = {
-      push(item) {
-        const mark = traceMarkOf(item.event)
-        if (mark) {
-          const invocationId = item.event.invocation_id ?? ''
-          // A second mark of the same trace (on the piece that completes it) brings its end, not a new
-          // start: the engine timed the invocation from the first piece's start (before the root span
-          // arrived, the earliest span's), so the end keeps the root's duration from there.
-          const again = mark.trace_id === traceId && traceStart !== undefined
-          traceId = mark.trace_id
-          if (!again) traceStart = mark.start_ms
-          traceEnd = traceStart! + ((mark.end_ms ?? Number.NaN) - mark.start_ms)
-          traceTime = again ? traceEnd : mark.start_ms
-          ruledOut.set(invocationId, new Map(Object.entries(mark.unscorable)))
-          links?.record(options.spec.session_id, invocationId, mark)
-        } else if (traceTime !== undefined) traceTime = traceEnd
-        engine.push(item)
-      },
-      reject: (rejected) => engine.reject(rejected),
-      completeInvocation() {
-        if (traceTime !== undefined) traceTime = traceEnd
-        engine.completeInvocation()
-      },
-      end: () => engine.end(),
-      snapshot: (withResults) => engine.snapshot(withResults),
-      abort: (reason) => engine.abort(reason),
-      ...(engine.judgesSettled ? { judgesSettled: () => engine.judgesSettled!() } : {}),
-      ...(engine.resultSeqs ? { resultSeqs: () => engine.resultSeqs!() } : {}),
-    }
+    traced.inner = created.engine
     return { ...created, engine: traced }
+  }
+}
+
+/**
+ * A class, not an object of closures: every session's engine is wrapped, most never see a mark,
+ * and the wrapper's methods are shared by all of them.
+ */
+class TracedEngine implements SessionEngine {
+  /** Set right after the inner engine is made with this wrapper's clock. */
+  inner!: SessionEngine
+  #options: EngineOptions
+  #links: TraceLinks | undefined
+  #traceTime: number | undefined
+  #traceEnd: number | undefined
+  #traceId: string | undefined
+  #traceStart: number | undefined
+  // Made with the first mark: most sessions have none.
+  #ruledOut: Map<string, ReadonlyMap<string, string>> | undefined
+
+  constructor(options: EngineOptions, links: TraceLinks | undefined) {
+    this.#options = options
+    this.#links = links
+  }
+
+  clock(): number {
+    return this.#traceTime ?? this.#options.clock?.() ?? Number.NaN
+  }
+
+  unscorable(id: string): ReadonlyMap<string, string> | undefined {
+    return this.#ruledOut?.get(id) ?? this.#options.unscorable?.(id)
+  }
+
+  push(item: IngestedEvent): void {
+    const mark = traceMarkOf(item.event)
+    if (mark) {
+      const invocationId = item.event.invocation_id ?? ''
+      // A second mark of the same trace (on the piece that completes it) brings its end, not a new
+      // start: the engine timed the invocation from the first piece's start (before the root span
+      // arrived, the earliest span's), so the end keeps the root's duration from there.
+      const again = mark.trace_id === this.#traceId && this.#traceStart !== undefined
+      this.#traceId = mark.trace_id
+      if (!again) this.#traceStart = mark.start_ms
+      this.#traceEnd = this.#traceStart! + ((mark.end_ms ?? Number.NaN) - mark.start_ms)
+      this.#traceTime = again ? this.#traceEnd : mark.start_ms
+      ;(this.#ruledOut ??= new Map()).set(invocationId, new Map(Object.entries(mark.unscorable)))
+      this.#links?.record(this.#options.spec.session_id, invocationId, mark)
+    } else if (this.#traceTime !== undefined) this.#traceTime = this.#traceEnd
+    this.inner.push(item)
+  }
+
+  reject(rejected: RejectedEvent): void {
+    this.inner.reject(rejected)
+  }
+
+  completeInvocation(): void {
+    if (this.#traceTime !== undefined) this.#traceTime = this.#traceEnd
+    this.inner.completeInvocation()
+  }
+
+  end(): Promise<EvalCaseResult> {
+    return this.inner.end()
+  }
+
+  snapshot(withResults?: boolean): SessionSnapshot {
+    return this.inner.snapshot(withResults)
+  }
+
+  abort(reason?: string): void {
+    this.inner.abort(reason)
+  }
+
+  judgesSettled(): Promise<void> {
+    return this.inner.judgesSettled?.() ?? Promise.resolve()
+  }
+
+  resultSeqs(): Int32Array | undefined {
+    return this.inner.resultSeqs?.()
   }
 }
