@@ -32,6 +32,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
 import { countStreams, readResultStream, type ReceivedStream } from './load-client.ts'
+import { startFlags } from './server-flags.ts'
 
 const { values } = parseArgs({
   options: {
@@ -99,8 +100,9 @@ const base = `http://127.0.0.1:${port}`
 const work = mkdtempSync(join(tmpdir(), 'evalstream-load-'))
 const probeOut = join(work, 'probe.json')
 const root = resolve(values.root)
+// The server's Node flags are those `npm start` gives it (the root's package.json); then
 // EVALSTREAM_LOAD_NODE_ARGS: extra node flags for the server only (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-const nodeArgs = (process.env.EVALSTREAM_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean)
+const nodeArgs = [...startFlags(root), ...(process.env.EVALSTREAM_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean)]
 const server = spawn(process.execPath, [
   ...nodeArgs,
   '--import',
@@ -277,6 +279,7 @@ console.log(
     elapsed.toFixed(1)
   } s`,
 )
+console.log(`  server node flags: ${nodeArgs.join(' ') || 'none'}`)
 console.log(
   `  events posted/s: ${
     ((SESSIONS * INVOCATIONS * 4) / elapsed).toFixed(0)

@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util'
 import { Miniflare } from 'miniflare'
 import { bundleWorker, servingBundle } from '../test/support/worker-build.ts'
 import { badCount, type LoadOutcome, percentile, runLoad } from './load-client.ts'
+import { startFlags } from './server-flags.ts'
 
 const { values } = parseArgs({
   options: {
@@ -104,7 +105,7 @@ async function startWorkerd(): Promise<Target> {
 async function startNode(): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'evalstream-worker-load-node-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  const server = spawn(process.execPath, ['src/adapter/node/server.ts'], {
+  const server = spawn(process.execPath, [...startFlags('.'), 'src/adapter/node/server.ts'], {
     env: { ...process.env, ...NO_JUDGE, PORT: '0', EVALSTREAM_DB: join(dir, 'evalstream.db') },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `node scripts/pinned-node.js SCRIPT [ARGS...]`: runs SCRIPT on Node 24 or newer, whatever Node
- * npm started this with. Plain JavaScript that any Node >= 18 can run, so `npm start` and `npm test`
+ * `node scripts/pinned-node.js [--NODE-FLAG...] SCRIPT [ARGS...]`: runs SCRIPT on Node 24 or newer,
+ * whatever Node npm started this with, with the Node flags given before it. Plain JavaScript that any Node >= 18 can run, so `npm start` and `npm test`
  * work after `npm ci --ignore-scripts` on a machine whose own Node is older.
  *
  * The repo pins Node 24 as the devDependency `node`, but that package only fetches its binary from
@@ -76,9 +76,13 @@ function findNode() {
   return fetched
 }
 
-const [script, ...args] = process.argv.slice(2)
+const argv = process.argv.slice(2)
+// Flags before the script are the child Node's own (`npm start` sets the server's heap flags so).
+const nodeFlags = []
+while (argv[0]?.startsWith('--')) nodeFlags.push(argv.shift())
+const [script, ...args] = argv
 if (!script) {
-  process.stderr.write('usage: node scripts/pinned-node.js SCRIPT [ARGS...]\n')
+  process.stderr.write('usage: node scripts/pinned-node.js [--NODE-FLAG...] SCRIPT [ARGS...]\n')
   process.exit(2)
 }
 const node = findNode()
@@ -89,7 +93,7 @@ if (!node) {
   process.exit(2)
 }
 const PATH = [dirname(node), process.env.PATH ?? ''].join(process.platform === 'win32' ? ';' : ':')
-const child = spawn(node, [script, ...args], { stdio: 'inherit', env: { ...process.env, PATH } })
+const child = spawn(node, [...nodeFlags, script, ...args], { stdio: 'inherit', env: { ...process.env, PATH } })
 // The child gets Ctrl-C from the terminal itself; a signal sent to this process alone is passed on.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
 child.on('exit', (code, signal) => {
