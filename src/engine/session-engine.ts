@@ -169,8 +169,8 @@ class LiveSession implements SessionEngine {
     if (this.#compacts && !this.#ending) compactVerdicts(invocation)
   }
 
-  #expand(invocation: InvocationState): void {
-    expandVerdicts(invocation, this.#plan, this.#options.loggedResults)
+  #expand(invocation: InvocationState): MetricSlot[] {
+    return expandVerdicts(invocation, this.#plan, this.#options.loggedResults)
   }
 
   /** Every invocation as built from the events: read back from the host when some were let go. */
@@ -247,10 +247,11 @@ class LiveSession implements SessionEngine {
   }
 
   #step(invocation: InvocationState, event: AdkEvent): void {
+    // #score expanded it already (an invocation taking events is never compacted): this only reads its slots.
+    const slots = this.#expand(invocation)
     reviveRuns(this.#facts, invocation)
     keepForRebuild(invocation, event)
-    // Expanded by #score before any step: an invocation taking events is never compacted.
-    for (const slot of invocation.slots!) {
+    for (const slot of slots) {
       const provisional = slot.run?.step(event, slot)
       if (!provisional) continue
       slot.progressCount += 1
