@@ -126,7 +126,6 @@ class LiveSession implements SessionEngine {
   #score(event: AdkEvent): void {
     const invocationId = event.invocation_id ?? ''
     const known = this.#ids?.get(invocationId)
-    if (known?.verdicts) this.#expand(known)
     if (known?.forgotten) {
       // A late event of an invocation whose events were let go: read them back first.
       recallEvents(this.#options.conversation!, this.#pushed - 1, known, this.#builder)
@@ -247,7 +246,7 @@ class LiveSession implements SessionEngine {
   }
 
   #step(invocation: InvocationState, event: AdkEvent): void {
-    // #score expanded it already (an invocation taking events is never compacted): this only reads its slots.
+    // A late event of a compacted invocation reads its results back here; any other holds its slots.
     const slots = this.#expand(invocation)
     reviveRuns(this.#facts, invocation)
     keepForRebuild(invocation, event)

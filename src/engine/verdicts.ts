@@ -33,8 +33,9 @@ export function compactVerdicts(invocation: InvocationState): boolean {
   const verdicts: Verdicts = new Array(slots.length * FIELDS)
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i]!
-    if (slot.run !== null || (slot.score !== undefined && slot.seq === undefined)) return false
-    verdicts[i * FIELDS] = slot.score === undefined ? -1 : slot.seq
+    const seq = seqOf(slot)
+    if (slot.run !== null || seq === undefined) return false
+    verdicts[i * FIELDS] = seq
     verdicts[i * FIELDS + 1] = slot.progressCount
     verdicts[i * FIELDS + 2] = slot.lastProgress
   }
@@ -118,12 +119,17 @@ export function seqTable(invocations: readonly InvocationState[], metrics: numbe
         table[n * metrics + i] = verdicts[i * FIELDS] as number
         continue
       }
-      const slot = slots![i]!
-      if (slot.score !== undefined && slot.seq === undefined) return undefined
-      table[n * metrics + i] = slot.score === undefined ? -1 : slot.seq!
+      const seq = seqOf(slots![i]!)
+      if (seq === undefined) return undefined
+      table[n * metrics + i] = seq
     }
   }
   return table
+}
+
+/** The seq of the slot's result in the log: -1 when it has none yet, undefined when it has one without a seq. */
+function seqOf(slot: MetricSlot): number | undefined {
+  return slot.score === undefined ? -1 : slot.seq
 }
 
 function readBack(invocations: readonly InvocationState[], read: LoggedResults | undefined): ReadonlyMap<number, CriterionResultData> {

@@ -67,8 +67,7 @@ class SqliteResults implements ResultStorage {
 
   readBetween(first: number, last: number, type: string): ResultEvent[] {
     // Rows up to `last` may all be committed while newer ones are queued: then no wait for the writer.
-    const read = last <= this.#committed ? this.#sql.readCommitted : this.#run()
-    return read(
+    return readFor(this.#sql, this.#committed, last)(
       'SELECT seq, type, key, data FROM es_results WHERE session_id = ? AND seq BETWEEN ? AND ? AND type = ? ORDER BY seq',
       this.#id,
       first,
