@@ -9,6 +9,7 @@
  */
 import { createParser } from 'eventsource-parser'
 import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
+import { abortAll, call, openStream } from './load-http.ts'
 
 export type LoadOptions = { sessions: number; invocations: number; subscribers: number; signal: AbortSignal }
 export type LoadOutcome = {
@@ -34,8 +35,14 @@ export type ReceivedStream = { seqs: number[]; done: boolean; verdicts: Set<stri
 /** A criterion.result as a stream carries it (what the benches read of it). */
 export type Verdict = { invocation_index: number; metric_name: string }
 
-/** Reads a result stream to its end; `onVerdict` hears every criterion.result as it arrives. */
-export async function readResultStream(res: Response, onVerdict: (verdict: Verdict) => void): Promise<ReceivedStream> {
+/**
+ * Reads a result stream to its end; `onVerdict` hears every criterion.result as it arrives. The
+ * body is a fetch Response's bytes or a node:http response's text chunks.
+ */
+export async function readResultStream(
+  body: AsyncIterable<Uint8Array | string>,
+  onVerdict: (verdict: Verdict) => void,
+): Promise<ReceivedStream> {
   const seqs: number[] = []
   const verdicts = new Set<string>()
   let done = false
@@ -51,7 +58,7 @@ export async function readResultStream(res: Response, onVerdict: (verdict: Verdi
     },
   })
   const decoder = new TextDecoder()
-  for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
+  for await (const chunk of body) parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }))
   return { seqs, done, verdicts }
 }
 
@@ -78,6 +85,15 @@ export function countStreams(counts: StreamCounts, streams: ReceivedStream[], la
   }
 }
 
+/** A JSON answer's value, or {} when it is not JSON (a failure the caller counts). */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return {}
+  }
+}
+
 /** Runs the load against `base` and reports what arrived; never throws for a failed session. */
 export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome> {
   const body = JSON.stringify({ eval_config: CONFIG, eval_case: loadCase(o.invocations) })
@@ -92,9 +108,9 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
     if (failures.length < 5) failures.push(what)
   }
 
-  async function follow(res: Response, sentAt: Map<number, number>): Promise<ReceivedStream> {
+  async function follow(res: { status: number; body: AsyncIterable<string> }, sentAt: Map<number, number>): Promise<ReceivedStream> {
     if (res.status !== 200) fail(`${res.status} on GET results`)
-    return readResultStream(res, (verdict) => {
+    return readResultStream(res.body, (verdict) => {
       const sent = sentAt.get(verdict.invocation_index)
       if (verdict.metric_name === METRIC && sent !== undefined) latenciesMs.push(performance.now() - sent)
     })
@@ -103,15 +119,9 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
   async function session(n: number): Promise<void> {
     const id = `load-${n}`
     for (;;) {
-      const res = await fetch(`${base}/v1/sessions`, {
-        method: 'POST',
-        body: `{"session_id":"${id}",${body.slice(1)}`,
-        headers: { 'content-type': 'application/json' },
-        signal: o.signal,
-      })
-      await res.arrayBuffer()
+      const res = await call(base, 'POST', '/v1/sessions', { body: `{"session_id":"${id}",${body.slice(1)}` })
       if (res.status === 201) break
-      const wait = Number(res.headers.get('retry-after'))
+      const wait = Number(res.headers['retry-after'])
       if (res.status !== 503 || !(wait > 0)) return fail(`${res.status} on POST /v1/sessions`)
       t.refusedCreates++
       await new Promise((r) => setTimeout(r, wait * 1000))
@@ -121,7 +131,7 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
     // The server subscribes before it answers: once the headers are in, the stream is live.
     const streams = await Promise.all(
       Array.from({ length: o.subscribers }, async () => {
-        const res = await fetch(`${base}/v1/sessions/${id}/results`, { signal: o.signal })
+        const res = await openStream(base, `/v1/sessions/${id}/results`)
         const rest = follow(res, sentAt)
         // A session stopped before it awaits its streams (the deadline) must not leave their rejection unhandled.
         rest.catch(() => {})
@@ -130,26 +140,23 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
     )
     for (let k = 0; k < o.invocations; k++) {
       sentAt.set(k, performance.now())
-      const res = await fetch(`${base}/v1/sessions/${id}/events`, {
-        method: 'POST',
-        body: uploads[k],
-        headers: { 'content-type': 'application/x-ndjson' },
-        signal: o.signal,
-      })
-      const summary = (await res.json().catch(() => ({}))) as { accepted?: number }
+      const res = await call(base, 'POST', `/v1/sessions/${id}/events`, { body: uploads[k], type: 'application/x-ndjson' })
+      const summary = parsed(res.text) as { accepted?: number }
       if (res.status !== 202 || summary.accepted !== 4) fail(`${res.status} on POST events (accepted ${summary.accepted})`)
       else accepted += 4
     }
-    const ended = await fetch(`${base}/v1/sessions/${id}/end`, { method: 'POST', signal: o.signal })
-    await ended.arrayBuffer()
-    if (!ended.ok) fail(`${ended.status} on POST /end`)
+    const ended = await call(base, 'POST', `/v1/sessions/${id}/end`)
+    if (ended.status !== 200) fail(`${ended.status} on POST /end`)
     const received = await Promise.all(streams.map((s) => s.rest))
-    const snap = (await (await fetch(`${base}/v1/sessions/${id}`, { signal: o.signal })).json()) as { last_seq: number }
+    const snap = JSON.parse((await call(base, 'GET', `/v1/sessions/${id}`)).text) as { last_seq: number }
     countStreams(t, received, snap.last_seq, o.invocations)
   }
 
+  // Stopping cuts every connection of the client: each request in flight fails, and its session with it.
+  o.signal.addEventListener('abort', abortAll, { once: true })
   const started = performance.now()
   const outcomes = await Promise.allSettled(Array.from({ length: o.sessions }, (_, n) => session(n)))
+  o.signal.removeEventListener('abort', abortAll)
   const seconds = (performance.now() - started) / 1000
   const rejected = outcomes.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
   if (rejected.length > 0 && failures.length < 5) failures.push(`first failed session: ${String(rejected[0]!.reason)}`)

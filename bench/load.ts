@@ -13,13 +13,19 @@
  * queue (POST sent -> handler reached: accept queue, loop delay, parsing), server (handler -> the
  * first of the POST's response and the verdict at the client) and delivery (how much later than the
  * POST's response the verdict arrived; 0 when it came first). The
- * listening socket's accept queue is sampled from /proc/net/tcp every 100 ms; the mean wait in it
+ * listening socket's accept queue is sampled from /proc/net/tcp every 250 ms; the mean wait in it
  * follows from Little's law (mean length / connections accepted per second).
  *
  * Exits 1 on any failed request, lost, duplicate or missing result or failed session.
  *
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
  *     [--db sqlite|memory] [--root DIR (another checkout's server, for A/B runs)]
+ *     [--server both|evalstream|replay]
+ *
+ * By default (`--server both`) it runs the replay baseline (bench/load-replay.ts), then the
+ * service, and prints one line comparing them. The baseline answers the same requests with the
+ * service's own frames for the load case, nothing scored or stored: its numbers are the ceiling of
+ * this load shape on this machine, what the client, HTTP and SSE cost alone.
  *
  * Each invocation is 4 events (tool call, tool response, partial text, final text) posted together
  * as NDJSON; the eval case expects every invocation, so each one gets a verdict per criterion.
@@ -32,6 +38,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
 import { countStreams, readResultStream, type ReceivedStream } from './load-client.ts'
+import { abortAll, type Answer, call, openStream } from './load-http.ts'
 import { startFlags } from './server-flags.ts'
 
 const { values } = parseArgs({
@@ -42,8 +49,46 @@ const { values } = parseArgs({
     'max-seconds': { type: 'string', default: '300' },
     db: { type: 'string', default: 'sqlite' },
     root: { type: 'string', default: '.' },
+    server: { type: 'string', default: 'both' },
   },
 })
+if (!['evalstream', 'replay', 'both'].includes(values.server)) {
+  throw new Error(`--server is both, evalstream or replay, not '${values.server}'`)
+}
+if (values.server === 'both') process.exit(await sideBySide())
+
+/**
+ * The replay baseline, then evalstream, each in a process of its own (a fresh client, a fresh
+ * server), then one line comparing them. Exits with the worse of the two exit codes.
+ */
+async function sideBySide(): Promise<number> {
+  const args = process.argv.slice(2).filter((a, i, all) => a !== '--server' && all[i - 1] !== '--server' && !a.startsWith('--server='))
+  const figures: Record<string, { perSecond?: number; p99?: number; rss?: number; code: number }> = {}
+  for (const target of ['replay', 'evalstream']) {
+    const child = spawn(process.execPath, [process.argv[1]!, ...args, '--server', target], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      process.stdout.write(d)
+    })
+    const code = await new Promise<number>((resolve) => child.once('exit', (c) => resolve(c ?? 1)))
+    const number = (re: RegExp) => (re.exec(out) ? Number(re.exec(out)![1]) : undefined)
+    figures[target] = {
+      perSecond: number(/events posted\/s: (\d+)/),
+      p99: number(/verdict latency \(.*p99 ([\d.]+) ms/),
+      rss: number(/peak (\d+) MiB; failed/),
+      code,
+    }
+  }
+  const r = figures.replay!
+  const e = figures.evalstream!
+  const ratio = r.perSecond && e.perSecond ? `${((100 * e.perSecond) / r.perSecond).toFixed(0)}%` : 'n/a'
+  console.log(
+    `side by side: evalstream ${e.perSecond ?? 'n/a'} events/s = ${ratio} of the replay baseline's ${r.perSecond ?? 'n/a'}; ` +
+      `verdict p99 ${e.p99 ?? 'n/a'} vs ${r.p99 ?? 'n/a'} ms; peak RSS ${e.rss ?? 'n/a'} vs ${r.rss ?? 'n/a'} MiB`,
+  )
+  return Math.max(r.code, e.code)
+}
 if (values.db !== 'sqlite' && values.db !== 'memory') throw new Error(`--db is sqlite or memory, not '${values.db}'`)
 const SESSIONS = Number(values.sessions)
 const INVOCATIONS = Math.max(1, Math.floor(Number(values.events) / 4))
@@ -107,7 +152,7 @@ const server = spawn(process.execPath, [
   ...nodeArgs,
   '--import',
   resolve('bench/server-probe.ts'),
-  join(root, 'src/adapter/node/server.ts'),
+  values.server === 'replay' ? resolve('bench/load-replay.ts') : join(root, 'src/adapter/node/server.ts'),
 ], {
   cwd: root,
   env: {
@@ -135,8 +180,11 @@ await new Promise<void>((resolve, reject) => {
 })
 const idleRss = peakRssMiB(server.pid!)
 
-const stop = new AbortController()
-const deadline = setTimeout(() => stop.abort(new Error(`stopped after --max-seconds ${MAX_MS / 1000}`)), MAX_MS)
+let stoppedEarly = false
+const deadline = setTimeout(() => {
+  stoppedEarly = true
+  abortAll()
+}, MAX_MS)
 const latencies: number[] = []
 /** Per verdict: queue (sent -> handler), server (handler -> response at client), delivery (response -> verdict). */
 const split = { queue: [] as number[], server: [] as number[], delivery: [] as number[] }
@@ -144,7 +192,8 @@ const queueSamples: number[] = []
 const sampler = setInterval(() => {
   const q = acceptQueue(port)
   if (q !== null) queueSamples.push(q)
-}, 100)
+  // Reading /proc/net/tcp with a few thousand sockets open takes ~1 ms: every 100 ms it was 6% of the client.
+}, 250)
 const epochMs = () => performance.timeOrigin + performance.now()
 const totals = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0, refusedCreates: 0 }
 
@@ -156,14 +205,14 @@ type Sent = { sent: number; handled?: number; answered?: number; verdict?: numbe
  * subscribes before it answers), with the promise of everything the stream will carry.
  */
 async function subscribe(id: string, sentAt: Map<number, Sent>): Promise<{ rest: Promise<ReceivedStream> }> {
-  const res = await fetch(`${base}/v1/sessions/${id}/results`, { signal: stop.signal })
+  const res = await openStream(base, `/v1/sessions/${id}/results`)
   return { rest: follow(res, sentAt) }
 }
 
 /** Reads a result stream to its end, timing the verdicts of this session's invocations. */
-async function follow(res: Response, sentAt: Map<number, Sent>): Promise<ReceivedStream> {
+async function follow(res: { status: number; body: AsyncIterable<string> }, sentAt: Map<number, Sent>): Promise<ReceivedStream> {
   if (res.status !== 200) totals.failedRequests++
-  return readResultStream(res, (verdict) => {
+  return readResultStream(res.body, (verdict) => {
     const sent = sentAt.get(verdict.invocation_index)
     if (verdict.metric_name !== METRIC || sent === undefined) return
     const at = epochMs()
@@ -174,19 +223,18 @@ async function follow(res: Response, sentAt: Map<number, Sent>): Promise<Receive
 }
 
 const failures = new Map<string, number>()
-async function post(path: string, body: string, type = 'application/json', timing?: Sent): Promise<Response> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', body, headers: { 'content-type': type }, signal: stop.signal })
+async function post(path: string, body: string, type = 'application/json', timing?: Sent): Promise<Answer> {
+  const res = await call(base, 'POST', path, { body, type })
   if (timing) {
     timing.answered = epochMs()
-    const handled = Number(res.headers.get('x-probe-received-at'))
+    const handled = Number(res.headers['x-probe-received-at'])
     if (handled > 0) timing.handled = handled
   }
-  if (!res.ok) {
+  if (res.status < 200 || res.status > 299) {
     totals.failedRequests++
     const what = `${res.status} on POST ${path.replace(/load-\d+/, '{id}')}`
     failures.set(what, (failures.get(what) ?? 0) + 1)
   }
-  await res.arrayBuffer()
   return res
 }
 
@@ -194,15 +242,11 @@ async function runSession(n: number): Promise<void> {
   const id = `load-${n}`
   // A server at capacity answers 503 with Retry-After (admission): wait as told and ask again.
   for (;;) {
-    const res = await fetch(`${base}/v1/sessions`, {
-      method: 'POST',
+    const res = await call(base, 'POST', '/v1/sessions', {
       body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase }),
-      headers: { 'content-type': 'application/json' },
-      signal: stop.signal,
     })
-    await res.arrayBuffer()
     if (res.status === 201) break
-    const wait = Number(res.headers.get('retry-after'))
+    const wait = Number(res.headers['retry-after'])
     if (res.status !== 503 || !(wait > 0)) {
       totals.failedRequests++
       failures.set(`${res.status} on POST /v1/sessions`, (failures.get(`${res.status} on POST /v1/sessions`) ?? 0) + 1)
@@ -227,11 +271,12 @@ async function runSession(n: number): Promise<void> {
     split.server.push(Math.min(t.answered, t.verdict) - t.handled)
     split.delivery.push(Math.max(0, t.verdict - t.answered))
   }
-  const snap = (await (await fetch(`${base}/v1/sessions/${id}`, { signal: stop.signal })).json()) as { last_seq: number }
+  const snap = JSON.parse((await call(base, 'GET', `/v1/sessions/${id}`)).text) as { last_seq: number }
   countStreams(totals, received, snap.last_seq, INVOCATIONS)
 }
 
 const cpuAtStart = cpuSeconds(server.pid!)
+const clientCpuAtStart = process.cpuUsage()
 const started = performance.now()
 const outcomes = await Promise.allSettled(Array.from({ length: SESSIONS }, (_, n) => runSession(n)))
 const elapsed = (performance.now() - started) / 1000
@@ -239,6 +284,7 @@ clearTimeout(deadline)
 clearInterval(sampler)
 const peak = peakRssMiB(server.pid!)
 const cpuAtEnd = cpuSeconds(server.pid!)
+const clientCpu = process.cpuUsage(clientCpuAtStart)
 // One more loop-delay report covers the end of the run.
 await new Promise((resolve) => setTimeout(resolve, 300))
 server.kill('SIGTERM')
@@ -275,9 +321,9 @@ const p50p99 = (xs: number[]) => {
 const meanQueue = queueSamples.length ? queueSamples.reduce((a, b) => a + b, 0) / queueSamples.length : 0
 const acceptRate = probe ? probe.connections / elapsed : 0
 console.log(
-  `load: ${SESSIONS} sessions x ${INVOCATIONS * 4} events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${
-    elapsed.toFixed(1)
-  } s`,
+  `load (${values.server === 'replay' ? 'replay baseline: nothing scored or stored' : 'evalstream'}): ${SESSIONS} sessions x ${
+    INVOCATIONS * 4
+  } events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${elapsed.toFixed(1)} s`,
 )
 console.log(`  server node flags: ${nodeArgs.join(' ') || 'none'}`)
 console.log(
@@ -294,6 +340,13 @@ if (cpuAtStart !== null && cpuAtEnd !== null) {
     `  server CPU (all threads): ${cpu.toFixed(1)} s, ${((cpu * 1e6) / (SESSIONS * INVOCATIONS * 4)).toFixed(0)} us per event posted`,
   )
 }
+// The client shares the machine's cores with the server: what it takes is not the server's.
+const clientSeconds = (clientCpu.user + clientCpu.system) / 1e6
+console.log(
+  `  load client CPU (this process): ${clientSeconds.toFixed(1)} s, ${
+    ((clientSeconds * 1e6) / (SESSIONS * INVOCATIONS * 4)).toFixed(0)
+  } us per event posted`,
+)
 console.log(`  verdict latency (${METRIC}, ${sorted.length} samples): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms`)
 console.log(`  verdict latency split: queue ${p50p99(split.queue)}; server ${p50p99(split.server)}; delivery ${p50p99(split.delivery)}`)
 console.log(
@@ -332,5 +385,6 @@ if (failed.length > 0) {
     `  first failure: ${String(reason)}${reason?.cause ? ` (cause: ${String((reason.cause as Error).message ?? reason.cause)})` : ''}`,
   )
 }
+if (stoppedEarly) console.log(`  stopped after --max-seconds ${MAX_MS / 1000}: requests in flight then were cut`)
 const bad = totals.lost + totals.duplicates + totals.unfinished + totals.missingVerdicts + totals.failedRequests + failed.length
 process.exit(bad > 0 ? 1 : 0)

@@ -1,0 +1,127 @@
+/**
+ * The load bench's baseline server: the same HTTP surface and the same bytes on the wire as the
+ * service, with none of the work. What a user would run instead of a scoring service is a relay,
+ * and this is the fastest honest one for this load: Hono on @hono/node-server (what `npm start`
+ * runs), sessions in a Map, each NDJSON upload split and `JSON.parse`d line by line, and for each
+ * upload the frames the service sends for that invocation written to every subscriber in one write
+ * (Hono's `streamSSE`), numbered as the service numbers them.
+ *
+ * The frames are the service's own: at start-up the real app (memory store, same engine) scores one
+ * session of the load case, and its result stream is cut per invocation into templates. So the load
+ * client parses the same frames, the same sizes, from either server; the difference between the
+ * two runs is scoring, storing, admission and the service's own streaming, nothing else.
+ *
+ *   node bench/load-replay.ts   (PORT from the environment; prints "listening" when ready)
+ */
+import { createAdaptorServer } from '@hono/node-server'
+import { createParser } from 'eventsource-parser'
+import { Hono } from 'hono'
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming'
+import type { Server } from 'node:http'
+import { createSessionEngine } from '../src/engine/session-engine.ts'
+import { createApp } from '../src/http/app.ts'
+import { memorySessionStore } from '../src/session/store.ts'
+import { CONFIG, invocationBody, loadCase } from './load-case.ts'
+
+type Frame = { event: string; data: string }
+
+/** The service's result stream for one session of `invocations` invocations, frame by frame. */
+async function serviceFrames(invocations: number): Promise<Frame[]> {
+  const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) })
+  const json = { 'content-type': 'application/json' }
+  const body = JSON.stringify({ session_id: 'template', eval_config: CONFIG, eval_case: loadCase(invocations) })
+  if ((await app.request('/v1/sessions', { method: 'POST', headers: json, body })).status !== 201) {
+    throw new Error('the template session was not created')
+  }
+  for (let k = 0; k < invocations; k++) {
+    const res = await app.request('/v1/sessions/template/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: invocationBody(k),
+    })
+    if (res.status !== 202) throw new Error(`the template upload ${k} answered ${res.status}`)
+  }
+  await (await app.request('/v1/sessions/template/end', { method: 'POST' })).text()
+  const frames: Frame[] = []
+  const parser = createParser({ onEvent: (e) => void frames.push({ event: e.event ?? 'message', data: e.data }) })
+  parser.feed(await (await app.request('/v1/sessions/template/results')).text())
+  return frames
+}
+
+/**
+ * Per invocation index, its frames; then the frames after the last invocation (the case result).
+ * Every frame the service sends for an invocation carries its `invocation_index`.
+ */
+function templates(frames: Frame[], invocations: number): { perInvocation: Frame[][]; closing: Frame[] } {
+  const perInvocation: Frame[][] = Array.from({ length: invocations }, () => [])
+  const closing: Frame[] = []
+  for (const frame of frames) {
+    const index = (JSON.parse(frame.data) as { invocation_index?: unknown }).invocation_index
+    if (typeof index === 'number' && index < invocations) perInvocation[index]!.push(frame)
+    else closing.push(frame)
+  }
+  return { perInvocation, closing }
+}
+
+const sseFrame = (f: Frame, seq: number) => `event: ${f.event}\ndata: ${f.data}\nid: ${seq}\n\n`
+
+/** The load case's invocation count is the bench's `--events / 4`; frames repeat past the template. */
+const TEMPLATE_INVOCATIONS = 50
+const { perInvocation, closing } = templates(await serviceFrames(TEMPLATE_INVOCATIONS), TEMPLATE_INVOCATIONS)
+
+type Session = { seq: number; invocations: number; subscribers: Set<SSEStreamingApi>; ended: Promise<void>; end: () => void }
+const sessions = new Map<string, Session>()
+
+/** Writes the frames to every subscriber in one string, each frame numbered after the last. */
+function publish(session: Session, frames: Frame[]): void {
+  let text = ''
+  for (const f of frames) text += sseFrame(f, ++session.seq)
+  for (const s of session.subscribers) void s.write(text)
+}
+
+const app = new Hono()
+  .post('/v1/sessions', async (c) => {
+    const spec = (await c.req.json()) as { session_id?: string; eval_case?: { conversation?: unknown[] } }
+    if (typeof spec.session_id !== 'string' || sessions.has(spec.session_id)) return c.json({ error: 'bad session_id' }, 400)
+    let end = () => {}
+    const ended = new Promise<void>((resolve) => (end = resolve))
+    sessions.set(spec.session_id, { seq: 0, invocations: 0, subscribers: new Set(), ended, end })
+    return c.json({ session_id: spec.session_id }, 201)
+  })
+  .get('/v1/sessions/:id/results', (c) => {
+    const session = sessions.get(c.req.param('id'))
+    if (!session) return c.json({ error: 'no such session' }, 404)
+    return streamSSE(c, async (stream) => {
+      session.subscribers.add(stream)
+      await session.ended
+    })
+  })
+  .post('/v1/sessions/:id/events', async (c) => {
+    const session = sessions.get(c.req.param('id'))
+    if (!session) return c.json({ error: 'no such session' }, 404)
+    let accepted = 0
+    for (const line of (await c.req.text()).split('\n')) {
+      if (line === '') continue
+      JSON.parse(line)
+      accepted++
+    }
+    publish(session, perInvocation[session.invocations++ % TEMPLATE_INVOCATIONS]!)
+    return c.json({ accepted }, 202)
+  })
+  .post('/v1/sessions/:id/end', (c) => {
+    const session = sessions.get(c.req.param('id'))
+    if (!session) return c.json({ error: 'no such session' }, 404)
+    publish(session, closing)
+    session.end()
+    return c.json({ last_seq: session.seq })
+  })
+  .get('/v1/sessions/:id', (c) => {
+    const session = sessions.get(c.req.param('id'))
+    return session ? c.json({ last_seq: session.seq }) : c.json({ error: 'no such session' }, 404)
+  })
+
+const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server
+// The same keep-alive as the service, so both keep their clients' connections.
+server.keepAliveTimeout = 65_000
+server.headersTimeout = 66_000
+server.listen(Number(process.env.PORT ?? 8788), '127.0.0.1', () => console.log('listening'))
