@@ -28,15 +28,16 @@ function* firstEvents(conversation: Conversation, count: number): Generator<AdkE
 }
 
 /**
- * Lets a released invocation's events go, in the engine and in the builder. An invocation that
- * kept its runs (too many events, a criterion that threw) keeps its events too.
+ * Lets a released invocation's events go, in the engine and in the builder, and says whether it
+ * did. An invocation that kept its runs (too many events, a criterion that threw) keeps its events too.
  * @example releaseRuns(invocation); forgetEvents(invocation, builder)
  */
-export function forgetEvents(invocation: InvocationState, builder: InvocationBuilder): void {
-  if (!invocation.released || !invocation.events || invocation.forgotten) return
-  if (!builder.forget(invocation.id)) return
+export function forgetEvents(invocation: InvocationState, builder: InvocationBuilder): boolean {
+  if (!invocation.released || !invocation.events || invocation.forgotten) return false
+  if (!builder.forget(invocation.id)) return false
   invocation.events = undefined
   invocation.forgotten = true
+  return true
 }
 
 /**

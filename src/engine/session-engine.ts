@@ -159,7 +159,7 @@ class LiveSession implements SessionEngine {
       const invocation = this.#byId.get(id)
       if (!invocation) continue
       releaseRuns(invocation)
-      if (this.#forgets) forgetEvents(invocation, this.#builder)
+      if (this.#forgets && forgetEvents(invocation, this.#builder)) this.#options.eventsLetGo?.(id)
       this.#compact(invocation)
     }
   }

@@ -136,6 +136,12 @@ export type EngineOptions = {
    */
   conversation?: () => Iterable<AdkEvent>
   /**
+   * Hears that the engine let a completed invocation's events go (only with `conversation`): the
+   * host stops counting them as memory it holds. Events read back for a late event are not
+   * announced again; the next let-go covers only what arrived since.
+   */
+  eventsLetGo?: (invocationId: string) => void
+  /**
    * The criterion results the host logged, read back by the seqs `emit` returned. With it, a
    * completed invocation the engine is done with keeps only those seqs (verdicts.ts); the snapshot,
    * the case result and a late event read its results back.

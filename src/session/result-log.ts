@@ -27,6 +27,8 @@ export interface ResultStorage<T extends string = ResultEventType> {
   settle?(): Promise<void>
   /** One result's data as the JSON text it was stored as (no parse and stringify of a large case result). */
   dataText?(seq: number): string | undefined
+  /** The results are kept outside the heap (a database): holding them costs the process no memory. */
+  readonly outsideHeap?: boolean
 }
 
 export type ResultSubscriber<T extends string = ResultEventType> = (event: LoggedEvent<T>) => void
@@ -59,6 +61,8 @@ export interface ResultLog<T extends string = ResultEventType> {
   close(closing: LogClosing): void
   /** Live subscribers (open result streams, proxied runs): shows that a client that left is gone. */
   subscriberCount(): number
+  /** Whether the results are kept outside the heap (its storage's `outsideHeap`). */
+  readonly outsideHeap: boolean
 }
 
 /**
@@ -123,6 +127,10 @@ class StoredResultLog<T extends string> implements ResultLog<T> {
 
   lastSeq(): number {
     return this.#last
+  }
+
+  get outsideHeap(): boolean {
+    return this.#storage.outsideHeap === true
   }
 
   settle(): Promise<void> {

@@ -1,7 +1,13 @@
 /**
- * One session's byte account: what it holds (by the budget's estimate), what of that are results
- * (all an ended session keeps), and the per-session and per-process checks an event passes before
- * it is taken. The session feeds it; the process budget hears every change.
+ * One session's byte account, by the budget's estimate, counted twice:
+ *
+ * - what the session was given (events accepted, rejections, results): the per-session quota
+ *   (EVALSTREAM_MAX_SESSION_BYTES) bounds it, wherever those bytes are kept;
+ * - what of that this process holds in memory: what the process budget
+ *   (EVALSTREAM_MAX_PROCESS_BYTES) is charged. Where the store keeps the events and results (a
+ *   SQLite journal and result log), a completed invocation's events leave memory once the engine
+ *   lets them go, and results never enter it; charging them anyway had the budget count about ten
+ *   times the heap a session takes, and refuse work long before memory was short.
  */
 import { type BudgetRefusal, type ProcessByteBudget, sessionBudgetRefusal } from './byte-budget.ts'
 
@@ -17,21 +23,40 @@ export const ENDED_SESSION_BYTES = 8 * 1024
 /** What a result costs beyond its data: its seq, type and the log's entry. */
 export const RESULT_OVERHEAD_BYTES = 64
 
+/** Where a session's store keeps what it is given: outside the heap, or in it. */
+export type KeptOutsideHeap = { events: boolean; results: boolean }
+
 export class SessionBytes {
   readonly #sessionId: string
   readonly #budget: SessionBudget | undefined
+  readonly #outside: KeptOutsideHeap
+  /** Everything the session was given (the session quota counts it). */
   #held = 0
+  /** What of it is in memory (the process budget is charged this). */
+  #inMemory = 0
   #results = 0
+  /**
+   * Bytes of the events of each invocation still in memory, while their store could give them
+   * back (made with the first one): released when the engine lets the invocation's events go.
+   */
+  #byInvocation: Map<string, number> | undefined
 
   /** Without a budget (the CLI's one session) it only counts. */
-  constructor(sessionId: string, budget: SessionBudget | undefined) {
+  constructor(sessionId: string, budget: SessionBudget | undefined, outside: KeptOutsideHeap = { events: false, results: false }) {
     this.#sessionId = sessionId
     this.#budget = budget
+    this.#outside = outside
     this.charge(OPEN_SESSION_BYTES)
   }
 
+  /** Bytes the session was given, by the budget's estimate (what EVALSTREAM_MAX_SESSION_BYTES bounds). */
   get held(): number {
     return this.#held
+  }
+
+  /** Bytes of it in this process's memory (what EVALSTREAM_MAX_PROCESS_BYTES is charged). */
+  get inMemory(): number {
+    return this.#inMemory
   }
 
   /** Why an event of `bytes` at `index` may not be taken, or undefined when it may. */
@@ -45,27 +70,57 @@ export class SessionBytes {
     return undefined
   }
 
+  /** Bytes held in memory and counted against both budgets (a rejection, the session itself). */
   charge(bytes: number): void {
     this.#held += bytes
-    this.#budget?.shared.add(bytes)
+    this.#take(bytes)
+  }
+
+  /** An accepted event of this invocation: in memory until the engine lets its invocation's events go. */
+  chargeEvent(bytes: number, invocationId: string): void {
+    this.charge(bytes)
+    if (!this.#outside.events) return
+    const byInvocation = (this.#byInvocation ??= new Map())
+    byInvocation.set(invocationId, (byInvocation.get(invocationId) ?? 0) + bytes)
+  }
+
+  /** The engine let go of this invocation's events: the store keeps them, memory no longer does. */
+  eventsLetGo(invocationId: string): void {
+    const bytes = this.#byInvocation?.get(invocationId)
+    if (bytes === undefined) return
+    this.#byInvocation!.delete(invocationId)
+    this.#give(bytes)
   }
 
   chargeResult(bytes: number): void {
-    this.#results += bytes + RESULT_OVERHEAD_BYTES
-    this.charge(bytes + RESULT_OVERHEAD_BYTES)
+    const cost = bytes + RESULT_OVERHEAD_BYTES
+    this.#held += cost
+    if (this.#outside.results) return
+    this.#results += cost
+    this.#take(cost)
   }
 
-  /** The session ended and let its engine go: it now holds its results and `kept` bytes more. */
+  /** The session ended and let its engine go: it now holds its results in memory (if kept there) and `kept` bytes more. */
   ended(kept: number): void {
-    const held = ENDED_SESSION_BYTES + this.#results + kept
-    if (held >= this.#held) return
-    this.#budget?.shared.release(this.#held - held)
-    this.#held = held
+    this.#byInvocation = undefined
+    const inMemory = ENDED_SESSION_BYTES + this.#results + kept
+    if (inMemory < this.#inMemory) this.#give(this.#inMemory - inMemory)
   }
 
-  /** The session left memory: everything goes back to the process budget. */
+  /** The session left memory: everything it had in memory goes back to the process budget. */
   releaseAll(): void {
-    this.#budget?.shared.release(this.#held)
+    this.#byInvocation = undefined
+    this.#give(this.#inMemory)
     this.#held = 0
+  }
+
+  #take(bytes: number): void {
+    this.#inMemory += bytes
+    this.#budget?.shared.add(bytes)
+  }
+
+  #give(bytes: number): void {
+    this.#inMemory -= bytes
+    this.#budget?.shared.release(bytes)
   }
 }

@@ -123,7 +123,7 @@ export class HostedSession {
     this.#journal = parts.journal
     this.transcript = new Transcript(parts.journal.rereadable ? parts.journal : undefined)
     this.#lifecycle = parts.lifecycle ?? {}
-    this.#bytes = new SessionBytes(this.id, parts.budget)
+    this.#bytes = new SessionBytes(this.id, parts.budget, { events: parts.journal.rereadable === true, results: parts.log.outsideHeap })
     this.#yieldTurn = parts.yieldTurn ?? nextTurn
   }
 
@@ -141,7 +141,9 @@ export class HostedSession {
       spec: parts.spec,
       emit: (body) => session.#emit(body),
       clock: () => session.#at,
-      ...(journal.rereadable ? { conversation: () => journaledAdkEvents(journal) } : {}),
+      ...(journal.rereadable
+        ? { conversation: () => journaledAdkEvents(journal), eventsLetGo: (id: string) => session.#bytes.eventsLetGo(id) }
+        : {}),
       loggedResults: (seqs) => loggedCriterionResults(session.log, seqs),
     })
     if (!created.ok) return created
@@ -170,7 +172,7 @@ export class HostedSession {
       return refusal
     }
     this.#refusing = false
-    this.#bytes.charge(bytes)
+    this.#bytes.chargeEvent(bytes, item.event.invocation_id ?? '')
     this.#lifecycle.active?.()
     this.#at = this.#now()
     this.#journal.append({ op: 'event', index: item.index, raw: item.raw, at: this.#at })
@@ -397,7 +399,7 @@ export class HostedSession {
         if (!isIngestIssue(decoded)) {
           const bytes = jsonBytes(entry.raw)
           sliceBytes += bytes
-          this.#bytes.charge(bytes)
+          this.#bytes.chargeEvent(bytes, decoded.event.invocation_id ?? '')
           this.#count(decoded)
           this.transcript.add(decoded)
           this.#engine.push(decoded)

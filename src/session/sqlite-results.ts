@@ -27,6 +27,11 @@ class SqliteResults implements ResultStorage {
   #inserted = 0
   #committed = 0
 
+  /** Every result is a row: the heap holds none of them once written (writes in flight are the writer's). */
+  get outsideHeap(): boolean {
+    return true
+  }
+
   constructor(id: string, sql: SessionSql, fresh: boolean) {
     this.#id = id
     this.#sql = sql

@@ -2,7 +2,8 @@
  * The byte budgets through the HTTP app (in-process): an event past EVALSTREAM_MAX_SESSION_BYTES is
  * refused with 413 naming the limit and its index while the session stays usable; past
  * EVALSTREAM_MAX_PROCESS_BYTES events and new sessions get 503 with Retry-After, until memory is
- * freed; ended sessions give up their engine and are the first to go when memory is short.
+ * freed; ended sessions give up their engine and are the first to go when memory is short. With
+ * SQLite the process budget is charged what memory holds, the session's quota what it was given.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'
@@ -11,6 +12,7 @@ import { memorySessionStore, type SessionLimits, type SessionStore, sqliteSessio
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
+import { OPEN_SESSION_BYTES } from '../../../src/session/session-bytes.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { jsonRequest } from '../../support/json-request.ts'
@@ -32,6 +34,12 @@ function app(env: Env, durable = false) {
   const create = (id: string) => call('POST', '/v1/sessions', { session_id: id, eval_config: CONFIG })
   const held = () => (setup.deps.store as SessionStore).stats!().heldBytes!
   return { call, create, held, store: setup.deps.store as SessionStore }
+}
+
+/** An agent text event whose budget size (jsonBytes) is `bytes`, rounded down. */
+function eventOfBytes(inv: string, bytes: number, n: number) {
+  const overhead = jsonBytes(textEvent(inv, 0, n)) - `${n}:`.length
+  return textEvent(inv, Math.floor(bytes) - overhead, n)
 }
 
 type Problem = {
@@ -107,17 +115,49 @@ describe('per-process byte budget (EVALSTREAM_MAX_PROCESS_BYTES)', () => {
   })
 
   it('with SQLite an ended session is unloaded, not evicted: it is rebuilt when asked for', async () => {
-    const { call, create, store } = app({ EVALSTREAM_MAX_PROCESS_BYTES: '1000000', EVALSTREAM_MAX_SESSION_BYTES: '10000000' }, true)
+    const { call, create, held, store } = app({ EVALSTREAM_MAX_PROCESS_BYTES: '1000000', EVALSTREAM_MAX_SESSION_BYTES: '10000000' }, true)
     expect((await create('a')).status).toBe(201)
     const a = Array.from({ length: 8 }, (_, n) => textEvent(`a${n}`, 100_000, n))
     expect((await call('POST', '/v1/sessions/a/events', a)).status).toBe(202)
     const ended = await (await call('POST', '/v1/sessions/a/end')).json()
+    const endedShare = held()
     expect((await create('b')).status).toBe(201)
-    expect((await call('POST', '/v1/sessions/b/events', [textEvent('b0', 100_000)])).status).toBe(202)
+    // One invocation's events stay in memory until it completes: b's first leaves room for half of
+    // what a's ended session takes, so the next (as large as that) fits only once `a` has left memory.
+    const room = 1_000_000 - held()
+    const first = eventOfBytes('b0', room - endedShare / 2, 0)
+    expect((await call('POST', '/v1/sessions/b/events', [first])).status).toBe(202)
+    expect(store.stats!()).toMatchObject({ live: 2, ended: 1 })
+    expect((await call('POST', '/v1/sessions/b/events', [eventOfBytes('b0', endedShare, 1)])).status).toBe(202)
     expect(store.stats!()).toMatchObject({ live: 1, ended: 1, evicted: { memory: 0 } })
     // Asked for, `a` is rebuilt from SQLite and answers as before.
     expect(await (await call('POST', '/v1/sessions/a/end')).json()).toEqual(ended)
     expect(store.stats!().live).toBe(2)
+  })
+
+  it('with SQLite it is charged what memory holds: completed invocations and results are in the store', async () => {
+    const sqlite = app({ EVALSTREAM_MAX_SESSION_BYTES: '500000' }, true)
+    const memory = app({ EVALSTREAM_MAX_SESSION_BYTES: '500000' })
+    for (const { create, call } of [sqlite, memory]) {
+      expect((await create('s')).status).toBe(201)
+      const events = Array.from({ length: 4 }, (_, n) => textEvent(`i${n}`, 100_000, n))
+      expect((await call('POST', '/v1/sessions/s/events', events)).status).toBe(202)
+    }
+    // In memory the four events and their results are held; with SQLite only the open invocation's event.
+    expect(memory.held()).toBeGreaterThan(4 * 100_000)
+    expect(sqlite.held()).toBeGreaterThan(OPEN_SESSION_BYTES + 100_000)
+    expect(sqlite.held()).toBeLessThan(OPEN_SESSION_BYTES + 110_000)
+    // The session's own quota counts everything it was given either way: the fifth event is refused on both.
+    for (const { call } of [sqlite, memory]) {
+      const refused = await call('POST', '/v1/sessions/s/events', [textEvent('i4', 100_000, 4)])
+      expect(refused.status).toBe(413)
+      expect(((await refused.json()) as Problem).limit.name).toBe('EVALSTREAM_MAX_SESSION_BYTES')
+    }
+    // Completing the last invocation lets its event go; ending and deleting give the rest back.
+    expect((await sqlite.call('POST', '/v1/sessions/s/end')).status).toBe(200)
+    expect(sqlite.held()).toBeLessThan(OPEN_SESSION_BYTES)
+    expect((await sqlite.call('DELETE', '/v1/sessions/s')).status).toBe(204)
+    expect(sqlite.held()).toBe(0)
   })
 
   it('an ended session keeps its results, not its engine: it answers the same and holds tens of KB', async () => {
