@@ -15,10 +15,13 @@
  * - the worker threads' heaps (the SQLite writer's, the results index's): each one's peak used and
  *   reserved sizes, sampled each second, since each is an isolate of its own inside the server's RSS.
  *
+ * - with EVALSTREAM_PROBE_ALLOCATIONS=FILE, a sampled profile of every allocation (garbage included).
+ *
  * The numbers go to the file named by EVALSTREAM_PROBE_OUT as one JSON line, every second and at
  * exit (a benchmark that SIGTERMs the server reads the last line).
  */
 import { writeFileSync } from 'node:fs'
+import inspector from 'node:inspector'
 import { Server } from 'node:http'
 import { syncBuiltinESMExports } from 'node:module'
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
@@ -105,3 +108,23 @@ const write = () => {
 }
 setInterval(() => void sampleWorkers().then(write), 1000).unref()
 process.on('exit', write)
+
+// With EVALSTREAM_PROBE_ALLOCATIONS=FILE: V8's sampling heap profiler over the whole run, counting
+// objects the collector already took too, so FILE (a .heapprofile for Chrome DevTools) says where
+// the garbage comes from, not only what is still live at exit.
+const allocationsOut = process.env.EVALSTREAM_PROBE_ALLOCATIONS
+if (allocationsOut) {
+  const session = new inspector.Session()
+  session.connect()
+  session.post('HeapProfiler.startSampling', {
+    samplingInterval: 64 * 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  })
+  // The main thread's inspector session answers synchronously, so this runs to its end at exit.
+  process.on('exit', () => {
+    session.post('HeapProfiler.stopSampling', (error, result) => {
+      if (!error) writeFileSync(allocationsOut, JSON.stringify(result.profile))
+    })
+  })
+}
