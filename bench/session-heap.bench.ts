@@ -36,10 +36,16 @@ const { values } = parseArgs({
 const INVOCATIONS = Number(values.invocations)
 const NO_JUDGE = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
 type Fetch = (request: Request) => Response | Promise<Response>
-type Step = { heapKiB: number; ms: number }
+/** Heap and byte-budget charge per session after a step (KiB; the charge NaN when the tree does not report it), and its time. */
+type Step = { heapKiB: number; chargedKiB: number; ms: number }
 type Outcome = { idle: Step; live: Step; ended: Step; problems: string[] }
 
-async function buildApp(root: string, store: string, dbPath: string, sessions: number): Promise<{ fetch: Fetch; close(): void }> {
+async function buildApp(
+  root: string,
+  store: string,
+  dbPath: string,
+  sessions: number,
+): Promise<{ fetch: Fetch; charged(): number; close(): void }> {
   const { createApp } = await import(join(root, 'src/http/app.ts'))
   const { depsFromEnv } = await import(join(root, 'src/config/setup.ts'))
   const { memorySessionStore } = await import(join(root, 'src/session/store.ts'))
@@ -59,7 +65,9 @@ async function buildApp(root: string, store: string, dbPath: string, sessions: n
   })
   if (!setup.ok) throw new Error(setup.error)
   const app = createApp(setup.deps)
-  return { fetch: app.fetch, close: () => db?.close() }
+  // What the process byte budget is charged for the sessions held (older checkouts may not say).
+  const charged = () => (setup.deps.store.stats?.().heldBytes as number | undefined) ?? Number.NaN
+  return { fetch: app.fetch, charged, close: () => db?.close() }
 }
 
 function settledHeap(): number {
@@ -82,14 +90,14 @@ async function call(fetch: Fetch, path: string, init: RequestInit, want: number,
 }
 
 /** Runs the three steps over N sessions on one app, measuring after each. */
-async function steps(fetch: Fetch, n: number, prefix: string, measure: boolean): Promise<Outcome> {
+async function steps(fetch: Fetch, n: number, prefix: string, measure: boolean, charged = () => Number.NaN): Promise<Outcome> {
   const problems: string[] = []
   const base = measure ? settledHeap() : 0
   const step = async (work: (i: number) => Promise<unknown>): Promise<Step> => {
     const t0 = performance.now()
     for (let i = 0; i < n; i++) await work(i)
     const ms = performance.now() - t0
-    return { heapKiB: measure ? (settledHeap() - base) / n / 1024 : 0, ms }
+    return { heapKiB: measure ? (settledHeap() - base) / n / 1024 : 0, chargedKiB: charged() / n / 1024, ms }
   }
   const json = { 'content-type': 'application/json' }
   const idle = await step(async (i) => {
@@ -138,7 +146,7 @@ async function child(root: string, store: string, n: number): Promise<void> {
     await steps(warm.fetch, 50, 'warm', false)
     warm.close()
     const app = await buildApp(root, store, join(dir, 'bench.db'), n)
-    const outcome = await steps(app.fetch, n, 's', true)
+    const outcome = await steps(app.fetch, n, 's', true, app.charged)
     console.log(JSON.stringify(outcome))
     app.close()
   } finally {
@@ -156,7 +164,9 @@ const roots = [['this tree', resolve('.')], ...(values.root ? [['--root', resolv
 const sizes = values.sizes.split(',').map(Number)
 let failed = false
 console.log(`Node ${process.version}; each session: eval case of ${INVOCATIONS} invocations, 2 criteria; live = ${INVOCATIONS} x 4 events`)
-console.log('tree       store   sessions | KiB per session: idle / live / ended | time: create / feed / end')
+console.log(
+  'tree       store   sessions | heap KiB per session: idle / live / ended | byte budget charged, KiB per session | time: create / feed / end',
+)
 for (const store of values.stores.split(',')) {
   for (const n of sizes) {
     for (const [name, root] of roots) {
@@ -183,11 +193,12 @@ for (const store of values.stores.split(',')) {
       }
       const o = JSON.parse(line) as Outcome
       const kib = (s: Step) => s.heapKiB.toFixed(1)
+      const charged = (s: Step) => (Number.isFinite(s.chargedKiB) ? s.chargedKiB.toFixed(1) : 'n/a')
       const secs = (s: Step) => `${(s.ms / 1000).toFixed(1)} s`
       console.log(
         `${name.padEnd(10)} ${store.padEnd(7)} ${String(n).padStart(8)} | ${kib(o.idle)} / ${kib(o.live)} / ${kib(o.ended)} | ${
-          secs(o.idle)
-        } / ${secs(o.live)} / ${secs(o.ended)}`,
+          charged(o.idle)
+        } / ${charged(o.live)} / ${charged(o.ended)} | ${secs(o.idle)} / ${secs(o.live)} / ${secs(o.ended)}`,
       )
       for (const p of o.problems) console.log(`  problem: ${p}`)
       if (o.problems.length > 0) failed = true
