@@ -5,8 +5,14 @@
  * Reports lost results (a subscriber missing a seq that GET /v1/sessions/{id} says exists; must be
  * 0), duplicate results (a seq received twice by one subscriber; must be 0), verdict latency (from
  * sending the POST that carries an invocation's final answer, the event that decides its
- * tool_trajectory_avg_score, to a subscriber receiving that criterion.result), and the server's
- * peak RSS. Stops by itself after --max-seconds, reporting what it has.
+ * tool_trajectory_avg_score, to a subscriber receiving that criterion.result; also without each
+ * session's first and last invocation, which meet the burst of creates and of ends), the server's
+ * peak RSS and CPU, and this client's CPU (it shares the cores). Stops by itself after
+ * --max-seconds, reporting what it has.
+ *
+ * Closed loop by default: each session sends its next upload when the last is answered, so the
+ * run measures throughput and its latencies are those of a saturated server. `--rate R` offers R
+ * events/s in all instead, each session on its own schedule: the latency at a given load.
  *
  * From inside the server (bench/server-probe.ts, loaded with --import): event-loop delay p50/p99/max
  * and when each request reached its handler, which splits verdict latency (first subscriber) into
@@ -20,7 +26,7 @@
  *
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
  *     [--db sqlite|memory] [--root DIR (another checkout's server, for A/B runs)]
- *     [--server both|evalstream|replay]
+ *     [--server both|evalstream|replay] [--rate EVENTS_PER_SECOND (0: closed loop)]
  *
  * By default (`--server both`) it runs the replay baseline (bench/load-replay.ts), then the
  * service, and prints one line comparing them. The baseline answers the same requests with the
@@ -47,6 +53,7 @@ const { values } = parseArgs({
     events: { type: 'string', default: '200' },
     subscribers: { type: 'string', default: '2' },
     'max-seconds': { type: 'string', default: '300' },
+    rate: { type: 'string', default: '0' },
     db: { type: 'string', default: 'sqlite' },
     root: { type: 'string', default: '.' },
     server: { type: 'string', default: 'both' },
@@ -63,7 +70,7 @@ if (values.server === 'both') process.exit(await sideBySide())
  */
 async function sideBySide(): Promise<number> {
   const args = process.argv.slice(2).filter((a, i, all) => a !== '--server' && all[i - 1] !== '--server' && !a.startsWith('--server='))
-  const figures: Record<string, { perSecond?: number; p99?: number; rss?: number; code: number }> = {}
+  const figures: Record<string, { perSecond?: number; p99?: number; steadyP99?: number; rss?: number; code: number }> = {}
   for (const target of ['replay', 'evalstream']) {
     const child = spawn(process.execPath, [process.argv[1]!, ...args, '--server', target], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -76,6 +83,7 @@ async function sideBySide(): Promise<number> {
     figures[target] = {
       perSecond: number(/events posted\/s: (\d+)/),
       p99: number(/verdict latency \(.*p99 ([\d.]+) ms/),
+      steadyP99: number(/without each session's first and last invocation .*p99 ([\d.]+) ms/),
       rss: number(/peak (\d+) MiB; failed/),
       code,
     }
@@ -85,7 +93,9 @@ async function sideBySide(): Promise<number> {
   const ratio = r.perSecond && e.perSecond ? `${((100 * e.perSecond) / r.perSecond).toFixed(0)}%` : 'n/a'
   console.log(
     `side by side: evalstream ${e.perSecond ?? 'n/a'} events/s = ${ratio} of the replay baseline's ${r.perSecond ?? 'n/a'}; ` +
-      `verdict p99 ${e.p99 ?? 'n/a'} vs ${r.p99 ?? 'n/a'} ms; peak RSS ${e.rss ?? 'n/a'} vs ${r.rss ?? 'n/a'} MiB`,
+      `verdict p99 ${e.p99 ?? 'n/a'} vs ${r.p99 ?? 'n/a'} ms (without first and last invocations ${e.steadyP99 ?? 'n/a'} vs ${
+        r.steadyP99 ?? 'n/a'
+      } ms); peak RSS ${e.rss ?? 'n/a'} vs ${r.rss ?? 'n/a'} MiB`,
   )
   return Math.max(r.code, e.code)
 }
@@ -94,6 +104,16 @@ const SESSIONS = Number(values.sessions)
 const INVOCATIONS = Math.max(1, Math.floor(Number(values.events) / 4))
 const SUBSCRIBERS = Number(values.subscribers)
 const MAX_MS = Number(values['max-seconds']) * 1000
+/**
+ * Events per second offered in all, or 0 to send as fast as answers come back (closed loop). With a
+ * rate, session n starts at n / SESSIONS of one interval and sends its k-th invocation k intervals
+ * later (an interval is the time for every session to send one invocation at that rate), or as
+ * soon as its previous upload was answered if that is later; latency counts from the scheduled
+ * time, so a server that falls behind is charged for the wait it caused.
+ */
+const RATE = Number(values.rate)
+if (!(RATE >= 0)) throw new Error(`--rate is events per second (0: as fast as answered), not '${values.rate}'`)
+const INTERVAL_MS = RATE > 0 ? (SESSIONS * 4 * 1000) / RATE : 0
 const evalCase = loadCase(INVOCATIONS)
 
 async function freePort(): Promise<number> {
@@ -186,6 +206,12 @@ const deadline = setTimeout(() => {
   abortAll()
 }, MAX_MS)
 const latencies: number[] = []
+/**
+ * The same, without each session's first and last invocation: the first comes with the burst of
+ * creates and subscriptions (and a cold server), the last with every session's end, which builds
+ * and sends its case result. What a session in the middle of its life sees.
+ */
+const steadyLatencies: number[] = []
 /** Per verdict: queue (sent -> handler), server (handler -> response at client), delivery (response -> verdict). */
 const split = { queue: [] as number[], server: [] as number[], delivery: [] as number[] }
 const queueSamples: number[] = []
@@ -217,6 +243,7 @@ async function follow(res: { status: number; body: AsyncIterable<string> }, sent
     if (verdict.metric_name !== METRIC || sent === undefined) return
     const at = epochMs()
     latencies.push(at - sent.sent)
+    if (verdict.invocation_index > 0 && verdict.invocation_index < INVOCATIONS - 1) steadyLatencies.push(at - sent.sent)
     // The split is taken once the session is done (the verdict usually comes before the POST's response).
     sent.verdict ??= at
   })
@@ -238,8 +265,13 @@ async function post(path: string, body: string, type = 'application/json', timin
   return res
 }
 
+/** Waits until this epoch time (ms); at once when it has passed. */
+const until = (epoch: number) => new Promise((r) => setTimeout(r, Math.max(0, epoch - epochMs())))
+
 async function runSession(n: number): Promise<void> {
   const id = `load-${n}`
+  const startAt = runStartEpoch + (n * INTERVAL_MS) / SESSIONS
+  if (RATE > 0) await until(startAt)
   // A server at capacity answers 503 with Retry-After (admission): wait as told and ask again.
   for (;;) {
     const res = await call(base, 'POST', '/v1/sessions', {
@@ -259,7 +291,9 @@ async function runSession(n: number): Promise<void> {
   // Every subscriber is live before the first event, so latencies are not backlog replays.
   const subscribers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => subscribe(id, sentAt)))
   for (let k = 0; k < INVOCATIONS; k++) {
-    const timing: Sent = { sent: epochMs() }
+    const scheduled = startAt + k * INTERVAL_MS
+    if (RATE > 0) await until(scheduled)
+    const timing: Sent = { sent: RATE > 0 ? scheduled : epochMs() }
     sentAt.set(k, timing)
     await post(`/v1/sessions/${id}/events`, invocationBody(k), 'application/x-ndjson', timing)
   }
@@ -278,6 +312,7 @@ async function runSession(n: number): Promise<void> {
 const cpuAtStart = cpuSeconds(server.pid!)
 const clientCpuAtStart = process.cpuUsage()
 const started = performance.now()
+const runStartEpoch = epochMs()
 const outcomes = await Promise.allSettled(Array.from({ length: SESSIONS }, (_, n) => runSession(n)))
 const elapsed = (performance.now() - started) / 1000
 clearTimeout(deadline)
@@ -323,7 +358,9 @@ const acceptRate = probe ? probe.connections / elapsed : 0
 console.log(
   `load (${values.server === 'replay' ? 'replay baseline: nothing scored or stored' : 'evalstream'}): ${SESSIONS} sessions x ${
     INVOCATIONS * 4
-  } events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${elapsed.toFixed(1)} s`,
+  } events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${elapsed.toFixed(1)} s; ${
+    RATE > 0 ? `offered ${RATE} events/s (each session an invocation every ${(INTERVAL_MS / 1000).toFixed(2)} s)` : 'closed loop'
+  }`,
 )
 console.log(`  server node flags: ${nodeArgs.join(' ') || 'none'}`)
 console.log(
@@ -348,6 +385,12 @@ console.log(
   } us per event posted`,
 )
 console.log(`  verdict latency (${METRIC}, ${sorted.length} samples): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms`)
+steadyLatencies.sort((a, b) => a - b)
+console.log(
+  `  verdict latency without each session's first and last invocation (${steadyLatencies.length} samples): p50 ${
+    pctOf(steadyLatencies, 50)
+  } ms, p99 ${pctOf(steadyLatencies, 99)} ms, max ${pctOf(steadyLatencies, 100)} ms`,
+)
 console.log(`  verdict latency split: queue ${p50p99(split.queue)}; server ${p50p99(split.server)}; delivery ${p50p99(split.delivery)}`)
 console.log(
   `  server event-loop delay: ${
