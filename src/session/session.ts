@@ -29,6 +29,7 @@ import { type BudgetRefusal, jsonBytes } from '../session/byte-budget.ts'
 import { endedEngine } from '../session/ended-engine.ts'
 import { EndedAnswers } from './ended-answers.ts'
 import { type SessionBudget, SessionBytes } from '../session/session-bytes.ts'
+import { heavyTurn } from './heavy-turns.ts'
 
 /**
  * What the engine factory gives back: an engine (and what frees the judge state its session holds,
@@ -270,6 +271,8 @@ export class HostedSession {
       // The case result reads back the events and results the engine let go: without waiting for other writes.
       await this.#journal.settle?.()
       await this.log.settle()
+      // Many sessions' ends wake on one commit: each builds its case result in a turn of its own.
+      await heavyTurn()
       const typed = await this.#engine.end()
       // A concurrent end() may have finished first and let the engine go.
       const settled = this.#final?.caseResult()
@@ -290,9 +293,11 @@ export class HostedSession {
     if (!this.#final) {
       // Completed invocations' results are read back from the log: without waiting for other writes.
       await this.log.settle()
+      await heavyTurn()
       return JSON.stringify(this.snapshot())
     }
     await this.#final.settle()
+    await heavyTurn()
     return this.#final.snapshotJson()
   }
 
