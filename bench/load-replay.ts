@@ -7,9 +7,10 @@
  * (Hono's `streamSSE`), numbered as the service numbers them.
  *
  * The frames are the service's own: at start-up the real app (memory store, same engine) scores one
- * session of the load case, and its result stream is cut per invocation into templates. So the load
- * client parses the same frames, the same sizes, from either server; the difference between the
- * two runs is scoring, storing, admission and the service's own streaming, nothing else.
+ * session of the load case (50 invocations), and its result stream is cut per invocation into
+ * templates; `/end` answers that session's case result and `GET /v1/sessions/{id}` its snapshot
+ * (with this session's last seq). So the load client reads the same bytes from either server; the
+ * difference between the two runs is scoring, storing, admission and the service's own streaming.
  *
  *   node bench/load-replay.ts   (PORT from the environment; prints "listening" when ready)
  */
@@ -25,8 +26,11 @@ import { CONFIG, invocationBody, loadCase } from './load-case.ts'
 
 type Frame = { event: string; data: string }
 
-/** The service's result stream for one session of `invocations` invocations, frame by frame. */
-async function serviceFrames(invocations: number): Promise<Frame[]> {
+/**
+ * The service's answers for one session of `invocations` invocations: its result stream frame by
+ * frame, its `/end` answer (the case result) and its snapshot once ended.
+ */
+async function serviceAnswers(invocations: number): Promise<{ frames: Frame[]; ended: string; snapshot: string }> {
   const app = createApp({ store: memorySessionStore(), createEngine: (o) => createSessionEngine(o) })
   const json = { 'content-type': 'application/json' }
   const body = JSON.stringify({ session_id: 'template', eval_config: CONFIG, eval_case: loadCase(invocations) })
@@ -41,11 +45,12 @@ async function serviceFrames(invocations: number): Promise<Frame[]> {
     })
     if (res.status !== 202) throw new Error(`the template upload ${k} answered ${res.status}`)
   }
-  await (await app.request('/v1/sessions/template/end', { method: 'POST' })).text()
+  const ended = await (await app.request('/v1/sessions/template/end', { method: 'POST' })).text()
   const frames: Frame[] = []
   const parser = createParser({ onEvent: (e) => void frames.push({ event: e.event ?? 'message', data: e.data }) })
   parser.feed(await (await app.request('/v1/sessions/template/results')).text())
-  return frames
+  const snapshot = await (await app.request('/v1/sessions/template')).text()
+  return { frames, ended, snapshot }
 }
 
 /**
@@ -67,7 +72,10 @@ const sseFrame = (f: Frame, seq: number) => `event: ${f.event}\ndata: ${f.data}\
 
 /** The load case's invocation count is the bench's `--events / 4`; frames repeat past the template. */
 const TEMPLATE_INVOCATIONS = 50
-const { perInvocation, closing } = templates(await serviceFrames(TEMPLATE_INVOCATIONS), TEMPLATE_INVOCATIONS)
+const answers = await serviceAnswers(TEMPLATE_INVOCATIONS)
+const { perInvocation, closing } = templates(answers.frames, TEMPLATE_INVOCATIONS)
+const LAST_SEQ = /"last_seq":\d+/
+if (!LAST_SEQ.test(answers.snapshot)) throw new Error('the template snapshot has no last_seq')
 
 type Session = { seq: number; invocations: number; subscribers: Set<SSEStreamingApi>; ended: Promise<void>; end: () => void }
 const sessions = new Map<string, Session>()
@@ -113,11 +121,13 @@ const app = new Hono()
     if (!session) return c.json({ error: 'no such session' }, 404)
     publish(session, closing)
     session.end()
-    return c.json({ last_seq: session.seq })
+    return c.body(answers.ended, 200, { 'content-type': 'application/json' })
   })
   .get('/v1/sessions/:id', (c) => {
     const session = sessions.get(c.req.param('id'))
-    return session ? c.json({ last_seq: session.seq }) : c.json({ error: 'no such session' }, 404)
+    if (!session) return c.json({ error: 'no such session' }, 404)
+    const snapshot = answers.snapshot.replace(LAST_SEQ, `"last_seq":${session.seq}`)
+    return c.body(snapshot, 200, { 'content-type': 'application/json' })
   })
 
 const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server
