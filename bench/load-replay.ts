@@ -7,12 +7,13 @@
  * (Hono's `streamSSE`), numbered as the service numbers them.
  *
  * The frames are the service's own: at start-up the real app (memory store, same engine) scores one
- * session of the load case (50 invocations), and its result stream is cut per invocation into
+ * session of the load case (as many invocations as the bench's sessions have), and its result stream is cut per invocation into
  * templates; `/end` answers that session's case result and `GET /v1/sessions/{id}` its snapshot
  * (with this session's last seq). So the load client reads the same bytes from either server; the
  * difference between the two runs is scoring, storing, admission and the service's own streaming.
  *
- *   node bench/load-replay.ts   (PORT from the environment; prints "listening" when ready)
+ *   node bench/load-replay.ts   (PORT and EVALSTREAM_REPLAY_INVOCATIONS from the environment;
+ *                                prints "listening" when ready)
  */
 import { createAdaptorServer } from '@hono/node-server'
 import { createParser } from 'eventsource-parser'
@@ -70,8 +71,8 @@ function templates(frames: Frame[], invocations: number): { perInvocation: Frame
 
 const sseFrame = (f: Frame, seq: number) => `event: ${f.event}\ndata: ${f.data}\nid: ${seq}\n\n`
 
-/** The load case's invocation count is the bench's `--events / 4`; frames repeat past the template. */
-const TEMPLATE_INVOCATIONS = 50
+/** The load case's invocation count (the bench's `--events / 4`, passed by bench/load.ts); frames repeat past it. */
+const TEMPLATE_INVOCATIONS = Number(process.env.EVALSTREAM_REPLAY_INVOCATIONS ?? 50)
 const answers = await serviceAnswers(TEMPLATE_INVOCATIONS)
 const { perInvocation, closing } = templates(answers.frames, TEMPLATE_INVOCATIONS)
 const LAST_SEQ = /"last_seq":\d+/

@@ -19,7 +19,7 @@
  * queue (POST sent -> handler reached: accept queue, loop delay, parsing), server (handler -> the
  * first of the POST's response and the verdict at the client) and delivery (how much later than the
  * POST's response the verdict arrived; 0 when it came first). The
- * listening socket's accept queue is sampled from /proc/net/tcp every 250 ms; the mean wait in it
+ * listening socket's accept queue is sampled from /proc/net/tcp every second; the mean wait in it
  * follows from Little's law (mean length / connections accepted per second).
  *
  * Exits 1 on any failed request, lost, duplicate or missing result or failed session.
@@ -114,7 +114,10 @@ const MAX_MS = Number(values['max-seconds']) * 1000
 const RATE = Number(values.rate)
 if (!(RATE >= 0)) throw new Error(`--rate is events per second (0: as fast as answered), not '${values.rate}'`)
 const INTERVAL_MS = RATE > 0 ? (SESSIONS * 4 * 1000) / RATE : 0
-const evalCase = loadCase(INVOCATIONS)
+/** Every session's create body but its id (made once: the eval case is tens of KB). */
+const createBody = JSON.stringify({ eval_config: CONFIG, eval_case: loadCase(INVOCATIONS) })
+/** Each invocation's upload, the same for every session (made once). */
+const uploads = Array.from({ length: INVOCATIONS }, (_, k) => invocationBody(k))
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -183,6 +186,7 @@ const server = spawn(process.execPath, [
     GOOGLE_CLOUD_PROJECT: '',
     EVALSTREAM_DB: values.db === 'memory' ? ':memory:' : join(work, 'evalstream.db'),
     EVALSTREAM_PROBE_OUT: probeOut,
+    EVALSTREAM_REPLAY_INVOCATIONS: String(INVOCATIONS),
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
@@ -218,8 +222,8 @@ const queueSamples: number[] = []
 const sampler = setInterval(() => {
   const q = acceptQueue(port)
   if (q !== null) queueSamples.push(q)
-  // Reading /proc/net/tcp with a few thousand sockets open takes ~1 ms: every 100 ms it was 6% of the client.
-}, 250)
+  // Reading /proc/net/tcp with a few thousand sockets open takes a few ms: every 100 ms it was 6% of the client.
+}, 1000)
 const epochMs = () => performance.timeOrigin + performance.now()
 const totals = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0, refusedCreates: 0 }
 
@@ -275,7 +279,7 @@ async function runSession(n: number): Promise<void> {
   // A server at capacity answers 503 with Retry-After (admission): wait as told and ask again.
   for (;;) {
     const res = await call(base, 'POST', '/v1/sessions', {
-      body: JSON.stringify({ session_id: id, eval_config: CONFIG, eval_case: evalCase }),
+      body: `{"session_id":${JSON.stringify(id)},${createBody.slice(1)}`,
     })
     if (res.status === 201) break
     const wait = Number(res.headers['retry-after'])
@@ -295,7 +299,7 @@ async function runSession(n: number): Promise<void> {
     if (RATE > 0) await until(scheduled)
     const timing: Sent = { sent: RATE > 0 ? scheduled : epochMs() }
     sentAt.set(k, timing)
-    await post(`/v1/sessions/${id}/events`, invocationBody(k), 'application/x-ndjson', timing)
+    await post(`/v1/sessions/${id}/events`, uploads[k]!, 'application/x-ndjson', timing)
   }
   await post(`/v1/sessions/${id}/end`, '')
   const received = await Promise.all(subscribers.map((s) => s.rest))
