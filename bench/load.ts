@@ -38,13 +38,13 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
 import { countStreams, readResultStream, type ReceivedStream } from './load-client.ts'
 import { abortAll, type Answer, call, openStream } from './load-http.ts'
+import { acceptQueue, cpuSeconds, freePort, rssMiB } from './proc-stats.ts'
 import { startFlags } from './server-flags.ts'
 
 const { values } = parseArgs({
@@ -119,50 +119,6 @@ const createBody = JSON.stringify({ eval_config: CONFIG, eval_case: loadCase(INV
 /** Each invocation's upload, the same for every session (made once). */
 const uploads = Array.from({ length: INVOCATIONS }, (_, k) => invocationBody(k))
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-/** The server's peak resident set (Linux VmHWM), in MiB. */
-function peakRssMiB(pid: number): number | null {
-  try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-    return kb ? Number(kb) / 1024 : null
-  } catch {
-    return null
-  }
-}
-
-/** CPU time the server used so far, all threads (utime + stime in /proc/PID/stat), in seconds. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command's ')', in ticks.
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return null
-  }
-}
-
-/** The listening socket's accept queue (rx_queue of the LISTEN row in /proc/net/tcp), or null. */
-function acceptQueue(port: number): number | null {
-  try {
-    const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`
-    for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n')) {
-      const f = line.trim().split(/\s+/)
-      if (f[1]?.endsWith(hexPort) && f[3] === '0A') return parseInt(f[4]!.split(':')[1]!, 16)
-    }
-  } catch {
-    // Not Linux (no /proc): the queue is reported as n/a.
-  }
-  return null
-}
-
 const port = await freePort()
 const base = `http://127.0.0.1:${port}`
 const work = mkdtempSync(join(tmpdir(), 'evalstream-load-'))
@@ -202,7 +158,7 @@ await new Promise<void>((resolve, reject) => {
   server.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve())
   server.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
 })
-const idleRss = peakRssMiB(server.pid!)
+const idleRss = rssMiB(server.pid!)?.peak ?? null
 
 let stoppedEarly = false
 const deadline = setTimeout(() => {
@@ -321,7 +277,7 @@ const outcomes = await Promise.allSettled(Array.from({ length: SESSIONS }, (_, n
 const elapsed = (performance.now() - started) / 1000
 clearTimeout(deadline)
 clearInterval(sampler)
-const peak = peakRssMiB(server.pid!)
+const peak = rssMiB(server.pid!)?.peak ?? null
 const cpuAtEnd = cpuSeconds(server.pid!)
 const clientCpu = process.cpuUsage(clientCpuAtStart)
 // One more loop-delay report covers the end of the run.

@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util'
 import { Miniflare } from 'miniflare'
 import { bundleWorker, servingBundle } from '../test/support/worker-build.ts'
 import { badCount, type LoadOutcome, percentile, runLoad } from './load-client.ts'
+import { rssMiB } from './proc-stats.ts'
 import { startFlags } from './server-flags.ts'
 
 const { values } = parseArgs({
@@ -39,17 +40,6 @@ const INVOCATIONS = Math.max(1, Math.floor(Number(values.events) / 4))
 const SUBSCRIBERS = Number(values.subscribers)
 const MAX_MS = Number(values['max-seconds']) * 1000
 const NO_JUDGE = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
-
-/** A process's resident set now and at its peak (Linux VmRSS / VmHWM), in MiB. */
-function rssMiB(pid: number): { now: number; peak: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN)
-    return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
-  } catch {
-    return undefined
-  }
-}
 
 /** The workerd process Miniflare started: a descendant of this process named workerd. */
 function workerdPid(): number | undefined {
