@@ -37,7 +37,9 @@ export class SessionBytes {
   #results = 0
   /**
    * Bytes of the events of each invocation still in memory, while their store could give them
-   * back (made with the first one): released when the engine lets the invocation's events go.
+   * back (made with the first one): released when the engine lets the invocation's events go. An
+   * engine that keeps every event (a metric reads earlier invocations) leaves an entry per
+   * invocation, at most EVALSTREAM_MAX_INVOCATIONS_PER_SESSION of them.
    */
   #byInvocation: Map<string, number> | undefined
 
