@@ -163,7 +163,7 @@ export function depsFromEnv(
 }
 
 function memoryNote(limits: SessionLimits): string {
-  return `memory: a session holds at most ${limits.maxSessionBytes} bytes (EVALSTREAM_MAX_SESSION_BYTES), all sessions ${limits.maxProcessBytes} (EVALSTREAM_MAX_PROCESS_BYTES)`
+  return `memory: a session takes in at most ${limits.maxSessionBytes} bytes (EVALSTREAM_MAX_SESSION_BYTES), all sessions hold at most ${limits.maxProcessBytes} in memory (EVALSTREAM_MAX_PROCESS_BYTES)`
 }
 
 function metricsNote(hasToken: boolean, hasTenants: boolean): string {
