@@ -42,7 +42,7 @@ describe('Node with a 64 MB heap, pushed to its byte budgets', () => {
   })
 
   it('refuses past each budget, keeps serving and never runs out of heap', async () => {
-    const budget = Number(/all sessions (\d+) \(EVALSTREAM_MAX_PROCESS_BYTES\)/.exec(server.output())?.[1])
+    const budget = Number(/all sessions hold at most (\d+) in memory \(EVALSTREAM_MAX_PROCESS_BYTES\)/.exec(server.output())?.[1])
     // A quarter of the 64 MiB old space.
     expect(budget).toBe(16 * 1024 * 1024)
 
