@@ -52,7 +52,7 @@ export function compactVerdicts(invocation: InvocationState): boolean {
 export function expandVerdicts(invocation: InvocationState, plan: SessionPlan, read: LoggedResults | undefined): MetricSlot[] {
   if (invocation.slots) return invocation.slots
   const verdicts = invocation.verdicts!
-  const logged = readBack([invocation], read)
+  const scores = scoreTable([invocation], read)[0]!
   invocation.slots = plan.metrics.map((metric, i): MetricSlot => {
     const seq = verdicts[i * FIELDS] as number
     return {
@@ -60,7 +60,7 @@ export function expandVerdicts(invocation: InvocationState, plan: SessionPlan, r
       run: null,
       progressCount: verdicts[i * FIELDS + 1] as number,
       lastProgress: verdicts[i * FIELDS + 2] as string | null | undefined,
-      score: seq < 0 ? undefined : loggedScore(logged.get(seq)),
+      score: scores[i],
       seq: seq < 0 ? undefined : seq,
     }
   })
@@ -77,17 +77,29 @@ export function scoreTable(
   invocations: readonly InvocationState[],
   read: LoggedResults | undefined,
 ): Array<Array<InvocationScore | undefined>> {
-  const logged = readBack(invocations, read)
-  return invocations.map((invocation) => {
-    if (invocation.slots) return invocation.slots.map((slot) => slot.score)
-    const verdicts = invocation.verdicts!
-    const scores: Array<InvocationScore | undefined> = []
-    for (let i = 0; i < verdicts.length; i += FIELDS) {
-      const seq = verdicts[i] as number
-      scores.push(seq < 0 ? undefined : loggedScore(logged.get(seq)))
-    }
-    return scores
+  const seqs: number[] = []
+  for (const { verdicts } of invocations) {
+    if (verdicts) { for (let i = 0; i < verdicts.length; i += FIELDS) seqs.push(verdicts[i] as number) }
+  }
+  // Only an engine given `loggedResults` compacts (session-engine.ts).
+  const logged = seqs.length > 0 ? scoresAt(seqs, read!) : []
+  let next = 0
+  return invocations.map(({ slots, verdicts }) => {
+    if (slots) return slots.map((slot) => slot.score)
+    return Array.from({ length: verdicts!.length / FIELDS }, () => logged[next++])
   })
+}
+
+/**
+ * The result logged under each seq (-1: none yet, undefined), in order, read back in one read: a
+ * compacted invocation's, and an ended session's kept seqs.
+ * @example scoresAt(engine.resultSeqs()!, read)[n * metrics + i]
+ */
+export function scoresAt(seqs: ArrayLike<number>, read: LoggedResults): Array<InvocationScore | undefined> {
+  const wanted: number[] = []
+  for (let i = 0; i < seqs.length; i++) if (seqs[i]! >= 0) wanted.push(seqs[i]!)
+  const logged = wanted.length > 0 ? read(wanted) : new Map<number, CriterionResultData>()
+  return Array.from(seqs, (seq) => (seq < 0 ? undefined : loggedScore(logged.get(seq))))
 }
 
 /**
@@ -130,18 +142,6 @@ export function seqTable(invocations: readonly InvocationState[], metrics: numbe
 /** The seq of the slot's result in the log: -1 when it has none yet, undefined when it has one without a seq. */
 function seqOf(slot: MetricSlot): number | undefined {
   return slot.score === undefined ? -1 : slot.seq
-}
-
-function readBack(invocations: readonly InvocationState[], read: LoggedResults | undefined): ReadonlyMap<number, CriterionResultData> {
-  const seqs: number[] = []
-  for (const invocation of invocations) {
-    const verdicts = invocation.verdicts
-    if (!verdicts) continue
-    for (let i = 0; i < verdicts.length; i += FIELDS) if ((verdicts[i] as number) >= 0) seqs.push(verdicts[i] as number)
-  }
-  if (seqs.length === 0) return new Map()
-  // Only an engine given `loggedResults` compacts (session-engine.ts).
-  return read!(seqs)
 }
 
 /**

@@ -8,7 +8,7 @@
  * (`SessionEngine.resultSeqs`): the session keeps the invocations' ids and one number per result.
  */
 import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
-import { loggedScore } from '../engine/verdicts.ts'
+import { scoresAt } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
 
 type Snapshot = Omit<SessionSnapshot, 'case_result'>
@@ -63,13 +63,10 @@ export class EndedAnswers {
     const seqs = this.#seqs
     if (!seqs) return this.#snapshot
     const { metrics } = this.#snapshot
-    const logged = this.#log.eventsAt([...seqs].filter((seq) => seq >= 0), 'criterion.result')
+    const scores = scoresAt(seqs, (wanted) => loggedCriterionResults(this.#log, wanted))
     const invocations = this.#snapshot.invocations.map((inv, n): InvocationEntry => ({
       ...inv,
-      results: Object.fromEntries(metrics.map((metric, i) => {
-        const seq = seqs[n * metrics.length + i]!
-        return [metric, seq < 0 ? null : loggedScore(logged.get(seq)?.data as CriterionResultData | undefined)]
-      })),
+      results: Object.fromEntries(metrics.map((metric, i) => [metric, scores[n * metrics.length + i] ?? null])),
     }))
     return { ...this.#snapshot, invocations }
   }
@@ -77,4 +74,11 @@ export class EndedAnswers {
   #counters() {
     return { last_seq: this.#log.lastSeq(), subscribers: this.#log.subscriberCount() }
   }
+}
+
+/** A session's logged criterion results by seq, as their data: the engine's `loggedResults`. */
+export function loggedCriterionResults(log: ResultLog, seqs: readonly number[]): Map<number, CriterionResultData> {
+  const found = new Map<number, CriterionResultData>()
+  for (const [seq, event] of log.eventsAt(seqs, 'criterion.result')) found.set(seq, event.data as CriterionResultData)
+  return found
 }

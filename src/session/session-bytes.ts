@@ -56,11 +56,6 @@ export class SessionBytes {
     return this.#held
   }
 
-  /** Bytes of it in this process's memory (what EVALSTREAM_MAX_PROCESS_BYTES is charged). */
-  get inMemory(): number {
-    return this.#inMemory
-  }
-
   /** Why an event of `bytes` at `index` may not be taken, or undefined when it may. */
   refusal(index: number, bytes: number): BudgetRefusal | undefined {
     const budget = this.#budget

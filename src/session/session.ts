@@ -11,7 +11,6 @@ import type { EvalCaseResult } from '../adk/results.ts'
 import { evalCaseResultValue } from '../adk/results-json.ts'
 import { decodeCheckedValue, isIngestIssue } from '../ingest/index.ts'
 import type {
-  CriterionResultData,
   EngineEmission,
   EngineOptions,
   IngestedEvent,
@@ -27,7 +26,7 @@ import { journaledAdkEvents } from './journaled-events.ts'
 import type { Journal } from './journal.ts'
 import { type BudgetRefusal, jsonBytes } from '../session/byte-budget.ts'
 import { endedEngine } from '../session/ended-engine.ts'
-import { EndedAnswers } from './ended-answers.ts'
+import { EndedAnswers, loggedCriterionResults } from './ended-answers.ts'
 import { type SessionBudget, SessionBytes } from '../session/session-bytes.ts'
 import { heavyTurn } from './heavy-turns.ts'
 
@@ -420,11 +419,4 @@ export class HostedSession {
     }
     if (this.#ended) this.#freeze()
   }
-}
-
-/** The engine's `loggedResults`: a session's logged criterion results by seq, as their data. */
-function loggedCriterionResults(log: ResultLog, seqs: readonly number[]): Map<number, CriterionResultData> {
-  const found = new Map<number, CriterionResultData>()
-  for (const [seq, event] of log.eventsAt(seqs, 'criterion.result')) found.set(seq, event.data as CriterionResultData)
-  return found
 }
