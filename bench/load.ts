@@ -79,7 +79,10 @@ async function sideBySide(): Promise<number> {
       process.stdout.write(d)
     })
     const code = await new Promise<number>((resolve) => child.once('exit', (c) => resolve(c ?? 1)))
-    const number = (re: RegExp) => (re.exec(out) ? Number(re.exec(out)![1]) : undefined)
+    const number = (re: RegExp) => {
+      const found = re.exec(out)
+      return found ? Number(found[1]) : undefined
+    }
     figures[target] = {
       perSecond: number(/events posted\/s: (\d+)/),
       p99: number(/verdict latency \(.*p99 ([\d.]+) ms/),

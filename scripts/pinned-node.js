@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `node scripts/pinned-node.js [--NODE-FLAG...] SCRIPT [ARGS...]`: runs SCRIPT on Node 24 or newer,
- * whatever Node npm started this with, with the Node flags given before it. Plain JavaScript that any Node >= 18 can run, so `npm start` and `npm test`
- * work after `npm ci --ignore-scripts` on a machine whose own Node is older.
+ * whatever Node npm started this with, with the Node flags given before it. Plain JavaScript that
+ * any Node >= 18 can run, so `npm start` and `npm test` work after `npm ci --ignore-scripts` on a
+ * machine whose own Node is older.
  *
  * The repo pins Node 24 as the devDependency `node`, but that package only fetches its binary from
  * a preinstall script; with install scripts skipped there is no Node 24 in node_modules. Then this
