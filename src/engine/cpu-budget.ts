@@ -5,13 +5,37 @@
 import { limitName, type Limits } from '../ingest/limits.ts'
 import type { CpuBudget } from './types.ts'
 
+/** Node's CPU time of the calling thread (Node 23.9 and later): what `threadCpuMs` reads. */
+type ThreadCpuUsage = () => { user: number; system: number }
+
 /**
- * Timed by `clock`, by default `performance.now()`: synchronous work holds the event loop for its
- * wall time. On Workers that clock advances only across I/O, so there the platform's own CPU limit
- * applies instead.
+ * The calling thread's CPU time in ms, where the host can tell it (Node 24), else undefined. Time
+ * the thread spends waiting for a core (other processes on a busy machine) is not in it, so a
+ * budget timed by it refuses the same work however loaded the machine is.
+ */
+export function threadCpuClock(): (() => number) | undefined {
+  const usage = (globalThis as { process?: { threadCpuUsage?: ThreadCpuUsage } }).process?.threadCpuUsage
+  if (typeof usage !== 'function') return undefined
+  try {
+    usage()
+  } catch {
+    // Declared but not implemented (a runtime's partial Node compatibility).
+    return undefined
+  }
+  return () => {
+    const { user, system } = usage()
+    return (user + system) / 1000
+  }
+}
+
+/**
+ * Timed by `clock`, by default the thread's CPU time where the host has it (Node), else
+ * `performance.now()`: synchronous work holds the event loop for at least its CPU time, and a
+ * machine busy with other processes must not make the same event cost more. On Workers the wall
+ * clock advances only across I/O, so there the platform's own CPU limit applies instead.
  * @example createSessionEngine({ spec, emit, budget: cpuBudget(limits) })
  */
-export function cpuBudget(limits: Limits, clock: () => number = () => performance.now()): CpuBudget {
+export function cpuBudget(limits: Limits, clock: () => number = threadCpuClock() ?? (() => performance.now())): CpuBudget {
   return {
     maxEventCpuMs: limits.maxEventCpuMs,
     maxSessionCpuMs: limits.maxSessionCpuMs,

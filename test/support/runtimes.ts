@@ -20,10 +20,18 @@ export type Running = { baseUrl: string; stop(): Promise<void> }
 export const NO_JUDGE_ENV: Env = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
 
 /**
- * For server processes a test spawns: no judge, and sessions in memory, not in the working
- * directory's .evalstream/evalstream.db (which would carry sessions from one test run to the next).
+ * Admission's delay limit out of reach: a spawned server whose test is not about admission never
+ * refuses a session because the machine running the suite is busy. The tests about admission
+ * drive the loop themselves (test/runtimes/http/admission-loop.test.ts, test/unit/http/admission.test.ts).
  */
-export const SPAWNED_SERVER_ENV: Env = { ...NO_JUDGE_ENV, EVALSTREAM_DB: ':memory:' }
+export const ADMISSION_OUT_OF_REACH: Env = { EVALSTREAM_ADMISSION_LAG_MS: String(24 * 3600 * 1000) }
+
+/**
+ * For server processes a test spawns: no judge, sessions in memory, not in the working directory's
+ * .evalstream/evalstream.db (which would carry sessions from one test run to the next), and no
+ * admission by the loop's delay (nothing a test asserts may depend on how loaded the machine is).
+ */
+export const SPAWNED_SERVER_ENV: Env = { ...NO_JUDGE_ENV, ...ADMISSION_OUT_OF_REACH, EVALSTREAM_DB: ':memory:' }
 
 /** A port nobody is listening on right now (the OS picks it). */
 export async function freePort(): Promise<number> {

@@ -19,9 +19,9 @@ import { indexLimitsFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
 import { indexPathFor, startIndexWriter } from './index-writer.ts'
 import { writeBehindSql } from './write-behind-sql.ts'
-import { admissionLagFromEnv } from '../../config/admission.ts'
-import { admissionFromLag } from '../../http/admission.ts'
-import { loopLagMonitor } from './loop-lag.ts'
+import { admissionLimitsFromEnv } from '../../config/admission.ts'
+import { type Admission, admissionFromLoop } from '../../http/admission.ts'
+import { loopPressureMonitor } from './loop-monitor.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { listenFailure, listenPort } from '../listen-port.ts'
 
@@ -67,13 +67,16 @@ if (!index.ok) {
   console.error(`evalstream: ${index.error}`)
   process.exit(2)
 }
-const admissionLag = admissionLagFromEnv(process.env)
-if (!admissionLag.ok) {
-  console.error(`evalstream: ${admissionLag.error}`)
+const admissionLimits = admissionLimitsFromEnv(process.env)
+if (!admissionLimits.ok) {
+  console.error(`evalstream: ${admissionLimits.error}`)
   process.exit(2)
 }
-// New sessions wait (503, Retry-After) while the loop is behind; admitted ones are served first.
-const admission = admissionFromLag(loopLagMonitor().p99Ms, admissionLag.value)
+// New sessions wait (503, Retry-After) while the loop is late and busy with its own work; admitted
+// ones are served first. The loop is measured from the moment the server listens: start-up (module
+// loading, the first requests compiling their code) is never a reason to refuse.
+let admit: Admission = () => undefined
+const admission: Admission = () => admit()
 // Traces whose root never came, and conversations gone quiet, are finalised by this timer.
 if (setup.deps.otlp) startOtlpTicker(setup.deps.otlp.monitor, OTLP_TICK_MS)
 const listen = listenPort(process.env.PORT)
@@ -102,6 +105,7 @@ server.once('error', (error) => {
 // A burst of clients (a thousand sessions opening their streams at once) overflows Node's default
 // backlog of 511 while the loop is busy, and their SYNs are dropped until a connect timeout.
 server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
+  admit = admissionFromLoop(loopPressureMonitor().read, admissionLimits.value)
   const address = server.address()
   console.log(`evalstream listening on http://${hostname}:${typeof address === 'object' && address ? address.port : port}`)
   for (const note of [db.note, ...(index.notes ?? []), ...setup.notes]) console.log(note)
