@@ -1,26 +1,39 @@
 /**
- * Background CPU load for test:repeat: one worker thread per core spinning on arithmetic, so the
- * suite runs on a machine as busy as a loaded CI runner. `stress` is not assumed to be installed.
+ * Background CPU load for test:repeat: separate processes spinning on arithmetic, by default two per
+ * core, so the suite runs on a machine busier than it has cores (a loaded CI runner, a laptop
+ * building something else). Processes, not threads of the runner: the scheduler then shares the
+ * cores between them and the suite's processes as it would with any other work. `stress` is not
+ * assumed to be installed.
  */
+import { type ChildProcess, spawn } from 'node:child_process'
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
 
-/** The spinning loop, run in each worker; it stops when the worker is terminated. */
-const SPIN = `
-let x = 0
-for (;;) { for (let i = 0; i < 1e7; i++) x = (x * 31 + i) % 1000003 }
-`
+/** The spinning loop each process runs until it is killed. */
+const SPIN = 'let x = 0; for (;;) { for (let i = 0; i < 1e7; i++) x = (x * 31 + i) % 1000003 }'
 
-export type CpuLoad = { threads: number; stop(): Promise<void> }
+/** Busy processes per core by default. */
+export const LOAD_PER_CORE = 2
+
+export type CpuLoad = { processes: number; stop(): Promise<void> }
 
 /** @example const load = startCpuLoad(); try { ... } finally { await load.stop() } */
-export function startCpuLoad(threads = availableParallelism()): CpuLoad {
-  const workers = Array.from({ length: threads }, () => new Worker(SPIN, { eval: true }))
-  for (const w of workers) w.unref()
+export function startCpuLoad(processes = LOAD_PER_CORE * availableParallelism()): CpuLoad {
+  const children: ChildProcess[] = Array.from({ length: processes }, () => spawn(process.execPath, ['-e', SPIN], { stdio: 'ignore' }))
+  // A runner that dies without stop() must not leave spinners behind: each one exits with it.
+  const killAll = () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  }
+  process.once('exit', killAll)
   return {
-    threads,
+    processes,
     stop: async () => {
-      await Promise.all(workers.map((w) => w.terminate()))
+      process.off('exit', killAll)
+      await Promise.all(children.map((c) =>
+        c.exitCode !== null || c.signalCode !== null ? undefined : new Promise<void>((resolve) => {
+          c.once('exit', () => resolve())
+          c.kill('SIGKILL')
+        })
+      ))
     },
   }
 }

@@ -1,19 +1,28 @@
 /**
  * `npm run test:repeat`: the unit and runtimes projects, ROUNDS times in a row (default 5), while
- * every core is kept busy by a background spin load (cpu-load.ts). A test that depends on timing
- * fails here; one round's failure names its tests. Exits non-zero when any round failed.
+ * LOAD_PER_CORE busy processes per core (default 2) keep the machine busier than it has cores
+ * (cpu-load.ts). A test that depends on timing fails here; one round's failure names its tests.
+ * Exits non-zero when any round failed.
  *
- *   npm run test:repeat            5 rounds under load
- *   ROUNDS=2 npm run test:repeat   2 rounds
+ *   npm run test:repeat                        5 rounds, 2 busy processes per core
+ *   ROUNDS=2 LOAD_PER_CORE=3 npm run test:repeat
+ *   npm run test:repeat -- test/runtimes/session   only those files (any vitest filter)
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startCpuLoad } from './cpu-load.ts'
+import { availableParallelism } from 'node:os'
+import { LOAD_PER_CORE, startCpuLoad } from './cpu-load.ts'
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`ROUNDS must be a whole number >= 1, not '${process.env.ROUNDS}'`)
+/** Vitest filters given after `--`: only the matching files run. */
+const FILTERS = process.argv.slice(2)
+const PER_CORE = Number(process.env.LOAD_PER_CORE ?? LOAD_PER_CORE)
+if (!Number.isInteger(PER_CORE) || PER_CORE < 0) {
+  throw new Error(`LOAD_PER_CORE must be a whole number >= 0, not '${process.env.LOAD_PER_CORE}'`)
+}
 
 type Report = {
   numPassedTests: number
@@ -23,7 +32,17 @@ type Report = {
 
 /** One vitest run; resolves with its exit code and JSON report (undefined when none was written). */
 function round(reportFile: string): Promise<{ code: number; report?: Report }> {
-  const args = ['run', '--project', 'unit', '--project', 'runtimes', '--reporter=dot', '--reporter=json', `--outputFile.json=${reportFile}`]
+  const args = [
+    'run',
+    '--project',
+    'unit',
+    '--project',
+    'runtimes',
+    '--reporter=dot',
+    '--reporter=json',
+    `--outputFile.json=${reportFile}`,
+    ...FILTERS,
+  ]
   return new Promise((resolve) => {
     const child = spawn('node_modules/.bin/vitest', args, { stdio: ['ignore', 'inherit', 'inherit'] })
     child.on('close', (code) => {
@@ -39,7 +58,7 @@ function round(reportFile: string): Promise<{ code: number; report?: Report }> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-repeat-'))
-const load = startCpuLoad()
+const load = startCpuLoad(PER_CORE * availableParallelism())
 const stop = async () => {
   await load.stop()
   rmSync(dir, { recursive: true, force: true })
@@ -49,7 +68,9 @@ process.on('SIGINT', () => void stop().then(() => process.exit(130)))
 const lines: string[] = []
 let failedRounds = 0
 try {
-  console.log(`test:repeat: ${ROUNDS} rounds of the unit and runtimes projects, ${load.threads} spinning threads of background load`)
+  console.log(
+    `test:repeat: ${ROUNDS} rounds of the unit and runtimes projects, ${load.processes} busy processes (${PER_CORE} per core) of background load`,
+  )
   for (let i = 1; i <= ROUNDS; i++) {
     const started = performance.now()
     const { code, report } = await round(join(dir, `round-${i}.json`))
@@ -74,6 +95,6 @@ try {
   await stop()
 }
 console.log(
-  `\ntest:repeat summary (${load.threads} spinning threads):\n${lines.join('\n')}\n${ROUNDS - failedRounds}/${ROUNDS} rounds passed`,
+  `\ntest:repeat summary (${load.processes} busy processes):\n${lines.join('\n')}\n${ROUNDS - failedRounds}/${ROUNDS} rounds passed`,
 )
 process.exit(failedRounds === 0 ? 0 : 1)
