@@ -67,7 +67,7 @@ function ensureChromium() {
 ensureChromium()
 let release
 try {
-  release = acquireInstallLock(LOCK_FILE)
+  release = acquireInstallLock(LOCK_FILE, { log: (line) => console.error(`setup:e2e: ${line}`) })
 } catch (err) {
   console.error(`setup:e2e: ${err.message}`)
   process.exit(warnOnly ? 0 : 1)
