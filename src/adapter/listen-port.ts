@@ -34,3 +34,16 @@ export function listenFailure(error: unknown, hostname: string, port: number): s
     : String(error)
   return `cannot listen on ${hostname}:${port}: ${why}`
 }
+
+/**
+ * The dashboard's address for the start-up note: the listening address, or localhost when the
+ * server listens on every interface (0.0.0.0, ::), which a browser cannot open.
+ */
+export function dashboardUrl(hostname: string, port: number): string {
+  const host = hostname === '0.0.0.0' || hostname === '::' || hostname === ''
+    ? 'localhost'
+    : hostname.includes(':')
+    ? `[${hostname}]`
+    : hostname
+  return `http://${host}:${port}/`
+}

@@ -120,6 +120,9 @@ describe('evalstream run against the real ADK JS agent', () => {
       APP,
       '--config',
       configPath,
+      // The agent is down for good here: waiting for it to listen (the loopback default) proves nothing.
+      '--wait',
+      '0',
     ])
     expect(r.code).toBe(1)
     expect(r.out.match(/: NOT_EVALUATED\n {2}reason: creating a session .*cannot reach the agent.*ECONNREFUSED/g)).toHaveLength(2)

@@ -108,6 +108,10 @@ async function launch(port: number, geminiUrl: string, gemini: ScriptedGemini | 
     'false',
     '--bundle',
     'false',
+    // ADK's in-memory sessions, whatever DATABASE_URL says: the agent's install has no sqlite3 (a
+    // stand-in that throws, test/e2e/agent/stubs/sqlite3), so a database URI could not work.
+    '--session_service_uri',
+    'memory://',
   ]
   const child = spawn(process.execPath, args, {
     cwd: AGENT_PACKAGE_DIR,

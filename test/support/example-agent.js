@@ -39,6 +39,9 @@ const child = spawn(process.execPath, [
   'false',
   '--bundle',
   'false',
+  // In-memory sessions whatever DATABASE_URL says: the agent's install has no sqlite3 (stubs/sqlite3).
+  '--session_service_uri',
+  'memory://',
 ], {
   cwd: AGENT_DIR,
   stdio: 'inherit',

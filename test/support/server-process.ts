@@ -21,6 +21,8 @@ export type ServerProcessOptions = {
   env?: Record<string, string | undefined>
   /** Another entry script (a test harness around the adapter). */
   entry?: string
+  /** Node only: another Node binary than the one running the tests (an older release the package supports). */
+  node?: string
   /** Deno only: the one folder it may write (a SQLite file's folder); none by default. */
   denoWrite?: string
   /** Printed lines to wait for; default: the listening line. */
@@ -36,7 +38,7 @@ export async function spawnServer(runtime: 'node' | 'deno', options: ServerProce
   const write = options.denoWrite === undefined ? [] : [`--allow-write=${options.denoWrite}`]
   // The deno binary itself (npm ships it in node_modules), so a signal reaches Deno, not a wrapper.
   const [command, args] = runtime === 'node'
-    ? [process.execPath, [entry]]
+    ? [options.node ?? process.execPath, [entry]]
     : ['node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', ...write, entry]]
   const child = spawn(command, args, {
     cwd: process.cwd(),

@@ -22,10 +22,13 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { acquireInstallLock } from './install-lock.js'
 
 const AGENT_DIR = fileURLToPath(new URL('../e2e/agent/', import.meta.url))
 /** Written when the install failed, removed when it succeeds; read by test/support/adk-agent.ts. */
 export const FAILURE_FILE = join(AGENT_DIR, 'node_modules', '.evalstream-setup-failed')
+/** Held while npm runs in AGENT_DIR, so two setups at once never install into one node_modules together. */
+const LOCK_FILE = join(AGENT_DIR, '.setup-e2e.lock')
 /** How much of npm's output the failure file keeps. */
 const MAX_LOG_CHARS = 4_000
 
@@ -62,6 +65,14 @@ function ensureChromium() {
 }
 
 ensureChromium()
+let release
+try {
+  release = acquireInstallLock(LOCK_FILE, { log: (line) => console.error(`setup:e2e: ${line}`) })
+} catch (err) {
+  console.error(`setup:e2e: ${err.message}`)
+  process.exit(warnOnly ? 0 : 1)
+}
+// Decided under the lock: a setup that waited finds the other one's install and only checks it.
 const fresh = !existsSync(join(AGENT_DIR, 'node_modules'))
 const args = [fresh ? 'ci' : 'install', '--prefix', AGENT_DIR, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
 console.error(`setup:e2e: npm ${args.join(' ')}`)
@@ -70,10 +81,12 @@ process.stderr.write(run.stderr ?? '')
 
 if (run.status === 0) {
   rmSync(FAILURE_FILE, { force: true })
+  release()
   process.exit(0)
 }
 const why = run.error ? String(run.error) : `npm exited with ${run.status ?? run.signal}`
 mkdirSync(join(AGENT_DIR, 'node_modules'), { recursive: true })
 writeFileSync(FAILURE_FILE, `${why}\n${(run.stderr ?? '').slice(-MAX_LOG_CHARS)}`)
+release()
 console.error(`setup:e2e: the e2e agent install FAILED (${why}); the e2e tests will fail, unit and runtime tests still run.`)
 process.exit(warnOnly ? 0 : 1)

@@ -6,7 +6,7 @@
 import { getHeapStatistics } from 'node:v8'
 import { startOtlpTicker } from '../../session/otlp-ticker.ts'
 import { OTLP_TICK_MS } from '../../config/otlp.ts'
-import { listenFailure, listenPort } from '../listen-port.ts'
+import { dashboardUrl, listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
 import { processBytesDefault } from '../../session/byte-budget.ts'
@@ -81,6 +81,7 @@ try {
       hostname,
       onListen: ({ port }) => {
         console.log(`evalstream listening on http://${hostname}:${port}`)
+        console.log(`dashboard: ${dashboardUrl(hostname, port)} (open it in a browser)`)
         for (const note of notes) console.log(note)
       },
     },

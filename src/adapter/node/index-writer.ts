@@ -20,6 +20,7 @@ import type { FedResult } from '../../session/result-feed.ts'
 import { resultDataJson } from '../../session/result-json.ts'
 import { type Sql, sqlFromDatabaseSync } from '../../session/sql.ts'
 import type { IndexWorkerData, IndexWorkerMessage } from './index-worker.ts'
+import { siblingModule } from './sibling-module.ts'
 
 /** The worker commits what it has at least this often (ms). */
 export const INDEX_FLUSH_MS = 5
@@ -65,7 +66,7 @@ export function startIndexWriter(
     counters,
   }
   // The worker creates the schema before the main thread's connection reads it.
-  const worker = new Worker(new URL('./index-worker.ts', import.meta.url), { workerData })
+  const worker = new Worker(siblingModule('./index-worker', import.meta.url), { workerData })
   worker.unref()
   let alive = true
   worker.on('error', (e) => {

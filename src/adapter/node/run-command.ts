@@ -33,7 +33,7 @@ export const RUN_USAGE = `usage: evalstream run EVALSET[:CASE,CASE] ... --agent 
   --session-timeout S    seconds to wait for the agent to create a session (default 30)
   --turn-timeout S       seconds one turn (the whole /run_sse answer) may take (default 300)
   --wait S               seconds to wait for the agent to accept connections before the first case
-                         (default 30 for a loopback --agent, else 0; --wait 0 does not wait)
+                         (default 180 for a loopback --agent, else 0; --wait 0 does not wait)
   --junit FILE           also write JUnit XML: one test case per eval case run, one failure per failed criterion
   --summary FILE         also append a Markdown summary (e.g. --summary "$GITHUB_STEP_SUMMARY")
 

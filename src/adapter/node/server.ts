@@ -23,7 +23,7 @@ import { admissionLimitsFromEnv } from '../../config/admission.ts'
 import { type Admission, admissionFromLoop } from '../../http/admission.ts'
 import { loopPressureMonitor } from './loop-monitor.ts'
 import { installProcessGuard } from './process-guard.ts'
-import { listenFailure, listenPort } from '../listen-port.ts'
+import { dashboardUrl, listenFailure, listenPort } from '../listen-port.ts'
 
 installProcessGuard()
 
@@ -107,7 +107,9 @@ server.once('error', (error) => {
 server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
   admit = admissionFromLoop(loopPressureMonitor().read, admissionLimits.value)
   const address = server.address()
-  console.log(`evalstream listening on http://${hostname}:${typeof address === 'object' && address ? address.port : port}`)
+  const listening = typeof address === 'object' && address ? address.port : port
+  console.log(`evalstream listening on http://${hostname}:${listening}`)
+  console.log(`dashboard: ${dashboardUrl(hostname, listening)} (open it in a browser)`)
   for (const note of [db.note, ...(index.notes ?? []), ...setup.notes]) console.log(note)
 })
 const stop = () =>

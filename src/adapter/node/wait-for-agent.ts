@@ -1,14 +1,20 @@
 /**
  * `evalstream run --wait S`: before the first case, wait until the agent accepts connections, so
  * `npm run example:agent & npx evalstream run ...` works pasted together. Any HTTP answer (even
- * 404) means it is listening; a refused or reset connection means not yet. It says once what it
- * waits for, and how long at most.
+ * 404) means it is listening; a refused or reset connection means not yet. It says what it
+ * waits for and how long at most, then every WAIT_NOTE_EVERY_MS that it still waits.
  */
 
-/** Default wait for an agent on a loopback address (one started beside the command), in ms. */
-export const DEFAULT_LOOPBACK_WAIT_MS = 30_000
+/**
+ * Default wait for an agent on a loopback address (one started beside the command), in ms. It
+ * covers the bundled example agent's first start, which installs its packages first (about a
+ * minute, two on a busy machine).
+ */
+export const DEFAULT_LOOPBACK_WAIT_MS = 180_000
 /** Pause between two connection attempts, in ms. */
 export const WAIT_RETRY_MS = 250
+/** While waiting, it says this often that it still waits, in ms. */
+export const WAIT_NOTE_EVERY_MS = 30_000
 
 export type WaitIo = {
   fetch: typeof fetch
@@ -38,6 +44,7 @@ export async function waitForAgent(base: string, timeoutMs: number, io: WaitIo):
   const started = io.now()
   const url = new URL('/list-apps', base)
   let told = false
+  let lastNote = started
   // Bounded by attempts as well as by the clock, so a clock that stands still cannot loop forever.
   const maxAttempts = Math.ceil(timeoutMs / WAIT_RETRY_MS) + 1
   for (let attempt = 1;; attempt++) {
@@ -57,6 +64,13 @@ export async function waitForAgent(base: string, timeoutMs: number, io: WaitIo):
           } s, --wait 0 to not wait)\n`,
         )
         told = true
+      } else if (io.now() - lastNote >= WAIT_NOTE_EVERY_MS) {
+        lastNote = io.now()
+        io.err(
+          `evalstream: still waiting for the agent at ${url.origin} (${Math.round(waited / 1000)} s of ${
+            Math.round(timeoutMs / 1000)
+          } s)\n`,
+        )
       }
       await io.sleep(WAIT_RETRY_MS)
     }

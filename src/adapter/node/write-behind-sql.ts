@@ -23,6 +23,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
 import type { Sql, SqlValue } from '../../session/sql.ts'
 import type { QueuedStatement, WriteBehindMessage, WriteBehindReply, WriteBehindWorkerData } from './write-behind-worker.ts'
+import { siblingModule } from './sibling-module.ts'
 
 /** The writer commits what it has at least this often (ms): the durability window. */
 export const WRITE_BEHIND_FLUSH_MS = 5
@@ -71,7 +72,7 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
     counters,
     replies: replyPort,
   }
-  const worker = new Worker(new URL('./write-behind-worker.ts', import.meta.url), { workerData, transferList: [replyPort] })
+  const worker = new Worker(siblingModule('./write-behind-worker', import.meta.url), { workerData, transferList: [replyPort] })
   worker.unref()
   let alive = true
   worker.on('error', (e) => {

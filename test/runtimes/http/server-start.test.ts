@@ -2,7 +2,8 @@
  * The servers as processes: a PORT that is not a port, a port already in use and a bad
  * EVALSTREAM_CONFIG stop the start with a message and a non-zero exit (never a stray exception
  * and exit 0); every answer carries `X-Content-Type-Options: nosniff` (Node, Deno, Workers); and
- * TRACE, which fetch() cannot forward, is answered 405 in proxy mode instead of 502.
+ * TRACE, which fetch() cannot forward, is answered 405 in proxy mode instead of 502; the start
+ * says where the dashboard is.
  */
 import { spawn } from 'node:child_process'
 import { request } from 'node:http'
@@ -88,11 +89,15 @@ describe.each(['node', 'deno'] as const)('%s server answers', (runtime) => {
   let server: ServerProcess
   beforeAll(async () => {
     agent = await startAgentStub()
-    server = await spawnServer(runtime, { env: { AGENT_URL: agent.url } })
+    server = await spawnServer(runtime, { env: { AGENT_URL: agent.url }, waitFor: ['evalstream listening', 'dashboard: '] })
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
     await agent?.close()
+  })
+
+  it('the start says where the dashboard is', () => {
+    expect(server.output()).toContain(`dashboard: http://127.0.0.1:${server.port}/ (open it in a browser)\n`)
   })
 
   it('carry X-Content-Type-Options: nosniff (health, 404, problem, proxied)', async () => {

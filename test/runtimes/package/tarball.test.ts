@@ -4,6 +4,10 @@
  * README promises: every subpath imported on Node and type-checked by `tsc --noEmit` against its
  * .d.ts, `npx evalstream --version` and an `eval`, and an import from Deno through `npm:`.
  *
+ * Node 22: the package's engines allow Node 22.13 (node:sqlite without a flag), so the installed bin
+ * and the compiled server also run on Node 22.13.0, which `npm run setup:node22` (run by `npm test`
+ * and `npm run test:runtimes`) fetched; this test reinstalls it from npm's cache only.
+ *
  * Offline: a project installing the tarball with plain `npm install --offline` cannot resolve its
  * dependencies, because npm's cache holds this machine's tarballs but not the registry's version
  * lists. So the temporary project gets a lockfile made of the repo lockfile's runtime entries (the
@@ -16,6 +20,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawnServer } from '../../support/server-process.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -34,6 +39,14 @@ const env = {
 let dir: string
 let app: string
 let packed: { files: Array<{ path: string }>; size: number; filename: string }
+/** Node 22.13.0's binary, or why there is none. */
+let node22: { path: string } | { missing: string }
+
+/** Node 22.13.0's binary; fails saying how to get it when the setup did not fetch it. */
+function node22Path(): string {
+  if ('missing' in node22) throw new Error(`no Node 22.13.0 for this test: ${node22.missing}`)
+  return node22.path
+}
 
 async function sh(cmd: string, args: string[], cwd: string) {
   return exec(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 32 * 1024 * 1024 })
@@ -81,6 +94,10 @@ beforeAll(async () => {
   )
   writeFileSync(join(app, 'package-lock.json'), JSON.stringify(appLockfile(tarball)))
   await sh('npm', ['ci', '--offline', '--no-audit', '--no-fund'], app)
+  node22 = await sh(process.execPath, [join(ROOT, 'test/support/setup-node22.js'), '--offline', '--print'], ROOT).then(
+    ({ stdout }) => ({ path: stdout.trim() }),
+    (e: { stderr?: string }) => ({ missing: e.stderr?.trim() || String(e) }),
+  )
 }, 240_000)
 
 afterAll(() => {
@@ -156,6 +173,55 @@ describe('the packed tarball', () => {
     const events = join(ROOT, 'test/fixtures/shared/samples/adk-js-weather.sse')
     const { stdout } = await sh('npx', ['--offline', 'evalstream', 'eval', evalset, '--events', events], app)
     expect(stdout).toContain('case paris_weather_and_time: PASSED')
+  })
+
+  it('runs on Node 22.13, the oldest engines allows: the bin, an eval, and every subpath (no type stripping)', async () => {
+    const node = node22Path()
+    expect(pkg.engines.node).toBe('^22.13.0 || >=23.4.0')
+    expect((await sh(node, ['--version'], app)).stdout.trim()).toBe('v22.13.0')
+    const bin = join(app, 'node_modules/evalstream/bin/evalstream.js')
+    expect((await sh(node, [bin, '--version'], app)).stdout.trim()).toBe(pkg.version)
+    const evalset = join(ROOT, 'test/fixtures/weather.evalset.json')
+    const events = join(ROOT, 'test/fixtures/shared/samples/adk-js-weather.sse')
+    const { stdout, stderr } = await sh(node, [bin, 'eval', evalset, '--events', events], app)
+    expect(stdout).toContain('case paris_weather_and_time: PASSED')
+    expect(stderr).toBe('')
+    const code = SUBPATHS.map((s) => `Object.keys(await import('${s}')).length`).join(', ')
+    const imported = await sh(node, ['--input-type=module', '-e', `console.log(JSON.stringify([${code}]))`], app)
+    expect(JSON.parse(imported.stdout)).toHaveLength(SUBPATHS.length)
+  })
+
+  it("runs the compiled server on Node 22.13 with sessions in SQLite (node:sqlite, the writer threads' modules from dist)", async () => {
+    const node = node22Path()
+    const db = join(dir, 'node22.db')
+    const entry = join(app, 'node_modules/evalstream/dist/adapter/node/server.js')
+    const start = () => spawnServer('node', { node, entry, env: { EVALSTREAM_DB: db } })
+    let server = await start()
+    try {
+      const body = JSON.stringify({ session_id: 'on-22', eval_config: { criteria: { tool_trajectory_avg_score: 1 } } })
+      const created = await fetch(`${server.baseUrl}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+      expect(created.status).toBe(201)
+      const events = readFileSync(join(ROOT, 'test/fixtures/shared/samples/adk-js-weather.sse'))
+      const fed = await fetch(`${server.baseUrl}/v1/sessions/on-22/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/event-stream' },
+        body: events,
+      })
+      expect(fed.status).toBe(202)
+      expect(server.output()).not.toMatch(/writer stopped|Cannot find module/)
+      await server.stop('SIGTERM')
+      // What the writer thread committed is there after a restart.
+      server = await start()
+      const kept = await fetch(`${server.baseUrl}/v1/sessions/on-22`)
+      expect(kept.status, server.output()).toBe(200)
+      expect(server.output()).not.toMatch(/writer stopped|Cannot find module/)
+    } finally {
+      await server.stop('SIGTERM')
+    }
   })
 
   it('imports from Deno through npm: (resolved from the project node_modules, no network)', async () => {

@@ -1,7 +1,13 @@
 /** Colours only where they help (NO_COLOR, TERM=dumb, pipes), and a notice during long waits. */
 import { describe, expect, it } from 'vitest'
 import { paintStatuses, useColor, whileWaiting } from '../../../src/adapter/node/terminal.ts'
-import { DEFAULT_LOOPBACK_WAIT_MS, isLoopback, WAIT_RETRY_MS, waitForAgent } from '../../../src/adapter/node/wait-for-agent.ts'
+import {
+  DEFAULT_LOOPBACK_WAIT_MS,
+  isLoopback,
+  WAIT_NOTE_EVERY_MS,
+  WAIT_RETRY_MS,
+  waitForAgent,
+} from '../../../src/adapter/node/wait-for-agent.ts'
 
 describe('colours', () => {
   it('are on for a terminal only, and NO_COLOR or TERM=dumb turn them off', () => {
@@ -57,6 +63,18 @@ describe('waitForAgent', () => {
     )
     expect(err[1]).toContain('is listening (after 0.8 s)')
   })
+  it('says every 30 s that it still waits', async () => {
+    const c = clock()
+    const err: string[] = []
+    const out = await waitForAgent('http://127.0.0.1:8000', 70_000, { fetch: refused as typeof fetch, ...c, err: (t) => err.push(t) })
+    expect(out).toEqual({ ok: false, waitedMs: 70_000, cause: 'ECONNREFUSED' })
+    expect(WAIT_NOTE_EVERY_MS).toBe(30_000)
+    expect(err).toEqual([
+      'evalstream: waiting for the agent at http://127.0.0.1:8000 to listen (ECONNREFUSED; up to 70 s, --wait 0 to not wait)\n',
+      'evalstream: still waiting for the agent at http://127.0.0.1:8000 (30 s of 70 s)\n',
+      'evalstream: still waiting for the agent at http://127.0.0.1:8000 (60 s of 70 s)\n',
+    ])
+  })
   it('gives up at the deadline with the cause, and is bounded even by a clock that stands still', async () => {
     const c = clock()
     const out = await waitForAgent('http://localhost:9', 1_000, { fetch: refused as typeof fetch, ...c, err: () => {} })
@@ -72,7 +90,7 @@ describe('waitForAgent', () => {
     expect(calls).toBe(1_000 / WAIT_RETRY_MS + 1)
   })
   it('is on by default for loopback agents only', () => {
-    expect(DEFAULT_LOOPBACK_WAIT_MS).toBe(30_000)
+    expect(DEFAULT_LOOPBACK_WAIT_MS).toBe(180_000)
     for (const url of ['http://127.0.0.1:8000', 'http://localhost:1', 'http://[::1]:8000']) expect(isLoopback(url)).toBe(true)
     for (const url of ['https://agent.example.com', 'http://10.0.0.2:8000']) expect(isLoopback(url)).toBe(false)
   })
