@@ -6,8 +6,9 @@ export * from './limits.ts'
 export * from './model.ts'
 export { type AssemblerOptions, type CompletionReason, createSpanAssembler, type SpanAssembler, type TraceUpdate } from './assembler.ts'
 export { type Conversation, conversationKey, toAdkInvocation, tracesToConversations } from './invocations.ts'
+export { CONTENT_OFF_REASON, contentReason, type ContentSdk, contentSdkOf } from './content-reasons.ts'
+export { type Absence } from './span-readers.ts'
 export {
-  CONTENT_OFF_REASON,
   type Missing,
   type MissingField,
   type TracedToolCall,

@@ -26,17 +26,34 @@ export function isToolSpan(span: OtlpSpan): boolean {
   return op(span) === 'execute_tool' || span.name.startsWith('execute_tool')
 }
 
-/**
- * Whether a span ends its trace's turn: ADK's runner span `invocation` (even under an HTTP server
- * span or a remote parent), or any span without a parent.
- */
-export function isRootSpan(span: OtlpSpan): boolean {
-  return span.name === 'invocation' || span.parentSpanId === ''
+/** A workflow span nested in another workflow (ADK Python schema v2 marks it): never the turn's root. */
+function isNestedWorkflow(span: OtlpSpan): boolean {
+  const nested = span.attributes['gen_ai.workflow.nested']
+  return nested === true || nested === 'true'
 }
 
-/** The turn's root: ADK's `invocation` span where there is one (its duration is the turn's), else the parentless span. */
+/**
+ * ADK's own root of a turn, whatever its parent (an HTTP server span, an A2A request, a remote
+ * parent): the runner's `invocation` (ADK Python schema v1, JS), or an `invoke_workflow` that is not
+ * nested (ADK Python schema v2, ADK Go semconv 1.44).
+ */
+export function isAdkRoot(span: OtlpSpan): boolean {
+  if (span.name === 'invocation') return true
+  return (op(span) === 'invoke_workflow' || span.name.startsWith('invoke_workflow')) && !isNestedWorkflow(span)
+}
+
+/** Whether a span ends its trace's turn: ADK's root (above), or any span without a parent. */
+export function isRootSpan(span: OtlpSpan): boolean {
+  return isAdkRoot(span) || span.parentSpanId === ''
+}
+
+/**
+ * The turn's root: ADK's `invocation` where there is one, else a workflow root, else the parentless
+ * span. Its duration is the turn's, so an outer HTTP span's time spent before and after the turn
+ * is not counted.
+ */
 export function rootOf(sorted: readonly OtlpSpan[]): OtlpSpan | undefined {
-  return sorted.find((s) => s.name === 'invocation') ?? sorted.find((s) => s.parentSpanId === '')
+  return sorted.find((s) => s.name === 'invocation') ?? sorted.find(isAdkRoot) ?? sorted.find((s) => s.parentSpanId === '')
 }
 
 function firstString(sorted: readonly OtlpSpan[], key: string): string | undefined {

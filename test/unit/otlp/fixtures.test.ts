@@ -66,10 +66,10 @@ describe('content capture off (ADK Python, every content attribute "{}")', () =>
 
   it('says what is missing and why', () => {
     expect(trace.missing).toEqual([
-      { field: 'user_content', reason: CONTENT_OFF_REASON },
-      { field: 'final_response', reason: CONTENT_OFF_REASON },
-      { field: 'tool_arguments', reason: CONTENT_OFF_REASON },
-      { field: 'tool_responses', reason: CONTENT_OFF_REASON },
+      { field: 'user_content', reason: CONTENT_OFF_REASON, cause: 'off' },
+      { field: 'final_response', reason: CONTENT_OFF_REASON, cause: 'off' },
+      { field: 'tool_arguments', reason: CONTENT_OFF_REASON, cause: 'off' },
+      { field: 'tool_responses', reason: CONTENT_OFF_REASON, cause: 'off' },
     ])
   })
 })

@@ -87,7 +87,7 @@ describe('trace to ADK events, beyond the fixtures', () => {
     const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
     expect(trace.issues).toEqual([`span ${spans[2]!.spanId} (call_llm): attribute 'gcp.vertex.agent.llm_request' is not JSON`])
     expect(toAdkInvocation(trace).final_response).toEqual({ role: 'model', parts: [{ text: 'ok' }] })
-    expect(trace.missing).toContainEqual({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
+    expect(trace.missing).toContainEqual({ field: 'user_content', reason: 'no model request in the trace shows the user message', cause: 'other' })
     const shallow = traceToInvocation(TRACE, deep, [], { ...BOUNDS, maxJsonDepth: 5 })
     expect(shallow.issues).toEqual([
       expect.stringMatching(/attribute 'gcp.vertex.agent.llm_response' nests deeper than 5 at \$\.x\[0\]\[0\]\[0\]\[0\]/),
