@@ -91,6 +91,20 @@ function userContentOf(turns: readonly Turn[]): Content | undefined {
   return undefined
 }
 
+/** Tool results by call id as later model requests repeat them (semconv `tool` messages, ADK's contents). */
+function resultsInRequests(turns: readonly Turn[]): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>()
+  for (const turn of turns) {
+    for (const raw of turn.request?.contents ?? []) {
+      for (const part of toContent(raw)?.parts ?? []) {
+        const r = part.function_response
+        if (r?.id && r.response && !out.has(r.id)) out.set(r.id, r.response)
+      }
+    }
+  }
+  return out
+}
+
 function matchResult(call: FunctionCall, results: ToolResult[], used: Set<ToolResult>, after: number): ToolResult | undefined {
   // Individual tool spans first: a merged span only repeats them (with less: no arguments).
   const free = results.filter((r) => !used.has(r)).sort((a, b) => Number(a.merged) - Number(b.merged))
@@ -134,23 +148,27 @@ export function traceToInvocation(
   })
   const toolResults = sorted.filter(isToolSpan).flatMap((s) => readToolSpan(s, ctx))
   const used = new Set<ToolResult>()
+  // Read only when a tool span lacks its result: converting every request's history costs.
+  let requested: Map<string, Record<string, unknown>> | undefined
   for (const turn of turns) {
     for (const traced of turn.calls) {
       const result = matchResult(traced.call, toolResults, used, turn.at)
       if (!result) continue
       used.add(result)
       traced.spanId = result.spanId
-      if (result.response) {
-        turn.results.push({ function_response: { id: traced.call.id ?? result.callId, name: traced.call.name, response: result.response } })
-      } else turn.resultsAbsent = 'off'
-
+      // A tool span without its result (capture off for tool spans) may still be answered in the next request.
+      const response = result.response ?? (traced.call.id ? (requested ??= resultsInRequests(turns)).get(traced.call.id) : undefined)
+      if (response) {
+        turn.results.push({ function_response: { id: traced.call.id ?? result.callId, name: traced.call.name, response } })
+      } else turn.resultsAbsent = turn.response?.absent ?? 'off'
     }
   }
   // Tool spans no known model response asked for: the calls come from the spans themselves.
   const answered = new Set([...used].flatMap((r) => (r.callId ? [r.callId] : [])))
   for (const result of toolResults) {
     if (used.has(result) || (result.merged && result.callId && answered.has(result.callId))) continue
-    let turn = turns.filter((t) => !t.response?.content && (t.span?.endMs ?? t.at) <= result.startMs).at(-1)
+    // The model call that asked for it started before it (ADK Go's tool spans are siblings that may overlap it).
+    let turn = turns.filter((t) => !t.response?.content && t.at <= result.startMs).at(-1)
     if (!turn) {
       const toolSpan = byId.get(result.spanId)!
       turn = { span: undefined, agent: agentNameOf(toolSpan, byId), at: result.startMs, calls: [], results: [] }
@@ -184,6 +202,10 @@ export function traceToInvocation(
     const r = turn.response
     const parts: Part[] = r?.content?.parts ? [...r.content.parts] : []
     if (!r?.content) { for (const { call } of turn.calls) parts.push({ function_call: call }) }
+    // A model call whose answer was not captured still happened and still cost tokens: ADK counts
+    // calls and usage only on events with content, so it stands as a thought part without text,
+    // which no text metric reads (and the missing final response makes those NOT_EVALUATED).
+    if (parts.length === 0 && r?.absent && !r.answeredBy) parts.push({ thought: true })
     const event: Record<string, unknown> = {
       invocation_id: invocationId,
       author: turn.agent,
