@@ -292,8 +292,10 @@ function appNameOf(root: OtlpSpan | undefined, sorted: readonly OtlpSpan[], byId
     const agent = sorted.find((s) => s !== root && isUnder(s, root, byId) && /^invoke_agent( |$)/.test(s.name))
     if (agent) return agentNameOf(agent, byId)
   }
+  // Before the root arrives: an outer workflow's name, else the first agent's (a nested workflow is neither).
+  const outer = sorted.filter((s) => s.attributes['gen_ai.workflow.nested'] !== true && s.attributes['gen_ai.workflow.nested'] !== 'true')
   for (const key of ['gen_ai.workflow.name', 'gen_ai.agent.name']) {
-    const value = top?.attributes[key] ?? sorted.find((s) => typeof s.attributes[key] === 'string')?.attributes[key]
+    const value = top?.attributes[key] ?? outer.find((s) => typeof s.attributes[key] === 'string')?.attributes[key]
     if (typeof value === 'string') return value
   }
   const service = top?.resource['service.name']
