@@ -43,9 +43,9 @@ const SWITCHES: Record<ContentSdk, Record<Absence, string>> = {
     size: 'no switch lifts the cap (maxContentAttributeBytes); shorter conversations fit',
   },
   'genai-semconv': {
-    off: 'set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or your instrumentation\'s content switch)',
-    elided: 'set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or your instrumentation\'s content switch)',
-    size: 'raise or lift the instrumentation\'s attribute size limit',
+    off: "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or your instrumentation's content switch)",
+    elided: "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or your instrumentation's content switch)",
+    size: "raise or lift the instrumentation's attribute size limit",
   },
 }
 

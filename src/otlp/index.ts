@@ -8,13 +8,7 @@ export { type AssemblerOptions, type CompletionReason, createSpanAssembler, type
 export { type Conversation, conversationKey, toAdkInvocation, tracesToConversations } from './invocations.ts'
 export { CONTENT_OFF_REASON, contentReason, type ContentSdk, contentSdkOf } from './content-reasons.ts'
 export { type Absence } from './span-readers.ts'
-export {
-  type Missing,
-  type MissingField,
-  type TracedToolCall,
-  type TraceInvocation,
-  traceToInvocation,
-} from './trace-to-events.ts'
+export { type Missing, type MissingField, type TracedToolCall, type TraceInvocation, traceToInvocation } from './trace-to-events.ts'
 export { type DecodedOtlpFile, decodeOtlpFile, looksLikeOtlpJson, type OtlpFileIssue } from './file.ts'
 export { unscorableMetrics } from './unscorable.ts'
 export { exportResponse, rejectionMessage } from './response.ts'

@@ -143,7 +143,14 @@ export function readRequest(span: OtlpSpan, inner: readonly OtlpSpan[], logs: re
     : undefined
   if (readable.length > 0 || logSystem !== undefined) {
     const contents = readable
-      .map((l) => (isRecord(l.body) ? (l.body.content ?? l.body) : typeof l.body === 'string' ? { role: 'user', parts: [{ text: l.body }] } : undefined))
+      .map((
+        l,
+      ) => (isRecord(l.body)
+        ? (l.body.content ?? l.body)
+        : typeof l.body === 'string'
+        ? { role: 'user', parts: [{ text: l.body }] }
+        : undefined)
+      )
       .map((raw) => (typeof raw === 'string' ? toContent({ role: 'user', parts: [{ text: raw }] }) : toContent(raw)))
       .filter((c): c is Content => c !== undefined)
     return { contents, system: system ?? logSystem, tools, ...(contents.length === 0 ? { absent: 'elided' as const } : {}) }
@@ -177,8 +184,10 @@ export function usageFromAttributes(span: OtlpSpan): Record<string, unknown> | u
 export function readResponse(span: OtlpSpan, inner: readonly OtlpSpan[], logs: readonly OtlpLogRecord[], ctx: ReadContext): ModelResponse {
   const source = span.attributes['adk.experimental.response.source']
   const answeredBy = typeof source === 'string' && source !== '' && source !== 'model' ? source : undefined
-  const modelVersion = answeredBy ? undefined : [span, ...inner].flatMap((s) => [s.attributes['gen_ai.response.model'], s.attributes['gen_ai.request.model']])
-    .find((v): v is string => typeof v === 'string')
+  const modelVersion = answeredBy
+    ? undefined
+    : [span, ...inner].flatMap((s) => [s.attributes['gen_ai.response.model'], s.attributes['gen_ai.request.model']])
+      .find((v): v is string => typeof v === 'string')
   const base: ModelResponse = {
     content: undefined,
     usage: answeredBy ? undefined : [span, ...inner].map(usageFromAttributes).find((u) => u !== undefined),

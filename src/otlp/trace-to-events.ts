@@ -26,8 +26,18 @@ import {
   readToolSpan,
   type ToolResult,
 } from './span-readers.ts'
-import { agentNameOf, conversationIdOf, invocationIdOf, isAdkRoot, isInferenceSpan, isToolSpan, logsBySpan, rootOf, sortByStart } from './span-tree.ts'
-import { type ContentSdk, contentReason, contentSdkOf } from './content-reasons.ts'
+import {
+  agentNameOf,
+  conversationIdOf,
+  invocationIdOf,
+  isAdkRoot,
+  isInferenceSpan,
+  isToolSpan,
+  logsBySpan,
+  rootOf,
+  sortByStart,
+} from './span-tree.ts'
+import { contentReason, type ContentSdk, contentSdkOf } from './content-reasons.ts'
 
 export type MissingField = 'user_content' | 'final_response' | 'tool_arguments' | 'tool_responses' | 'token_usage'
 /**

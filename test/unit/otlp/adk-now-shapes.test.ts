@@ -33,10 +33,20 @@ async function evalFile(path: string) {
   return outcome
 }
 
-const CONTENT_ON = ['py-2.5.0-content-on-child.jsonl', 'py-v2-under-http-span.jsonl', 'go-1.44-span-only.jsonl', 'go-1.44-event-only.jsonl', 'go-1.44-span-and-event.jsonl']
+const CONTENT_ON = [
+  'py-2.5.0-content-on-child.jsonl',
+  'py-v2-under-http-span.jsonl',
+  'go-1.44-span-only.jsonl',
+  'go-1.44-event-only.jsonl',
+  'go-1.44-span-and-event.jsonl',
+]
 const CONTENT_MISSING = [
   { file: 'go-1.44-no-content.jsonl', cause: 'off', switch: /OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY/ },
-  { file: 'py-2.5.0-content-off-elided.jsonl', cause: 'elided', switch: /ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true \(on Vertex AI Agent Engine, AdkApp\(enable_tracing=True\)\)/ },
+  {
+    file: 'py-2.5.0-content-off-elided.jsonl',
+    cause: 'elided',
+    switch: /ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true \(on Vertex AI Agent Engine, AdkApp\(enable_tracing=True\)\)/,
+  },
 ] as const
 
 describe('evalstream eval on the shapes ADK emits today', () => {
@@ -52,23 +62,28 @@ describe('evalstream eval on the shapes ADK emits today', () => {
     expect(evalRows(shape.results)).toEqual(evalRows(original.results))
   })
 
-  it.each(CONTENT_MISSING)('$file: text and argument metrics NOT_EVALUATED with the switch; counts, usage, duration scored', async ({ file, switch: named }) => {
-    const [original, shape] = [await evalFile(RECORDING), await evalFile(join(DIR, file))]
-    const byMetric = (rows: Row[], metric: string) => rows.find((r) => r.metric === metric)
-    for (const metric of ['tool_trajectory_avg_score', 'response_match_score']) {
-      const result = shape.results.find((r) => r.metric_name === metric)
-      expect(result).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(named) })
-    }
-    for (const metric of ['tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1']) {
-      expect(byMetric(evalRows(shape.results), metric)).toEqual(byMetric(evalRows(original.results), metric))
-    }
-    expect(byMetric(evalRows(shape.results), 'token_usage_v1')?.score).toBe(463)
-    expect(shape.warnings.join('\n')).toMatch(named)
-  })
+  it.each(CONTENT_MISSING)(
+    '$file: text and argument metrics NOT_EVALUATED with the switch; counts, usage, duration scored',
+    async ({ file, switch: named }) => {
+      const [original, shape] = [await evalFile(RECORDING), await evalFile(join(DIR, file))]
+      const byMetric = (rows: Row[], metric: string) => rows.find((r) => r.metric === metric)
+      for (const metric of ['tool_trajectory_avg_score', 'response_match_score']) {
+        const result = shape.results.find((r) => r.metric_name === metric)
+        expect(result).toMatchObject({ score: null, eval_status: 'NOT_EVALUATED', reason: expect.stringMatching(named) })
+      }
+      for (const metric of ['tool_call_count_v1', 'inference_call_count_v1', 'token_usage_v1', 'invocation_duration_v1']) {
+        expect(byMetric(evalRows(shape.results), metric)).toEqual(byMetric(evalRows(original.results), metric))
+      }
+      expect(byMetric(evalRows(shape.results), 'token_usage_v1')?.score).toBe(463)
+      expect(shape.warnings.join('\n')).toMatch(named)
+    },
+  )
 
   it('a conversation over the size cap: the user text is NOT named content off, and what fits still scores', async () => {
     const shape = await evalFile(join(DIR, 'go-1.44-span-size-dropped.jsonl'))
-    expect(shape.warnings).toEqual([expect.stringMatching(/user content unknown: a content attribute was left unset for its size \(ADK leaves one over 60 KiB unset/)])
+    expect(shape.warnings).toEqual([
+      expect.stringMatching(/user content unknown: a content attribute was left unset for its size \(ADK leaves one over 60 KiB unset/),
+    ])
     expect(shape.passed).toBe(true)
   })
 })
@@ -83,13 +98,15 @@ function traceOf(file: string) {
 
 describe('what each shape maps to', () => {
   it.each([...CONTENT_ON, ...CONTENT_MISSING.map((c) => c.file), 'go-1.44-span-size-dropped.jsonl'])(
-    '%s: the app is the root agent, the duration the ADK root\'s, two model calls, usage from the spans',
+    "%s: the app is the root agent, the duration the ADK root's, two model calls, usage from the spans",
     (file) => {
       const trace = traceOf(file)
       expect(trace.appName).toBe('math_agent')
       expect(trace.durationMs! / 1000).toBeCloseTo(ROOT_SECONDS, 5)
       expect(trace.inferenceCount).toBe(2)
-      expect(trace.events.filter((e) => e.usage_metadata).map((e) => e.usage_metadata?.promptTokenCount ?? e.usage_metadata?.prompt_token_count))
+      expect(
+        trace.events.filter((e) => e.usage_metadata).map((e) => e.usage_metadata?.promptTokenCount ?? e.usage_metadata?.prompt_token_count),
+      )
         .toEqual([157, 222])
       expect(trace.toolCalls.map((t) => t.call.name)).toEqual(['calculator'])
     },
@@ -120,7 +137,9 @@ describe('what each shape maps to', () => {
 
 describe('POST /v1/traces with the shapes ADK emits today', () => {
   const MATH = JSON.parse(read(EVALSET)).eval_cases[0]
-  const env = { EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { math_agent: { eval_config: JSON.parse(read(CONFIG)), eval_case: MATH } } }) }
+  const env = {
+    EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { math_agent: { eval_config: JSON.parse(read(CONFIG)), eval_case: MATH } } }),
+  }
 
   async function posted(text: string): Promise<Row[]> {
     const decoded = decodeOtlpFile(text, DEFAULT_OTLP_LIMITS)

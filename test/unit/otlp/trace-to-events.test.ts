@@ -87,7 +87,11 @@ describe('trace to ADK events, beyond the fixtures', () => {
     const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
     expect(trace.issues).toEqual([`span ${spans[2]!.spanId} (call_llm): attribute 'gcp.vertex.agent.llm_request' is not JSON`])
     expect(toAdkInvocation(trace).final_response).toEqual({ role: 'model', parts: [{ text: 'ok' }] })
-    expect(trace.missing).toContainEqual({ field: 'user_content', reason: 'no model request in the trace shows the user message', cause: 'other' })
+    expect(trace.missing).toContainEqual({
+      field: 'user_content',
+      reason: 'no model request in the trace shows the user message',
+      cause: 'other',
+    })
     const shallow = traceToInvocation(TRACE, deep, [], { ...BOUNDS, maxJsonDepth: 5 })
     expect(shallow.issues).toEqual([
       expect.stringMatching(/attribute 'gcp.vertex.agent.llm_response' nests deeper than 5 at \$\.x\[0\]\[0\]\[0\]\[0\]/),
@@ -113,5 +117,77 @@ describe('trace to ADK events, beyond the fixtures', () => {
     expect(trace.inferenceCount).toBe(0)
     expect(trace.invocationId).toBe(TRACE)
     expect(trace.conversationId).toBeUndefined()
+  })
+
+  it('gives a failed tool its error.type (and status message) as its answer when no response was recorded', () => {
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [call('c1', 'Rome')] } } }, {
+      response: { content: { role: 'model', parts: [{ text: 'The lookup failed.' }] } },
+    }], (agent) => [{
+      ...span('execute_tool get_weather', agent, 60, 70, {
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': 'c1',
+        'error.type': 'HTTP_ERROR',
+      }),
+      statusCode: 2,
+      statusMessage: '503 from the weather service',
+    }])
+    const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
+    expect(toolResponsesOf(toAdkInvocation(trace)).map((r) => r.response)).toEqual([{ error: 'HTTP_ERROR: 503 from the weather service' }])
+    expect(trace.missing.map((m) => m.field)).not.toContain('tool_responses')
+  })
+
+  it("keeps a tool's returned error as it answered, error.type beside it", () => {
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [call('c1', 'Rome')] } } }], (agent) => [
+      span('execute_tool get_weather', agent, 60, 70, {
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': 'c1',
+        'error.type': 'MCP_TOOL_ERROR',
+        'gcp.vertex.agent.tool_response': '{"isError":true,"content":[{"type":"text","text":"no such city"}]}',
+      }),
+    ])
+    expect(toolResponsesOf(toAdkInvocation(traceToInvocation(TRACE, spans, [], BOUNDS))).map((r) => r.response)).toEqual([
+      { isError: true, content: [{ type: 'text', text: 'no such city' }] },
+    ])
+  })
+
+  it('does not count a before_model_callback answer as a model call', () => {
+    const spans = agentTrace([{
+      response: { content: { role: 'model', parts: [{ text: 'Cached answer.' }] } },
+      extra: { 'adk.experimental.response.source': 'before_model_callback', 'gen_ai.request.model': 'gemini-2.5-flash' },
+    }])
+    const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
+    expect(trace.inferenceCount).toBe(0)
+    expect(toAdkInvocation(trace).final_response).toEqual({ role: 'model', parts: [{ text: 'Cached answer.' }] })
+    expect(trace.events.at(-1)).not.toHaveProperty('model_version')
+    expect(trace.missing.map((m) => m.field)).not.toContain('token_usage')
+  })
+
+  it("reads semconv messages over ADK's own JSON when a span has both", () => {
+    const spans = agentTrace([{
+      response: { content: { role: 'model', parts: [{ text: 'from llm_response' }] } },
+      extra: {
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'from semconv' }] }]),
+        'gen_ai.output.messages': JSON.stringify([{
+          role: 'assistant',
+          parts: [{ type: 'text', content: 'semconv answer' }, { type: 'uri', uri: 'gs://b/f.png', mime_type: 'image/png' }],
+        }]),
+      },
+    }])
+    const invocation = toAdkInvocation(traceToInvocation(TRACE, spans, [], BOUNDS))
+    expect(invocation.user_content).toEqual({ role: 'user', parts: [{ text: 'from semconv' }] })
+    expect(invocation.final_response).toEqual({
+      role: 'model',
+      parts: [{ text: 'semconv answer' }, { file_data: { mime_type: 'image/png', file_uri: 'gs://b/f.png' } }],
+    })
+  })
+
+  it("takes the app from the agent under ADK's root, not from another service's agent in the trace", () => {
+    const other = span('invoke_agent helm-agent', '', 0, 2000, {
+      'gen_ai.agent.name': 'helm-agent',
+      'gen_ai.operation.name': 'invoke_agent',
+    })
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'ok' }] } } }])
+    spans[0]!.parentSpanId = other.spanId
+    expect(traceToInvocation(TRACE, [other, ...spans], [], BOUNDS).appName).toBe('a')
   })
 })
