@@ -10,5 +10,6 @@ export { CONTENT_OFF_REASON, contentReason, type ContentSdk, contentSdkOf } from
 export { type Absence } from './span-readers.ts'
 export { type Missing, type MissingField, type TracedToolCall, type TraceInvocation, traceToInvocation } from './trace-to-events.ts'
 export { type DecodedOtlpFile, decodeOtlpFile, looksLikeOtlpJson, type OtlpFileIssue } from './file.ts'
+export { convertTraceStoreExport, looksLikeTraceStoreExport, type TraceStoreFormat } from './trace-stores.ts'
 export { unscorableMetrics } from './unscorable.ts'
 export { exportResponse, rejectionMessage } from './response.ts'
