@@ -5,10 +5,15 @@
  * NOT_EVALUATED naming the cause and the switch, while counts, usage and duration still score.
  */
 import { readFileSync } from 'node:fs'
+import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runEval } from '../../../src/adapter/node/eval-command.ts'
 import type { ResultEvent } from '../../../src/engine/types.ts'
+import { watchResults } from '../../../src/config/results-index.ts'
+import { sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
+import { createApp } from '../../../src/http/app.ts'
+import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { createSpanAssembler, decodeOtlpFile, DEFAULT_OTLP_LIMITS, tracesToConversations } from '../../../src/otlp/index.ts'
 import { sharedPath } from '../../support/shared-data.ts'
 import { BOUNDS, FIXTURE_DIR } from './support/fixtures.ts'
@@ -167,5 +172,54 @@ describe('POST /v1/traces with the shapes ADK emits today', () => {
       expect(shape.filter((r) => !needsContent(r))).toEqual(original.filter((r) => !needsContent(r)))
       expect(shape.filter(needsContent).map((r) => r.status)).toEqual(['NOT_EVALUATED', 'NOT_EVALUATED'])
     }
+  })
+})
+
+describe('GET /v1/stats: how much of each app was scorable', () => {
+  it('counts the content-off conversation as not scorable, with the reason naming the switch', async () => {
+    const MATH = JSON.parse(read(EVALSET)).eval_cases[0]
+    const env = {
+      EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { math_agent: { eval_config: JSON.parse(read(CONFIG)), eval_case: MATH } } }),
+    }
+    const r = receiverApp({ env })
+    const db = new DatabaseSync(':memory:')
+    const index = sqliteResultsIndex(sqlFromDatabaseSync(db), { now: () => r.clock.now })
+    const stop = watchResults(r.deps.feed!, index)
+    const app = createApp({ ...r.deps, resultsIndex: index })
+    for (const file of ['go-1.44-span-only.jsonl', 'go-1.44-no-content.jsonl']) {
+      for (const line of fixtureRequests(read(join(DIR, file)))) {
+        const path = line.startsWith('{"resourceLogs"') ? '/v1/logs' : '/v1/traces'
+        expect((await app.request(path, { method: 'POST', body: line, headers: { 'content-type': 'application/json' } })).status).toBe(200)
+      }
+    }
+    r.clock.now += 31 * 60 * 1000
+    await r.monitor.tick()
+    const response = await app.request('/v1/stats')
+    const stats = await response.json() as { apps: unknown[] }
+    stop()
+    db.close()
+    expect(response.status).toBe(200)
+    // Per conversation: trajectory and response match; scored in one, NOT_EVALUATED in the other.
+    expect(stats.apps).toEqual([{
+      app: 'math_agent',
+      decided: 4,
+      scored: 2,
+      not_evaluated: 2,
+      scorable_share: 0.5,
+      not_evaluated_reasons: [
+        {
+          reason: expect.stringMatching(
+            /^final response unknown: the agent exported no message content: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY/,
+          ),
+          count: 1,
+        },
+        {
+          reason: expect.stringMatching(
+            /^tool arguments unknown: the agent exported no message content: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY/,
+          ),
+          count: 1,
+        },
+      ],
+    }])
   })
 })
