@@ -5,11 +5,15 @@
  * trace-by-id JSON: trace-stores.ts), told apart by shape. A bad line or span is an issue, named
  * by its path in the file; the rest is kept.
  */
+import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
 import { isRecord } from '../adk/json.ts'
 import { decodeLogsJson, decodeTracesJson } from './decode-json.ts'
 import type { OtlpLimits } from './limits.ts'
 import { type OtlpLogRecord, OtlpRequestError, type OtlpSpan } from './model.ts'
 import { convertTraceStoreExport, originalPath, quoteNanos, traceStoreFormatOf } from './trace-stores.ts'
+
+/** Levels of a trace store export above an attribute's value (data, spans, tags, ... or batches, scopeSpans, spans, attributes, value). */
+const TRACE_STORE_STRUCTURE_DEPTH = 12
 
 const OTLP_START = /^\s*\{\s*"(resourceSpans|resource_spans|resourceLogs|resource_logs)"\s*:/
 
@@ -57,7 +61,21 @@ export function decodeOtlpFile(text: string, limits: OtlpLimits): DecodedOtlpFil
   } catch {
     whole = undefined // several requests, one per line
   }
-  if (traceStoreFormatOf(whole) === 'tempo') whole = JSON.parse(quoteNanos(body))
+  const format = traceStoreFormatOf(whole)
+  if (format === 'tempo') whole = JSON.parse(quoteNanos(body))
+  if (format) {
+    // Converting copies values (and serialises some): the structure is bounded first, without recursion.
+    const maxJsonDepth = TRACE_STORE_STRUCTURE_DEPTH + 4 * limits.maxValueDepth
+    const deep = findJsonBoundsViolation(whole, { maxJsonDepth, maxStringLength: limits.maxDecompressedBytes })
+    if (deep) {
+      out.issues.push({
+        line: 1,
+        where: deep.path,
+        message: `the ${format} export nests deeper than ${maxJsonDepth} levels (EVALSTREAM_OTLP_MAX_VALUE_DEPTH)`,
+      })
+      return out
+    }
+  }
   const converted = convertTraceStoreExport(whole)
   if (converted) {
     decodeRequest(JSON.stringify(converted.request), 1, limits, out)

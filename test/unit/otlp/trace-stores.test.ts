@@ -129,6 +129,18 @@ describe('reading trace store exports', () => {
     ])
   })
 
+  it('a value nested past the depth limit is an issue naming where, not a crash', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+    const jaeger = `{"data": [{"traceID": "t", "spans": [{"spanID": "s", "tags": [{"key": "k", "type": "string", "value": ${deep}}]}]}]}`
+    const decoded = decodeOtlpFile(jaeger, DEFAULT_OTLP_LIMITS)
+    expect(decoded.spans).toEqual([])
+    expect(decoded.issues).toEqual([{
+      line: 1,
+      where: expect.stringMatching(/^\$\.data\[0\]\.spans\[0\]\.tags\[0\]\.value/),
+      message: expect.stringMatching(/jaeger export nests deeper than \d+ levels/),
+    }])
+  })
+
   it('an export without spans is an error naming the file and the format', async () => {
     const outcome = await runEval({ evalSetPath: HELM_SET, eventsName: 'empty.json', eventsText: '{"data": []}', env: ENV, now: 0 })
     expect(outcome).toEqual({ ok: false, error: 'empty.json: the Jaeger export holds no spans' })
