@@ -166,12 +166,14 @@ function jaegerToOtlp(parsed: Record<string, unknown>): ConvertedRecording {
         return
       }
       const { request, processId, scope } = jaegerSpan(raw, trace.traceID)
-      const process = typeof processId === 'string' && isRecord(processes[processId])
+      const jaegerProcess = typeof processId === 'string' && isRecord(processes[processId])
         ? processes[processId]
         : (isRecord(raw.process) ? raw.process : {})
       const resource = [
-        ...(typeof process.serviceName === 'string' ? [{ key: 'service.name', value: { stringValue: process.serviceName } }] : []),
-        ...tagsOf(process.tags).filter((t) => typeof t.key === 'string').map((t) => ({ key: t.key, value: anyValue(t) })),
+        ...(typeof jaegerProcess.serviceName === 'string'
+          ? [{ key: 'service.name', value: { stringValue: jaegerProcess.serviceName } }]
+          : []),
+        ...tagsOf(jaegerProcess.tags).filter((t) => typeof t.key === 'string').map((t) => ({ key: t.key, value: anyValue(t) })),
       ]
       resourceSpans.push({ resource: { attributes: resource }, scopeSpans: [{ scope, spans: [request] }] })
     })
