@@ -190,4 +190,38 @@ describe('trace to ADK events, beyond the fixtures', () => {
     spans[0]!.parentSpanId = other.spanId
     expect(traceToInvocation(TRACE, [other, ...spans], [], BOUNDS).appName).toBe('a')
   })
+
+  it('ADK Go legacy with <elided> log bodies: elided, naming the Go switch; usage still read', () => {
+    // ADK's tracer scope, no call_llm: ADK Go.
+    const root = {
+      ...span('invoke_agent a', '', 0, 100, { 'gen_ai.agent.name': 'a', 'gen_ai.conversation.id': 'c' }),
+      scope: 'gcp.vertex.agent',
+    }
+    const model = {
+      ...span('generate_content gemini-2.5-flash', root.spanId, 10, 50, {
+        'gen_ai.operation.name': 'generate_content',
+        'gen_ai.usage.input_tokens': 12,
+        'gen_ai.usage.output_tokens': 3,
+      }),
+      scope: 'gcp.vertex.agent',
+    }
+    const log = (eventName: string, body: Attributes[string]) => ({
+      traceId: TRACE,
+      spanId: model.spanId,
+      eventName,
+      timeMs: 50,
+      attributes: {},
+      body,
+      resource: {},
+      scope: '',
+    })
+    const trace = traceToInvocation(TRACE, [root, model], [
+      log('gen_ai.user.message', { content: '<elided>' }),
+      log('gen_ai.choice', { index: 0, content: '<elided>' }),
+    ], BOUNDS)
+    expect(trace.missing.map((m) => [m.field, m.cause])).toEqual([['user_content', 'elided'], ['final_response', 'elided']])
+    expect(trace.missing[0]!.reason).toMatch(/"<elided>".*OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true/)
+    expect(trace.inferenceCount).toBe(1)
+    expect(trace.events.map((e) => e.usage_metadata)).toEqual([{ promptTokenCount: 12, candidatesTokenCount: 3 }])
+  })
 })
