@@ -26,10 +26,14 @@ export function isToolSpan(span: OtlpSpan): boolean {
   return op(span) === 'execute_tool' || span.name.startsWith('execute_tool')
 }
 
-/** A workflow span nested in another workflow (ADK Python schema v2 marks it): never the turn's root. */
+/**
+ * A workflow span inside the turn, never its root: nested in another workflow (ADK Python schema v2
+ * marks it `gen_ai.workflow.nested`), or ADK JS's workflow node (`adk.node.path`), which runs under
+ * the runner's `invocation` span.
+ */
 function isNestedWorkflow(span: OtlpSpan): boolean {
   const nested = span.attributes['gen_ai.workflow.nested']
-  return nested === true || nested === 'true'
+  return nested === true || nested === 'true' || span.attributes['adk.node.path'] !== undefined
 }
 
 /**

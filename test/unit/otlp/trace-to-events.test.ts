@@ -1,7 +1,7 @@
 /** Shapes beyond the recorded fixtures: one trace's spans built here, each with one twist. */
 import { describe, expect, it } from 'vitest'
 import { toolCallsOf, toolResponsesOf } from '../../../src/adk/invocation.ts'
-import { type Attributes, type OtlpSpan, toAdkInvocation, traceToInvocation } from '../../../src/otlp/index.ts'
+import { type Attributes, createSpanAssembler, type OtlpSpan, toAdkInvocation, traceToInvocation } from '../../../src/otlp/index.ts'
 import { BOUNDS } from './support/fixtures.ts'
 
 const TRACE = 'aa'.repeat(16)
@@ -223,5 +223,18 @@ describe('trace to ADK events, beyond the fixtures', () => {
     expect(trace.missing[0]!.reason).toMatch(/"<elided>".*OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true/)
     expect(trace.inferenceCount).toBe(1)
     expect(trace.events.map((e) => e.usage_metadata)).toEqual([{ promptTokenCount: 12, candidatesTokenCount: 3 }])
+  })
+
+  it("ADK JS's workflow span under its invocation is not the root: the trace completes at the invocation", () => {
+    const root = span('invocation', '', 0, 1000, {})
+    const workflow = span('invoke_workflow flow', root.spanId, 10, 900, {
+      'gen_ai.operation.name': 'invoke_workflow',
+      'adk.workflow.name': 'flow',
+      'adk.node.path': 'flow',
+    })
+    const assembler = createSpanAssembler({ bounds: BOUNDS, now: () => 0 })
+    expect(assembler.addSpans([workflow]).map((u) => u.completed)).toEqual([undefined])
+    const [atRoot] = assembler.addSpans([root])
+    expect([atRoot!.completed, atRoot!.trace.rootSpanId, atRoot!.trace.durationMs]).toEqual(['root', root.spanId, 1000])
   })
 })
