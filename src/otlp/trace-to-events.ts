@@ -141,7 +141,15 @@ export function traceToInvocation(
   const callLlm = sorted.filter((s) => s.name === 'call_llm')
   const llmSpans = callLlm.length > 0 ? callLlm : sorted.filter(isInferenceSpan)
   // ADK Python's inference span under call_llm holds the usage and, on the semconv path, the content.
-  const innerOf = (span: OtlpSpan) => (callLlm.length > 0 ? sorted.filter((s) => s.parentSpanId === span.spanId && isInferenceSpan(s)) : [])
+  const inferenceChildren = new Map<string, OtlpSpan[]>()
+  if (callLlm.length > 0) {
+    for (const s of sorted) {
+      if (s.parentSpanId && isInferenceSpan(s)) {
+        inferenceChildren.set(s.parentSpanId, [...(inferenceChildren.get(s.parentSpanId) ?? []), s])
+      }
+    }
+  }
+  const innerOf = (span: OtlpSpan) => inferenceChildren.get(span.spanId) ?? []
   const turns: Turn[] = llmSpans.map((span) => {
     const spanLogs = logsOf(span)
     const inner = innerOf(span)
