@@ -114,3 +114,39 @@ export function logsBySpan(logs: readonly OtlpLogRecord[], byId: ReadonlyMap<str
   }
   return (span) => [...(own.get(span.spanId) ?? []), ...(children.get(span.spanId) ?? []).flatMap((id) => own.get(id) ?? [])]
 }
+
+/**
+ * The app: ADK's root agent (the workflow root's name, else the first `invoke_agent` under the ADK
+ * root), not another service's agent sharing the trace; else the resource's `service.name`.
+ */
+export function appNameOf(
+  root: OtlpSpan | undefined,
+  sorted: readonly OtlpSpan[],
+  byId: ReadonlyMap<string, OtlpSpan>,
+): string | undefined {
+  const top = root ?? sorted[0]
+  if (root && isAdkRoot(root)) {
+    const workflow = root.attributes['gen_ai.workflow.name']
+    if (typeof workflow === 'string' && workflow !== '') return workflow
+    const agent = sorted.find((s) => s !== root && isUnder(s, root, byId) && /^invoke_agent( |$)/.test(s.name))
+    if (agent) return agentNameOf(agent, byId)
+  }
+  // Before the root arrives: an outer workflow's name, else the first agent's (a nested workflow is neither).
+  const outer = sorted.filter((s) => s.attributes['gen_ai.workflow.nested'] !== true && s.attributes['gen_ai.workflow.nested'] !== 'true')
+  for (const key of ['gen_ai.workflow.name', 'gen_ai.agent.name']) {
+    const value = top?.attributes[key] ?? outer.find((s) => typeof s.attributes[key] === 'string')?.attributes[key]
+    if (typeof value === 'string') return value
+  }
+  const service = top?.resource['service.name']
+  return typeof service === 'string' ? service : undefined
+}
+
+/** Whether `span` descends from `ancestor`; walks at most as many parents as the trace has spans. */
+function isUnder(span: OtlpSpan, ancestor: OtlpSpan, byId: ReadonlyMap<string, OtlpSpan>): boolean {
+  let current = span.parentSpanId ? byId.get(span.parentSpanId) : undefined
+  for (let steps = 0; current && steps <= byId.size; steps++) {
+    if (current === ancestor) return true
+    current = current.parentSpanId ? byId.get(current.parentSpanId) : undefined
+  }
+  return false
+}
