@@ -32,6 +32,7 @@ import {
   conversationIdOf,
   invocationIdOf,
   isInferenceSpan,
+  isRootSpan,
   isToolSpan,
   logsBySpan,
   rootOf,
@@ -250,7 +251,7 @@ export function traceToInvocation(
   }
 
   const toolCalls = turns.flatMap((t) => t.calls)
-  const missing = missingParts(turns, userContent, contentSdkOf(sorted))
+  const missing = missingParts(turns, userContent, contentSdkOf(sorted), root !== undefined && isRootSpan(root))
   const modelCalls = turns.filter((t) => t.span && !t.response?.answeredBy).length
 
   return {
@@ -273,13 +274,17 @@ export function traceToInvocation(
 /**
  * What is unknown and why. Content is judged per part: the user's text (the first request that shows
  * contents), the final response (the last model call's), tool arguments and results (calls known
- * only from tool spans). Counts and usage never depend on it.
+ * only from tool spans). Counts and usage never depend on it. Before the root arrives, a tool call
+ * may still come whose arguments nothing will show: while any call known so far lacks them, or a
+ * model answer was not captured, the arguments count as unknown (and no early verdict reads them).
  */
-function missingParts(turns: readonly Turn[], userContent: Content | undefined, sdk: ContentSdk): Missing[] {
+function missingParts(turns: readonly Turn[], userContent: Content | undefined, sdk: ContentSdk, rootArrived: boolean): Missing[] {
   const missing: Missing[] = []
   const because = (field: MissingField, absence: Absence): Missing => ({ field, reason: contentReason(absence, sdk), cause: absence })
   const modelTurns = turns.filter((t) => t.span)
-  if (modelTurns.length === 0) return missing
+  const uncaptured = modelTurns.find((t) => t.response?.absent)?.response?.absent
+  const argsAbsent = turns.find((t) => t.argsAbsent)?.argsAbsent ?? (rootArrived ? undefined : uncaptured)
+  if (modelTurns.length === 0) return argsAbsent ? [because('tool_arguments', argsAbsent)] : missing
   if (!userContent) {
     const shown = modelTurns.some((t) => t.request && t.request.contents.length > 0)
     const absence = modelTurns.find((t) => t.request?.absent)?.request?.absent
@@ -288,7 +293,6 @@ function missingParts(turns: readonly Turn[], userContent: Content | undefined, 
   }
   const last = modelTurns.at(-1)!.response
   if (!last?.content && last?.absent) missing.push(because('final_response', last.absent))
-  const argsAbsent = turns.find((t) => t.argsAbsent)?.argsAbsent
   if (argsAbsent) missing.push(because('tool_arguments', argsAbsent))
   const resultsAbsent = turns.find((t) => t.resultsAbsent)?.resultsAbsent
   if (resultsAbsent) missing.push(because('tool_responses', resultsAbsent))

@@ -175,6 +175,39 @@ describe('POST /v1/traces with the shapes ADK emits today', () => {
   })
 })
 
+describe('content not captured, posted one span per request', () => {
+  it.each(CONTENT_MISSING.map((c) => c.file))('%s: no early verdict scores the uncaptured arguments', async (file) => {
+    const MATH = JSON.parse(read(EVALSET)).eval_cases[0]
+    const env = {
+      EVALSTREAM_OTLP_CONFIG: JSON.stringify({ apps: { math_agent: { eval_config: JSON.parse(read(CONFIG)), eval_case: MATH } } }),
+    }
+    const r = receiverApp({ env })
+    const text = read(join(DIR, file))
+    for (const line of fixtureRequests(text)) {
+      const body = JSON.parse(line)
+      if (body.resourceLogs) {
+        expect((await r.post('/v1/logs', line)).status).toBe(200)
+        continue
+      }
+      // Each span alone, so the settled pieces are scored as early as they can be.
+      const [resourceSpans] = body.resourceSpans
+      for (const span of resourceSpans.scopeSpans[0].spans) {
+        const one = { resourceSpans: [{ ...resourceSpans, scopeSpans: [{ ...resourceSpans.scopeSpans[0], spans: [span] }] }] }
+        expect((await r.post('/v1/traces', JSON.stringify(one))).status).toBe(200)
+      }
+    }
+    const decoded = decodeOtlpFile(text, DEFAULT_OTLP_LIMITS)
+    const [conversation] = tracesToConversations(decoded.spans, decoded.logs, BOUNDS)
+    const session = await r.deps.store.get(`otlp-${conversation!.conversationId}`, r.deps.createEngine)
+    const trajectory = (session!.log.readAfter(0) as ResultEvent[]).flatMap((e) =>
+      (e.type === 'criterion.progress' || e.type === 'criterion.result') && e.data.metric_name === 'tool_trajectory_avg_score'
+        ? [[e.type, e.data.eval_status]]
+        : []
+    )
+    expect(trajectory).toEqual([['criterion.result', 'NOT_EVALUATED']])
+  })
+})
+
 describe('GET /v1/stats: how much of each app was scorable', () => {
   it('counts the content-off conversation as not scorable, with the reason naming the switch', async () => {
     const MATH = JSON.parse(read(EVALSET)).eval_cases[0]
