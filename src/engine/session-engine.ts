@@ -250,9 +250,14 @@ class LiveSession implements SessionEngine {
     const slots = this.#expand(invocation)
     reviveRuns(this.#facts, invocation)
     keepForRebuild(invocation, event)
+    let ruledOut: ReadonlyMap<string, string> | undefined | null = null
     for (const slot of slots) {
       const provisional = slot.run?.step(event, slot)
       if (!provisional) continue
+      // A metric ruled out for this invocation (content not captured) gives no early score either:
+      // it would score what was never seen. Asked only when there is a score to emit.
+      if (ruledOut === null) ruledOut = this.#options.unscorable?.(invocation.id)
+      if (ruledOut?.has(slot.plan.metric.metric_name)) continue
       slot.progressCount += 1
       this.#options.emit(progressResult(invocation, slot, provisional))
     }

@@ -62,6 +62,17 @@ export const Stats = z.object({
   bucket_ms: z.number().int(),
   limits: z.object({ maxRows: z.number().int(), maxAgeMs: z.number().int() }),
   criteria: z.array(CriterionStats),
+  apps: z.array(
+    z.object({
+      app: z.string().describe("the session's app (an OTLP trace's root agent); empty when none was named"),
+      decided: z.number().int().describe('criterion results that are not INFORMATIONAL'),
+      scored: z.number().int().describe('of those, PASSED or FAILED'),
+      not_evaluated: z.number().int(),
+      scorable_share: z.number().nullable().describe('scored / decided; null when nothing was decided'),
+      not_evaluated_reasons: z.array(z.object({ reason: z.string(), count: z.number().int() }))
+        .describe('the most frequent NOT_EVALUATED reasons (up to 3), e.g. message content not captured and the switch that captures it'),
+    }),
+  ).describe('per app: how much of its traffic could be scored'),
 })
 
 const SessionSummary = z.object({

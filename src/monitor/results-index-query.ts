@@ -35,7 +35,7 @@ export type SessionsQuery = { tenant: string; app?: string; open?: boolean; limi
 
 export type IndexReads = {
   results(q: ResultsQuery): { results: Record<string, unknown>[]; next_cursor: string | null }
-  stats(q: StatsQuery): { criteria: Record<string, unknown>[] }
+  stats(q: StatsQuery): { criteria: Record<string, unknown>[]; apps: AppScorable[] }
   sessions(q: SessionsQuery): { sessions: Record<string, unknown>[] }
 }
 
@@ -47,6 +47,59 @@ function where(q: { tenant: string; app?: string; criterion?: string; since?: nu
   if (q.app !== undefined) clauses.push('app = ?'), params.push(q.app)
   if (q.criterion !== undefined) clauses.push('criterion = ?'), params.push(q.criterion)
   return { clauses, params }
+}
+
+/** /v1/stats names at most this many distinct reasons per app for its NOT_EVALUATED results. */
+export const MAX_REASONS_PER_APP = 3
+
+/**
+ * How much of an app's traffic could be scored: its criterion results that pass or fail against
+ * those that could not be computed (NOT_EVALUATED: content not captured, no reference, ...), with
+ * the most frequent reasons. INFORMATIONAL values (counts, tokens, seconds) are not in the share.
+ */
+export type AppScorable = {
+  app: string
+  decided: number
+  scored: number
+  not_evaluated: number
+  scorable_share: number | null
+  not_evaluated_reasons: Array<{ reason: string; count: number }>
+}
+
+function scorableByApp(sql: Sql, filter: string, params: SqlValue[]): AppScorable[] {
+  const apps = new Map<string, AppScorable>()
+  for (
+    const r of sql.query(
+      `SELECT app, SUM(status IN ('PASSED', 'FAILED')) AS scored, SUM(status = 'NOT_EVALUATED') AS not_evaluated
+       FROM es_index_results WHERE ${filter} AND status <> 'INFORMATIONAL' GROUP BY app ORDER BY app`,
+      ...params,
+    )
+  ) {
+    const scored = Number(r.scored)
+    const notEvaluated = Number(r.not_evaluated)
+    apps.set(String(r.app), {
+      app: String(r.app),
+      decided: scored + notEvaluated,
+      scored,
+      not_evaluated: notEvaluated,
+      scorable_share: scored + notEvaluated > 0 ? scored / (scored + notEvaluated) : null,
+      not_evaluated_reasons: [],
+    })
+  }
+  // Only NOT_EVALUATED rows are read for their reason (in the stored data), a small part of the rows.
+  for (
+    const r of sql.query(
+      `SELECT app, json_extract(data, '$.reason') AS reason, COUNT(*) AS n FROM es_index_results
+       WHERE ${filter} AND status = 'NOT_EVALUATED' GROUP BY app, reason ORDER BY app, n DESC, reason`,
+      ...params,
+    )
+  ) {
+    const entry = apps.get(String(r.app))
+    if (entry && entry.not_evaluated_reasons.length < MAX_REASONS_PER_APP) {
+      entry.not_evaluated_reasons.push({ reason: r.reason === null ? '(no reason given)' : String(r.reason), count: Number(r.n) })
+    }
+  }
+  return [...apps.values()]
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
@@ -134,7 +187,7 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
         return { ...e, pass_rate: PASSED + FAILED > 0 ? PASSED / (PASSED + FAILED) : null, mean_score: scored > 0 ? sum / scored : null }
       })
       criteria.sort((a, b) => a.criterion.localeCompare(b.criterion))
-      return { criteria }
+      return { criteria, apps: scorableByApp(sql, filter, params) }
     },
 
     sessions(q) {

@@ -2,8 +2,8 @@
  * The message shapes agents put in telemetry, each to google-genai Content as ADK stores it
  * (snake_case): ADK's own `llm_request` / `llm_response` JSON (snake_case from Python, camelCase
  * from JS), ADK Go's log bodies (`{content: Content}`, `gen_ai.choice` `{index, content}`), and the
- * GenAI semantic conventions' messages (`[{role, parts: [{type: 'text' | 'tool_call' |
- * 'tool_call_response', ...}]}]`, roles `assistant` for the model).
+ * GenAI semantic conventions' messages (`[{role, parts: [{type: 'text' | 'reasoning' | 'tool_call' |
+ * 'tool_call_response' | 'blob' | 'uri', ...}]}]`, roles `assistant` for the model, `tool` for results).
  */
 import { Content, type FunctionCall, type Part } from '../adk/content.ts'
 import { findJsonBoundsViolation, type JsonBounds } from '../adk/json-bounds.ts'
@@ -102,6 +102,13 @@ function semconvPart(raw: unknown): Part | undefined {
         response,
       },
     }
+  }
+  if (type === 'blob' && typeof raw.content === 'string') {
+    // ADK Go: base64 content, cut at 16 KiB (`truncated`); the bytes are not what any metric reads.
+    return { inline_data: { ...(typeof raw.mime_type === 'string' ? { mime_type: raw.mime_type } : {}), data: raw.content } }
+  }
+  if (type === 'uri' && typeof raw.uri === 'string') {
+    return { file_data: { ...(typeof raw.mime_type === 'string' ? { mime_type: raw.mime_type } : {}), file_uri: raw.uri } }
   }
   return undefined
 }

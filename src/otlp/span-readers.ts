@@ -39,10 +39,18 @@ function jsonAttr(span: { spanId: string; name: string; attributes: Record<strin
 }
 
 /**
- * `contents` as sent (either spelling), converted only where read: a request repeats the whole
- * conversation so far, and only the user's last message of the first request is needed.
+ * Why a request's or response's content is unknown: `off` (content capture off: ADK writes `{}` or
+ * nothing), `elided` (message log records whose bodies say `<elided>`), `size` (a semconv content
+ * attribute left unset because it was over ADK's size cap while its siblings were written).
  */
-export type ModelRequest = { contents: readonly unknown[]; system: string | undefined; tools: unknown[] | undefined }
+export type Absence = 'off' | 'elided' | 'size'
+
+/**
+ * `contents` as sent (either spelling), converted only where read: a request repeats the whole
+ * conversation so far, and only the user's last message of the first request is needed. `absent`
+ * says why `contents` is unknown when it is empty.
+ */
+export type ModelRequest = { contents: readonly unknown[]; system: string | undefined; tools: unknown[] | undefined; absent?: Absence }
 export type ModelResponse = {
   content: Content | undefined
   usage: Record<string, unknown> | undefined
@@ -50,35 +58,91 @@ export type ModelResponse = {
   partial: boolean
   errorCode: string | undefined
   errorMessage: string | undefined
+  /** Why `content` is unknown, when it is. */
+  absent?: Absence
+  /** Set when no model was called: a `before_model_callback` answered (`adk.experimental.response.source`). */
+  answeredBy?: string
 }
+
+type Source = { spanId: string; name: string; attributes: Record<string, AttrValue> }
 
 function logsNamed(logs: readonly OtlpLogRecord[], name: string): OtlpLogRecord[] {
   return logs.filter((l) => l.eventName === name)
 }
 
 /** The detail event's attributes, as a pseudo-span so the same JSON reader applies. */
-function detailsOf(span: OtlpSpan, logs: readonly OtlpLogRecord[]) {
+function detailsOf(span: OtlpSpan, logs: readonly OtlpLogRecord[]): Source | undefined {
   const details = logsNamed(logs, 'gen_ai.client.inference.operation.details').at(-1)
   return details ? { spanId: span.spanId, name: `${span.name} event`, attributes: details.attributes } : undefined
 }
 
-/** ADK's llm_request JSON, ADK Go's user/system message events, or semconv input messages. */
-export function readRequest(span: OtlpSpan, logs: readonly OtlpLogRecord[], ctx: ReadContext): ModelRequest | undefined {
-  const request = jsonAttr(span, 'gcp.vertex.agent.llm_request', ctx)
-  if (isRecord(request)) {
-    const config = isRecord(request.config) ? request.config : {}
-    const contents = Array.isArray(request.contents) ? request.contents : []
-    const tools = config.tools
-    return {
-      contents,
-      system: instructionText(config.system_instruction ?? config.systemInstruction),
-      tools: Array.isArray(tools) ? tools : undefined,
-    }
+/**
+ * Where GenAI semconv content can be for one model call, in the order read: the LLM span, its
+ * inference children (ADK Python puts it on `generate_content` under `call_llm`), the details event.
+ */
+function semconvSources(span: OtlpSpan, inner: readonly OtlpSpan[], logs: readonly OtlpLogRecord[]): Source[] {
+  const details = detailsOf(span, logs)
+  return [span, ...inner, ...(details ? [details] : [])]
+}
+
+const SEMCONV_CONTENT = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.definitions']
+
+/**
+ * Why semconv `key` is unknown: when a source wrote another content attribute, capture was on and
+ * this one was left out for its size (every model call has input and output messages).
+ */
+function semconvAbsence(sources: readonly Source[], key: string): Absence | undefined {
+  const capturing = sources.some((s) => SEMCONV_CONTENT.some((k) => k !== key && s.attributes[k] !== undefined))
+  return capturing ? 'size' : undefined
+}
+
+const ELIDED = '<elided>'
+
+/** An attribute that is there and is not ADK's content-off `{}`, yet could not be read: an issue, not capture off. */
+function unreadable(span: OtlpSpan, key: string): boolean {
+  const raw = span.attributes[key]
+  return raw !== undefined && raw !== null && !(typeof raw === 'string' && /^\s*(\{\s*\})?\s*$/.test(raw))
+}
+
+/** A message log record whose body ADK replaced with `<elided>` (content capture off for logs). */
+function isElided(log: OtlpLogRecord): boolean {
+  const body = log.body
+  return body === ELIDED || (isRecord(body) && (body.content === ELIDED || body.message === ELIDED))
+}
+
+function firstJson(sources: readonly Source[], key: string, ctx: ReadContext): unknown {
+  for (const source of sources) {
+    const value = jsonAttr(source, key, ctx)
+    if (value !== undefined) return value
   }
+  return undefined
+}
+
+/**
+ * The model request, wherever ADK put it: semconv `gen_ai.input.messages` (span, inference child or
+ * details event; these win when ADK's own JSON is there too), ADK's `llm_request` JSON, ADK Go's
+ * user/system message events. `absent` says why the contents are unknown when they are.
+ */
+export function readRequest(span: OtlpSpan, inner: readonly OtlpSpan[], logs: readonly OtlpLogRecord[], ctx: ReadContext): ModelRequest {
+  const sources = semconvSources(span, inner, logs)
+  const messages = firstJson(sources, 'gen_ai.input.messages', ctx)
+  const semconvSystem = firstJson(sources, 'gen_ai.system_instructions', ctx) ??
+    sources.map((s) => s.attributes['gen_ai.system_instructions']).find((v) => typeof v === 'string')
+  const semconvTools = firstJson(sources, 'gen_ai.tool.definitions', ctx)
+  const request = jsonAttr(span, 'gcp.vertex.agent.llm_request', ctx)
+  const config = isRecord(request) && isRecord(request.config) ? request.config : {}
+  const system = instructionText(semconvSystem) ?? instructionText(config.system_instruction ?? config.systemInstruction)
+  const tools = semconvTools !== undefined ? toolDeclarations(semconvTools) : Array.isArray(config.tools) ? config.tools : undefined
+  if (messages !== undefined) return { contents: semconvMessages(messages), system, tools }
+  if (isRecord(request)) return { contents: Array.isArray(request.contents) ? request.contents : [], system, tools }
   const userLogs = logsNamed(logs, 'gen_ai.user.message')
   const systemLog = logsNamed(logs, 'gen_ai.system.message').at(-1)
-  if (userLogs.length > 0 || systemLog) {
-    const contents = userLogs
+  const readable = userLogs.filter((l) => !isElided(l))
+  const logSystem = systemLog && !isElided(systemLog)
+    ? instructionText(isRecord(systemLog.body) ? systemLog.body.content : systemLog.body)
+    : undefined
+  if (readable.length > 0 || logSystem !== undefined) {
+    const contents = readable
       .map((
         l,
       ) => (isRecord(l.body)
@@ -89,22 +153,11 @@ export function readRequest(span: OtlpSpan, logs: readonly OtlpLogRecord[], ctx:
       )
       .map((raw) => (typeof raw === 'string' ? toContent({ role: 'user', parts: [{ text: raw }] }) : toContent(raw)))
       .filter((c): c is Content => c !== undefined)
-    const system = systemLog ? instructionText(isRecord(systemLog.body) ? systemLog.body.content : systemLog.body) : undefined
-    return { contents, system, tools: undefined }
+    return { contents, system: system ?? logSystem, tools, ...(contents.length === 0 ? { absent: 'elided' as const } : {}) }
   }
-  for (const source of [detailsOf(span, logs), span]) {
-    if (!source) continue
-    const messages = jsonAttr(source, 'gen_ai.input.messages', ctx)
-    const system = jsonAttr(source, 'gen_ai.system_instructions', ctx) ?? source.attributes['gen_ai.system_instructions']
-    const tools = jsonAttr(source, 'gen_ai.tool.definitions', ctx)
-    if (messages === undefined && system === undefined && tools === undefined) continue
-    return {
-      contents: semconvMessages(messages),
-      system: instructionText(system),
-      tools: tools === undefined ? undefined : toolDeclarations(tools),
-    }
-  }
-  return undefined
+  if (unreadable(span, 'gcp.vertex.agent.llm_request')) return { contents: [], system, tools }
+  const absent: Absence = semconvAbsence(sources, 'gen_ai.input.messages') ?? (userLogs.some(isElided) ? 'elided' : 'off')
+  return { contents: [], system, tools, absent }
 }
 
 /** Gemini usage metadata from the GenAI usage attributes (ADK Go counts thoughts in output_tokens). */
@@ -122,48 +175,58 @@ export function usageFromAttributes(span: OtlpSpan): Record<string, unknown> | u
   return usage
 }
 
-/** ADK's llm_response JSON, ADK Go's `gen_ai.choice` event, or semconv output messages. */
-export function readResponse(span: OtlpSpan, logs: readonly OtlpLogRecord[], ctx: ReadContext): ModelResponse | undefined {
-  const modelVersion = [span.attributes['gen_ai.response.model'], span.attributes['gen_ai.request.model']].find((v) =>
-    typeof v === 'string'
-  ) as string | undefined
+/**
+ * The model response: semconv `gen_ai.output.messages` (span, inference child, details event),
+ * ADK's `llm_response` JSON, or ADK Go's `gen_ai.choice` event. Usage comes from the response where
+ * it says it, else from the usage attributes of the span or its inference child: token counts never
+ * depend on content capture. A `before_model_callback` answer (no model called) has no usage.
+ */
+export function readResponse(span: OtlpSpan, inner: readonly OtlpSpan[], logs: readonly OtlpLogRecord[], ctx: ReadContext): ModelResponse {
+  const source = span.attributes['adk.experimental.response.source']
+  const answeredBy = typeof source === 'string' && source !== '' && source !== 'model' ? source : undefined
+  const modelVersion = answeredBy
+    ? undefined
+    : [span, ...inner].flatMap((s) => [s.attributes['gen_ai.response.model'], s.attributes['gen_ai.request.model']])
+      .find((v): v is string => typeof v === 'string')
   const base: ModelResponse = {
     content: undefined,
-    usage: usageFromAttributes(span),
+    usage: answeredBy ? undefined : [span, ...inner].map(usageFromAttributes).find((u) => u !== undefined),
     modelVersion,
     partial: false,
     errorCode: undefined,
     errorMessage: undefined,
+    ...(answeredBy ? { answeredBy } : {}),
   }
+  const sources = semconvSources(span, inner, logs)
   const response = jsonAttr(span, 'gcp.vertex.agent.llm_response', ctx)
-  if (isRecord(response)) {
-    const usage = response.usage_metadata ?? response.usageMetadata
-    const version = response.model_version ?? response.modelVersion
-    const errorCode = response.error_code ?? response.errorCode
-    const errorMessage = response.error_message ?? response.errorMessage
-    return {
-      content: toContent(response.content),
-      usage: isRecord(usage) ? usage : base.usage,
-      modelVersion: typeof version === 'string' ? version : modelVersion,
-      partial: response.partial === true,
-      errorCode: typeof errorCode === 'string' ? errorCode : undefined,
-      errorMessage: typeof errorMessage === 'string' ? errorMessage : undefined,
-    }
+  const adk = isRecord(response) ? response : undefined
+  const usage = adk?.usage_metadata ?? adk?.usageMetadata
+  const version = adk?.model_version ?? adk?.modelVersion
+  const errorCode = adk?.error_code ?? adk?.errorCode
+  const errorMessage = adk?.error_message ?? adk?.errorMessage
+  const fromAdk: ModelResponse = {
+    ...base,
+    usage: isRecord(usage) ? usage : base.usage,
+    modelVersion: typeof version === 'string' ? version : base.modelVersion,
+    partial: adk?.partial === true,
+    errorCode: typeof errorCode === 'string' ? errorCode : undefined,
+    errorMessage: typeof errorMessage === 'string' ? errorMessage : undefined,
   }
+  const messages = firstJson(sources, 'gen_ai.output.messages', ctx)
+  if (messages !== undefined) {
+    const parts = semconvMessages(messages).filter((m) => m.role === 'model').flatMap((m) => m.parts ?? [])
+    return { ...fromAdk, content: parts.length > 0 ? { role: 'model', parts } : undefined }
+  }
+  if (adk) return { ...fromAdk, content: toContent(adk.content) }
   const choice = logsNamed(logs, 'gen_ai.choice').at(-1)
-  if (choice && isRecord(choice.body)) {
+  if (choice && isRecord(choice.body) && !isElided(choice)) {
     const raw = choice.body.content ?? choice.body.message
     const content = toContent(raw) ?? semconvMessages([raw]).at(0)
-    return { ...base, content: content ? { ...content, role: 'model' } : undefined }
+    if (content) return { ...base, content: { ...content, role: 'model' } }
   }
-  for (const source of [detailsOf(span, logs), span]) {
-    const messages = source && jsonAttr(source, 'gen_ai.output.messages', ctx)
-    if (messages === undefined) continue
-    const parts = semconvMessages(messages).filter((m) => m.role === 'model').flatMap((m) => m.parts ?? [])
-    return { ...base, content: parts.length > 0 ? { role: 'model', parts } : undefined }
-  }
-  // No content (capture off), but the usage attributes still say what the call cost.
-  return base.usage ? base : undefined
+  if (unreadable(span, 'gcp.vertex.agent.llm_response')) return base
+  const absent: Absence = semconvAbsence(sources, 'gen_ai.output.messages') ?? (choice && isElided(choice) ? 'elided' : 'off')
+  return { ...base, absent }
 }
 
 export type ToolResult = {
@@ -174,18 +237,31 @@ export type ToolResult = {
   name: string
   args: Record<string, unknown> | undefined
   response: Record<string, unknown> | undefined
+  /** `error.type` (raised errors and errors the tool returned), with the span's status message. */
+  error: string | undefined
   startMs: number
   endMs: number
 }
 
 const NOT_AN_ID = new Set(['', '<not specified>'])
 
-/** A tool span's call and result; a merged span (parallel calls) gives one per response it holds. */
+function toolError(span: OtlpSpan): string | undefined {
+  const type = span.attributes['error.type']
+  if (typeof type !== 'string' || type === '') return undefined
+  return span.statusMessage && span.statusMessage !== type ? `${type}: ${span.statusMessage}` : type
+}
+
+/**
+ * A tool span's call and result; a merged span (parallel calls) gives one per response it holds.
+ * Semconv `gen_ai.tool.call.arguments` / `result` win over ADK's own attributes. A tool that failed
+ * without a recorded response answers `{error: <error.type>}`, as ADK's function response would.
+ */
 export function readToolSpan(span: OtlpSpan, ctx: ReadContext): ToolResult[] {
   const toolName = span.attributes['gen_ai.tool.name']
   const name = typeof toolName === 'string' ? toolName : span.name.replace(/^execute_tool\s*/, '')
-  const base = { spanId: span.spanId, startMs: span.startMs, endMs: span.endMs, merged: false }
-  const response = jsonAttr(span, 'gcp.vertex.agent.tool_response', ctx) ?? jsonAttr(span, 'gen_ai.tool.call.result', ctx)
+  const error = toolError(span)
+  const base = { spanId: span.spanId, startMs: span.startMs, endMs: span.endMs, merged: false, error }
+  const response = jsonAttr(span, 'gen_ai.tool.call.result', ctx) ?? jsonAttr(span, 'gcp.vertex.agent.tool_response', ctx)
   if (name === '(merged tools)' || span.name === 'execute_tool (merged)') {
     // ADK writes the merged function-response Event itself.
     const content = isRecord(response) ? toContent(response.content) : undefined
@@ -197,14 +273,15 @@ export function readToolSpan(span: OtlpSpan, ctx: ReadContext): ToolResult[] {
     })
   }
   const callId = span.attributes['gen_ai.tool.call.id']
-  const args = jsonAttr(span, 'gcp.vertex.agent.tool_call_args', ctx) ?? jsonAttr(span, 'gen_ai.tool.call.arguments', ctx)
+  const args = jsonAttr(span, 'gen_ai.tool.call.arguments', ctx) ?? jsonAttr(span, 'gcp.vertex.agent.tool_call_args', ctx)
+  const known = response === undefined ? (error ? { error } : undefined) : isRecord(response) ? response : { result: response }
   return [
     {
       ...base,
       callId: typeof callId === 'string' && !NOT_AN_ID.has(callId) ? callId : undefined,
       name,
       args: isRecord(args) ? args : undefined,
-      response: response === undefined ? undefined : isRecord(response) ? response : { result: response },
+      response: known,
     },
   ]
 }

@@ -27,16 +27,37 @@ export function isToolSpan(span: OtlpSpan): boolean {
 }
 
 /**
- * Whether a span ends its trace's turn: ADK's runner span `invocation` (even under an HTTP server
- * span or a remote parent), or any span without a parent.
+ * A workflow span inside the turn, never its root: nested in another workflow (ADK Python schema v2
+ * marks it `gen_ai.workflow.nested`), or ADK JS's workflow node (`adk.node.path`), which runs under
+ * the runner's `invocation` span.
  */
-export function isRootSpan(span: OtlpSpan): boolean {
-  return span.name === 'invocation' || span.parentSpanId === ''
+function isNestedWorkflow(span: OtlpSpan): boolean {
+  const nested = span.attributes['gen_ai.workflow.nested']
+  return nested === true || nested === 'true' || span.attributes['adk.node.path'] !== undefined
 }
 
-/** The turn's root: ADK's `invocation` span where there is one (its duration is the turn's), else the parentless span. */
+/**
+ * ADK's own root of a turn, whatever its parent (an HTTP server span, an A2A request, a remote
+ * parent): the runner's `invocation` (ADK Python schema v1, JS), or an `invoke_workflow` that is not
+ * nested (ADK Python schema v2, ADK Go semconv 1.44).
+ */
+export function isAdkRoot(span: OtlpSpan): boolean {
+  if (span.name === 'invocation') return true
+  return (op(span) === 'invoke_workflow' || span.name.startsWith('invoke_workflow')) && !isNestedWorkflow(span)
+}
+
+/** Whether a span ends its trace's turn: ADK's root (above), or any span without a parent. */
+export function isRootSpan(span: OtlpSpan): boolean {
+  return isAdkRoot(span) || span.parentSpanId === ''
+}
+
+/**
+ * The turn's root: ADK's `invocation` where there is one, else a workflow root, else the parentless
+ * span. Its duration is the turn's, so an outer HTTP span's time spent before and after the turn
+ * is not counted.
+ */
 export function rootOf(sorted: readonly OtlpSpan[]): OtlpSpan | undefined {
-  return sorted.find((s) => s.name === 'invocation') ?? sorted.find((s) => s.parentSpanId === '')
+  return sorted.find((s) => s.name === 'invocation') ?? sorted.find(isAdkRoot) ?? sorted.find((s) => s.parentSpanId === '')
 }
 
 function firstString(sorted: readonly OtlpSpan[], key: string): string | undefined {
@@ -92,4 +113,40 @@ export function logsBySpan(logs: readonly OtlpLogRecord[], byId: ReadonlyMap<str
     }
   }
   return (span) => [...(own.get(span.spanId) ?? []), ...(children.get(span.spanId) ?? []).flatMap((id) => own.get(id) ?? [])]
+}
+
+/**
+ * The app: ADK's root agent (the workflow root's name, else the first `invoke_agent` under the ADK
+ * root), not another service's agent sharing the trace; else the resource's `service.name`.
+ */
+export function appNameOf(
+  root: OtlpSpan | undefined,
+  sorted: readonly OtlpSpan[],
+  byId: ReadonlyMap<string, OtlpSpan>,
+): string | undefined {
+  const top = root ?? sorted[0]
+  if (root && isAdkRoot(root)) {
+    const workflow = root.attributes['gen_ai.workflow.name']
+    if (typeof workflow === 'string' && workflow !== '') return workflow
+    const agent = sorted.find((s) => s !== root && isUnder(s, root, byId) && /^invoke_agent( |$)/.test(s.name))
+    if (agent) return agentNameOf(agent, byId)
+  }
+  // Before the root arrives: an outer workflow's name, else the first agent's (a nested workflow is neither).
+  const outer = sorted.filter((s) => s.attributes['gen_ai.workflow.nested'] !== true && s.attributes['gen_ai.workflow.nested'] !== 'true')
+  for (const key of ['gen_ai.workflow.name', 'gen_ai.agent.name']) {
+    const value = top?.attributes[key] ?? outer.find((s) => typeof s.attributes[key] === 'string')?.attributes[key]
+    if (typeof value === 'string') return value
+  }
+  const service = top?.resource['service.name']
+  return typeof service === 'string' ? service : undefined
+}
+
+/** Whether `span` descends from `ancestor`; walks at most as many parents as the trace has spans. */
+function isUnder(span: OtlpSpan, ancestor: OtlpSpan, byId: ReadonlyMap<string, OtlpSpan>): boolean {
+  let current = span.parentSpanId ? byId.get(span.parentSpanId) : undefined
+  for (let steps = 0; current && steps <= byId.size; steps++) {
+    if (current === ancestor) return true
+    current = current.parentSpanId ? byId.get(current.parentSpanId) : undefined
+  }
+  return false
 }

@@ -17,6 +17,7 @@ import { isRecord } from '../adk/json.ts'
 import { callsOf, toContent } from './genai-content.ts'
 import type { OtlpLogRecord, OtlpSpan } from './model.ts'
 import {
+  type Absence,
   type ModelRequest,
   type ModelResponse,
   type ReadContext,
@@ -25,14 +26,27 @@ import {
   readToolSpan,
   type ToolResult,
 } from './span-readers.ts'
-import { agentNameOf, conversationIdOf, invocationIdOf, isInferenceSpan, isToolSpan, logsBySpan, rootOf, sortByStart } from './span-tree.ts'
-
-/** Why a part of an invocation is unknown when the agent does not capture message content. */
-export const CONTENT_OFF_REASON =
-  'the agent exported no message content (ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false, or OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT not set)'
+import {
+  agentNameOf,
+  appNameOf,
+  conversationIdOf,
+  invocationIdOf,
+  isInferenceSpan,
+  isRootSpan,
+  isToolSpan,
+  logsBySpan,
+  rootOf,
+  sortByStart,
+} from './span-tree.ts'
+import { contentReason, type ContentSdk, contentSdkOf } from './content-reasons.ts'
 
 export type MissingField = 'user_content' | 'final_response' | 'tool_arguments' | 'tool_responses' | 'token_usage'
-export type Missing = { field: MissingField; reason: string }
+/**
+ * A part of the invocation the trace does not show, and why (`reason`, with the switch that would
+ * show it). `cause` is the kind: content capture off, `<elided>` log bodies, an attribute over the
+ * size cap, or (`other`) something else such as a request without the user's text.
+ */
+export type Missing = { field: MissingField; reason: string; cause: Absence | 'other' }
 
 /** A tool call in model order, with the `execute_tool` span that ran it when that span is known. */
 export type TracedToolCall = { call: FunctionCall; spanId: string | undefined }
@@ -67,11 +81,18 @@ type Turn = {
   response?: ModelResponse
   calls: TracedToolCall[]
   results: Part[]
+  /** Why the results of some of this turn's calls are unknown (their tool spans carry no response). */
+  resultsAbsent?: Absence
+  /** Why some calls' arguments are unknown (calls known only from tool spans without arguments). */
+  argsAbsent?: Absence
 }
 
-/** The user's message: the last user content with a text (not a tool result) in the first model request. */
+/**
+ * The user's message: the last user content with a text (not a tool result) in the first model
+ * request whose contents are known (each request repeats the conversation so far).
+ */
 function userContentOf(turns: readonly Turn[]): Content | undefined {
-  const contents = turns.find((t) => t.request)?.request?.contents ?? []
+  const contents = turns.find((t) => t.request && t.request.contents.length > 0)?.request?.contents ?? []
   for (let i = contents.length - 1; i >= 0; i--) {
     const raw = contents[i]
     if (!isRecord(raw) || raw.role !== 'user') continue
@@ -79,6 +100,20 @@ function userContentOf(turns: readonly Turn[]): Content | undefined {
     if (content && (content.parts ?? []).some((p) => typeof p.text === 'string' || p.inline_data || p.file_data)) return content
   }
   return undefined
+}
+
+/** Tool results by call id as later model requests repeat them (semconv `tool` messages, ADK's contents). */
+function resultsInRequests(turns: readonly Turn[]): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>()
+  for (const turn of turns) {
+    for (const raw of turn.request?.contents ?? []) {
+      for (const part of toContent(raw)?.parts ?? []) {
+        const r = part.function_response
+        if (r?.id && r.response && !out.has(r.id)) out.set(r.id, r.response)
+      }
+    }
+  }
+  return out
 }
 
 function matchResult(call: FunctionCall, results: ToolResult[], used: Set<ToolResult>, after: number): ToolResult | undefined {
@@ -106,14 +141,25 @@ export function traceToInvocation(
   const invocationId = invocationIdOf(sorted, traceId)
   const callLlm = sorted.filter((s) => s.name === 'call_llm')
   const llmSpans = callLlm.length > 0 ? callLlm : sorted.filter(isInferenceSpan)
+  // ADK Python's inference span under call_llm holds the usage and, on the semconv path, the content.
+  const inferenceChildren = new Map<string, OtlpSpan[]>()
+  if (callLlm.length > 0) {
+    for (const s of sorted) {
+      if (s.parentSpanId && isInferenceSpan(s)) {
+        inferenceChildren.set(s.parentSpanId, [...(inferenceChildren.get(s.parentSpanId) ?? []), s])
+      }
+    }
+  }
+  const innerOf = (span: OtlpSpan) => inferenceChildren.get(span.spanId) ?? []
   const turns: Turn[] = llmSpans.map((span) => {
     const spanLogs = logsOf(span)
-    const response = readResponse(span, spanLogs, ctx)
+    const inner = innerOf(span)
+    const response = readResponse(span, inner, spanLogs, ctx)
     return {
       span,
       agent: agentNameOf(span, byId),
       at: span.startMs,
-      request: readRequest(span, spanLogs, ctx),
+      request: readRequest(span, inner, spanLogs, ctx),
       response,
       calls: callsOf(response?.content).map((call) => ({ call, spanId: undefined })),
       results: [],
@@ -121,22 +167,27 @@ export function traceToInvocation(
   })
   const toolResults = sorted.filter(isToolSpan).flatMap((s) => readToolSpan(s, ctx))
   const used = new Set<ToolResult>()
+  // Read only when a tool span lacks its result: converting every request's history costs.
+  let requested: Map<string, Record<string, unknown>> | undefined
   for (const turn of turns) {
     for (const traced of turn.calls) {
       const result = matchResult(traced.call, toolResults, used, turn.at)
       if (!result) continue
       used.add(result)
       traced.spanId = result.spanId
-      if (result.response) {
-        turn.results.push({ function_response: { id: traced.call.id ?? result.callId, name: traced.call.name, response: result.response } })
-      }
+      // A tool span without its result (capture off for tool spans) may still be answered in the next request.
+      const response = result.response ?? (traced.call.id ? (requested ??= resultsInRequests(turns)).get(traced.call.id) : undefined)
+      if (response) {
+        turn.results.push({ function_response: { id: traced.call.id ?? result.callId, name: traced.call.name, response } })
+      } else turn.resultsAbsent = turn.response?.absent ?? 'off'
     }
   }
   // Tool spans no known model response asked for: the calls come from the spans themselves.
   const answered = new Set([...used].flatMap((r) => (r.callId ? [r.callId] : [])))
   for (const result of toolResults) {
     if (used.has(result) || (result.merged && result.callId && answered.has(result.callId))) continue
-    let turn = turns.filter((t) => !t.response?.content && (t.span?.endMs ?? t.at) <= result.startMs).at(-1)
+    // The model call that asked for it started before it (ADK Go's tool spans are siblings that may overlap it).
+    let turn = turns.filter((t) => !t.response?.content && t.at <= result.startMs).at(-1)
     if (!turn) {
       const toolSpan = byId.get(result.spanId)!
       turn = { span: undefined, agent: agentNameOf(toolSpan, byId), at: result.startMs, calls: [], results: [] }
@@ -146,14 +197,13 @@ export function traceToInvocation(
     const call: FunctionCall = { name: result.name, args: result.args ?? {} }
     if (result.callId) call.id = result.callId
     turn.calls.push({ call, spanId: result.spanId })
+    if (!result.args) turn.argsAbsent = turn.response?.absent ?? 'off'
     if (result.response) {
       turn.results.push({
         function_response: { ...(result.callId ? { id: result.callId } : {}), name: result.name, response: result.response },
       })
-    }
+    } else turn.resultsAbsent = turn.response?.absent ?? 'off'
   }
-
-  const contentKnown = turns.some((t) => t.request || t.response?.content)
   const events: AdkEvent[] = []
   const push = (raw: Record<string, unknown>, what: string) => {
     const parsed = AdkEvent.safeParse(raw)
@@ -171,6 +221,10 @@ export function traceToInvocation(
     const r = turn.response
     const parts: Part[] = r?.content?.parts ? [...r.content.parts] : []
     if (!r?.content) { for (const { call } of turn.calls) parts.push({ function_call: call }) }
+    // A model call whose answer was not captured still happened and still cost tokens: ADK counts
+    // calls and usage only on events with content, so it stands as a thought part without text,
+    // which no text metric reads (and the missing final response makes those NOT_EVALUATED).
+    if (parts.length === 0 && r?.absent && !r.answeredBy) parts.push({ thought: true })
     const event: Record<string, unknown> = {
       invocation_id: invocationId,
       author: turn.agent,
@@ -197,45 +251,55 @@ export function traceToInvocation(
   }
 
   const toolCalls = turns.flatMap((t) => t.calls)
-  const missing: Missing[] = []
-  if (turns.length > 0 && !contentKnown) {
-    missing.push({ field: 'user_content', reason: CONTENT_OFF_REASON }, { field: 'final_response', reason: CONTENT_OFF_REASON })
-    if (toolCalls.length > 0) missing.push({ field: 'tool_arguments', reason: CONTENT_OFF_REASON })
-    if (toolCalls.length > turns.reduce((n, t) => n + t.results.length, 0)) {
-      missing.push({ field: 'tool_responses', reason: CONTENT_OFF_REASON })
-    }
-  } else if (turns.length > 0 && !userContent) {
-    missing.push({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
-  }
-  if (turns.length > 0 && !turns.some((t) => t.response?.usage)) {
-    missing.push({ field: 'token_usage', reason: 'the model spans report no token usage' })
-  }
+  const missing = missingParts(turns, userContent, contentSdkOf(sorted), root !== undefined && isRootSpan(root))
+  const modelCalls = turns.filter((t) => t.span && !t.response?.answeredBy).length
 
   return {
     traceId,
     invocationId,
     conversationId: conversationIdOf(sorted),
-    appName: appNameOf(root, sorted),
+    appName: appNameOf(root, sorted, byId),
     rootSpanId: root?.spanId,
     durationMs: root ? root.endMs - root.startMs : undefined,
     startMs,
     events,
     toolCalls,
     appDetails: appDetailsOf(turns),
-    inferenceCount: llmSpans.length,
+    inferenceCount: modelCalls,
     missing,
     issues: ctx.issues,
   }
 }
 
-function appNameOf(root: OtlpSpan | undefined, sorted: readonly OtlpSpan[]): string | undefined {
-  const top = root ?? sorted[0]
-  for (const key of ['gen_ai.workflow.name', 'gen_ai.agent.name']) {
-    const value = top?.attributes[key] ?? sorted.find((s) => typeof s.attributes[key] === 'string')?.attributes[key]
-    if (typeof value === 'string') return value
+/**
+ * What is unknown and why. Content is judged per part: the user's text (the first request that shows
+ * contents), the final response (the last model call's), tool arguments and results (calls known
+ * only from tool spans). Counts and usage never depend on it. Before the root arrives, a tool call
+ * may still come whose arguments nothing will show: while any call known so far lacks them, or a
+ * model answer was not captured, the arguments count as unknown (and no early verdict reads them).
+ */
+function missingParts(turns: readonly Turn[], userContent: Content | undefined, sdk: ContentSdk, rootArrived: boolean): Missing[] {
+  const missing: Missing[] = []
+  const because = (field: MissingField, absence: Absence): Missing => ({ field, reason: contentReason(absence, sdk), cause: absence })
+  const modelTurns = turns.filter((t) => t.span)
+  const uncaptured = modelTurns.find((t) => t.response?.absent)?.response?.absent
+  const argsAbsent = turns.find((t) => t.argsAbsent)?.argsAbsent ?? (rootArrived ? undefined : uncaptured)
+  if (modelTurns.length === 0) return argsAbsent ? [because('tool_arguments', argsAbsent)] : missing
+  if (!userContent) {
+    const shown = modelTurns.some((t) => t.request && t.request.contents.length > 0)
+    const absence = modelTurns.find((t) => t.request?.absent)?.request?.absent
+    if (!shown && absence) missing.push(because('user_content', absence))
+    else missing.push({ field: 'user_content', reason: 'no model request in the trace shows the user message', cause: 'other' })
   }
-  const service = top?.resource['service.name']
-  return typeof service === 'string' ? service : undefined
+  const last = modelTurns.at(-1)!.response
+  if (!last?.content && last?.absent) missing.push(because('final_response', last.absent))
+  if (argsAbsent) missing.push(because('tool_arguments', argsAbsent))
+  const resultsAbsent = turns.find((t) => t.resultsAbsent)?.resultsAbsent
+  if (resultsAbsent) missing.push(because('tool_responses', resultsAbsent))
+  if (!modelTurns.some((t) => t.response?.usage || t.response?.answeredBy)) {
+    missing.push({ field: 'token_usage', reason: 'the model spans report no token usage', cause: 'other' })
+  }
+  return missing
 }
 
 /** ADK's app_details: per agent, the instruction and tools of its first model request. */

@@ -1,11 +1,11 @@
 /**
- * Where tests find the shared reference data (ADK vectors, /run_sse captures, ADK fixtures): the
+ * Where tests find the shared reference data (ADK vectors, /run_sse captures, ADK fixtures, real ADK traces): the
  * copy committed under test/fixtures/shared, so a fresh clone needs nothing beside it.
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-export type SharedFolder = 'vectors' | 'samples' | 'adk-fixtures'
+export type SharedFolder = 'vectors' | 'samples' | 'adk-fixtures' | 'otlp-real'
 
 const ROOT = new URL('../fixtures/shared/', import.meta.url)
 

@@ -30,7 +30,8 @@ export const EVAL_USAGE = `usage: evalstream eval EVALSET --events FILE [--confi
 
   EVALSET          an ADK eval set: .evalset.json, legacy .test.json, or a named legacy list
   --events FILE    the recorded run: a /run_sse body (SSE), NDJSON, or a JSON array of events; or an
-                   OTLP JSON export (the Collector's file exporter: one request per line); - for stdin
+                   OTLP JSON export (the Collector's file exporter: one request per line), or a
+                   Jaeger JSON or Tempo trace-by-id JSON export; - for stdin
   --config FILE    an ADK EvalConfig (default: test_config.json beside EVALSET, else ADK's defaults)
   --case ID        the eval case to score when the set holds several
   --conversation ID  the conversation (gen_ai.conversation.id) of an OTLP export that holds several

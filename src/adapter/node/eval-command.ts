@@ -18,7 +18,7 @@ import type { CriterionResultData } from '../../engine/types.ts'
 import { judgeWiringFromEnv } from '../../config/judge-wiring.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
-import { looksLikeOtlpJson } from '../../otlp/index.ts'
+import { looksLikeOtlpJson, looksLikeTraceStoreExport } from '../../otlp/index.ts'
 import { otlpRunFromText, pushOtlpRun, unscorableOf } from './otlp-events.ts'
 import type { ReportedCase } from './ci-reports.ts'
 
@@ -72,8 +72,8 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
   if (!wiring.ok) return { ok: false, error: wiring.error }
 
   const warnings: string[] = []
-  // An OTLP export carries its own times: the engine's clock reads them (see otlp-events.ts).
-  const otlp = looksLikeOtlpJson(input.eventsText)
+  // An OTLP export (or a Jaeger or Tempo one) carries its own times: the engine's clock reads them (see otlp-events.ts).
+  const otlp = looksLikeOtlpJson(input.eventsText) || looksLikeTraceStoreExport(input.eventsText)
     ? otlpRunFromText(input.eventsText, input.eventsName, input.conversationId, DEFAULT_LIMITS)
     : undefined
   if (otlp && 'error' in otlp) return { ok: false, error: otlp.error }

@@ -21,7 +21,13 @@ export function otlpRunFromText(
   const warnings = decoded.issues.map((i) => `${name}: line ${i.line}${i.where ? `, ${i.where}` : ''}: ${i.message}`)
   const conversations = tracesToConversations(decoded.spans, decoded.logs, limits)
   const ids = conversations.map((c) => c.conversationId)
-  if (conversations.length === 0) return { error: `${name}: the OTLP export holds no spans` }
+  if (conversations.length === 0) {
+    return {
+      error: `${name}: the ${decoded.format === 'otlp' ? 'OTLP' : decoded.format === 'jaeger' ? 'Jaeger' : 'Tempo'} export holds no spans${
+        decoded.issues[0] ? ` (${decoded.issues[0].where ?? `line ${decoded.issues[0].line}`}: ${decoded.issues[0].message})` : ''
+      }`,
+    }
+  }
   const chosen = conversationId === undefined
     ? (conversations.length === 1 ? conversations[0] : undefined)
     : conversations.find((c) => c.conversationId === conversationId)

@@ -21,22 +21,29 @@ import { decodeTraceRequest, decodeLogsRequest, DEFAULT_OTLP_LIMITS, tracesToCon
 }'
 import { encodeTracesProtobuf, encodeLogsProtobuf } from '${url('test/unit/otlp/support/encode-protobuf.ts')}'
 const gzip = async (bytes) => new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer())
-const spans = [], logs = []
-for (const line of (await Deno.readTextFile(Deno.args[0])).split('\\n').filter((l) => l.trim())) {
-  const body = JSON.parse(line)
-  const headers = { contentType: 'application/x-protobuf', contentEncoding: 'gzip' }
-  if (body.resourceLogs) logs.push(...(await decodeLogsRequest(await gzip(encodeLogsProtobuf(body)), headers, DEFAULT_OTLP_LIMITS)).logs)
-  else spans.push(...(await decodeTraceRequest(await gzip(encodeTracesProtobuf(body)), headers, DEFAULT_OTLP_LIMITS)).spans)
+const out = []
+for (const file of Deno.args) {
+  const spans = [], logs = []
+  for (const line of (await Deno.readTextFile(file)).split('\\n').filter((l) => l.trim())) {
+    const body = JSON.parse(line)
+    const headers = { contentType: 'application/x-protobuf', contentEncoding: 'gzip' }
+    if (body.resourceLogs) logs.push(...(await decodeLogsRequest(await gzip(encodeLogsProtobuf(body)), headers, DEFAULT_OTLP_LIMITS)).logs)
+    else spans.push(...(await decodeTraceRequest(await gzip(encodeTracesProtobuf(body)), headers, DEFAULT_OTLP_LIMITS)).spans)
+  }
+  const conversations = tracesToConversations(spans, logs, { maxJsonDepth: 100, maxStringLength: 1e6 })
+  out.push(conversations.map((c) => ({ id: c.conversationId, invocations: c.traces.map(toAdkInvocation) })))
 }
-const conversations = tracesToConversations(spans, logs, { maxJsonDepth: 100, maxStringLength: 1e6 })
-console.log(JSON.stringify(conversations.map((c) => ({ id: c.conversationId, invocations: c.traces.map(toAdkInvocation) }))))
+console.log(JSON.stringify(out))
 `
+
+/** ADK Go's legacy shape, its semconv 1.44 default with content in the details event, ADK Python with content off. */
+const FILES = ['adk-go.jsonl', 'adk-now/go-1.44-event-only.jsonl', 'adk-now/py-2.5.0-content-off-elided.jsonl']
 
 describe('OTLP decoding on Deno', () => {
   const dir = mkdtempSync(join(tmpdir(), 'evalstream-otlp-deno-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-  it('decodes gzip protobuf traces and logs (ADK Go) to the invocations Node builds', () => {
+  it('decodes gzip protobuf traces and logs (ADK Go, legacy and semconv 1.44; ADK Python content off) to the invocations Node builds', () => {
     const script = join(dir, 'decode.ts')
     writeFileSync(script, SCRIPT)
     const run = spawnSync(join(ROOT, 'node_modules/.bin/deno'), [
@@ -45,15 +52,18 @@ describe('OTLP decoding on Deno', () => {
       '--config',
       join(ROOT, 'deno.json'),
       script,
-      join(FIXTURE_DIR, 'adk-go.jsonl'),
+      ...FILES.map((file) => join(FIXTURE_DIR, file)),
     ], { cwd: ROOT, encoding: 'utf8' })
     expect(run.stderr).toBe('')
     expect(run.status).toBe(0)
-    const decoded = decodeOtlpFile(fixtureText('adk-go.jsonl'), DEFAULT_OTLP_LIMITS)
-    const onNode = tracesToConversations(decoded.spans, decoded.logs, BOUNDS).map((c) => ({
-      id: c.conversationId,
-      invocations: c.traces.map(toAdkInvocation),
-    }))
+    const onNode = FILES.map((file) => {
+      const decoded = decodeOtlpFile(fixtureText(file), DEFAULT_OTLP_LIMITS)
+      return tracesToConversations(decoded.spans, decoded.logs, BOUNDS).map((c) => ({
+        id: c.conversationId,
+        invocations: c.traces.map(toAdkInvocation),
+      }))
+    })
+    expect(onNode.map((conversations) => conversations.length)).toEqual([1, 1, 1])
     expect(JSON.parse(run.stdout)).toEqual(JSON.parse(JSON.stringify(onNode)))
   })
 })

@@ -20,8 +20,8 @@ describe('OTLP decoding on workerd', () => {
   })
   afterAll(() => mf?.dispose())
 
-  it('decodes gzip protobuf traces and logs (ADK Go) to the invocations Node builds', async () => {
-    const text = fixtureText('adk-go.jsonl')
+  it('decodes gzip protobuf traces and logs (ADK Go, legacy and semconv 1.44 with content on the spans) to the invocations Node builds', async () => {
+    const text = fixtureText('adk-go.jsonl') + fixtureText('adk-now/go-1.44-span-and-event.jsonl')
     for (const line of text.split('\n').filter((l) => l.trim() !== '')) {
       const body = JSON.parse(line) as Record<string, unknown>
       const isLogs = 'resourceLogs' in body
@@ -40,6 +40,7 @@ describe('OTLP decoding on workerd', () => {
       id: c.conversationId,
       invocations: c.traces.map(toAdkInvocation),
     }))
+    expect(onNode).toHaveLength(2)
     expect(onWorkerd).toEqual(JSON.parse(JSON.stringify(onNode)))
   })
 

@@ -17,17 +17,21 @@ const EVENTS = [
   { invocation_id: 'e-1', author: 'agent', content: { role: 'model', parts: [] } },
 ]
 
-async function run(unscorable?: (id: string) => ReadonlyMap<string, string> | undefined) {
+async function run(unscorable?: (id: string) => ReadonlyMap<string, string> | undefined, events: readonly object[] = EVENTS) {
   const results: CriterionResultData[] = []
+  const progress: string[] = []
   const created = createSessionEngine({
     spec: { session_id: 's', eval_config: CONFIG, eval_case: CASE },
-    emit: (b) => void (b.type === 'criterion.result' && results.push(b.data as CriterionResultData)),
+    emit: (b) => {
+      if (b.type === 'criterion.result') results.push(b.data as CriterionResultData)
+      if (b.type === 'criterion.progress') progress.push(b.data.metric_name)
+    },
     ...(unscorable ? { unscorable } : {}),
   })
   if (!created.ok) throw new Error(created.problem.detail)
-  EVENTS.forEach((event, index) => created.engine.push({ index, event, raw: event }))
+  events.forEach((event, index) => created.engine.push({ index, event, raw: event as never }))
   const caseResult = await created.engine.end()
-  return { results, caseResult }
+  return { results, caseResult, progress }
 }
 
 describe('engine: metrics the host rules out on an invocation', () => {
@@ -36,7 +40,7 @@ describe('engine: metrics the host rules out on an invocation', () => {
     const { results, caseResult } = await run((
       id,
     ) => (asked.push(id), new Map([['response_match_score', 'final response unknown: content off']])))
-    expect(asked).toEqual(['e-1'])
+    expect(new Set(asked)).toEqual(new Set(['e-1']))
     expect(results.find((r) => r.metric_name === 'response_match_score')).toMatchObject({
       score: null,
       eval_status: 'NOT_EVALUATED',
@@ -47,5 +51,18 @@ describe('engine: metrics the host rules out on an invocation', () => {
     // Without the option the same events fail response_match_score (nothing to compare is a 0).
     const plain = await run()
     expect(plain.results.find((r) => r.metric_name === 'response_match_score')).toMatchObject({ score: 0, eval_status: 'FAILED' })
+  })
+
+  it('emits no early verdict for a ruled-out metric, and still does for the others', async () => {
+    // An unexpected call: EXACT trajectory matching fails it as soon as it is seen.
+    const withCall = [EVENTS[0]!, {
+      invocation_id: 'e-1',
+      author: 'agent',
+      content: { role: 'model', parts: [{ function_call: { name: 'lookup', args: {} } }] },
+    }, { invocation_id: 'e-1', author: 'agent', content: { role: 'model', parts: [{ text: 'Hello there' }] } }]
+    expect((await run(undefined, withCall)).progress).toContain('tool_trajectory_avg_score')
+    const ruledOut = await run(() => new Map([['tool_trajectory_avg_score', 'tool arguments unknown: content off']]), withCall)
+    expect(ruledOut.progress).not.toContain('tool_trajectory_avg_score')
+    expect(ruledOut.results.find((r) => r.metric_name === 'tool_trajectory_avg_score')).toMatchObject({ eval_status: 'NOT_EVALUATED' })
   })
 })

@@ -60,16 +60,17 @@ describe('content capture off (ADK Python, every content attribute "{}")', () =>
     expect(trace.durationMs).toBeCloseTo(TURNS[0]!.rootEnd, 3)
     const invocation = toAdkInvocation(trace)
     expect(invocation.user_content).toEqual({ role: undefined, parts: [] })
-    expect(invocation.final_response).toBeUndefined()
+    // The uncaptured answer stands as a text-less thought part, so its call and usage still count.
+    expect(invocation.final_response).toEqual({ role: 'model', parts: [{ thought: true }] })
     expect(invocation.creation_timestamp).toBe(EPOCH_MS / 1000)
   })
 
   it('says what is missing and why', () => {
     expect(trace.missing).toEqual([
-      { field: 'user_content', reason: CONTENT_OFF_REASON },
-      { field: 'final_response', reason: CONTENT_OFF_REASON },
-      { field: 'tool_arguments', reason: CONTENT_OFF_REASON },
-      { field: 'tool_responses', reason: CONTENT_OFF_REASON },
+      { field: 'user_content', reason: CONTENT_OFF_REASON, cause: 'off' },
+      { field: 'final_response', reason: CONTENT_OFF_REASON, cause: 'off' },
+      { field: 'tool_arguments', reason: CONTENT_OFF_REASON, cause: 'off' },
+      { field: 'tool_responses', reason: CONTENT_OFF_REASON, cause: 'off' },
     ])
   })
 })

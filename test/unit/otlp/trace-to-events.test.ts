@@ -1,7 +1,7 @@
 /** Shapes beyond the recorded fixtures: one trace's spans built here, each with one twist. */
 import { describe, expect, it } from 'vitest'
 import { toolCallsOf, toolResponsesOf } from '../../../src/adk/invocation.ts'
-import { type Attributes, type OtlpSpan, toAdkInvocation, traceToInvocation } from '../../../src/otlp/index.ts'
+import { type Attributes, createSpanAssembler, type OtlpSpan, toAdkInvocation, traceToInvocation } from '../../../src/otlp/index.ts'
 import { BOUNDS } from './support/fixtures.ts'
 
 const TRACE = 'aa'.repeat(16)
@@ -87,7 +87,11 @@ describe('trace to ADK events, beyond the fixtures', () => {
     const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
     expect(trace.issues).toEqual([`span ${spans[2]!.spanId} (call_llm): attribute 'gcp.vertex.agent.llm_request' is not JSON`])
     expect(toAdkInvocation(trace).final_response).toEqual({ role: 'model', parts: [{ text: 'ok' }] })
-    expect(trace.missing).toContainEqual({ field: 'user_content', reason: 'no model request in the trace shows the user message' })
+    expect(trace.missing).toContainEqual({
+      field: 'user_content',
+      reason: 'no model request in the trace shows the user message',
+      cause: 'other',
+    })
     const shallow = traceToInvocation(TRACE, deep, [], { ...BOUNDS, maxJsonDepth: 5 })
     expect(shallow.issues).toEqual([
       expect.stringMatching(/attribute 'gcp.vertex.agent.llm_response' nests deeper than 5 at \$\.x\[0\]\[0\]\[0\]\[0\]/),
@@ -113,5 +117,124 @@ describe('trace to ADK events, beyond the fixtures', () => {
     expect(trace.inferenceCount).toBe(0)
     expect(trace.invocationId).toBe(TRACE)
     expect(trace.conversationId).toBeUndefined()
+  })
+
+  it('gives a failed tool its error.type (and status message) as its answer when no response was recorded', () => {
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [call('c1', 'Rome')] } } }, {
+      response: { content: { role: 'model', parts: [{ text: 'The lookup failed.' }] } },
+    }], (agent) => [{
+      ...span('execute_tool get_weather', agent, 60, 70, {
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': 'c1',
+        'error.type': 'HTTP_ERROR',
+      }),
+      statusCode: 2,
+      statusMessage: '503 from the weather service',
+    }])
+    const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
+    expect(toolResponsesOf(toAdkInvocation(trace)).map((r) => r.response)).toEqual([{ error: 'HTTP_ERROR: 503 from the weather service' }])
+    expect(trace.missing.map((m) => m.field)).not.toContain('tool_responses')
+  })
+
+  it("keeps a tool's returned error as it answered, error.type beside it", () => {
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [call('c1', 'Rome')] } } }], (agent) => [
+      span('execute_tool get_weather', agent, 60, 70, {
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': 'c1',
+        'error.type': 'MCP_TOOL_ERROR',
+        'gcp.vertex.agent.tool_response': '{"isError":true,"content":[{"type":"text","text":"no such city"}]}',
+      }),
+    ])
+    expect(toolResponsesOf(toAdkInvocation(traceToInvocation(TRACE, spans, [], BOUNDS))).map((r) => r.response)).toEqual([
+      { isError: true, content: [{ type: 'text', text: 'no such city' }] },
+    ])
+  })
+
+  it('does not count a before_model_callback answer as a model call', () => {
+    const spans = agentTrace([{
+      response: { content: { role: 'model', parts: [{ text: 'Cached answer.' }] } },
+      extra: { 'adk.experimental.response.source': 'before_model_callback', 'gen_ai.request.model': 'gemini-2.5-flash' },
+    }])
+    const trace = traceToInvocation(TRACE, spans, [], BOUNDS)
+    expect(trace.inferenceCount).toBe(0)
+    expect(toAdkInvocation(trace).final_response).toEqual({ role: 'model', parts: [{ text: 'Cached answer.' }] })
+    expect(trace.events.at(-1)).not.toHaveProperty('model_version')
+    expect(trace.missing.map((m) => m.field)).not.toContain('token_usage')
+  })
+
+  it("reads semconv messages over ADK's own JSON when a span has both", () => {
+    const spans = agentTrace([{
+      response: { content: { role: 'model', parts: [{ text: 'from llm_response' }] } },
+      extra: {
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'from semconv' }] }]),
+        'gen_ai.output.messages': JSON.stringify([{
+          role: 'assistant',
+          parts: [{ type: 'text', content: 'semconv answer' }, { type: 'uri', uri: 'gs://b/f.png', mime_type: 'image/png' }],
+        }]),
+      },
+    }])
+    const invocation = toAdkInvocation(traceToInvocation(TRACE, spans, [], BOUNDS))
+    expect(invocation.user_content).toEqual({ role: 'user', parts: [{ text: 'from semconv' }] })
+    expect(invocation.final_response).toEqual({
+      role: 'model',
+      parts: [{ text: 'semconv answer' }, { file_data: { mime_type: 'image/png', file_uri: 'gs://b/f.png' } }],
+    })
+  })
+
+  it("takes the app from the agent under ADK's root, not from another service's agent in the trace", () => {
+    const other = span('invoke_agent helm-agent', '', 0, 2000, {
+      'gen_ai.agent.name': 'helm-agent',
+      'gen_ai.operation.name': 'invoke_agent',
+    })
+    const spans = agentTrace([{ response: { content: { role: 'model', parts: [{ text: 'ok' }] } } }])
+    spans[0]!.parentSpanId = other.spanId
+    expect(traceToInvocation(TRACE, [other, ...spans], [], BOUNDS).appName).toBe('a')
+  })
+
+  it('ADK Go legacy with <elided> log bodies: elided, naming the Go switch; usage still read', () => {
+    // ADK's tracer scope, no call_llm: ADK Go.
+    const root = {
+      ...span('invoke_agent a', '', 0, 100, { 'gen_ai.agent.name': 'a', 'gen_ai.conversation.id': 'c' }),
+      scope: 'gcp.vertex.agent',
+    }
+    const model = {
+      ...span('generate_content gemini-2.5-flash', root.spanId, 10, 50, {
+        'gen_ai.operation.name': 'generate_content',
+        'gen_ai.usage.input_tokens': 12,
+        'gen_ai.usage.output_tokens': 3,
+      }),
+      scope: 'gcp.vertex.agent',
+    }
+    const log = (eventName: string, body: Attributes[string]) => ({
+      traceId: TRACE,
+      spanId: model.spanId,
+      eventName,
+      timeMs: 50,
+      attributes: {},
+      body,
+      resource: {},
+      scope: '',
+    })
+    const trace = traceToInvocation(TRACE, [root, model], [
+      log('gen_ai.user.message', { content: '<elided>' }),
+      log('gen_ai.choice', { index: 0, content: '<elided>' }),
+    ], BOUNDS)
+    expect(trace.missing.map((m) => [m.field, m.cause])).toEqual([['user_content', 'elided'], ['final_response', 'elided']])
+    expect(trace.missing[0]!.reason).toMatch(/"<elided>".*OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true/)
+    expect(trace.inferenceCount).toBe(1)
+    expect(trace.events.map((e) => e.usage_metadata)).toEqual([{ promptTokenCount: 12, candidatesTokenCount: 3 }])
+  })
+
+  it("ADK JS's workflow span under its invocation is not the root: the trace completes at the invocation", () => {
+    const root = span('invocation', '', 0, 1000, {})
+    const workflow = span('invoke_workflow flow', root.spanId, 10, 900, {
+      'gen_ai.operation.name': 'invoke_workflow',
+      'adk.workflow.name': 'flow',
+      'adk.node.path': 'flow',
+    })
+    const assembler = createSpanAssembler({ bounds: BOUNDS, now: () => 0 })
+    expect(assembler.addSpans([workflow]).map((u) => u.completed)).toEqual([undefined])
+    const [atRoot] = assembler.addSpans([root])
+    expect([atRoot!.completed, atRoot!.trace.rootSpanId, atRoot!.trace.durationMs]).toEqual(['root', root.spanId, 1000])
   })
 })

@@ -6,7 +6,7 @@
 import { getJson } from './api.ts'
 import { rateHeight, relativeHeights } from './bar-heights.ts'
 import { formatScore, h, replace } from './dom.ts'
-import type { CriterionStats, Stats, TimeBucket } from './wire.ts'
+import type { AppScorable, CriterionStats, Stats, TimeBucket } from './wire.ts'
 
 export type StatsFilters = { app: string; windowMs: number }
 
@@ -101,6 +101,24 @@ function card(c: CriterionStats, stats: Stats): HTMLElement {
 }
 
 /** Fetches the stats for the filters and draws one card per criterion into `el`. */
+/** One card: per app, the share of its results that could be scored, with the main reason for the rest. */
+function scorableCard(apps: AppScorable[]): HTMLElement {
+  return h(
+    'div',
+    { class: 'card scorable' },
+    h('h3', null, 'scorable per app'),
+    apps.map((a) =>
+      h(
+        'div',
+        { title: a.not_evaluated_reasons.map((r) => `${r.count}x ${r.reason}`).join('\n') || undefined },
+        h('span', { class: 'rate' }, percent(a.scorable_share)),
+        ` ${a.app || '(no app)'} · ${a.scored} of ${a.decided} scored`,
+        a.not_evaluated_reasons[0] ? h('div', { class: 'why' }, a.not_evaluated_reasons[0].reason) : null,
+      )
+    ),
+  )
+}
+
 export async function loadStats(el: HTMLElement, filters: StatsFilters): Promise<Stats> {
   const since = Date.now() - filters.windowMs
   const stats = await getJson<Stats>('/v1/stats', { app: filters.app, since })
@@ -108,7 +126,13 @@ export async function loadStats(el: HTMLElement, filters: StatsFilters): Promise
   const values = stats.criteria.filter((c) => c.counts.INFORMATIONAL === c.total)
   replace(
     el,
-    stats.criteria.length ? [...decided, ...values].map((c) => card(c, stats)) : h('p', { class: 'muted' }, 'no results in this window'),
+    stats.criteria.length
+      ? [
+        // Shown only when something could not be scored: then it says for which app and why.
+        (stats.apps ?? []).some((a) => a.scored < a.decided) ? scorableCard(stats.apps ?? []) : null,
+        ...[...decided, ...values].map((c) => card(c, stats)),
+      ]
+      : h('p', { class: 'muted' }, 'no results in this window'),
   )
   return stats
 }

@@ -52,8 +52,17 @@ export type CriterionStats = {
   over_time: TimeBucket[]
 }
 
-/** GET /v1/stats. */
-export type Stats = { since: string; until: string; bucket_ms: number; criteria: CriterionStats[] }
+/** Per app: how much of its traffic could be scored, and why the rest could not. */
+export type AppScorable = {
+  app: string
+  decided: number
+  scored: number
+  scorable_share: number | null
+  not_evaluated_reasons: Array<{ reason: string; count: number }>
+}
+
+/** GET /v1/stats (`apps` absent from servers older than it). */
+export type Stats = { since: string; until: string; bucket_ms: number; criteria: CriterionStats[]; apps?: AppScorable[] }
 
 /** One result from the results stream: its SSE id, event name and JSON data. */
 export type ResultMessage = { seq: number; type: string; data: ResultData }
