@@ -24,7 +24,7 @@ import { depsFromEnv } from '../src/config/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession, EVICT_PATH } from './session-object.ts'
-import { OtlpShard, SHARD_EVICT_PATH, shardedOtlpMonitor, shardStub } from './otlp-shard.ts'
+import { OtlpShard, shardedOtlpMonitor, shardStub } from './otlp-shard.ts'
 import { evalSetsObjectName } from './eval-sets-route.ts'
 import { EvalIndex } from './index-object.ts'
 import { readIndexShards } from './index-shards.ts'
@@ -171,14 +171,17 @@ for (const path of ['/v1/traces', '/v1/logs']) {
   )
 }
 
-// Test hook (EVALSTREAM_TEST_HOOKS=1): evicts one of the caller's OTLP shards, as the runtime may.
-router.post('/__test/otlp-shards/:shard/evict', async (c) => {
-  if (c.env.EVALSTREAM_TEST_HOOKS !== '1' || !c.env.OTLP) return problem(c, 404, 'Not found', 'no such route')
-  const evicted = shardStub(c.env.OTLP, tenantOf(c), Number(c.req.param('shard')))
-    .fetch(new Request(`https://otlp.internal${SHARD_EVICT_PATH}`, { method: 'POST' }))
-  // The object resets inside the request, so the stub's fetch rejects.
-  await evicted.then((r) => r.body?.cancel(), () => undefined)
-  return new Response(null, { status: 204 })
+// Test hooks (EVALSTREAM_TEST_HOOKS=1): evict one of the caller's OTLP shards, as the runtime may,
+// or ask which tenants' spans it holds.
+router.on(['GET', 'POST'], '/__test/otlp-shards/:shard/:hook', async (c) => {
+  const hook = c.req.param('hook')
+  if (c.env.EVALSTREAM_TEST_HOOKS !== '1' || !c.env.OTLP || (hook !== 'evict' && hook !== 'info')) {
+    return problem(c, 404, 'Not found', 'no such route')
+  }
+  const answer = shardStub(c.env.OTLP, tenantOf(c), Number(c.req.param('shard')))
+    .fetch(new Request(`https://otlp.internal/__otlp/${hook}`, { method: 'POST' }))
+  // Evicted, the object resets inside the request, so the stub's fetch rejects.
+  return answer.catch(() => new Response(null, { status: 204 }))
 })
 
 // Every spelling of /run_sse an ADK server routes there (agent-sse.ts) reaches the session as /run_sse.

@@ -29,8 +29,8 @@ import { type DurableObjectNamespace, type DurableObjectState, stringEnv, type W
 export const OTLP_INTERNAL_PATH = /^\/__otlp\/(invocation|end)$/
 /** A shard's side: the spans or log records of its traces, decoded by the router. */
 export const SHARD_PATH = /^\/__otlp\/(spans|logs)$/
-/** The eviction test hook of a shard (EVALSTREAM_TEST_HOOKS=1). */
-export const SHARD_EVICT_PATH = '/__otlp/evict'
+/** Test hooks of a shard (EVALSTREAM_TEST_HOOKS=1): evict it; say which tenants' spans it holds. */
+export const SHARD_HOOK_PATH = /^\/__otlp\/(evict|info)$/
 
 /**
  * A shard's object name. The shard number comes first and holds no `/`, so no two (shard, tenant)
@@ -164,6 +164,8 @@ export class OtlpShard {
   receiver: OtlpReceiver | undefined
   error: string | undefined
   hooks: boolean
+  /** Whose spans this instance took (the tenant named the object, so one at most): for the test hook. */
+  tenants = new Set<string>()
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state
@@ -180,17 +182,20 @@ export class OtlpShard {
 
   async fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname
-    if (this.hooks && request.method === 'POST' && path === SHARD_EVICT_PATH) {
+    const hook = this.hooks ? SHARD_HOOK_PATH.exec(path)?.[1] : undefined
+    if (hook === 'evict') {
       // Everything in memory goes (the open traces), as when the runtime evicts the object.
       this.state.abort('evicted by test hook')
       return new Response(null, { status: 204 })
     }
+    if (hook === 'info') return Response.json({ tenants: [...this.tenants], open_traces: this.receiver?.monitor.openTraces() ?? 0 })
     const kind = SHARD_PATH.exec(path)?.[1]
     if (request.method !== 'POST' || !kind) return new Response(null, { status: 404 })
     const receiver = this.receiver
     if (!receiver) return Response.json({ error: this.error }, { status: 500 })
     const body = (await request.json()) as { tenant: string | null; spans?: OtlpSpan[]; logs?: OtlpLogRecord[] }
     const tenant = body.tenant ?? undefined
+    this.tenants.add(tenant ?? '')
     const outcome = kind === 'spans'
       ? await receiver.monitor.addSpans(tenant, body.spans ?? [])
       : await receiver.monitor.addLogs(tenant, body.logs ?? [])
