@@ -9,8 +9,9 @@
  *   and conversation ids. spans/s overall and for the busiest shard (which shard a trace goes to is
  *   computed here with the Worker's own hash); latency of the root span's POST, which is answered
  *   once its shard has delivered the completed trace and the session object has scored it (the
- *   verdict is logged before the answer); then every conversation's session must hold T completed
- *   invocations (lost: those that do not).
+ *   verdict is logged before the answer); a 429 or a dropped connection is retried after 1 s, as an
+ *   exporter does (counted); then every conversation's session must hold T completed invocations
+ *   (lost: those that do not).
  * - Pushed events: S sessions x E events with 1 subscriber each (bench/load-client.ts, as
  *   bench/worker-load.bench.ts): events/s, verdict p50/p99, lost / duplicate results; each
  *   session's results go on to its index shard, so results/s per index shard is given too (mean).
@@ -19,7 +20,7 @@
  * this measures is what sharding costs on one core and that nothing is lost or doubled; a
  * deployment runs each object on its own (docs/limits.md, "Workers: objects per tenant").
  *
- *   npx node bench/worker-shards.bench.ts [--shards 8] [--agents 40] [--turns 4] [--sessions 50]
+ *   npx node bench/worker-shards.bench.ts [--shards 8] [--agents 24] [--turns 4] [--sessions 50]
  *     [--events 100] [--max-seconds 300]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -37,7 +38,7 @@ import { call } from './load-http.ts'
 const { values } = parseArgs({
   options: {
     shards: { type: 'string', default: '8' },
-    agents: { type: 'string', default: '40' },
+    agents: { type: 'string', default: '24' },
     turns: { type: 'string', default: '4' },
     sessions: { type: 'string', default: '50' },
     events: { type: 'string', default: '100' },
@@ -70,23 +71,46 @@ function turn(a: number, t: number): { children: string; root: string; traceId: 
   return { children, root, traceId, spans: count(children) + count(root) }
 }
 
-type OtlpOutcome = { seconds: number; spans: number; busiestShardSpans: number; rootMs: number[]; lost: number; failed: string[] }
+type OtlpOutcome = {
+  seconds: number
+  spans: number
+  busiestShardSpans: number
+  rootMs: number[]
+  lost: number
+  retried: number
+  failed: string[]
+}
+/** Attempts per export request, and the wait between them (the receiver's Retry-After). */
+const MAX_ATTEMPTS = 5
+const RETRY_AFTER_MS = 1000
 
 async function otlpLoad(base: string, shards: number, signal: AbortSignal): Promise<OtlpOutcome> {
   const perShard = new Array<number>(shards).fill(0)
   const rootMs: number[] = []
   const failed: string[] = []
   let spans = 0
+  let retried = 0
   const started = performance.now()
   await Promise.all(
     Array.from({ length: AGENTS }, async (_, a) => {
       for (let t = 0; t < TURNS && !signal.aborted; t++) {
         const { children, root, traceId, spans: n } = turn(a, t)
-        const first = await call(base, 'POST', '/v1/traces', { body: children })
+        // As an exporter does: a 429 (or a dropped connection) is sent again after Retry-After.
+        const post = async (body: string) => {
+          for (let attempt = 1;; attempt++) {
+            const answer = await call(base, 'POST', '/v1/traces', { body }).catch((e: Error) => ({ status: 0, text: e.message }))
+            if ((answer.status !== 429 && answer.status !== 0) || attempt === MAX_ATTEMPTS || signal.aborted) return answer
+            retried += 1
+            await new Promise((r) => setTimeout(r, RETRY_AFTER_MS))
+          }
+        }
+        const first = await post(children)
         const sent = performance.now()
-        const last = await call(base, 'POST', '/v1/traces', { body: root })
+        const last = await post(root)
         rootMs.push(performance.now() - sent)
-        if (first.status !== 200 || last.status !== 200) failed.push(`agent ${a} turn ${t}: ${first.status} / ${last.status} ${last.text}`)
+        if (first.status !== 200 || last.status !== 200) {
+          failed.push(`agent ${a} turn ${t}: ${first.status} ${first.text.slice(0, 200)} / ${last.status} ${last.text.slice(0, 200)}`)
+        }
         spans += n
         perShard[shardOf(traceId, shards)]! += n
       }
@@ -99,7 +123,7 @@ async function otlpLoad(base: string, shards: number, signal: AbortSignal): Prom
     const snapshot = answer.status === 200 ? JSON.parse(answer.text) : { invocations: [] }
     lost += TURNS - snapshot.invocations.filter((i: { completed: boolean }) => i.completed).length
   }
-  return { seconds, spans, busiestShardSpans: Math.max(...perShard), rootMs: rootMs.sort((x, y) => x - y), lost, failed }
+  return { seconds, spans, busiestShardSpans: Math.max(...perShard), rootMs: rootMs.sort((x, y) => x - y), lost, retried, failed }
 }
 
 const cleanups: Array<() => void> = []
@@ -185,7 +209,9 @@ for (const r of rows) {
     } | ${percentile(otlp.rootMs, 50)} / ${percentile(otlp.rootMs, 99)} | ${otlp.lost} | ${pushed.eventsPerSecond.toFixed(0)} | ${
       percentile(l, 50)
     } / ${percentile(l, 99)} | ${(pushed.received / pushed.seconds / r.shards).toFixed(0)} | ${pushed.lost} / ${pushed.duplicates}` +
-      ` (OTLP ${otlp.spans} spans in ${otlp.seconds.toFixed(1)} s; pushed ${pushed.seconds.toFixed(1)} s)${r.error ? ` ${r.error}` : ''}`,
+      ` (OTLP ${otlp.spans} spans in ${otlp.seconds.toFixed(1)} s, ${otlp.retried} requests retried; pushed ${
+        pushed.seconds.toFixed(1)
+      } s)${r.error ? ` ${r.error}` : ''}`,
   )
   for (const f of [...otlp.failed, ...pushed.failures].slice(0, 5)) console.log(`  failed: ${f}`)
 }
