@@ -7,5 +7,12 @@ import { fnv1a64 } from '../src/core/judging/request-id.ts'
 
 /** @example shardOf('5b8efff798038103d269b633813fc60c', 8) // one of 0..7 */
 export function shardOf(key: string, shards: number): number {
-  return shards <= 1 ? 0 : parseInt(fnv1a64(key).slice(8), 16) % shards
+  if (shards <= 1) return 0
+  const hex = fnv1a64(key)
+  // FNV's low bits alone follow the last byte too closely (keys one letter apart fell on one shard
+  // mod 3): both halves are folded and finished with murmur3's mixer, so every bit moves every bit.
+  let h = (parseInt(hex.slice(0, 8), 16) ^ parseInt(hex.slice(8), 16)) >>> 0
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return ((h ^ (h >>> 16)) >>> 0) % shards
 }
