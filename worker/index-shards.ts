@@ -30,7 +30,37 @@ export function indexShardStub(namespace: DurableObjectNamespace, tenant: string
   return namespace.get(namespace.idFromName(indexShardName(tenant, shard)))
 }
 
-type Json = Record<string, any>
+/** A shard's answer, as the routes write it (src/http/results-routes.ts). */
+type Body = Record<string, unknown> & {
+  results?: Row[]
+  next_cursor?: string | null
+  sessions?: Session[]
+  criteria?: CriterionStats[]
+}
+type Row = Record<string, unknown> & { id: string; at_ms: number }
+type Session = Record<string, unknown> & { session_id: string; last_at: string }
+type Bucket = Record<string, unknown> & {
+  start_ms: number
+  total: number
+  passed: number
+  failed: number
+  not_evaluated: number
+  informational: number
+  scored: number
+  pass_rate: number | null
+  mean_score: number | null
+}
+type CriterionStats = Record<string, unknown> & {
+  criterion: string
+  total: number
+  counts: Record<string, number>
+  pass_rate: number | null
+  mean_score: number | null
+  score_buckets: Array<{ from: number; to: number; count: number }>
+  no_score: number
+  out_of_range: number
+  over_time: Bucket[]
+}
 
 function problemResponse(status: number, title: string, detail: string): Response {
   return Response.json(
@@ -57,7 +87,7 @@ export async function readIndexShards(
     return indexShardStub(namespace, tenant, shard).fetch(new Request(at.href, { method: 'GET', headers: request.headers }))
   }
   /** Every shard's answer, or the first that is not a 200 (a bad query is refused alike by all). */
-  const askAll = async (params: (shard: number) => URLSearchParams | undefined): Promise<Json[] | Response> => {
+  const askAll = async (params: (shard: number) => URLSearchParams | undefined): Promise<Body[] | Response> => {
     const answers = await Promise.all(
       Array.from({ length: shards }, (_, k) => {
         const p = params(k)
@@ -69,7 +99,7 @@ export async function readIndexShards(
       for (const a of answers) if (a !== bad) await a?.body?.cancel()
       return bad
     }
-    return Promise.all(answers.map(async (a) => (a ? ((await a.json()) as Json) : { results: [], next_cursor: null })))
+    return Promise.all(answers.map(async (a) => (a ? ((await a.json()) as Body) : { results: [], next_cursor: null })))
   }
 
   if (url.pathname === '/v1/results') return results(url.searchParams, shards, askAll)
@@ -78,18 +108,18 @@ export async function readIndexShards(
     // The default window ends just after now (results-query.ts): fixed once for every shard.
     if (!params.get('until')) params.set('until', String(Date.now() + 1))
     const bodies = await askAll(() => params)
-    return bodies instanceof Response ? bodies : Response.json({ ...bodies[0], criteria: mergeStats(bodies.map((b) => b.criteria)) })
+    return bodies instanceof Response ? bodies : Response.json({ ...bodies[0], criteria: mergeStats(bodies.map((b) => b.criteria ?? [])) })
   }
   const bodies = await askAll(() => url.searchParams)
   if (bodies instanceof Response) return bodies
   const limit = Math.min(Number(url.searchParams.get('limit') || DEFAULT_RESULTS_PAGE), MAX_SESSIONS_PAGE)
-  return Response.json({ ...bodies[0], sessions: mergeSessions(bodies.map((b) => b.sessions), limit) })
+  return Response.json({ ...bodies[0], sessions: mergeSessions(bodies.map((b) => b.sessions ?? []), limit) })
 }
 
 async function results(
   query: URLSearchParams,
   shards: number,
-  askAll: (params: (shard: number) => URLSearchParams | undefined) => Promise<Json[] | Response>,
+  askAll: (params: (shard: number) => URLSearchParams | undefined) => Promise<Body[] | Response>,
 ): Promise<Response> {
   const raw = query.get('cursor')
   let positions: number[] | undefined
@@ -113,9 +143,9 @@ async function results(
   })
   if (bodies instanceof Response) return bodies
   const limit = Number(query.get('limit') || DEFAULT_RESULTS_PAGE)
-  const rows = bodies.map((b) => (b.results ?? []) as Json[])
+  const rows = bodies.map((b) => b.results ?? [])
   const taken = rows.map(() => 0)
-  const page: Json[] = []
+  const page: Row[] = []
   while (page.length < limit) {
     let best = -1
     for (let k = 0; k < shards; k++) {
@@ -144,16 +174,16 @@ async function results(
 }
 
 /** Sessions of every shard, the most recently active first; a session listed by two (the shard count changed) once. */
-function mergeSessions(lists: Json[][], limit: number): Json[] {
+function mergeSessions(lists: Session[][], limit: number): Session[] {
   const all = lists.flat().sort((a, b) => Date.parse(b.last_at) - Date.parse(a.last_at))
   const seen = new Set<string>()
   return all.filter((s) => !seen.has(s.session_id) && seen.add(s.session_id)).slice(0, limit)
 }
 
 /** Per-criterion stats of every shard as one index would count them. */
-export function mergeStats(lists: Json[][]): Json[] {
-  const byName = new Map<string, Json>()
-  const weighted = (a: Json, b: Json, weightA: number, weightB: number): number | null => {
+export function mergeStats(lists: CriterionStats[][]): CriterionStats[] {
+  const byName = new Map<string, CriterionStats>()
+  const weighted = (a: { mean_score: number | null }, b: { mean_score: number | null }, weightA: number, weightB: number) => {
     const w = weightA + weightB
     if (w === 0) return null
     return ((a.mean_score ?? 0) * weightA + (b.mean_score ?? 0) * weightB) / w
@@ -166,23 +196,24 @@ export function mergeStats(lists: Json[][]): Json[] {
     }
     seen.mean_score = weighted(seen, c, seen.total - seen.no_score, c.total - c.no_score)
     seen.total += c.total
-    for (const status of Object.keys(seen.counts)) seen.counts[status] += c.counts[status] ?? 0
-    seen.score_buckets.forEach((b: Json, i: number) => (b.count += c.score_buckets[i]?.count ?? 0))
+    for (const status of Object.keys(seen.counts)) seen.counts[status] = seen.counts[status]! + (c.counts[status] ?? 0)
+    seen.score_buckets.forEach((b, i) => (b.count += c.score_buckets[i]?.count ?? 0))
     seen.no_score += c.no_score
     seen.out_of_range += c.out_of_range
-    const { PASSED, FAILED } = seen.counts
-    seen.pass_rate = PASSED + FAILED > 0 ? PASSED / (PASSED + FAILED) : null
-    for (const t of c.over_time as Json[]) {
-      const same = (seen.over_time as Json[]).find((s) => s.start_ms === t.start_ms)
+    const passed = seen.counts.PASSED ?? 0
+    const failed = seen.counts.FAILED ?? 0
+    seen.pass_rate = passed + failed > 0 ? passed / (passed + failed) : null
+    for (const t of c.over_time) {
+      const same = seen.over_time.find((s) => s.start_ms === t.start_ms)
       if (!same) {
         seen.over_time.push({ ...t })
         continue
       }
       same.mean_score = weighted(same, t, same.scored, t.scored)
-      for (const k of ['total', 'passed', 'failed', 'not_evaluated', 'informational', 'scored']) same[k] += t[k]
+      for (const k of ['total', 'passed', 'failed', 'not_evaluated', 'informational', 'scored'] as const) same[k] += t[k]
       same.pass_rate = same.passed + same.failed > 0 ? same.passed / (same.passed + same.failed) : null
     }
-    seen.over_time.sort((a: Json, b: Json) => a.start_ms - b.start_ms)
+    seen.over_time.sort((a, b) => a.start_ms - b.start_ms)
   }
   return [...byName.values()].sort((a, b) => String(a.criterion).localeCompare(String(b.criterion)))
 }
