@@ -16,13 +16,17 @@
  *   bench/worker-load.bench.ts): events/s, verdict p50/p99, lost / duplicate results; each
  *   session's results go on to its index shard, so results/s per index shard is given too (mean).
  *
+ * Then the Node server (`npm start`'s flags, a fresh SQLite file) gets the same two loads, for the
+ * numbers beside them (`--no-node` skips it): "busiest shard" is then the one process.
+ *
  * Local workerd runs every object on one thread, so N shards cannot be faster here than 1: what
  * this measures is what sharding costs on one core and that nothing is lost or doubled; a
  * deployment runs each object on its own (docs/limits.md, "Workers: objects per tenant").
  *
  *   npx node bench/worker-shards.bench.ts [--shards 8] [--agents 24] [--turns 4] [--sessions 50]
- *     [--events 100] [--max-seconds 300]
+ *     [--events 100] [--max-seconds 300] [--no-node]
  */
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -34,6 +38,7 @@ import { OTLP_CONFIG } from '../test/unit/otlp/support/receiver-app.ts'
 import { shardOf } from '../worker/shards.ts'
 import { badCount, type LoadOutcome, percentile, runLoad } from './load-client.ts'
 import { call } from './load-http.ts'
+import { startFlags } from './server-flags.ts'
 
 const { values } = parseArgs({
   options: {
@@ -43,6 +48,7 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '50' },
     events: { type: 'string', default: '100' },
     'max-seconds': { type: 'string', default: '300' },
+    node: { type: 'boolean', default: true },
   },
 })
 const N = Number(values.shards)
@@ -137,6 +143,33 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
+/** The Node server as `npm start` runs it, on a fresh SQLite file: the same loads, one process. */
+async function startNode(): Promise<{ base: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'evalstream-worker-shards-node-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  const server = spawn(process.execPath, [...startFlags('.'), 'src/adapter/node/server.ts'], {
+    env: { ...process.env, ...NO_JUDGE, PORT: '0', EVALSTREAM_DB: join(dir, 'evalstream.db'), EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  cleanups.push(() => server.kill('SIGKILL'))
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    server.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const port = /listening on \S*?:(\d+)/.exec(out)?.[1]
+      if (port) resolve(`http://127.0.0.1:${port}`)
+    })
+    server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)))
+  })
+  return {
+    base,
+    stop: async () => {
+      server.kill('SIGTERM')
+      if (server.exitCode === null) await new Promise((r) => server.once('exit', r))
+    },
+  }
+}
+
 async function startWorkerd(shards: number): Promise<{ base: string; stop(): Promise<void> }> {
   const scriptPath = await bundleWorker()
   const storage = mkdtempSync(join(tmpdir(), 'evalstream-worker-shards-'))
@@ -166,18 +199,19 @@ async function startWorkerd(shards: number): Promise<{ base: string; stop(): Pro
   return { base: url.origin, stop: () => mf.dispose() }
 }
 
+/** A target: workerd with this many shards, or the Node server (0). */
 type Row = { shards: number; otlp?: OtlpOutcome; pushed?: LoadOutcome; error?: string }
 const rows: Row[] = []
 console.log(
   `OTLP: ${AGENTS} agents x ${TURNS} turns; pushed: ${SESSIONS} sessions x ${INVOCATIONS * 4} events, 1 subscriber each; ` +
     `load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
 )
-for (const shards of [1, N]) {
-  const target = await startWorkerd(shards)
+for (const shards of [1, N, ...(values.node ? [0] : [])]) {
+  const target = shards === 0 ? await startNode() : await startWorkerd(shards)
   const stop = new AbortController()
   const deadline = setTimeout(() => stop.abort(new Error(`stopped after --max-seconds ${MAX_MS / 1000}`)), MAX_MS)
   try {
-    const otlp = await otlpLoad(target.base, shards, stop.signal)
+    const otlp = await otlpLoad(target.base, Math.max(1, shards), stop.signal)
     const pushed = await runLoad(target.base, { sessions: SESSIONS, invocations: INVOCATIONS, subscribers: 1, signal: stop.signal })
     rows.push({ shards, otlp, pushed, ...(stop.signal.aborted ? { error: 'timed out' } : {}) })
   } catch (error) {
@@ -191,6 +225,7 @@ for (const shards of [1, N]) {
 console.log(`load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 
 let bad = 0
+const label = (shards: number) => (shards === 0 ? 'Node' : String(shards)).padStart(6)
 console.log(
   'shards | OTLP spans/s | busiest shard spans/s | root POST p50 / p99 ms | invocations lost | events/s | verdict p50 / p99 ms | results/s per index shard | lost / dup',
 )
@@ -198,17 +233,19 @@ for (const r of rows) {
   const { otlp, pushed } = r
   if (!otlp || !pushed) {
     bad++
-    console.log(`${String(r.shards).padStart(6)} | failed: ${r.error}`)
+    console.log(`${label(r.shards)} | failed: ${r.error}`)
     continue
   }
   bad += badCount(pushed) + otlp.lost + otlp.failed.length + (r.error ? 1 : 0)
   const l = pushed.latenciesMs
   console.log(
-    `${String(r.shards).padStart(6)} | ${(otlp.spans / otlp.seconds).toFixed(0).padStart(12)} | ${
+    `${label(r.shards)} | ${(otlp.spans / otlp.seconds).toFixed(0).padStart(12)} | ${
       (otlp.busiestShardSpans / otlp.seconds).toFixed(0).padStart(21)
     } | ${percentile(otlp.rootMs, 50)} / ${percentile(otlp.rootMs, 99)} | ${otlp.lost} | ${pushed.eventsPerSecond.toFixed(0)} | ${
       percentile(l, 50)
-    } / ${percentile(l, 99)} | ${(pushed.received / pushed.seconds / r.shards).toFixed(0)} | ${pushed.lost} / ${pushed.duplicates}` +
+    } / ${percentile(l, 99)} | ${
+      (pushed.received / pushed.seconds / Math.max(1, r.shards)).toFixed(0)
+    } | ${pushed.lost} / ${pushed.duplicates}` +
       ` (OTLP ${otlp.spans} spans in ${otlp.seconds.toFixed(1)} s, ${otlp.retried} requests retried; pushed ${
         pushed.seconds.toFixed(1)
       } s)${r.error ? ` ${r.error}` : ''}`,
