@@ -16,6 +16,14 @@ import type { ResultFeed } from '../src/session/result-feed.ts'
 import type { SqliteJudgeCache } from '../src/session/sqlite-judge-cache.ts'
 import type { DurableObjectStorage } from './types.ts'
 
+/** Something else in the object that wants its alarm (a conversation's idle end). */
+export type AlarmNeed = {
+  /** When it must wake next, if ever. */
+  due(): number | undefined
+  /** The object's storage was deleted. */
+  forget(): void
+}
+
 export type DurableSessions = {
   store: SessionStore
   /** After every request and alarm: move the alarm to the next expiry, or delete all when empty. */
@@ -26,15 +34,15 @@ export type DurableSessions = {
 
 /**
  * @example
- * const sessions = durableSessions(ctx.storage, limits, judgeCache)
+ * const sessions = durableSessions(ctx.storage, limits, { judgeCache })
  * createApp({ ...deps, store: sessions.store })
  */
 export function durableSessions(
   storage: DurableObjectStorage,
   limits: SessionLimits,
-  judgeCache?: SqliteJudgeCache,
-  feed?: ResultFeed,
+  options: { judgeCache?: SqliteJudgeCache; feed?: ResultFeed; also?: AlarmNeed } = {},
 ): DurableSessions {
+  const { judgeCache, feed, also } = options
   const records = sqliteSessionRecords(sqlFromDurable(storage.sql))
   const store = createSessionStore(records, { limits: { ...limits, maxSessions: Number.MAX_SAFE_INTEGER }, sweeper: 'manual', feed })
   // What the alarm is set to, as far as this instance knows (undefined: not read yet).
@@ -47,10 +55,13 @@ export function durableSessions(
       await storage.deleteAll()
       records.forgetSchema()
       judgeCache?.forgetSchema()
+      also?.forget()
       scheduled = null
       return
     }
-    const next = records.nextDue(limits)
+    const own = records.nextDue(limits)
+    const other = also?.due()
+    const next = own === undefined ? other : other === undefined ? own : Math.min(own, other)
     if (next === undefined) return
     scheduled ??= await storage.getAlarm()
     if (scheduled !== next) {

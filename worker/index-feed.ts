@@ -1,5 +1,6 @@
 /**
- * A session object's new results, sent on to its tenant's index object (index-object.ts). The feed
+ * A session object's new results, sent on to its index shard (index-object.ts, index-shards.ts:
+ * one of its tenant's EVALSTREAM_INDEX_SHARDS, by a hash of the session id). The feed
  * watcher only queues (watchers must be quick); a flush a microtask later sends the queue in
  * batches, retrying a failed batch a few times. The index recognises a batch it already took, so
  * a retry after a lost answer counts nothing twice. The queue is bounded: past MAX_INDEX_QUEUE the
@@ -8,6 +9,8 @@
 import type { FedResult, ResultFeed } from '../src/session/result-feed.ts'
 import { MAX_RECORD_BATCH, RECORD_PATH } from './index-object.ts'
 import type { DurableObjectNamespace } from './types.ts'
+import { indexShardStub } from './index-shards.ts'
+import { shardOf } from './shards.ts'
 
 /** Results waiting for the index at most; older ones are dropped first. */
 export const MAX_INDEX_QUEUE = 5_000
@@ -16,26 +19,22 @@ export const INDEX_ATTEMPTS = 4
 export const INDEX_RETRY_BASE_MS = 200
 
 /**
- * The index object of a tenant ('' or undefined: open mode).
- * @example indexStub(env.INDEX, 'acme').fetch(request)
+ * @example const indexing = forwardResults(setup.deps.feed, env.INDEX, 4)
  */
-export function indexStub(namespace: DurableObjectNamespace, tenant: string | undefined) {
-  return namespace.get(namespace.idFromName(`index:${tenant ?? ''}`))
-}
-
-/**
- * @example const indexing = forwardResults(setup.deps.feed, env.INDEX)
- */
-export function forwardResults(feed: ResultFeed, namespace: DurableObjectNamespace): { idle(): Promise<void>; stop(): void } {
+export function forwardResults(
+  feed: ResultFeed,
+  namespace: DurableObjectNamespace,
+  shards: number,
+): { idle(): Promise<void>; stop(): void } {
   let queue: FedResult[] = []
   let dropped = 0
   let flushing: Promise<void> | undefined
 
   const send = async (batch: FedResult[]) => {
-    const tenant = batch[0]?.tenant
+    const first = batch[0]!
     for (let attempt = 1;; attempt++) {
       try {
-        const response = await indexStub(namespace, tenant).fetch(
+        const response = await indexShardStub(namespace, first.tenant, shardOf(first.sessionId, shards)).fetch(
           new Request(`https://index${RECORD_PATH}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
@@ -56,10 +55,10 @@ export function forwardResults(feed: ResultFeed, namespace: DurableObjectNamespa
   }
   const flush = async () => {
     while (queue.length > 0) {
-      // A batch goes to one tenant's index (a session object serves one session, so in practice all).
-      const tenant = queue[0]!.tenant
+      // A batch goes to one session's shard (a session object serves one session, so in practice all).
+      const { tenant, sessionId } = queue[0]!
       let n = 0
-      while (n < queue.length && n < MAX_RECORD_BATCH && queue[n]!.tenant === tenant) n++
+      while (n < queue.length && n < MAX_RECORD_BATCH && queue[n]!.tenant === tenant && queue[n]!.sessionId === sessionId) n++
       const batch = queue.slice(0, n)
       queue = queue.slice(batch.length)
       await send(batch)

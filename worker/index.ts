@@ -24,16 +24,17 @@ import { depsFromEnv } from '../src/config/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession, EVICT_PATH } from './session-object.ts'
-import { otlpObjectName } from './otlp-object.ts'
+import { OtlpShard, shardedOtlpMonitor, shardStub } from './otlp-shard.ts'
 import { evalSetsObjectName } from './eval-sets-route.ts'
 import { EvalIndex } from './index-object.ts'
-import { indexStub } from './index-feed.ts'
+import { readIndexShards } from './index-shards.ts'
+import { type WorkerShards, workerShardsFromEnv } from '../src/config/worker-shards.ts'
 import { isDashboardPath } from '../src/http/dashboard/routes.ts'
 import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
 import { isRecord } from '../src/adk/json.ts'
 
-export { EvalIndex, EvalSession }
+export { EvalIndex, EvalSession, OtlpShard }
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 const RUN_PATH = /^\/v1\/runs\/([^/]+)(?:\/.*)?$/
@@ -78,10 +79,16 @@ router.use('*', async (c, next) => {
   return c.var.configured.auth(c, next)
 })
 
-// Monitoring across sessions: the caller's tenant's index object answers (the session-less app
-// answers 404 when the deployment has no INDEX binding).
+// Monitoring across sessions: the caller's tenant's index shards answer, merged here
+// (index-shards.ts); the session-less app answers 404 when the deployment has no INDEX binding.
 for (const path of ['/v1/results', '/v1/stats', '/v1/sessions']) {
-  router.get(path, (c) => (c.env.INDEX ? indexStub(c.env.INDEX, tenantOf(c)).fetch(c.req.raw) : c.var.configured.app.fetch(c.req.raw)))
+  router.get(
+    path,
+    (c) =>
+      c.env.INDEX
+        ? readIndexShards(c.req.raw, c.env.INDEX, tenantOf(c), c.var.configured.shards.index)
+        : c.var.configured.app.fetch(c.req.raw),
+  )
 }
 
 router.post('/v1/sessions', async (c) => {
@@ -152,9 +159,30 @@ router.post('/v1/runs', async (c) => {
 
 router.all('/v1/runs/*', (c) => toObjectByPath(c, RUN_PATH, 'run', 'run:'))
 
-// OTLP: every span of a tenant goes to that tenant's assembler object (otlp-object.ts), which sends
-// each completed trace on to its conversation's session object.
-for (const path of ['/v1/traces', '/v1/logs']) router.post(path, (c) => toObject(c.env, otlpObjectName(tenantOf(c)), c.req.raw))
+// OTLP: decoded here by the session-less app, whose monitor sends each trace's spans to the shard
+// object owning it (otlp-shard.ts); without the OTLP binding there is nowhere to assemble them.
+for (const path of ['/v1/traces', '/v1/logs']) {
+  router.post(
+    path,
+    (c) =>
+      c.env.OTLP
+        ? c.var.configured.app.fetch(c.req.raw)
+        : problem(c, 404, 'No OTLP ingest', 'this deployment has no OTLP Durable Object binding (wrangler.toml), so it takes no traces'),
+  )
+}
+
+// Test hooks (EVALSTREAM_TEST_HOOKS=1): evict one of the caller's OTLP shards, as the runtime may,
+// or ask which tenants' spans it holds.
+router.on(['GET', 'POST'], '/__test/otlp-shards/:shard/:hook', async (c) => {
+  const hook = c.req.param('hook')
+  if (c.env.EVALSTREAM_TEST_HOOKS !== '1' || !c.env.OTLP || (hook !== 'evict' && hook !== 'info')) {
+    return problem(c, 404, 'Not found', 'no such route')
+  }
+  const answer = shardStub(c.env.OTLP, tenantOf(c), Number(c.req.param('shard')))
+    .fetch(new Request(`https://otlp.internal/__otlp/${hook}`, { method: 'POST' }))
+  // Evicted, the object resets inside the request, so the stub's fetch rejects.
+  return answer.catch(() => new Response(null, { status: 204 }))
+})
 
 // Every spelling of /run_sse an ADK server routes there (agent-sse.ts) reaches the session as /run_sse.
 router.post('*', async (c, next) => {
@@ -195,6 +223,8 @@ type Configured = {
   auth: MiddlewareHandler
   /** What a client may send (EVALSTREAM_MAX_*), for the bodies the router itself reads. */
   limits: Limits
+  /** How many OTLP and results index objects each tenant's traffic is spread over. */
+  shards: WorkerShards
 }
 let cached: { env: WorkerEnv; value: Configured | { ok: false; error: string } } | undefined
 
@@ -202,15 +232,22 @@ let cached: { env: WorkerEnv; value: Configured | { ok: false; error: string } }
 function configured(env: WorkerEnv): Configured | { ok: false; error: string } {
   if (cached?.env === env) return cached.value
   const setup = depsFromEnv(stringEnv(env), { store: memorySessionStore({ sweeper: 'manual' }) })
-  const value = setup.ok
+  const shards = workerShardsFromEnv(stringEnv(env))
+  const value = setup.ok && shards.ok
     ? {
       ok: true as const,
-      app: createApp({ ...setup.deps, cors: undefined }),
+      app: createApp({
+        ...setup.deps,
+        cors: undefined,
+        // Decoded here under the same limits as Node; each trace's spans go on to its shard.
+        ...(setup.deps.otlp && env.OTLP ? { otlp: { ...setup.deps.otlp, monitor: shardedOtlpMonitor(env.OTLP, shards.value.otlp) } } : {}),
+      }),
       cors: corsFor(setup.deps.cors),
       auth: requireToken(setup.deps.auth),
       limits: setup.deps.limits ?? DEFAULT_LIMITS,
+      shards: shards.value,
     }
-    : { ok: false as const, error: setup.error }
+    : { ok: false as const, error: !setup.ok ? setup.error : !shards.ok ? shards.error : '' }
   cached = { env, value }
   return value
 }

@@ -1,7 +1,9 @@
 /**
  * The Durable Object that hosts one evalstream session: the same Hono app as Node and Deno, over
  * a store kept in this object's SQLite storage (durable-store.ts), with an alarm that frees the
- * storage once the session's idle TTL or retention is over.
+ * storage once the session's idle TTL or retention is over. A session born from OTLP traces takes
+ * them from the OTLP shards (otlp-shard.ts) and ends itself once its conversation is idle
+ * (conversation-idle.ts), on the same alarm.
  */
 import { createApp } from '../src/http/app.ts'
 import type { Exporters } from '../src/export/exporters.ts'
@@ -14,7 +16,10 @@ import { durableJudgeCache } from './judge-cache.ts'
 import { type DurableObjectState, stringEnv, type WorkerEnv } from './types.ts'
 import type { AppDeps } from '../src/http/deps.ts'
 import { DEFAULT_LIMITS } from '../src/ingest/limits.ts'
-import { nextOtlpAlarm, objectDelivery, OTLP_INTERNAL_PATH, receiveInternal } from './otlp-object.ts'
+import { OTLP_INTERNAL_PATH, receiveInternal } from './otlp-shard.ts'
+import { type ConversationIdle, conversationIdle } from './conversation-idle.ts'
+import { storeDelivery } from '../src/session/otlp-monitor.ts'
+import { workerShardsFromEnv } from '../src/config/worker-shards.ts'
 
 /**
  * EVALSTREAM_MAX_PROCESS_BYTES by default in a Durable Object: a quarter of the 128 MB an isolate
@@ -33,29 +38,40 @@ export class EvalSession {
   exporters: Exporters | undefined
   indexing: { idle(): Promise<void> } | undefined
   deps: AppDeps | undefined
+  conversation: ConversationIdle | undefined
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state
     this.hooks = env.EVALSTREAM_TEST_HOOKS === '1'
     const judgeCache = durableJudgeCache(state.storage.sql)
     const setup = depsFromEnv(stringEnv(env), {
-      store: (limits, feed) => (this.sessions = durableSessions(state.storage, limits, judgeCache, feed)).store,
+      store: (limits, feed) => {
+        // The conversation's idle end shares the alarm (made below, once the settings are read).
+        const also = { due: () => this.conversation?.due(), forget: () => this.conversation?.forget() }
+        this.sessions = durableSessions(state.storage, limits, { judgeCache, feed, also })
+        return this.sessions.store
+      },
       judgeCache,
       defaultProcessBytes: WORKER_PROCESS_BYTES,
       workersAi: env.AI,
       // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
-      // Only the objects named otlp/<tenant> receive spans; they send each trace to its session's object.
-      otlpDelivery: objectDelivery(env),
-      // Its conversations' idle times survive the object's eviction (no table until the first trace).
-      otlpSql: sqlFromDurable(state.storage.sql),
+      // Spans go to the OTLP shards, never here; this object's conversation ends itself (below).
+      otlpEndsConversations: false,
     })
     this.deps = setup.ok ? setup.deps : undefined
+    // No table until the conversation's first trace.
+    const idleMs = setup.ok ? setup.deps.otlp?.conversationIdleMs : undefined
+    if (idleMs !== undefined) this.conversation = conversationIdle(state.storage.sql, idleMs)
     this.exporters = setup.ok ? setup.deps.exporters : undefined
-    // New results go on to the tenant's index object (GET /v1/results, /v1/stats, /v1/sessions).
-    if (setup.ok && setup.deps.feed && env.INDEX) this.indexing = forwardResults(setup.deps.feed, env.INDEX)
+    const shards = workerShardsFromEnv(stringEnv(env))
+    // New results go on to the session's index shard (GET /v1/results, /v1/stats, /v1/sessions).
+    if (setup.ok && shards.ok && setup.deps.feed && env.INDEX) {
+      this.indexing = forwardResults(setup.deps.feed, env.INDEX, shards.value.index)
+    }
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
-    this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
+    const error = !setup.ok ? setup.error : !shards.ok ? shards.error : undefined
+    this.app = setup.ok && error === undefined ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(error ?? '') }
   }
 
   async fetch(request: Request): Promise<Response> {
@@ -66,10 +82,15 @@ export class EvalSession {
     const deps = this.deps
     const internal = request.method === 'POST' && deps && OTLP_INTERNAL_PATH.test(new URL(request.url).pathname)
     const response = internal
-      ? await receiveInternal(request, deps.store, deps.createEngine, deps.limits ?? DEFAULT_LIMITS)
+      ? await receiveInternal(
+        request,
+        deps.store,
+        deps.createEngine,
+        deps.limits ?? DEFAULT_LIMITS,
+        (id) => this.conversation?.taken(id, Date.now()),
+      )
       : await this.app.fetch(request)
     await this.sessions?.settle()
-    await this.scheduleOtlp()
     // OpenTelemetry exports and webhooks this request queued finish after the response is sent.
     if (this.exporters) this.state.waitUntil?.(this.exporters.idle())
     if (this.indexing) this.state.waitUntil?.(this.indexing.idle())
@@ -77,26 +98,15 @@ export class EvalSession {
   }
 
   async alarm(): Promise<void> {
-    await this.sessions?.alarm()
-    if (this.deps?.otlp) {
-      await this.deps.otlp.monitor.tick()
-      await this.scheduleOtlp()
+    const deps = this.deps
+    if (deps) {
+      // A conversation idle this long is over: its session ends (the case result), as on Node.
+      const local = storeDelivery(deps.store, deps.createEngine, deps.limits ?? DEFAULT_LIMITS)
+      await this.conversation?.endIdle(Date.now(), (id) => local.end(id))
     }
+    await this.sessions?.alarm()
     await this.exporters?.idle()
-  }
-
-  /** The assembler's object (otlp/<tenant>) wakes for the trace grace and the conversations' idle time. */
-  async scheduleOtlp(): Promise<void> {
-    const otlp = this.deps?.otlp
-    if (!otlp?.assembler || otlp.conversationIdleMs === undefined) return
-    const next = nextOtlpAlarm(
-      Date.now(),
-      otlp.monitor.openTraces(),
-      otlp.monitor.activeConversations(),
-      otlp.assembler,
-      otlp.conversationIdleMs,
-    )
-    if (next !== undefined) await this.state.storage.setAlarm(next)
+    if (this.indexing) await this.indexing.idle()
   }
 
   /** Test-only routes (EVALSTREAM_TEST_HOOKS=1): simulate an eviction, list what storage holds. */

@@ -29,8 +29,10 @@ export type DurableObjectNamespace = { idFromName(name: string): unknown; get(id
 
 export type WorkerEnv = {
   SESSIONS: DurableObjectNamespace
-  /** One results index object per tenant (index-object.ts); without it the monitoring routes answer 404. */
+  /** The results index shards (index-object.ts, index-shards.ts); without it the monitoring routes answer 404. */
   INDEX?: DurableObjectNamespace
+  /** The OTLP shards (otlp-shard.ts); without it /v1/traces and /v1/logs answer 404. */
+  OTLP?: DurableObjectNamespace
   /** The Workers AI binding ([ai] in wrangler.toml): judge_model `workers-ai/@cf/...` runs on it, with no key. */
   AI?: { run(model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown> }
   EVALSTREAM_CONFIG?: string

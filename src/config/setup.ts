@@ -64,6 +64,8 @@ export function depsFromEnv(
     otlpDelivery?: TraceDelivery
     /** The database that keeps monitored conversations' idle times across restarts; memory when absent. */
     otlpSql?: Sql
+    /** False: the OTLP monitor ends no conversation, each session ends itself (a Worker's session objects). */
+    otlpEndsConversations?: boolean
   },
 ): Setup {
   const config = readConfig(env.EVALSTREAM_CONFIG, host.readFile)
@@ -129,6 +131,7 @@ export function depsFromEnv(
     ...(host.now ? { now: host.now } : {}),
     ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),
     ...(host.otlpSql ? { conversations: sqliteConversationTimes(host.otlpSql) } : {}),
+    ...(host.otlpEndsConversations === false ? { endsConversations: false } : {}),
   })
   if (metrics) {
     metrics.watch(feed)

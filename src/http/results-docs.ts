@@ -50,6 +50,7 @@ const CriterionStats = z.object({
       not_evaluated: z.number().int(),
       informational: z.number().int(),
       pass_rate: z.number().nullable(),
+      scored: z.number().int().describe('results in the bucket that have a score (the weight of its mean_score)'),
       mean_score: z.number().nullable(),
     }),
   ),

@@ -163,7 +163,8 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
       for (
         const r of sql.query(
           `SELECT criterion, CAST((at_ms - ?) / ? AS INTEGER) AS t, COUNT(*) AS n, SUM(status = 'PASSED') AS passed, SUM(status = 'FAILED') AS failed,
-         SUM(status = 'INFORMATIONAL') AS informational, AVG(score) AS mean FROM es_index_results WHERE ${filter} GROUP BY criterion, t ORDER BY t`,
+         SUM(status = 'INFORMATIONAL') AS informational, COUNT(score) AS scored, AVG(score) AS mean FROM es_index_results WHERE ${filter}
+         GROUP BY criterion, t ORDER BY t`,
           q.since,
           q.bucketMs,
           ...params,
@@ -179,6 +180,8 @@ export function indexReads(sql: Sql, floor: () => number): IndexReads {
           not_evaluated: Number(r.n) - passed - failed - Number(r.informational),
           informational: Number(r.informational),
           pass_rate: passed + failed > 0 ? passed / (passed + failed) : null,
+          // How many of the bucket's results have a score: the weight of its mean when buckets are merged.
+          scored: Number(r.scored),
           mean_score: num(r.mean),
         })
       }

@@ -53,10 +53,13 @@ export type DecodedLogs = { logs: OtlpLogRecord[]; rejectedCount: number; reject
 /** Rejections described one by one in a decode result; further ones are only counted. */
 export const MAX_REPORTED_REJECTIONS = 100
 
-/** A whole request refused (bad bytes, wrong type, over a size limit): `status` is the HTTP answer. */
+/**
+ * A whole request refused (bad bytes, wrong type, over a size limit; 503: the host could not take
+ * it just now, which exporters retry): `status` is the HTTP answer.
+ */
 export class OtlpRequestError extends Error {
-  readonly status: 400 | 413 | 415
-  constructor(status: 400 | 413 | 415, message: string) {
+  readonly status: 400 | 413 | 415 | 503
+  constructor(status: 400 | 413 | 415 | 503, message: string) {
     super(message)
     this.name = 'OtlpRequestError'
     this.status = status

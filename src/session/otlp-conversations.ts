@@ -1,8 +1,9 @@
 /**
  * When each monitored conversation last got a trace, kept where it survives a restart: a
  * conversation open when the process stopped (or a Durable Object was evicted) is still ended by
- * its idle time afterwards. In SQLite (the sessions' database on Node and Deno, the assembler
- * object's storage on Workers), created on the first write; in memory when there is no database.
+ * its idle time afterwards. In SQLite (the sessions' database on Node and Deno; on Workers each
+ * conversation's own session object, worker/conversation-idle.ts), created on the first write; in
+ * memory when there is no database.
  */
 import type { Sql } from './sql.ts'
 

@@ -64,6 +64,12 @@ export type OtlpMonitorOptions = {
   conversationIdleMs?: number
   /** Where the conversations' last trace times are kept (survives a restart); in memory when absent. */
   conversations?: ConversationTimes
+  /**
+   * False: this monitor never ends a conversation, each session ends itself once idle (a Worker's
+   * session objects: a conversation's traces may be assembled by several monitors, and only its
+   * session sees them all). Default true.
+   */
+  endsConversations?: boolean
   now?: () => number
   log?: (message: string) => void
 }
@@ -128,6 +134,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   const times = options.conversations ?? memoryConversationTimes()
   const active = new Map<string, number>(times.load())
   const seen = (id: string) => {
+    if (options.endsConversations === false) return
     const t = now()
     active.set(id, t)
     times.touch(id, t)

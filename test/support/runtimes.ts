@@ -75,7 +75,7 @@ export async function startWorker(bindings: Record<string, string>, persistDir?:
   const storage = persistDir ?? mkdtempSync(join(tmpdir(), 'evalstream-do-'))
   const mf = new Miniflare({
     ...servingBundle(scriptPath),
-    durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true } },
+    durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true }, OTLP: { className: 'OtlpShard', useSQLite: true } },
     durableObjectsPersist: storage,
     bindings: { ...NO_JUDGE_ENV, EVALSTREAM_TEST_HOOKS: '1', ...bindings },
   })

@@ -2,8 +2,9 @@
  * The OTLP receiver in real server processes: Node and Deno, sessions in SQLite (EVALSTREAM_DB in a
  * temporary folder). ADK Go's traces and log records, posted as its exporter sends them (gzip
  * protobuf), become a scored session; a restarted process rebuilds it from the database with the
- * same results and ends it with a passing case result. On workerd the router sends the spans to the
- * tenant's assembler object, which sends each completed trace to its conversation's session object.
+ * same results and ends it with a passing case result. On workerd the router decodes the spans and
+ * sends each trace's to the shard object owning it, which sends each completed trace to its
+ * conversation's session object; that object ends the conversation once it is idle.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,7 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 type Json = Record<string, any>
 const SESSION = 'otlp-session-go'
-/** How long the workerd grace test waits for the assembler object's alarm to fire. */
+/** How long the workerd alarm tests wait for an object's alarm to fire. */
 const ALARM_DEADLINE_MS = 20_000
 
 async function postFixture(baseUrl: string): Promise<void> {
@@ -98,7 +99,7 @@ describe('OTLP receiver on workerd', () => {
     }
   }, 120_000)
 
-  it("completes a trace whose root never comes on the assembler object's alarm", async () => {
+  it("completes a trace whose root never comes on its shard's alarm", async () => {
     const worker = await startWorker({ EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG, EVALSTREAM_OTLP_TRACE_GRACE_MS: '1' })
     try {
       const [children] = fixtureText('adk-js.jsonl').split('\n') // turn 1 without its root span
@@ -116,6 +117,31 @@ describe('OTLP receiver on workerd', () => {
         snapshot = res.status === 200 ? ((await res.json()) as Json) : (await res.body?.cancel(), undefined)
       }
       expect(trajectory(snapshot)).toEqual([[true, 1]])
+    } finally {
+      await worker.stop()
+    }
+  }, 120_000)
+
+  it("ends an idle conversation on its own session object's alarm", async () => {
+    const worker = await startWorker({ EVALSTREAM_OTLP_CONFIG: OTLP_CONFIG, EVALSTREAM_OTLP_CONVERSATION_IDLE_MS: '1' })
+    try {
+      // Turn 1 in one request, so it reaches the session whole, in one delivery, before any idle time can pass.
+      const [children, root] = fixtureText('adk-js.jsonl').split('\n').map((l) => (l.trim() ? JSON.parse(l) : undefined))
+      const body = JSON.stringify({ resourceSpans: [...children.resourceSpans, ...root.resourceSpans] })
+      const res = await fetch(`${worker.baseUrl}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+      expect([res.status, await res.text()]).toEqual([200, '{}'])
+      // Idle 1 ms after its trace: the session object's alarm ends it; wait for that, up to a deadline.
+      const deadline = Date.now() + ALARM_DEADLINE_MS
+      let snapshot: Json | undefined
+      while (!snapshot?.ended) {
+        if (Date.now() > deadline) throw new Error(`the idle alarm did not end the conversation within ${ALARM_DEADLINE_MS} ms`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        snapshot = (await (await fetch(`${worker.baseUrl}/v1/sessions/otlp-session-js`)).json()) as Json
+      }
+      expect(trajectory(snapshot)).toEqual([[true, 1]])
+      // Its idle clock went with it.
+      const storage = (await (await fetch(`${worker.baseUrl}/v1/sessions/otlp-session-js/__storage`)).json()) as Json
+      expect(storage.rows.otlp_conversations ?? 0).toBe(0)
     } finally {
       await worker.stop()
     }

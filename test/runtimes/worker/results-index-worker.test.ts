@@ -1,7 +1,8 @@
 /**
  * Monitoring across sessions on Workers (workerd via Miniflare, real sockets): session objects send
- * their results to their tenant's index object; /v1/results, /v1/stats and /v1/sessions answer
- * from it, each tenant from its own; a session's conversation comes from its object; a session object evicted and rebuilt by replay adds nothing;
+ * their results to one of their tenant's index shards; /v1/results, /v1/stats and /v1/sessions
+ * read the shards as one index (pages and cursors included), each tenant its own; a session's
+ * conversation comes from its object; a session object evicted and rebuilt by replay adds nothing;
  * the dashboard page is served without a token.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -14,6 +15,11 @@ import { CONFIG, DIVERGING_CASE, MATCHING_CASE, WEATHER_SSE } from '../../suppor
 import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
 import { bundleWorker, servingBundle } from '../../support/worker-build.ts'
 import { DASHBOARD_JS } from '../../../src/http/dashboard/bundle.generated.ts'
+import { DEFAULT_INDEX_SHARDS } from '../../../src/config/worker-shards.ts'
+import { shardOf } from '../../../worker/shards.ts'
+
+/** The deployment's default: every test here reads a tenant spread over several index objects. */
+const INDEX_SHARDS = DEFAULT_INDEX_SHARDS
 
 const acme = { authorization: `Bearer ${ACME_TOKEN}` }
 const globex = { authorization: `Bearer ${GLOBEX_TOKEN}` }
@@ -122,6 +128,39 @@ describe('results index on Workers (workerd via Miniflare)', () => {
     await run('acme:after', acme, MATCHING_CASE)
     await until(() => json('/v1/results?session=acme:after&type=case.result', acme), (r) => r.results.length === 1)
     expect((await mine()).results).toEqual(before.results)
+  })
+
+  it("reads a tenant's index shards as one index: pages, stats and sessions", async () => {
+    const sessions = ['acme:good', 'acme:bad', 'acme:replayed', 'acme:after']
+    // The premise: this tenant's sessions are spread over several of its INDEX_SHARDS objects.
+    expect(new Set(sessions.map((id) => shardOf(id, INDEX_SHARDS))).size).toBeGreaterThan(1)
+    const all = (await json('/v1/results?limit=1000', acme)).results
+    expect(new Set(all.map((r: any) => r.session_id))).toEqual(new Set(sessions))
+    // Page by page, following next_cursor: the same results in the same order, none twice.
+    const paged: any[] = []
+    let cursor: string | null = ''
+    while (cursor !== null) {
+      const page: any = await json(`/v1/results?limit=3${cursor ? `&cursor=${cursor}` : ''}`, acme)
+      expect(page.results.length).toBeLessThanOrEqual(3)
+      paged.push(...page.results)
+      cursor = page.next_cursor
+    }
+    expect(paged.map((r) => r.id)).toEqual(all.map((r: any) => r.id))
+    expect(new Set(paged.map((r) => r.id)).size).toBe(paged.length)
+    expect((await call('/v1/results?cursor=12', { headers: acme })).status).toBe(400)
+
+    // Stats summed over the shards count what the results list holds.
+    const rows = all.filter((r: any) => r.type === 'criterion.result' && r.criterion === TRAJECTORY && r.current)
+    const trajectory = (await json('/v1/stats', acme)).criteria.find((c: any) => c.criterion === TRAJECTORY)
+    expect(trajectory.total).toBe(rows.length)
+    expect(trajectory.over_time.reduce((n: number, t: any) => n + t.total, 0)).toBe(rows.length)
+    const mean = rows.reduce((n: number, r: any) => n + r.score, 0) / rows.length
+    expect(trajectory.mean_score).toBeCloseTo(mean, 9)
+
+    const listed = (await json('/v1/sessions', acme)).sessions
+    expect(listed.map((s: any) => s.session_id).sort()).toEqual([...sessions].sort())
+    const times = listed.map((s: any) => Date.parse(s.last_at))
+    expect(times).toEqual([...times].sort((a, b) => b - a))
   })
 
   it('serves the dashboard without a token, with a strict CSP', async () => {
