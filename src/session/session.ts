@@ -123,7 +123,9 @@ export class HostedSession {
     this.#journal = parts.journal
     this.transcript = new Transcript(parts.journal.rereadable ? parts.journal : undefined)
     this.#lifecycle = parts.lifecycle ?? {}
-    this.#bytes = new SessionBytes(this.id, parts.budget, { events: parts.journal.rereadable === true, results: parts.log.outsideHeap })
+    // What an in-memory database keeps is still this process's memory: the budget keeps counting it.
+    const eventsOutside = parts.journal.rereadable === true && parts.journal.inMemory !== true
+    this.#bytes = new SessionBytes(this.id, parts.budget, { events: eventsOutside, results: parts.log.outsideHeap })
     this.#yieldTurn = parts.yieldTurn ?? nextTurn
   }
 
