@@ -22,6 +22,10 @@
  * listening socket's accept queue is sampled from /proc/net/tcp every second; the mean wait in it
  * follows from Little's law (mean length / connections accepted per second).
  *
+ * With EVALSTREAM_PROBE_ALLOCATIONS=FILE (a path per run; the server writes it at exit), also the
+ * server's allocation per event posted (garbage included, from V8's sampling heap profiler) and the
+ * functions that allocated most.
+ *
  * Exits 1 on any failed request, lost, duplicate or missing result or failed session.
  *
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
@@ -45,6 +49,7 @@ import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
 import { countStreams, readResultStream, type ReceivedStream } from './load-client.ts'
 import { abortAll, type Answer, call, openStream } from './load-http.ts'
 import { acceptQueue, cpuSeconds, freePort, rssMiB } from './proc-stats.ts'
+import { allocationsOf } from './heap-profile.ts'
 import { startFlags } from './server-flags.ts'
 
 const { values } = parseArgs({
@@ -308,6 +313,18 @@ try {
 }
 rmSync(work, { recursive: true, force: true })
 
+// With EVALSTREAM_PROBE_ALLOCATIONS=FILE the server wrote a sampling heap profile of the whole run.
+const allocationsFile = process.env.EVALSTREAM_PROBE_ALLOCATIONS
+const allocations = allocationsFile
+  ? (() => {
+    try {
+      return allocationsOf(allocationsFile, 12)
+    } catch {
+      return undefined
+    }
+  })()
+  : undefined
+
 const failed = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[]
 const sorted = latencies.sort((a, b) => a - b)
 const pctOf = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!.toFixed(1) : 'n/a')
@@ -341,6 +358,17 @@ if (cpuAtStart !== null && cpuAtEnd !== null) {
   )
 }
 // The client shares the machine's cores with the server: what it takes is not the server's.
+if (allocations) {
+  const events = SESSIONS * INVOCATIONS * 4
+  console.log(
+    `  server allocation (sampled, main thread, the whole run): ${(allocations.totalBytes / 2 ** 20).toFixed(0)} MiB, ${
+      (allocations.totalBytes / events / 1024).toFixed(1)
+    } KiB per event posted; most by:`,
+  )
+  for (const { where, bytes } of allocations.top) {
+    console.log(`    ${(bytes / events / 1024).toFixed(2).padStart(6)} KiB/event  ${where}`)
+  }
+}
 const clientSeconds = (clientCpu.user + clientCpu.system) / 1e6
 console.log(
   `  load client CPU (this process): ${clientSeconds.toFixed(1)} s, ${

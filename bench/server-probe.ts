@@ -121,6 +121,10 @@ if (allocationsOut) {
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
   })
+  // A server without its own SIGTERM handler (the replay baseline) would die without 'exit': make it exit.
+  process.on('SIGTERM', () => {
+    if (process.listenerCount('SIGTERM') === 1) process.exit(143)
+  })
   // The main thread's inspector session answers synchronously, so this runs to its end at exit.
   process.on('exit', () => {
     session.post('HeapProfiler.stopSampling', (error, result) => {

@@ -1,15 +1,17 @@
 /**
  * Heap per session on Node, in process: the Hono app built as the servers build it (depsFromEnv,
- * no judge) over (i) the memory store and (ii) the SQLite store on a temp file (one connection on
- * this thread with grouped commits, as Deno runs it; `npm start` hands writes to a writer thread,
- * whose heap is not this isolate's). Each store and size runs in a fresh child process:
+ * no judge) over (i) the memory store (`openSessionDb(':memory:')`, what EVALSTREAM_DB=:memory:
+ * gives) and (ii) the SQLite store on a temp file (one connection on this thread with grouped
+ * commits, as Deno runs it; `npm start` hands writes to a writer thread, whose heap is not this
+ * isolate's). Each store and size runs in a fresh child process:
  *
  * - idle: N sessions created with the load bench's eval case and config (bench/load-case.ts), no events;
  * - live: then each fed K invocations (4 events each, one NDJSON upload per invocation, as the load bench);
  * - ended: then each ended (POST /end; the case result computed).
  *
  * After each step: heapUsed after three full GCs, minus the baseline before the first session,
- * divided by N. Two sizes show whether the numbers are per session (linear) or fixed costs.
+ * divided by N; and the same for the process's RSS, which also counts what SQLite keeps outside
+ * the heap (an in-memory database's pages, a file's page cache). Two sizes show whether the numbers are per session (linear) or fixed costs.
  * Every request's status is checked, and each session's result count at the end; exits 1 otherwise.
  *
  *   npx node --expose-gc bench/session-heap.bench.ts [--sizes 1000,2000] [--invocations 50]
@@ -37,7 +39,7 @@ const INVOCATIONS = Number(values.invocations)
 const NO_JUDGE = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
 type Fetch = (request: Request) => Response | Promise<Response>
 /** Heap and byte-budget charge per session after a step (KiB; the charge NaN when the tree does not report it), and its time. */
-type Step = { heapKiB: number; chargedKiB: number; ms: number }
+type Step = { heapKiB: number; rssKiB: number; chargedKiB: number; ms: number }
 type Outcome = { idle: Step; live: Step; ended: Step; problems: string[] }
 
 async function buildApp(
@@ -48,18 +50,18 @@ async function buildApp(
 ): Promise<{ fetch: Fetch; charged(): number; close(): void }> {
   const { createApp } = await import(join(root, 'src/http/app.ts'))
   const { depsFromEnv } = await import(join(root, 'src/config/setup.ts'))
-  const { memorySessionStore } = await import(join(root, 'src/session/store.ts'))
   const { openSessionDb } = await import(join(root, 'src/adapter/sqlite-db.ts'))
   // Older checkouts have no process byte budget: their stores take no default from the heap.
   const budget = await import(join(root, 'src/session/byte-budget.ts')).catch(() => undefined)
-  const db = store === 'sqlite' ? openSessionDb(dbPath) : undefined
+  const db = openSessionDb(store === 'sqlite' ? dbPath : ':memory:')
   // Room for every session of the run: the session cap (10,000 by default) would evict the first
   // ones at 50,000, and the process byte budget, which counts 64 KiB per open session, would refuse
   // new ones past about 16,000 on Node's default heap. This measures heap, not those limits.
   const room = { EVALSTREAM_MAX_SESSIONS: String(Math.max(10_000, sessions)), EVALSTREAM_MAX_PROCESS_BYTES: String(2 ** 40) }
   const setup = depsFromEnv({ ...NO_JUDGE, ...room }, {
-    store: db ? db.store : (limits: object, feed: unknown) => memorySessionStore({ limits, feed }),
-    ...(db ? { judgeCache: db.judgeCache, evalSets: db.evalSets } : {}),
+    store: db.store,
+    ...(db.judgeCache ? { judgeCache: db.judgeCache } : {}),
+    ...(db.evalSets ? { evalSets: db.evalSets } : {}),
     // As the Node server: the process byte budget from this heap's limit.
     ...(budget ? { defaultProcessBytes: budget.processBytesDefault(getHeapStatistics().heap_size_limit) } : {}),
   })
@@ -67,7 +69,7 @@ async function buildApp(
   const app = createApp(setup.deps)
   // What the process byte budget is charged for the sessions held (older checkouts may not say).
   const charged = () => (setup.deps.store.stats?.().heldBytes as number | undefined) ?? Number.NaN
-  return { fetch: app.fetch, charged, close: () => db?.close() }
+  return { fetch: app.fetch, charged, close: () => db.close() }
 }
 
 function settledHeap(): number {
@@ -93,11 +95,13 @@ async function call(fetch: Fetch, path: string, init: RequestInit, want: number,
 async function steps(fetch: Fetch, n: number, prefix: string, measure: boolean, charged = () => Number.NaN): Promise<Outcome> {
   const problems: string[] = []
   const base = measure ? settledHeap() : 0
+  const baseRss = process.memoryUsage().rss
   const step = async (work: (i: number) => Promise<unknown>): Promise<Step> => {
     const t0 = performance.now()
     for (let i = 0; i < n; i++) await work(i)
     const ms = performance.now() - t0
-    return { heapKiB: measure ? (settledHeap() - base) / n / 1024 : 0, chargedKiB: charged() / n / 1024, ms }
+    const heapKiB = measure ? (settledHeap() - base) / n / 1024 : 0
+    return { heapKiB, rssKiB: (process.memoryUsage().rss - baseRss) / n / 1024, chargedKiB: charged() / n / 1024, ms }
   }
   const json = { 'content-type': 'application/json' }
   const idle = await step(async (i) => {
@@ -165,7 +169,7 @@ const sizes = values.sizes.split(',').map(Number)
 let failed = false
 console.log(`Node ${process.version}; each session: eval case of ${INVOCATIONS} invocations, 2 criteria; live = ${INVOCATIONS} x 4 events`)
 console.log(
-  'tree       store   sessions | heap KiB per session: idle / live / ended | byte budget charged, KiB per session | time: create / feed / end',
+  'tree       store   sessions | heap KiB per session: idle / live / ended | RSS KiB per session | byte budget charged, KiB per session | time: create / feed / end',
 )
 for (const store of values.stores.split(',')) {
   for (const n of sizes) {
@@ -193,12 +197,15 @@ for (const store of values.stores.split(',')) {
       }
       const o = JSON.parse(line) as Outcome
       const kib = (s: Step) => s.heapKiB.toFixed(1)
+      const rss = (s: Step) => s.rssKiB.toFixed(1)
       const charged = (s: Step) => (Number.isFinite(s.chargedKiB) ? s.chargedKiB.toFixed(1) : 'n/a')
       const secs = (s: Step) => `${(s.ms / 1000).toFixed(1)} s`
       console.log(
         `${name.padEnd(10)} ${store.padEnd(7)} ${String(n).padStart(8)} | ${kib(o.idle)} / ${kib(o.live)} / ${kib(o.ended)} | ${
-          charged(o.idle)
-        } / ${charged(o.live)} / ${charged(o.ended)} | ${secs(o.idle)} / ${secs(o.live)} / ${secs(o.ended)}`,
+          rss(o.idle)
+        } / ${rss(o.live)} / ${rss(o.ended)} | ${charged(o.idle)} / ${charged(o.live)} / ${charged(o.ended)} | ${secs(o.idle)} / ${
+          secs(o.live)
+        } / ${secs(o.ended)}`,
       )
       for (const p of o.problems) console.log(`  problem: ${p}`)
       if (o.problems.length > 0) failed = true

@@ -11,3 +11,5 @@ export { type AppDeps, createApp } from './http/app.ts'
 export { memorySessionStore, type SessionStore } from './session/store.ts'
 export { depsFromEnv, type Env, type Setup } from './config/setup.ts'
 export { limitsFromEnv } from './config/ingest-limits.ts'
+// depsFromEnv's `geminiClient`: the SDK's client for Vertex AI (the default client speaks the Gemini API over fetch).
+export { createGeminiClient } from './judge/gemini-client.ts'

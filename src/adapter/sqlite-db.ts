@@ -1,13 +1,15 @@
 /**
  * EVALSTREAM_DB for the Node and Deno adapters (both have `node:sqlite`): a file path keeps
  * sessions (spec, journal, results) and judge answers in SQLite, so a restarted server rebuilds
- * every open session by replay; `:memory:` keeps sessions in memory, as before.
+ * every open session by replay; `:memory:` keeps sessions in an in-memory SQLite database: they end
+ * with the process, and their events and results are rows (compact text outside the JS heap), which
+ * a session lets go of and reads back as it does from a file.
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import type { JudgeCache } from '../judge/cache.ts'
-import { memorySessionStore, sqliteSessionStore } from '../session/store.ts'
+import { sqliteSessionStore } from '../session/store.ts'
 import type { StoreSource } from '../config/setup.ts'
 import { sqliteJudgeCache } from '../session/sqlite-judge-cache.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
@@ -47,11 +49,22 @@ export type SessionDbOptions = { sql?: (path: string) => Sql & { close(): unknow
 export function openSessionDb(path: string, options: SessionDbOptions = {}): SessionDb {
   if (path === MEMORY_DB) {
     const memory = new DatabaseSync(MEMORY_DB)
+    // On this thread: nothing to make durable, so no writer thread; one commit per loop turn.
+    const sql = sqlFromDatabaseSync(memory, { groupCommit: true })
+    let closeStore = () => {}
     return {
-      store: (limits, feed) => memorySessionStore({ limits, feed }),
-      indexSql: sqlFromDatabaseSync(memory),
-      note: 'sessions in memory (EVALSTREAM_DB=:memory:)',
-      close: () => memory.close(),
+      store: (limits, feed) => {
+        const store = sqliteSessionStore(sql, { limits, feed, inMemory: true })
+        closeStore = () => store.close()
+        return store
+      },
+      indexSql: sql,
+      note: 'sessions in memory (EVALSTREAM_DB=:memory:, an in-memory SQLite database; gone when the process ends)',
+      close() {
+        closeStore()
+        sql.flush()
+        memory.close()
+      },
     }
   }
   mkdirSync(dirname(path), { recursive: true })

@@ -20,6 +20,7 @@ import {
 } from '../judge/executor.ts'
 import { judgeFromEnv } from '../judge/from-env.ts'
 import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
+import type { GeminiClientFactory } from '../judge/gemini-client.ts'
 import type { DeadlineTimer } from '../judge/within-deadline.ts'
 import type { EngineFactory } from '../session/session.ts'
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
@@ -50,6 +51,8 @@ export function judgeWiringFromEnv(
     deadlineTimer?: DeadlineTimer
     workersAi?: WorkersAiBinding
     fetch?: typeof fetch
+    /** The Gemini client (judge/gemini.ts): the plain-fetch one when absent. */
+    geminiClient?: GeminiClientFactory
   } = {},
 ): JudgeWiring {
   const vars = {
@@ -70,7 +73,7 @@ export function judgeWiringFromEnv(
     perDeployment: value<number | undefined>(vars.perDeployment),
   }
 
-  const built = judgeFromEnv(env, { workersAi: options.workersAi, fetch: options.fetch })
+  const built = judgeFromEnv(env, { workersAi: options.workersAi, fetch: options.fetch, geminiClient: options.geminiClient })
   if (!built.ok) return built
   if (!built.judge) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], value: { judging: () => ({}) } }
   const concurrency = value<number>(vars.concurrency)

@@ -7,6 +7,7 @@ import { agentUrlProblem, evalConfigProblem, jsonProblem, metricsTokenProblem } 
 import { cpuBudget } from '../engine/cpu-budget.ts'
 import type { JudgeCache } from '../judge/cache.ts'
 import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
+import type { GeminiClientFactory } from '../judge/gemini-client.ts'
 import type { EvalSetStore } from '../session/eval-set-store.ts'
 import type { AppDeps } from '../http/deps.ts'
 import { judgedEngines, judgeWiringFromEnv } from './judge-wiring.ts'
@@ -50,6 +51,12 @@ export function depsFromEnv(
     judgeCache?: JudgeCache
     /** A Worker's Workers AI binding (env.AI): judge_model `workers-ai/...` is answered by it. */
     workersAi?: WorkersAiBinding
+    /**
+     * The Gemini client: the Node and Deno servers pass @google/genai's (`createGeminiClient`, Vertex
+     * AI included); without one, the plain-fetch client (Gemini API only), which keeps the SDK out of
+     * a Worker's bundle.
+     */
+    geminiClient?: GeminiClientFactory
     /** The ADK web UI's eval sets and results (src/http/dev-eval); in memory when absent. */
     evalSets?: EvalSetStore
     /** Count for GET /metrics (Node and Deno servers; docs/metrics.md). */
@@ -84,7 +91,12 @@ export function depsFromEnv(
   const weakToken = built?.value.token !== undefined ? metricsTokenProblem(built.value.token) : undefined
   if (weakToken) return { ok: false, error: weakToken }
   const metrics = built?.value
-  const wiring = judgeWiringFromEnv(env, { cache: host.judgeCache, observe: metrics?.judge, workersAi: host.workersAi })
+  const wiring = judgeWiringFromEnv(env, {
+    cache: host.judgeCache,
+    observe: metrics?.judge,
+    workersAi: host.workersAi,
+    geminiClient: host.geminiClient,
+  })
   if (!wiring.ok) return wiring
   // Who may call, from where: its own block, so a bad EVALSTREAM_TOKENS stops the start.
   const access = accessFromEnv(env)

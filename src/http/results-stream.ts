@@ -12,6 +12,7 @@
 import type { Context } from 'hono'
 import { resultDataJson } from '../session/result-json.ts'
 import type { HostedSession } from '../session/session.ts'
+import type { LoggedEvent } from '../session/result-log.ts'
 import { type LogSource, type ResultChunk, resultSource, type SseWriter } from './result-source.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
@@ -34,11 +35,56 @@ export type StreamOptions = {
 
 const utf8 = new TextEncoder()
 
+/** A batch's SSE bytes, known by its first and last result (logged results are never changed). */
+type EncodedBatch = { first: object; last: object; count: number; pieces: Uint8Array[]; bytes: number }
+/**
+ * The last batches encoded, newest last. A session's subscribers are woken by the same append and
+ * take the same results in the same turn: the first one encodes the batch, the others write the
+ * same bytes (a write never changes them, on Node or workerd). Before, every subscriber made its
+ * own frame strings and encoded them, the largest allocation of the upload-to-SSE path. Bounded
+ * in count and bytes: a batch larger than RECENT_BATCH_BYTES is encoded for its reader alone.
+ */
+const recentBatches: EncodedBatch[] = []
+const RECENT_BATCHES = 16
+const RECENT_BATCH_BYTES = 256 * 1024
+
+function encodeBatch(results: readonly LoggedEvent<string>[]): Uint8Array[] {
+  const first = results[0]!
+  const last = results[results.length - 1]!
+  for (let i = recentBatches.length - 1; i >= 0; i--) {
+    const known = recentBatches[i]!
+    if (known.first === first && known.last === last && known.count === results.length) return known.pieces
+  }
+  const pieces: Uint8Array[] = []
+  let batch = ''
+  let bytes = 0
+  for (const event of results) {
+    batch += formatSseMessage({ id: String(event.seq), event: event.type, data: resultDataJson(event.data) })
+    if (batch.length >= MAX_BATCH_CHARS) {
+      const piece = utf8.encode(batch)
+      pieces.push(piece)
+      bytes += piece.byteLength
+      batch = ''
+    }
+  }
+  if (batch !== '') {
+    const piece = utf8.encode(batch)
+    pieces.push(piece)
+    bytes += piece.byteLength
+  }
+  if (bytes <= RECENT_BATCH_BYTES) {
+    if (recentBatches.length >= RECENT_BATCHES) recentBatches.shift()
+    recentBatches.push({ first, last, count: results.length, pieces, bytes })
+  }
+  return pieces
+}
+
 /**
  * Result batches in, SSE bytes out: one frame per result (through `formatSseMessage`, so the bytes
  * are hono's `writeSSE` bytes), many frames per chunk, a new chunk past MAX_BATCH_CHARS. It encodes
  * each chunk itself: a TextEncoderStream after it was one more stream stage per chunk, and the
- * stream stages were ~6% of a loaded server's main thread.
+ * stream stages were ~6% of a loaded server's main thread. A batch another subscriber just took
+ * is written as the bytes encoded for it.
  * @example
  * resultSource(session, { after: 0, heartbeatMs: HEARTBEAT_MS }).pipeThrough(sseResultFrames())
  */
@@ -46,15 +92,8 @@ export function sseResultFrames(): TransformStream<ResultChunk, Uint8Array> {
   return new TransformStream<ResultChunk, Uint8Array>({
     transform(chunk, controller) {
       if ('text' in chunk) return controller.enqueue(utf8.encode(chunk.text))
-      let batch = ''
-      for (const event of chunk.results) {
-        batch += formatSseMessage({ id: String(event.seq), event: event.type, data: resultDataJson(event.data) })
-        if (batch.length >= MAX_BATCH_CHARS) {
-          controller.enqueue(utf8.encode(batch))
-          batch = ''
-        }
-      }
-      if (batch !== '') controller.enqueue(utf8.encode(batch))
+      if (chunk.results.length === 0) return
+      for (const piece of encodeBatch(chunk.results)) controller.enqueue(piece)
     },
   })
 }

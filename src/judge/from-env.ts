@@ -8,6 +8,7 @@ import type { Judge } from './port.ts'
 import { createAnyModelJudge } from './any-model.ts'
 import { describeJudgeConfig, judgeConfigFromEnv } from './config.ts'
 import { createGeminiJudge } from './gemini.ts'
+import type { GeminiClientFactory } from './gemini-client.ts'
 import { authHeaders, googleCredentialsFromEnv } from './google-credentials.ts'
 import { chatProvidersFromEnv } from './providers.ts'
 import { withVertexMetrics } from './vertex-metrics.ts'
@@ -21,7 +22,7 @@ export type JudgeFromEnv = { ok: true; judge: Judge | null; notes: string[] } | 
  */
 export function judgeFromEnv(
   env: Record<string, string | undefined>,
-  extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch } = {},
+  extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch; geminiClient?: GeminiClientFactory } = {},
 ): JudgeFromEnv {
   const config = judgeConfigFromEnv(env)
   const { providers, errors } = chatProvidersFromEnv(env)
@@ -38,7 +39,12 @@ export function judgeFromEnv(
     ? async () => ((await auth()).authorization ?? '').replace(/^Bearer /, '')
     : undefined
   const gemini = config
-    ? createGeminiJudge(config, { ...(extra.fetch ? { fetch: extra.fetch } : {}), ...(auth ? { auth } : {}), ...(token ? { token } : {}) })
+    ? createGeminiJudge(config, {
+      ...(extra.fetch ? { fetch: extra.fetch } : {}),
+      ...(auth ? { auth } : {}),
+      ...(token ? { token } : {}),
+      ...(extra.geminiClient ? { client: extra.geminiClient } : {}),
+    })
     : undefined
   const notes: string[] = []
   if (config) notes.push(describeJudgeConfig(config))

@@ -1,12 +1,16 @@
 /**
- * The Gemini client: the only file that imports @google/genai. It builds the SDK client for the
- * configured backend (Gemini API or Vertex AI) and turns one generateContent call into a plain
+ * The Gemini client through @google/genai (the only file that imports its code; the Node and Deno
+ * servers and the CLI use it, a Worker uses ./gemini-fetch-client.ts). It builds the SDK client for the
+ * configured backend (Gemini API or Vertex AI, with application default credentials) and turns one generateContent call into a plain
  * value: the candidates' texts and token counts, or the failure with its HTTP status and the
  * Retry-After the server sent (the SDK's ApiError drops headers, so a per-call fetch keeps it).
  */
-import { ApiError, type GenerateContentResponse, GoogleGenAI, type GoogleGenAIOptions } from '@google/genai'
+import { ApiError, GoogleGenAI, type GoogleGenAIOptions } from '@google/genai'
 import type { JudgeSample } from '../core/criterion.ts'
 import type { JudgeConfig } from './config.ts'
+import { samplesOf, tokenCount, unreachableMessage } from './gemini-answer.ts'
+
+export { tokenCount }
 
 export type GenerateCall = {
   model: string
@@ -34,6 +38,9 @@ export type GenerateResult =
 /** One generateContent call; rejects only when `call.signal` aborts. */
 export type GeminiClient = { generate(call: GenerateCall): Promise<GenerateResult> }
 
+/** Builds the client for a judge configuration (and a Vertex token, when one is given). */
+export type GeminiClientFactory = (config: JudgeConfig, token: (() => Promise<string>) | undefined) => GeminiClient
+
 function sdkClient(config: JudgeConfig, token: (() => Promise<string>) | undefined): GoogleGenAI {
   const httpOptions = config.baseUrl ? { baseUrl: config.baseUrl } : undefined
   const g = config.gemini
@@ -45,16 +52,6 @@ function sdkClient(config: JudgeConfig, token: (() => Promise<string>) | undefin
     options.googleAuthOptions = { authClient } as unknown as GoogleGenAIOptions['googleAuthOptions']
   }
   return new GoogleGenAI(options)
-}
-
-/** The text of each candidate (thought parts excluded), or why it has none. */
-function samplesOf(response: GenerateContentResponse): JudgeSample[] {
-  const candidates = [...(response.candidates ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0))
-  return candidates.map((c) => {
-    const parts = (c.content?.parts ?? []).filter((p) => typeof p.text === 'string' && !p.thought)
-    if (parts.length === 0) return { error: `judge returned no text (finishReason: ${c.finishReason ?? 'none'})` }
-    return { text: parts.map((p) => p.text).join('') }
-  })
 }
 
 /**
@@ -99,22 +96,8 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
       } catch (e) {
         if (call.signal.aborted) throw e
         if (e instanceof ApiError) return { ok: false, status: e.status, message: e.message, retryAfter, malformed: false }
-        // Node's fetch says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND...) and the
-        // judge's address are what a person needs to fix it.
-        const cause = (e as { cause?: { code?: string; message?: string } }).cause
-        const why = cause?.code ?? cause?.message
-        const message = why && target ? `cannot reach the judge at ${target} (${why})` : (e as Error).message
-        return { ok: false, message, malformed: e instanceof SyntaxError }
+        return { ok: false, message: unreachableMessage(e, target), malformed: e instanceof SyntaxError }
       }
     },
   }
-}
-
-/**
- * A reported token count, as the metrics and budgets add it up: a whole number from 0 to 2^53-1.
- * Anything else the model backend sends ("many", -5, 1e308, 1.5) counts as 0, so a sum can neither
- * turn into text nor go down.
- */
-export function tokenCount(value: unknown): number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0
 }

@@ -2,13 +2,14 @@
  * The judge this deployment runs (the Judge port's implementation): it decides where each request
  * goes. A request whose assessment a configured service makes natively goes there (a `safety`
  * assessment to Vertex AI's evaluation service, as ADK does, when Vertex is configured); every
- * other request is sent as its prompt to Gemini (./gemini-client.ts, ./gemini-call.ts), its samples
+ * other request is sent as its prompt to Gemini (./gemini-client.ts or ./gemini-fetch-client.ts, ./gemini-call.ts), its samples
  * drawn by ./gemini-samples.ts.
  */
 import type { JudgeRequest } from '../core/criterion.ts'
 import type { JudgeConfig } from './config.ts'
 import { callGemini, type CallSettings } from './gemini-call.ts'
-import { createGeminiClient } from './gemini-client.ts'
+import type { GeminiClientFactory } from './gemini-client.ts'
+import { createGeminiFetchClient } from './gemini-fetch-client.ts'
 import { drawSamples } from './gemini-samples.ts'
 import type { Judge, JudgeCallOptions, JudgeReply } from './port.ts'
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, type RetryDeps, type RetryPolicy } from './retry.ts'
@@ -25,6 +26,12 @@ export type GeminiJudgeOptions = RetryDeps & {
   auth?: AuthHeaders
   /** fetch for the Vertex evaluation service (tests, proxies). */
   fetch?: typeof fetch
+  /**
+   * Builds the Gemini client: the plain-fetch one (Gemini API only) by default, so a bundle that
+   * never names the SDK carries none of it; the Node and Deno servers and the CLI pass the
+   * @google/genai one (`createGeminiClient`, Vertex AI included).
+   */
+  client?: GeminiClientFactory
 }
 
 /**
@@ -35,7 +42,7 @@ export type GeminiJudgeOptions = RetryDeps & {
 export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptions = {}): Judge {
   const token = options.token ?? (config.accessToken ? () => Promise.resolve(config.accessToken as string) : undefined)
   const evalAuth: AuthHeaders | undefined = options.auth ?? (token ? async () => ({ authorization: `Bearer ${await token()}` }) : undefined)
-  const client = createGeminiClient(config, token)
+  const client = (options.client ?? createGeminiFetchClient)(config, token)
   const settings: CallSettings = {
     ...options,
     timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,

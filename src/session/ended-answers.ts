@@ -10,6 +10,7 @@
 import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
 import { scoresAt } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
+import { resultDataJson } from './result-json.ts'
 
 type Snapshot = Omit<SessionSnapshot, 'case_result'>
 type InvocationEntry = Snapshot['invocations'][number]
@@ -20,13 +21,21 @@ export class EndedAnswers {
   #seqs: Int32Array | undefined
   #caseResultSeq: number
   #log: ResultLog
+  /**
+   * The logged case result's data, for as long as something else holds it: the `/end` answer and
+   * the streams that follow right after the end write its text from the JSON text cache
+   * (result-json.ts) instead of reading ~200 KB back from the log's rows. Weak: the ended session
+   * itself keeps nothing of it.
+   */
+  #recent: WeakRef<Record<string, unknown>> | undefined
 
   /** With `seqs` (`SessionEngine.resultSeqs`), the snapshot is without its results (they are read back). */
-  constructor(snapshot: Snapshot, caseResultSeq: number, log: ResultLog, seqs?: Int32Array) {
+  constructor(snapshot: Snapshot, caseResultSeq: number, log: ResultLog, seqs?: Int32Array, recent?: WeakRef<Record<string, unknown>>) {
     this.#seqs = seqs
     this.#snapshot = snapshot
     this.#caseResultSeq = caseResultSeq
     this.#log = log
+    this.#recent = recent
   }
 
   /**
@@ -39,11 +48,14 @@ export class EndedAnswers {
 
   /** The case result, in ADK's file shape, as the log keeps it. */
   caseResult(): Record<string, unknown> | undefined {
-    return this.#log.eventAt(this.#caseResultSeq)?.data
+    return this.#recent?.deref() ?? this.#log.eventAt(this.#caseResultSeq)?.data
   }
 
   /** The case result's stored text: no parse and stringify of what is ~200 KB for 50 invocations. */
   caseResultJson(): string | undefined {
+    const recent = this.#recent?.deref()
+    if (recent) return resultDataJson(recent)
+    this.#recent = undefined
     return this.#log.dataText(this.#caseResultSeq)
   }
 

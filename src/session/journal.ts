@@ -28,6 +28,11 @@ export interface Journal {
    * would otherwise hold (completed invocations', the transcript's) and reads them back here.
    */
   readonly rereadable?: boolean
+  /**
+   * The entries are kept in this process's memory (an in-memory database): the events the session
+   * lets go of still count against the process byte budget.
+   */
+  readonly inMemory?: boolean
   /** Resolves once everything appended so far can be read back without waiting for a writer. */
   settle?(): Promise<void>
 }

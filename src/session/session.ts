@@ -96,6 +96,8 @@ export class HostedSession {
   /** Keys (and seqs) of the results the log held when this session was opened (read by the replay). */
   #logged: Map<string, number> | undefined
   #caseResultSeq: number | undefined
+  /** The logged case result's data while something else keeps it alive (the JSON text cache): read without a read-back. */
+  #caseResultData: WeakRef<Record<string, unknown>> | undefined
   /** The case result in ADK's file shape, written once: what /end answers and case.result carries. */
   #caseResultValue: { typed: EvalCaseResult; value: Record<string, unknown> } | undefined
   // What the per-session limits count (src/ingest/limits.ts), rebuilt by replay like everything else.
@@ -123,7 +125,9 @@ export class HostedSession {
     this.#journal = parts.journal
     this.transcript = new Transcript(parts.journal.rereadable ? parts.journal : undefined)
     this.#lifecycle = parts.lifecycle ?? {}
-    this.#bytes = new SessionBytes(this.id, parts.budget, { events: parts.journal.rereadable === true, results: parts.log.outsideHeap })
+    // What an in-memory database keeps is still this process's memory: the budget keeps counting it.
+    const eventsOutside = parts.journal.rereadable === true && parts.journal.inMemory !== true
+    this.#bytes = new SessionBytes(this.id, parts.budget, { events: eventsOutside, results: parts.log.outsideHeap })
     this.#yieldTurn = parts.yieldTurn ?? nextTurn
   }
 
@@ -204,7 +208,8 @@ export class HostedSession {
     const seqs = this.#engine.resultSeqs?.()
     const { case_result: typed, ...snapshot } = this.#engine.snapshot(seqs === undefined)
     if (!typed || this.#caseResultSeq === undefined) return
-    this.#final = new EndedAnswers(snapshot, this.#caseResultSeq, this.log, seqs)
+    this.#final = new EndedAnswers(snapshot, this.#caseResultSeq, this.log, seqs, this.#caseResultData)
+    this.#caseResultData = undefined
     this.#caseResultValue = undefined
     this.#engine = endedEngine(this.id)
     this.#release?.()
@@ -362,7 +367,10 @@ export class HostedSession {
       seq = event.seq
       this.#lifecycle.appended?.(event)
     }
-    if (body.type === 'case.result') this.#caseResultSeq = seq
+    if (body.type === 'case.result') {
+      this.#caseResultSeq = seq
+      this.#caseResultData = new WeakRef(body.data)
+    }
     return seq
   }
 

@@ -14,7 +14,15 @@ export const JOURNAL_PAGE_ROWS = 200
  * `readCommitted` reads without first waiting for writes still queued (Node's writer thread); it
  * is used only once `durable` said every row the reader wrote is committed.
  */
-export type SessionSql = { read: Run; readCommitted: Run; write: Run; chunks: SqlChunks; durable?: () => Promise<unknown> }
+export type SessionSql = {
+  read: Run
+  readCommitted: Run
+  write: Run
+  chunks: SqlChunks
+  durable?: () => Promise<unknown>
+  /** The database is in this process's memory (`:memory:`): its rows cost memory as objects would, only less of it. */
+  inMemory?: boolean
+}
 
 /**
  * Resolves to `upTo` (what a reader had written when it asked) once every write queued so far is
@@ -60,6 +68,10 @@ class SqliteJournal implements Journal {
   /** Every entry is in the table: a session may let go of its events and read them back. */
   get rereadable(): boolean {
     return true
+  }
+
+  get inMemory(): boolean {
+    return this.#sql.inMemory === true
   }
 
   append(entry: JournalEntry): void {

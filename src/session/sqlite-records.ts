@@ -46,7 +46,7 @@ export type SqliteSessionRecords = SessionRecords & {
  * @example
  * const records = sqliteSessionRecords(sqlFromDatabaseSync(db))
  */
-export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
+export function sqliteSessionRecords(sql: Sql, options: { inMemory?: boolean } = {}): SqliteSessionRecords {
   let ready: boolean | undefined
   // The schema is (re)applied on this instance's first write: a file from before a table was added gets it.
   let migrated = false
@@ -83,6 +83,7 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
     write,
     chunks,
     ...(sql.durable ? { durable: () => sql.durable!() } : {}),
+    ...(options.inMemory ? { inMemory: true } : {}),
   }
   /** Records read or written through this object (bounded by the session cap); cleared with the schema. */
   const cached = new Map<string, SessionRecord>()
@@ -119,7 +120,9 @@ export function sqliteSessionRecords(sql: Sql): SqliteSessionRecords {
   }
 
   return {
-    durable: true,
+    // An in-memory database ends with the process: short of memory, its ended sessions are
+    // evicted (their rows deleted), not unloaded to be rebuilt from rows that cost the same memory.
+    durable: !options.inMemory,
     insert(spec, nowMs) {
       const id = spec.session_id
       if (directory().has(id)) return false

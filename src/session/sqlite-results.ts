@@ -27,9 +27,12 @@ class SqliteResults implements ResultStorage {
   #inserted = 0
   #committed = 0
 
-  /** Every result is a row: the heap holds none of them once written (writes in flight are the writer's). */
+  /**
+   * Every result is a row: the heap holds none of them once written (writes in flight are the
+   * writer's). Rows of an in-memory database still cost the process memory: they count as held.
+   */
   get outsideHeap(): boolean {
-    return true
+    return this.#sql.inMemory !== true
   }
 
   constructor(id: string, sql: SessionSql, fresh: boolean) {

@@ -137,11 +137,14 @@ export function memorySessionStore(options: StoreOptions = {}): SessionStore {
 
 /**
  * Sessions in SQLite: a restarted host rebuilds each one by replaying its journal on first use.
+ * `inMemory`: the database is `:memory:` (sessions end with the process, as the memory store's do,
+ * but their events and results are rows, not objects on the heap; the byte budget still counts them).
  * @example
  * const store = sqliteSessionStore(sqlFromDatabaseSync(new DatabaseSync('evalstream.db')))
  */
-export function sqliteSessionStore(sql: Sql, options: StoreOptions = {}): SessionStore {
-  return createSessionStore(sqliteSessionRecords(sql), options)
+export function sqliteSessionStore(sql: Sql, options: StoreOptions & { inMemory?: boolean } = {}): SessionStore {
+  const { inMemory, ...rest } = options
+  return createSessionStore(sqliteSessionRecords(sql, { inMemory }), rest)
 }
 
 /**

@@ -9,6 +9,7 @@ import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { dashboardUrl, listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
+import { createGeminiClient } from '../../judge/gemini-client.ts'
 import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
@@ -47,6 +48,8 @@ const setup = depsFromEnv(env, {
   otlpSql: db.indexSql,
   readFile: (p) => Deno.readTextFileSync(p),
   metrics: true,
+  // The SDK's Gemini client: Vertex AI with application default credentials as well as the Gemini API.
+  geminiClient: createGeminiClient,
   exporters: { resolve },
 })
 if (!setup.ok) {

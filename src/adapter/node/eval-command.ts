@@ -16,6 +16,7 @@ import { countedTarget, feedSession } from '../../session/feed.ts'
 import { createSessionEngine } from '../../engine/session-engine.ts'
 import type { CriterionResultData } from '../../engine/types.ts'
 import { judgeWiringFromEnv } from '../../config/judge-wiring.ts'
+import { createGeminiClient } from '../../judge/gemini-client.ts'
 import { findTestConfig, loadEvalConfigFile, loadEvalSetFile } from './files.ts'
 import { renderReport } from './cli-report.ts'
 import { looksLikeOtlpJson, looksLikeTraceStoreExport } from '../../otlp/index.ts'
@@ -68,7 +69,7 @@ export async function runEval(input: EvalRunInput): Promise<EvalRunOutcome> {
     evalConfig = config.config
   }
 
-  const wiring = judgeWiringFromEnv(input.env)
+  const wiring = judgeWiringFromEnv(input.env, { geminiClient: createGeminiClient })
   if (!wiring.ok) return { ok: false, error: wiring.error }
 
   const warnings: string[] = []

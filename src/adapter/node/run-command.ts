@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { evalSetResultJson } from '../../adk/results-json.ts'
 import { judgedEngines, judgeWiringFromEnv } from '../../config/judge-wiring.ts'
+import { createGeminiClient } from '../../judge/gemini-client.ts'
 import { progressDisplay } from '../../runner/progress-display.ts'
 import { type EvalSetInput, type EvalSetRun, runEvalSets, type UnitRef } from '../../runner/run-eval-set.ts'
 import { renderReport } from './cli-report.ts'
@@ -110,7 +111,7 @@ async function run(args: string[], io: RunIo): Promise<number> {
     io.err(`evalstream: ${sets.error}\n`)
     return 2
   }
-  const wiring = judgeWiringFromEnv(io.env)
+  const wiring = judgeWiringFromEnv(io.env, { geminiClient: createGeminiClient })
   if (!wiring.ok) {
     io.err(`evalstream: ${wiring.error}\n`)
     return 2

@@ -13,6 +13,7 @@ import { getHeapStatistics } from 'node:v8'
 import { createAdaptorServer } from '@hono/node-server'
 import { createApp } from '../../http/app.ts'
 import { depsFromEnv } from '../../config/setup.ts'
+import { createGeminiClient } from '../../judge/gemini-client.ts'
 import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { indexLimitsFromEnv } from '../../config/results-index.ts'
@@ -50,6 +51,8 @@ const setup = depsFromEnv(process.env, {
   otlpSql: db.indexSql,
   readFile: (p) => readFileSync(p, 'utf8'),
   metrics: true,
+  // The SDK's Gemini client: Vertex AI with application default credentials as well as the Gemini API.
+  geminiClient: createGeminiClient,
   // Session webhooks whose name resolves to an internal address are refused at send time.
   exporters: { resolve: async (host) => (await lookup(host, { all: true })).map((a) => a.address) },
 })

@@ -3,8 +3,9 @@
  * a session whose final_response_match_v2 names `openai/gpt-4.1-mini` is judged by the loopback
  * chat-completions server with n = 5 in one request, and its multi_turn_task_success_v1 goes to
  * the loopback Vertex stub with a token the Worker obtained by signing the service account's JWT
- * with WebCrypto (the stub verifies the signature and claims). The Gemini SDK's browser build
- * cannot run in Vertex mode: the deployment still starts and Gemini-judged criteria say why.
+ * with WebCrypto (the stub verifies the signature and claims). The Worker's Gemini client (plain
+ * fetch, Gemini API only) does not call Vertex: the deployment still starts and Gemini-judged
+ * criteria say why.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../../support/api-suite.ts'
@@ -20,7 +21,7 @@ const CONFIG = {
   criteria: {
     final_response_match_v2: { threshold: 0.5, judge_model_options: { judge_model: 'openai/gpt-4.1-mini', num_samples: 5 } },
     multi_turn_task_success_v1: 0.5,
-    // The default judge model is Gemini; on Workers the Gemini SDK cannot be built in Vertex mode.
+    // The default judge model is Gemini; on Workers the Gemini client speaks to the Gemini API only.
     rubric_based_final_response_quality_v1: {
       threshold: 0.5,
       rubrics: [{ rubric_id: 'r', rubric_content: { text_property: 'Answers.' } }],

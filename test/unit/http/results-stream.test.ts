@@ -129,3 +129,40 @@ describe('heartbeats and frames', () => {
     expect(chunks.slice(0, -2).every((c) => c.length >= MAX_BATCH_CHARS)).toBe(true)
   })
 })
+
+describe('one batch, one encoding, however many subscribers', () => {
+  /** Every chunk a stream of these batches writes, as the bytes objects it enqueued. */
+  const written = async (batches: ResultChunk[]) => {
+    const chunks: Uint8Array[] = []
+    const source = new ReadableStream<ResultChunk>({
+      start(c) {
+        for (const b of batches) c.enqueue(b)
+        c.close()
+      },
+    })
+    await source.pipeThrough(sseResultFrames()).pipeTo(new WritableStream({ write: (c) => void chunks.push(c) }))
+    return chunks
+  }
+
+  it("a session's subscribers write the bytes the first one encoded; a different batch is encoded for itself", async () => {
+    const log = createResultLog(memoryResultStorage())
+    flood(log, 5)
+    const events = log.readAfter(0)
+    const first = await written([{ results: events }])
+    const second = await written([{ results: events.slice() }])
+    // The same objects: the second stream writes the first stream's bytes, not a copy.
+    expect(second).toHaveLength(first.length)
+    second.forEach((chunk, i) => expect(chunk).toBe(first[i]))
+    const expected = events.map((e) => formatSseMessage({ id: String(e.seq), event: e.type, data: JSON.stringify(e.data) })).join('')
+    expect(new TextDecoder().decode(second[0])).toBe(expected)
+
+    // Part of it (other first result), or equal results read back as other objects: bytes of their own, right ones.
+    const part = await written([{ results: events.slice(1) }])
+    expect(part[0]).not.toBe(first[0])
+    expect(new TextDecoder().decode(part[0])).toBe(expected.slice(expected.indexOf('event:', 1)))
+    const copies = events.map((e) => ({ ...e, data: { ...e.data } }))
+    const again = await written([{ results: copies }])
+    expect(again[0]).not.toBe(first[0])
+    expect(again[0]).toEqual(first[0])
+  })
+})

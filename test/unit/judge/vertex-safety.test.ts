@@ -3,6 +3,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
 import { judgeConfigFromEnv } from '../../../src/judge/config.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
+import { createGeminiClient } from '../../../src/judge/gemini-client.ts'
 import { evaluateInstancesUrl } from '../../../src/judge/vertex-eval.ts'
 import { apiError, type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
 
@@ -32,7 +33,8 @@ function vertexJudge(extraEnv: Record<string, string> = {}) {
     ...extraEnv,
   })
   if (!config) throw new Error('expected a config')
-  return createGeminiJudge(config, { sleep: async () => {}, random: () => 0 })
+  // Gemini on Vertex goes through the SDK's client, as on the Node and Deno servers.
+  return createGeminiJudge(config, { sleep: async () => {}, random: () => 0, client: createGeminiClient })
 }
 
 describe('Vertex safety', () => {

@@ -1,6 +1,6 @@
 /**
  * The session store contract (store-contract.ts) in-process on Node: the memory store and the
- * SQLite store over node:sqlite. Deno and the Durable Object run the same cases in
+ * SQLite store over node:sqlite, on a file and in memory. Deno and the Durable Object run the same cases in
  * store-contract-runtimes.test.ts.
  */
 import { join } from 'node:path'
@@ -26,6 +26,11 @@ const harnesses: Record<string, () => ContractHarness> = {
       reopen: (o) => sqliteSessionStore(sqlFromDatabaseSync(new DatabaseSync(file)), o),
     }
   },
+  // What EVALSTREAM_DB=:memory: runs (src/adapter/sqlite-db.ts): gone with the process, as the memory store.
+  'node:sqlite in memory': () => ({
+    input,
+    fresh: (o) => sqliteSessionStore(sqlFromDatabaseSync(new DatabaseSync(':memory:'), { groupCommit: true }), { ...o, inMemory: true }),
+  }),
 }
 
 for (const [name, harness] of Object.entries(harnesses)) {
