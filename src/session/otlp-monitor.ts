@@ -33,6 +33,9 @@ import { TRACE_MARK_KEY, type TraceMark } from './traced-engine.ts'
 import { earlyPushes } from './otlp-early.ts'
 import { type ConversationTimes, memoryConversationTimes } from './otlp-conversations.ts'
 import type { AdkEvent } from '../adk/event.ts'
+import { otlpSessionId } from './otlp-session-id.ts'
+
+export { otlpSessionId } from './otlp-session-id.ts'
 
 /** A conversation with no new trace for this long is ended (its case result is emitted). */
 export const DEFAULT_CONVERSATION_IDLE_MS = 30 * 60 * 1000
@@ -81,26 +84,6 @@ export type OtlpMonitor = {
   openTraces(): number
   /** Conversations waiting for their idle time to end them. */
   activeConversations(): number
-}
-
-/**
- * The session a conversation scores into: `otlp-<conversation>`, under the tenant's `<tenant>:`
- * namespace when there is one. A conversation id that is not URL-safe is replaced by a hash of it.
- * @example otlpSessionId('acme', 'c0ffee') // 'acme:otlp-c0ffee'
- */
-export function otlpSessionId(tenant: string | undefined, conversation: string): string {
-  const safe = /^[A-Za-z0-9._~-]{1,150}$/.test(conversation) ? conversation : `h${fnv1a(conversation)}`
-  return tenant === undefined ? `otlp-${safe}` : `${tenant}:otlp-${safe}`
-}
-
-function fnv1a(text: string): string {
-  let a = 0x811c9dc5
-  let b = 0x01000193
-  for (let i = 0; i < text.length; i++) {
-    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193) >>> 0
-    b = Math.imul(b ^ text.charCodeAt(i), 0x85ebca6b) >>> 0
-  }
-  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0')
 }
 
 /** The trace mark its first event carries (traced-engine.ts). */
