@@ -7,6 +7,7 @@
 import { ApiError, type GenerateContentResponse, GoogleGenAI, type GoogleGenAIOptions } from '@google/genai'
 import type { JudgeSample } from '../core/criterion.ts'
 import type { JudgeConfig } from './config.ts'
+import { cappedResponse, DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage } from './capped-body.ts'
 
 export type GenerateCall = {
   model: string
@@ -62,7 +63,11 @@ function samplesOf(response: GenerateContentResponse): JudgeSample[] {
  * const client = createGeminiClient(judgeConfigFromEnv(process.env)!, undefined)
  * const result = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Hi', config: {}, signal })
  */
-export function createGeminiClient(config: JudgeConfig, token: (() => Promise<string>) | undefined): GeminiClient {
+export function createGeminiClient(
+  config: JudgeConfig,
+  token: (() => Promise<string>) | undefined,
+  maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES,
+): GeminiClient {
   let ai: GoogleGenAI
   try {
     ai = sdkClient(config, token)
@@ -77,12 +82,14 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
     async generate(call) {
       let retryAfter: string | undefined
       let target = ''
-      // Per call, so concurrent calls never see each other's headers.
+      let cut = false
+      // Per call, so concurrent calls never see each other's headers. The SDK reads the body it is
+      // given, so the body it gets is cut at the cap.
       const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
         target = new URL(input instanceof Request ? input.url : String(input)).origin
         const response = await fetch(input, init)
         if (!response.ok) retryAfter = response.headers.get('retry-after') ?? undefined
-        return response
+        return cappedResponse(response, maxResponseBytes, () => (cut = true))
       }
       try {
         const response = await ai.models.generateContent({
@@ -98,6 +105,7 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
         }
       } catch (e) {
         if (call.signal.aborted) throw e
+        if (cut) return { ok: false, message: overCapMessage(`the Gemini judge (${target})`, maxResponseBytes), malformed: true }
         if (e instanceof ApiError) return { ok: false, status: e.status, message: e.message, retryAfter, malformed: false }
         // Node's fetch says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND...) and the
         // judge's address are what a person needs to fix it.
