@@ -126,6 +126,8 @@ export function depsFromEnv(
     assemblerLimits: otlp.assembler,
     limits: limits.value,
     conversationIdleMs: otlp.conversationIdleMs,
+    sessionCaps: otlp.sessionCaps,
+    ...(metrics ? { dropped: metrics.otlp.dropped } : {}),
     ...(host.now ? { now: host.now } : {}),
     ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),
     ...(host.otlpSql ? { conversations: sqliteConversationTimes(host.otlpSql) } : {}),
@@ -157,7 +159,13 @@ export function depsFromEnv(
       runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
-      otlp: { monitor, limits: otlp.limits, assembler: otlp.assembler, conversationIdleMs: otlp.conversationIdleMs },
+      otlp: {
+        monitor,
+        limits: otlp.limits,
+        assembler: otlp.assembler,
+        conversationIdleMs: otlp.conversationIdleMs,
+        ...otlp.intake,
+      },
     },
   }
 }
