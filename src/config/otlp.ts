@@ -25,6 +25,7 @@ import { type Env, type Read, wholeNumber } from './env.ts'
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { DEFAULT_OTLP_BODY_TIMEOUT_MS, DEFAULT_OTLP_MAX_TENANT_BYTES } from '../http/otlp-intake.ts'
 import { DEFAULT_OTLP_CONCURRENCY_PER_TENANT } from '../http/otlp-routes.ts'
+import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES } from '../session/otlp-held-bytes.ts'
 import { evalConfigProblem, jsonProblem } from './startup-checks.ts'
 
 /** How often the grace and idle timers are checked on Node and Deno. */
@@ -37,6 +38,8 @@ export type OtlpSettings = {
   assembler: AssemblerLimits
   conversationIdleMs: number
   sessionCaps: OtlpSessionCaps
+  /** Bytes of spans the assembler may hold for one tenant (src/session/otlp-held-bytes.ts). */
+  maxTenantHeldBytes: number
   /** What one request may hold: its body's read time, its tenant's bytes and decode slots (src/http/otlp-intake.ts). */
   intake: { bodyTimeoutMs: number; maxTenantBytes: number; maxConcurrentPerTenant: number }
   appConfig: (appName: string | undefined) => MonitoredApp
@@ -62,6 +65,8 @@ export function otlpSettingsFromEnv(
   if (!bodyTimeout.ok) return bodyTimeout
   const tenantBytes = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_TENANT_BYTES', DEFAULT_OTLP_MAX_TENANT_BYTES)
   if (!tenantBytes.ok) return tenantBytes
+  const heldBytes = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES', DEFAULT_OTLP_MAX_TENANT_HELD_BYTES)
+  if (!heldBytes.ok) return heldBytes
   const tenantSlots = wholeNumber(env, 'EVALSTREAM_OTLP_CONCURRENCY_PER_TENANT', DEFAULT_OTLP_CONCURRENCY_PER_TENANT)
   if (!tenantSlots.ok) return tenantSlots
   const apps = readApps(env.EVALSTREAM_OTLP_CONFIG, readFile)
@@ -79,6 +84,7 @@ export function otlpSettingsFromEnv(
       assembler: limits.assembler,
       conversationIdleMs: idle.value,
       sessionCaps: { maxNewSessionsPerRequest: perRequest.value, maxSessionsPerTenant: perTenant.value },
+      maxTenantHeldBytes: heldBytes.value,
       intake: { bodyTimeoutMs: bodyTimeout.value, maxTenantBytes: tenantBytes.value, maxConcurrentPerTenant: tenantSlots.value },
       appConfig: (name) => orDefault((name !== undefined ? byName.get(name) : undefined) ?? fallback),
     },

@@ -127,6 +127,7 @@ export function depsFromEnv(
     limits: limits.value,
     conversationIdleMs: otlp.conversationIdleMs,
     sessionCaps: otlp.sessionCaps,
+    maxTenantHeldBytes: otlp.maxTenantHeldBytes,
     ...(metrics ? { dropped: metrics.otlp.dropped } : {}),
     ...(host.now ? { now: host.now } : {}),
     ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),

@@ -21,7 +21,7 @@ export const OTLP_MEMORY_RETRY_AFTER_S = 2
 /** Why a request was refused before it was decoded. */
 export type IntakeRefusal = {
   status: 408 | 429 | 503
-  reason: 'body_deadline' | 'tenant_bytes' | 'process_bytes'
+  reason: 'body_deadline' | 'tenant_bytes' | 'tenant_held_bytes' | 'process_bytes'
   message: string
   retryAfterS?: number
 }

@@ -192,10 +192,12 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
       if (kind === 'traces') {
         const decoded = await decodeTraceRequest(plain, bytes, receiver.limits)
         const outcome = await receiver.monitor.addSpans(tenant, decoded.spans)
+        if (outcome.overloaded) throw new IntakeRefused(outcome.overloaded)
         return answer(kind, encoding, withRefused(decoded, decoded.spans, outcome))
       }
       const decoded = await decodeLogsRequest(plain, bytes, receiver.limits)
       const outcome = await receiver.monitor.addLogs(tenant, decoded.logs)
+      if (outcome.overloaded) throw new IntakeRefused(outcome.overloaded)
       return answer(kind, encoding, withRefused(decoded, decoded.logs, outcome))
     } catch (e) {
       if (e instanceof IntakeRefused) return await refuse(e.refusal.reason, e.refusal.status, e.refusal.message, e.refusal.retryAfterS)

@@ -47,6 +47,7 @@ export type OtlpRequestRefusal =
   | 'body_deadline'
   | 'process_bytes'
   | 'tenant_bytes'
+  | 'tenant_held_bytes'
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 

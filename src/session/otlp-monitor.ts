@@ -34,6 +34,7 @@ import { earlyPushes } from './otlp-early.ts'
 import { type ConversationTimes, memoryConversationTimes } from './otlp-conversations.ts'
 import type { AdkEvent } from '../adk/event.ts'
 import { otlpSessionId } from './otlp-session-id.ts'
+import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES, heldBytes, type HeldRefusal } from './otlp-held-bytes.ts'
 
 export { otlpSessionId } from './otlp-session-id.ts'
 
@@ -97,6 +98,8 @@ export type OtlpMonitorOptions = {
   conversationIdleMs?: number
   /** Defaults to DEFAULT_OTLP_SESSION_CAPS. */
   sessionCaps?: OtlpSessionCaps
+  /** Bytes of spans the assembler may hold for one tenant; default DEFAULT_OTLP_MAX_TENANT_HELD_BYTES. */
+  maxTenantHeldBytes?: number
   /** Called once per completed trace that was not scored, with why (for counters). */
   dropped?: (reason: OtlpDropReason) => void
   /** Where the conversations' last trace times are kept (survives a restart); in memory when absent. */
@@ -113,6 +116,8 @@ export type OtlpIngestOutcome = {
   dropped: string[]
   /** Completed traces a session cap refused (their spans are not kept). */
   refused: OtlpRefusedTrace[]
+  /** The request was refused whole, nothing of it taken: the assembler holds too much (otlp-held-bytes.ts). */
+  overloaded?: HeldRefusal
 }
 
 export type OtlpMonitor = {
@@ -176,6 +181,18 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   }
   // Traces are pushed one at a time, in order, so two batches never interleave one session's events.
   let queue: Promise<unknown> = Promise.resolve()
+
+  const held = heldBytes(
+    options.maxTenantHeldBytes ?? DEFAULT_OTLP_MAX_TENANT_HELD_BYTES,
+    options.store.bytes,
+    options.assemblerLimits,
+    now,
+  )
+  /** The assembler's updates, with what completed noted for the held bytes (evicted traces are let go at once). */
+  const noted = (tenant: string | undefined, updates: TraceUpdate[]): TraceUpdate[] => {
+    for (const u of updates) if (u.completed) held.completed(tenant ?? '', u.trace.traceId, u.completed === 'evicted')
+    return updates
+  }
 
   const assemblerOf = (tenant: string | undefined): SpanAssembler => {
     const key = tenant ?? ''
@@ -341,17 +358,27 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   }
   const each = async (take: (a: SpanAssembler) => TraceUpdate[]): Promise<OtlpIngestOutcome> => {
     const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
-    for (const [key, assembler] of assemblers) add(total, await settle(key === '' ? undefined : key, take(assembler)))
+    for (const [key, assembler] of assemblers) {
+      const tenant = key === '' ? undefined : key
+      add(total, await settle(tenant, noted(tenant, take(assembler))))
+    }
+    held.sweep()
     return total
   }
   const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 0)))
   /** One request's items in slices, a turn of the event loop given back between them; one session budget for all. */
-  const inSlices = async <T>(items: readonly T[], take: (slice: readonly T[]) => TraceUpdate[], tenant: string | undefined) => {
+  const inSlices = async <T extends OtlpSpan | OtlpLogRecord>(
+    items: readonly T[],
+    take: (slice: readonly T[]) => TraceUpdate[],
+    tenant: string | undefined,
+  ) => {
     const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
+    const overloaded = held.charge(tenant ?? '', items)
+    if (overloaded) return { ...total, overloaded }
     const opened = { count: 0 }
     for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
       if (at > 0) await pause()
-      add(total, await settle(tenant, take(items.slice(at, at + OTLP_ITEMS_PER_SLICE)), opened))
+      add(total, await settle(tenant, noted(tenant, take(items.slice(at, at + OTLP_ITEMS_PER_SLICE))), opened))
     }
     return total
   }

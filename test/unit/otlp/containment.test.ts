@@ -250,4 +250,50 @@ describe('what one OTLP request may hold', () => {
     expect(((await res.json()) as { message: string }).message).toContain('EVALSTREAM_OTLP_MAX_DECOMPRESSED_BYTES')
     expect(r.deps.store.bytes!.used).toBe(0)
   })
+
+  it('spans the assembler holds count against EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES until the trace is let go', async () => {
+    const r = receiverApp({
+      env: { ...(TWO_TENANTS_ENV as Record<string, string>), EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES: String(2_500_000) },
+    })
+    const answers: Response[] = []
+    for (const n of range(1, 3)) answers.push(await r.post('/v1/traces', openTrace(n), as('globex')))
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429])
+    expect(answers[2]!.headers.get('retry-after')).toBe('5')
+    expect(((await answers[2]!.json()) as { message: string }).message).toContain('EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES (2500000)')
+    // Another tenant holds its own share.
+    expect((await r.post('/v1/traces', openTrace(4), as('acme'))).status).toBe(200)
+    // Completed at their grace, the traces are kept for late spans, then let go.
+    r.clock.now += 6_000
+    await r.monitor.tick()
+    expect((await r.post('/v1/traces', openTrace(5), as('globex'))).status).toBe(429)
+    r.clock.now += 60_000
+    await r.monitor.tick()
+    expect((await r.post('/v1/traces', openTrace(6), as('globex'))).status).toBe(200)
+  })
+
+  it('and against the process byte budget: 503 with Retry-After when it is full', async () => {
+    // Each request holds its body while it is handled (0.9 MB) and leaves its span held (0.9 MB).
+    const r = receiverApp({ env: { EVALSTREAM_MAX_PROCESS_BYTES: String(3_500_000) } })
+    const statuses: number[] = []
+    for (const n of range(1, 3)) statuses.push((await r.post('/v1/traces', openTrace(n))).status)
+    expect(statuses).toEqual([200, 200, 503])
+    r.clock.now += 66_000
+    await r.monitor.tick()
+    expect(r.deps.store.bytes!.used).toBe(0)
+  })
 })
+
+/** One child span (its trace stays open) carrying a 900,000-character attribute. */
+function openTrace(n: number): string {
+  const hex = (v: number, w: number) => v.toString(16).padStart(w, '0')
+  const span = {
+    traceId: hex(n, 32),
+    spanId: hex(n, 16),
+    parentSpanId: hex(0xffff, 16),
+    name: 'work',
+    startTimeUnixNano: '1763976100000000000',
+    endTimeUnixNano: '1763976100500000000',
+    attributes: [{ key: 'big', value: { stringValue: 'x'.repeat(900_000) } }],
+  }
+  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span] }] }] })
+}
