@@ -50,7 +50,9 @@ const LOGGED_DROPS = 5
  * Spans (or log records) assembled and mapped per turn of the event loop: a request of 10,000 is
  * taken in slices, with other work (health checks, other tenants' requests) run between them.
  */
-export const OTLP_ITEMS_PER_SLICE = 500
+export const OTLP_ITEMS_PER_SLICE = 100
+/** Completed or updated traces pushed into sessions per turn of the event loop (opening a session costs a few ms). */
+export const OTLP_UPDATES_PER_SLICE = 25
 
 /** Caps on the sessions the monitor opens, so no exporter can crowd out other sessions. */
 export type OtlpSessionCaps = { maxNewSessionsPerRequest: number; maxSessionsPerTenant: number }
@@ -179,6 +181,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     if (active.delete(id)) bump(id, -1)
     times.remove(id)
   }
+  const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 0)))
   // Traces are pushed one at a time, in order, so two batches never interleave one session's events.
   let queue: Promise<unknown> = Promise.resolve()
 
@@ -315,7 +318,8 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   const settle = (tenant: string | undefined, updates: TraceUpdate[], opened = { count: 0 }): Promise<OtlpIngestOutcome> => {
     const run = queue.then(async () => {
       const outcome: OtlpIngestOutcome = { traces: updates.length, invocations: 0, dropped: [], refused: [] }
-      for (const update of updates) {
+      for (const [i, update] of updates.entries()) {
+        if (i > 0 && i % OTLP_UPDATES_PER_SLICE === 0) await pause()
         if (update.late) {
           counted('late')
           outcome.dropped.push(`trace ${update.trace.traceId}: spans after the trace was scored are not scored again`)
@@ -365,7 +369,6 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     held.sweep()
     return total
   }
-  const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 0)))
   /** One request's items in slices, a turn of the event loop given back between them; one session budget for all. */
   const inSlices = async <T extends OtlpSpan | OtlpLogRecord>(
     items: readonly T[],

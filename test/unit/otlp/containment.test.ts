@@ -11,7 +11,12 @@ import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { otlpRoute } from '../../../src/http/otlp-routes.ts'
 import { requireToken } from '../../../src/http/auth.ts'
-import { createOtlpMonitor, type OtlpIngestOutcome } from '../../../src/session/otlp-monitor.ts'
+import {
+  createOtlpMonitor,
+  OTLP_ITEMS_PER_SLICE,
+  OTLP_UPDATES_PER_SLICE,
+  type OtlpIngestOutcome,
+} from '../../../src/session/otlp-monitor.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { DEFAULT_ASSEMBLER_LIMITS, type OtlpSpan } from '../../../src/otlp/index.ts'
@@ -131,7 +136,7 @@ describe('sessions opened by OTLP', () => {
     expect(logged[5]).toBe('evalstream: OTLP and 35 more traces dropped in this batch (evalstream_otlp_traces_dropped_total)')
   })
 
-  it('a large request is assembled in slices of 500, the event loop given back between them', async () => {
+  it('a large request is assembled and pushed in slices, the event loop given back between them', async () => {
     let pauses = 0
     const monitor = createOtlpMonitor({
       store: memorySessionStore({ sweeper: 'manual' }),
@@ -148,7 +153,9 @@ describe('sessions opened by OTLP', () => {
       ...SPAN,
     }))
     const outcome: OtlpIngestOutcome = await monitor.addSpans(undefined, spans)
-    expect(pauses).toBe(2)
+    // Between slices of OTLP_ITEMS_PER_SLICE spans, and within a slice every OTLP_UPDATES_PER_SLICE traces pushed.
+    const slices = 1_200 / OTLP_ITEMS_PER_SLICE
+    expect(pauses).toBe(slices - 1 + slices * Math.ceil(OTLP_ITEMS_PER_SLICE / OTLP_UPDATES_PER_SLICE - 1))
     expect(outcome.traces).toBe(1_200)
   })
 })
