@@ -65,7 +65,11 @@ export type OtlpReceiver = {
 
 /** What the routes share beyond the receiver's settings: the host's admission, memory budget and clock. */
 export type OtlpRouteHost = {
-  /** Asked before a request is read: while the host is behind, exporters are told to come back (503). */
+  /**
+   * Asked before a request is read: while the host is behind, a tenant that already has a request
+   * in progress is told to come back (503); a tenant with none is served, so the sender keeping the
+   * loop busy is the one held back, not every exporter.
+   */
   admission?: Admission
   /** The process byte budget bodies in flight are charged to. */
   budget?: ProcessByteBudget
@@ -137,7 +141,7 @@ function decodeSlots(max: number, perTenant: number): DecodeSlots {
 }
 
 /** Per receiver (its monitor): the slots and bytes both routes share. */
-const shared = new WeakMap<OtlpMonitor, { slots: DecodeSlots; ledger: IntakeLedger }>()
+const shared = new WeakMap<OtlpMonitor, { slots: DecodeSlots; ledger: IntakeLedger; inProgress: Map<string, number> }>()
 
 /** @example app.post('/v1/traces', otlpRoute('traces', receiver, { admission, budget: store.bytes })) */
 export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host: OtlpRouteHost = {}): (c: Context) => Promise<Response> {
@@ -148,10 +152,11 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
     state = {
       slots: decodeSlots(max, perTenant),
       ledger: intakeLedger(receiver.maxTenantBytes ?? DEFAULT_OTLP_MAX_TENANT_BYTES, host.budget),
+      inProgress: new Map(),
     }
     shared.set(receiver.monitor, state)
   }
-  const { slots, ledger } = state
+  const { slots, ledger, inProgress } = state
   const timeoutMs = receiver.bodyTimeoutMs ?? DEFAULT_OTLP_BODY_TIMEOUT_MS
   const deadline = host.deadline ?? ((ms: number) => AbortSignal.timeout(ms))
   return async (c) => {
@@ -163,13 +168,15 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
       await c.req.raw.body?.cancel().catch(() => {})
       return status(encoding, code, message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) })
     }
-    const admission = host.admission?.()
+    const key = tenant ?? ''
+    const busy = inProgress.get(key) ?? 0
+    const admission = busy > 0 ? host.admission?.() : undefined
     if (admission) {
-      const message = `the server is behind (event loop delay ${
-        Math.round(admission.measuredMs)
-      } ms, above ${admission.limitMs} ms, ${admission.variable}); retry after ${admission.retryAfterS} s`
+      const message = `the server is behind (event loop delay ${Math.round(admission.measuredMs)} ms, above ${admission.limitMs} ms, ` +
+        `${admission.variable}) and this tenant has ${busy} OTLP request(s) in progress; retry after ${admission.retryAfterS} s`
       return refuse('admission', 503, message, admission.retryAfterS)
     }
+    inProgress.set(key, busy + 1)
     const held = ledger.hold(tenant)
     let release: (() => void) | undefined
     try {
@@ -206,6 +213,9 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
     } finally {
       release?.()
       held.release()
+      const left = (inProgress.get(key) ?? 1) - 1
+      if (left > 0) inProgress.set(key, left)
+      else inProgress.delete(key)
     }
   }
 }

@@ -218,6 +218,29 @@ describe('what one OTLP request may hold', () => {
     for (const res of await Promise.all(waiting)) expect(res.status).toBe(200)
   })
 
+  it('while the loop is behind, a tenant with a request in progress is told to come back (503); others are served', async () => {
+    const r = receiverApp({ env: TWO_TENANTS_ENV as Record<string, string> })
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const held: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
+    const monitor = { ...r.monitor, addSpans: async (tenant: string | undefined) => (tenant === 'globex' && (await gate), held) }
+    const behind = () => ({ retryAfterS: 3, measuredMs: 900, limitMs: 250, variable: 'EVALSTREAM_ADMISSION_LAG_MS' })
+    const app = new Hono()
+    app.use('*', requireToken(r.deps.auth!))
+    app.post('/v1/traces', otlpRoute('traces', { monitor, limits: r.deps.otlp!.limits }, { admission: behind }))
+    const post = (tenant: Tenant) => app.request('/v1/traces', { method: 'POST', body: '{}', headers: as(tenant) })
+    const first = post('globex')
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const second = await post('globex')
+    expect([second.status, second.headers.get('retry-after')]).toEqual([503, '3'])
+    expect(((await second.json()) as { message: string }).message).toContain(
+      'EVALSTREAM_ADMISSION_LAG_MS) and this tenant has 1 OTLP request(s) in progress',
+    )
+    expect((await post('acme')).status).toBe(200)
+    release()
+    expect((await first).status).toBe(200)
+  })
+
   it('inflated bytes count against EVALSTREAM_OTLP_MAX_TENANT_BYTES while inflating (429), and are given back after', async () => {
     const r = receiverApp({ env: { EVALSTREAM_OTLP_MAX_TENANT_BYTES: String(256 * 1024) } })
     const bomb = gzipSync(Buffer.alloc(4 * 1024 * 1024, ' '))
