@@ -224,7 +224,7 @@ describe('what one OTLP request may hold', () => {
     const gate = new Promise<void>((resolve) => (release = resolve))
     const held: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
     const monitor = { ...r.monitor, addSpans: async (tenant: string | undefined) => (tenant === 'globex' && (await gate), held) }
-    const behind = () => ({ retryAfterS: 3, measuredMs: 900, limitMs: 250, variable: 'EVALSTREAM_ADMISSION_LAG_MS' })
+    const behind = () => ({ retryAfterS: 3, measuredMs: 900, busyShare: 0.95, limitMs: 250, variable: 'EVALSTREAM_ADMISSION_LAG_MS' })
     const app = new Hono()
     app.use('*', requireToken(r.deps.auth!))
     app.post('/v1/traces', otlpRoute('traces', { monitor, limits: r.deps.otlp!.limits }, { admission: behind }))
