@@ -295,7 +295,19 @@ const otlpDoc = (path: string, what: string, kind: string): RouteDoc =>
       400: STATUS('not JSON, truncated protobuf or bad gzip'),
       413: STATUS('past EVALSTREAM_OTLP_MAX_REQUEST_BYTES or _MAX_DECOMPRESSED_BYTES'),
       415: STATUS('neither application/json nor application/x-protobuf, or an encoding other than gzip'),
-      429: { ...STATUS('MAX_CONCURRENT_OTLP_REQUESTS are being decoded; retry'), headers: { 'Retry-After': 'seconds to wait' } },
+      408: STATUS('the body did not arrive within EVALSTREAM_OTLP_BODY_TIMEOUT_MS'),
+      429: {
+        ...STATUS(
+          "MAX_CONCURRENT_OTLP_REQUESTS are being decoded, or the tenant's share of them (EVALSTREAM_OTLP_CONCURRENCY_PER_TENANT), or its bytes in flight or held (EVALSTREAM_OTLP_MAX_TENANT_BYTES, _MAX_TENANT_HELD_BYTES); retry",
+        ),
+        headers: { 'Retry-After': 'seconds to wait' },
+      },
+      503: {
+        ...STATUS(
+          'the process byte budget is full (EVALSTREAM_MAX_PROCESS_BYTES), or the loop is behind and this tenant has a request in progress; retry',
+        ),
+        headers: { 'Retry-After': 'seconds to wait' },
+      },
     },
   })
 
