@@ -5,7 +5,8 @@
  * gunzipped, is charged as it arrives to its tenant's share (EVALSTREAM_OTLP_MAX_TENANT_BYTES) and
  * to the process byte budget (EVALSTREAM_MAX_PROCESS_BYTES, which sessions share), and given back
  * when the request is answered: a zip bomb or many large bodies at once are refused (429 for the
- * tenant's share, 503 for the process) before they can take the memory, and never push a session out.
+ * tenant's share, 503 for the process; 413 for a request that alone needs more than either) before
+ * they can take the memory, and never push a session out.
  */
 import { OtlpRequestError } from '../otlp/index.ts'
 import { otlpLimitName, type OtlpLimits } from '../otlp/limits.ts'
@@ -20,7 +21,7 @@ export const OTLP_MEMORY_RETRY_AFTER_S = 2
 
 /** Why a request was refused before it was decoded. */
 export type IntakeRefusal = {
-  status: 408 | 429 | 503
+  status: 408 | 413 | 429 | 503
   reason: 'body_deadline' | 'tenant_bytes' | 'tenant_held_bytes' | 'process_bytes'
   message: string
   retryAfterS?: number
@@ -58,6 +59,14 @@ export function intakeLedger(maxTenantBytes: number, budget: ProcessByteBudget |
       return {
         charge(bytes) {
           const tenantHeld = byTenant.get(key) ?? 0
+          // A request that alone needs more than a whole share would be refused on every retry: 413, not 429/503.
+          const processMax = budget?.limits.maxProcessBytes ?? Infinity
+          if (held + bytes > Math.min(maxTenantBytes, processMax)) {
+            const [name, max] = maxTenantBytes <= processMax
+              ? ['EVALSTREAM_OTLP_MAX_TENANT_BYTES', maxTenantBytes]
+              : ['EVALSTREAM_MAX_PROCESS_BYTES', processMax]
+            throw new OtlpRequestError(413, `this request alone, as sent and gunzipped, holds more than ${name} (${max} bytes)`)
+          }
           if (tenantHeld + bytes > maxTenantBytes) {
             throw new IntakeRefused({
               status: 429,

@@ -19,10 +19,11 @@ export const HELD_RETRY_AFTER_S = 5
 const ITEM_OVERHEAD_BYTES = 256
 
 export type HeldRefusal = {
-  status: 429 | 503
+  status: 413 | 429 | 503
   reason: 'tenant_held_bytes' | 'process_bytes'
   message: string
-  retryAfterS: number
+  /** Absent for 413: retrying the same request cannot help. */
+  retryAfterS?: number
 }
 
 type Entry = { bytes: number; touchedAt: number; completed: boolean }
@@ -69,6 +70,18 @@ export function heldBytes(
         byTrace.set(item.traceId, (byTrace.get(item.traceId) ?? 0) + bytes)
       }
       const t = tenants.get(tenant) ?? { total: 0, traces: new Map<string, Entry>() }
+      // Spans that alone need more than a whole share would be refused on every retry: 413, not 429/503.
+      const processMax = budget?.limits.maxProcessBytes ?? Infinity
+      if (total > Math.min(maxTenantBytes, processMax)) {
+        const [name, max] = maxTenantBytes <= processMax
+          ? ['EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES', maxTenantBytes]
+          : ['EVALSTREAM_MAX_PROCESS_BYTES', processMax]
+        return {
+          status: 413,
+          reason: maxTenantBytes <= processMax ? 'tenant_held_bytes' : 'process_bytes',
+          message: `this request's spans alone (about ${total} bytes) are more than ${name} (${max} bytes) can hold`,
+        }
+      }
       if (t.total + total > maxTenantBytes) {
         return {
           status: 429,

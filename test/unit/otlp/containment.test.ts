@@ -26,6 +26,7 @@ import { fixtureText } from './support/fixtures.ts'
 import { fixtureRequests, receiverApp } from './support/receiver-app.ts'
 
 type Tenant = keyof typeof TOKENS
+const MiB = 1024 * 1024
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef0123456789'
 const LINES = fixtureRequests(fixtureText('adk-js.jsonl'))
 const as = (tenant: Tenant, extra: Record<string, string> = {}) => ({
@@ -241,33 +242,48 @@ describe('what one OTLP request may hold', () => {
     expect((await first).status).toBe(200)
   })
 
-  it('inflated bytes count against EVALSTREAM_OTLP_MAX_TENANT_BYTES while inflating (429), and are given back after', async () => {
-    const r = receiverApp({ env: { EVALSTREAM_OTLP_MAX_TENANT_BYTES: String(256 * 1024) } })
-    const bomb = gzipSync(Buffer.alloc(4 * 1024 * 1024, ' '))
-    const res = await r.post('/v1/traces', bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
-    expect(res.status).toBe(429)
-    expect(res.headers.get('retry-after')).toBe('2')
-    expect(((await res.json()) as { message: string }).message).toContain('EVALSTREAM_OTLP_MAX_TENANT_BYTES (262144)')
-    // Nothing stays charged: a normal gzip request goes through.
-    const ok = await r.post('/v1/traces', gzipSync(oneRequest(conversation(1))), {
-      'content-type': 'application/json',
-      'content-encoding': 'gzip',
-    })
-    expect(await ok.json()).toEqual({})
-    expect(r.deps.store.bytes!.used).toBeLessThan(256 * 1024 * 4)
+  it('inflated bytes count against EVALSTREAM_OTLP_MAX_TENANT_BYTES while inflating (429 beside other requests, 413 alone)', async () => {
+    const deadlines = manualDeadlines()
+    const env = { ...(TWO_TENANTS_ENV as Record<string, string>), EVALSTREAM_OTLP_MAX_TENANT_BYTES: String(3 * MiB) }
+    const r = receiverApp({ env, deps: { otlpDeadline: deadlines.timer } })
+    const gzipped = (bytes: number) => gzipSync(Buffer.alloc(bytes, ' '))
+    const gz = (tenant: Tenant) => as(tenant, { 'content-encoding': 'gzip' })
+    // One of globex's uploads holds 2 MiB and has not finished.
+    const slow = drip(`{"resourceSpans":[${' '.repeat(2 * MiB)}`)
+    const held = r.app.request('/v1/traces', { method: 'POST', body: slow.body, headers: as('globex'), duplex: 'half' } as RequestInit)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const beside = await r.post('/v1/traces', gzipped(2 * MiB), gz('globex'))
+    expect([beside.status, beside.headers.get('retry-after')]).toEqual([429, '2'])
+    expect(((await beside.json()) as { message: string }).message).toContain(`EVALSTREAM_OTLP_MAX_TENANT_BYTES (${3 * MiB})`)
+    // Acme's share is its own.
+    expect((await r.post('/v1/traces', gzipped(2 * MiB), gz('acme'))).status).toBe(400) // spaces are not JSON: decoded, not refused
+    // Alone past the share: retrying cannot help, so 413.
+    const alone = await r.post('/v1/traces', gzipped(4 * MiB), gz('acme'))
+    expect([alone.status, alone.headers.get('retry-after')]).toEqual([413, null])
+    expect(((await alone.json()) as { message: string }).message).toContain('holds more than EVALSTREAM_OTLP_MAX_TENANT_BYTES')
+    deadlines.pass()
+    expect((await held).status).toBe(408)
+    // Every request answered: nothing stays charged.
+    expect(r.deps.store.bytes!.used).toBe(0)
   })
 
   it('bodies in flight are charged to EVALSTREAM_MAX_PROCESS_BYTES: 503 with Retry-After when it is full, no session evicted', async () => {
-    const r = receiverApp({ env: { EVALSTREAM_MAX_PROCESS_BYTES: String(1024 * 1024) } })
-    expect((await r.post('/v1/sessions', JSON.stringify({ session_id: 'kept' }))).status).toBe(201)
+    const deadlines = manualDeadlines()
+    const env = { ...(TWO_TENANTS_ENV as Record<string, string>), EVALSTREAM_MAX_PROCESS_BYTES: String(MiB) }
+    const r = receiverApp({ env, deps: { otlpDeadline: deadlines.timer } })
+    expect((await r.post('/v1/sessions', JSON.stringify({ session_id: 'acme:kept' }), as('acme'))).status).toBe(201)
     const before = r.deps.store.bytes!.used
-    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, ' '))
-    const res = await r.post('/v1/traces', bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
-    expect(res.status).toBe(503)
-    expect(res.headers.get('retry-after')).toBe('2')
+    // Acme's unfinished upload holds 600 KB of the budget.
+    const slow = drip(`{"resourceSpans":[${' '.repeat(600_000)}`)
+    const held = r.app.request('/v1/traces', { method: 'POST', body: slow.body, headers: as('acme'), duplex: 'half' } as RequestInit)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const res = await r.post('/v1/traces', gzipSync(Buffer.alloc(600_000, ' ')), as('globex', { 'content-encoding': 'gzip' }))
+    expect([res.status, res.headers.get('retry-after')]).toEqual([503, '2'])
     expect(((await res.json()) as { message: string }).message).toMatch(/memory budget is full .*EVALSTREAM_MAX_PROCESS_BYTES/)
+    deadlines.pass()
+    expect((await held).status).toBe(408)
     expect(r.deps.store.bytes!.used).toBe(before)
-    expect(await r.deps.store.get('kept', r.deps.createEngine)).toBeDefined()
+    expect(await r.deps.store.get('acme:kept', r.deps.createEngine)).toBeDefined()
   })
 
   it('a zip bomb past EVALSTREAM_OTLP_MAX_DECOMPRESSED_BYTES is still 413, and gives back what it held', async () => {
