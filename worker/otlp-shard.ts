@@ -66,7 +66,7 @@ function byShard<T extends { traceId: string }>(items: readonly T[], shards: num
  */
 export function shardedOtlpMonitor(namespace: DurableObjectNamespace, shards: number): OtlpMonitor {
   const send = async (kind: 'spans' | 'logs', tenant: string | undefined, items: readonly (OtlpSpan | OtlpLogRecord)[]) => {
-    const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [] }
+    const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
     const answers = await Promise.allSettled(
       [...byShard(items, shards)].map(async ([shard, part]) => {
         const response = await shardStub(namespace, tenant, shard).fetch(
@@ -90,12 +90,15 @@ export function shardedOtlpMonitor(namespace: DurableObjectNamespace, shards: nu
         total.traces += a.value.traces
         total.invocations += a.value.invocations
         total.dropped.push(...a.value.dropped)
+        total.refused.push(...(a.value.refused ?? []))
+        // One shard short of room makes the request's answer a retry; what the others took counts once.
+        if (a.value.overloaded && !total.overloaded) total.overloaded = a.value.overloaded
       }
     }
     if (failed.length > 0) throw new OtlpRequestError(503, `retry: ${failed.length} of ${answers.length} shard(s) failed (${failed[0]})`)
     return total
   }
-  const none = async (): Promise<OtlpIngestOutcome> => ({ traces: 0, invocations: 0, dropped: [] })
+  const none = async (): Promise<OtlpIngestOutcome> => ({ traces: 0, invocations: 0, dropped: [], refused: [] })
   return {
     addSpans: (tenant, spans) => send('spans', tenant, spans),
     addLogs: (tenant, logs) => send('logs', tenant, logs),

@@ -19,6 +19,7 @@ import {
   shouldJudgeSession,
 } from '../judge/executor.ts'
 import { judgeFromEnv } from '../judge/from-env.ts'
+import { DEFAULT_JUDGE_MAX_RESPONSE_BYTES, JUDGE_MAX_RESPONSE_BYTES_VAR } from '../judge/capped-body.ts'
 import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
 import type { GeminiClientFactory } from '../judge/gemini-client.ts'
 import type { DeadlineTimer } from '../judge/within-deadline.ts'
@@ -64,6 +65,7 @@ export function judgeWiringFromEnv(
     concurrencyPerTenant: wholeNumber(env, 'EVALSTREAM_JUDGE_CONCURRENCY_PER_TENANT', DEFAULT_JUDGE_CONCURRENCY_PER_TENANT),
     // The deadline feeds a timer: past 2^31-1 ms it would fire at once.
     deadlineMs: wholeNumber(env, 'EVALSTREAM_JUDGE_DEADLINE_MS', DEFAULT_JUDGE_DEADLINE_MS, { max: MAX_TIMER_MS }),
+    maxResponseBytes: wholeNumber(env, JUDGE_MAX_RESPONSE_BYTES_VAR, DEFAULT_JUDGE_MAX_RESPONSE_BYTES),
   }
   for (const v of Object.values(vars)) if (!v.ok) return v
   const value = <T>(v: { ok: true; value: T } | { ok: false }) => (v as { value: T }).value
@@ -73,7 +75,13 @@ export function judgeWiringFromEnv(
     perDeployment: value<number | undefined>(vars.perDeployment),
   }
 
-  const built = judgeFromEnv(env, { workersAi: options.workersAi, fetch: options.fetch, geminiClient: options.geminiClient })
+  const maxResponseBytes = value<number>(vars.maxResponseBytes)
+  const built = judgeFromEnv(env, {
+    workersAi: options.workersAi,
+    fetch: options.fetch,
+    geminiClient: options.geminiClient,
+    maxResponseBytes,
+  })
   if (!built.ok) return built
   if (!built.judge) return { ok: true, notes: [JUDGE_NOT_CONFIGURED], value: { judging: () => ({}) } }
   const concurrency = value<number>(vars.concurrency)

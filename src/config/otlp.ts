@@ -14,8 +14,18 @@
 import { isRecord } from '../adk/json.ts'
 import type { Limits } from '../ingest/limits.ts'
 import { type AssemblerLimits, type OtlpLimits, otlpLimitsFromEnv } from '../otlp/index.ts'
-import { DEFAULT_CONVERSATION_IDLE_MS, type MonitoredApp } from '../session/otlp-monitor.ts'
+import {
+  DEFAULT_CONVERSATION_IDLE_MS,
+  DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST,
+  DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT,
+  type MonitoredApp,
+  type OtlpSessionCaps,
+} from '../session/otlp-monitor.ts'
 import { type Env, type Read, wholeNumber } from './env.ts'
+import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
+import { DEFAULT_OTLP_BODY_TIMEOUT_MS, DEFAULT_OTLP_MAX_TENANT_BYTES } from '../http/otlp-intake.ts'
+import { DEFAULT_OTLP_CONCURRENCY_PER_TENANT } from '../http/otlp-routes.ts'
+import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES } from '../session/otlp-held-bytes.ts'
 import { evalConfigProblem, jsonProblem } from './startup-checks.ts'
 
 /** How often the grace and idle timers are checked on Node and Deno. */
@@ -27,6 +37,11 @@ export type OtlpSettings = {
   limits: OtlpLimits
   assembler: AssemblerLimits
   conversationIdleMs: number
+  sessionCaps: OtlpSessionCaps
+  /** Bytes of spans the assembler may hold for one tenant (src/session/otlp-held-bytes.ts). */
+  maxTenantHeldBytes: number
+  /** What one request may hold: its body's read time, its tenant's bytes and decode slots (src/http/otlp-intake.ts). */
+  intake: { bodyTimeoutMs: number; maxTenantBytes: number; maxConcurrentPerTenant: number }
   appConfig: (appName: string | undefined) => MonitoredApp
 }
 
@@ -41,6 +56,19 @@ export function otlpSettingsFromEnv(
   if (!limits.ok) return limits
   const idle = wholeNumber(env, 'EVALSTREAM_OTLP_CONVERSATION_IDLE_MS', DEFAULT_CONVERSATION_IDLE_MS)
   if (!idle.ok) return idle
+  const perRequest = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST', DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST)
+  if (!perRequest.ok) return perRequest
+  const perTenant = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_SESSIONS_PER_TENANT', DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT)
+  if (!perTenant.ok) return perTenant
+  // The deadline feeds a timer: past 2^31-1 ms it would fire at once.
+  const bodyTimeout = wholeNumber(env, 'EVALSTREAM_OTLP_BODY_TIMEOUT_MS', DEFAULT_OTLP_BODY_TIMEOUT_MS, { max: MAX_TIMER_MS })
+  if (!bodyTimeout.ok) return bodyTimeout
+  const tenantBytes = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_TENANT_BYTES', DEFAULT_OTLP_MAX_TENANT_BYTES)
+  if (!tenantBytes.ok) return tenantBytes
+  const heldBytes = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES', DEFAULT_OTLP_MAX_TENANT_HELD_BYTES)
+  if (!heldBytes.ok) return heldBytes
+  const tenantSlots = wholeNumber(env, 'EVALSTREAM_OTLP_CONCURRENCY_PER_TENANT', DEFAULT_OTLP_CONCURRENCY_PER_TENANT)
+  if (!tenantSlots.ok) return tenantSlots
   const apps = readApps(env.EVALSTREAM_OTLP_CONFIG, readFile)
   if (!apps.ok) return apps
   const { byName, fallback } = apps.value
@@ -55,6 +83,9 @@ export function otlpSettingsFromEnv(
       limits: limits.otlp,
       assembler: limits.assembler,
       conversationIdleMs: idle.value,
+      sessionCaps: { maxNewSessionsPerRequest: perRequest.value, maxSessionsPerTenant: perTenant.value },
+      maxTenantHeldBytes: heldBytes.value,
+      intake: { bodyTimeoutMs: bodyTimeout.value, maxTenantBytes: tenantBytes.value, maxConcurrentPerTenant: tenantSlots.value },
       appConfig: (name) => orDefault((name !== undefined ? byName.get(name) : undefined) ?? fallback),
     },
   }

@@ -140,6 +140,9 @@ export function depsFromEnv(
     assemblerLimits: otlp.assembler,
     limits: limits.value,
     conversationIdleMs: otlp.conversationIdleMs,
+    sessionCaps: otlp.sessionCaps,
+    maxTenantHeldBytes: otlp.maxTenantHeldBytes,
+    ...(metrics ? { dropped: metrics.otlp.dropped } : {}),
     ...(host.now ? { now: host.now } : {}),
     ...(host.otlpDelivery ? { delivery: host.otlpDelivery } : {}),
     ...(host.otlpSql ? { conversations: sqliteConversationTimes(host.otlpSql) } : {}),
@@ -172,7 +175,13 @@ export function depsFromEnv(
       runQuotas: runQuotas.value,
       evalSets: host.evalSets,
       ...(metrics ? { metrics } : {}),
-      otlp: { monitor, limits: otlp.limits, assembler: otlp.assembler, conversationIdleMs: otlp.conversationIdleMs },
+      otlp: {
+        monitor,
+        limits: otlp.limits,
+        assembler: otlp.assembler,
+        conversationIdleMs: otlp.conversationIdleMs,
+        ...otlp.intake,
+      },
     },
   }
 }

@@ -57,8 +57,14 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/openapi.json', openApiRoute(deps, [...devEvalDocs, ...RESULTS_DOCS, ...(deps.otlp ? OTLP_DOCS : [])]))
   app.get('/metrics', (c) => metricsRoute(c, deps))
   if (deps.otlp) {
-    app.post('/v1/traces', otlpRoute('traces', deps.otlp))
-    app.post('/v1/logs', otlpRoute('logs', deps.otlp))
+    const host = {
+      ...(deps.admission ? { admission: deps.admission } : {}),
+      ...(deps.store.bytes ? { budget: deps.store.bytes } : {}),
+      ...(deps.otlpDeadline ? { deadline: deps.otlpDeadline } : {}),
+      ...(deps.metrics ? { refused: deps.metrics.otlp.refused } : {}),
+    }
+    app.post('/v1/traces', otlpRoute('traces', deps.otlp, host))
+    app.post('/v1/logs', otlpRoute('logs', deps.otlp, host))
     // An SDK pointed at OTEL_EXPORTER_OTLP_ENDPOINT also sends metrics: taken and dropped (nothing
     // here reads them), so the agent's exporter does not log a failure every interval.
     app.post('/v1/metrics', otlpMetricsDropped)

@@ -10,6 +10,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Authenticator } from './auth-config.ts'
 import type { HostedSession } from '../session/session.ts'
 import { problem } from './problem.ts'
+import { otlpReservedIdProblem } from '../session/otlp-session-id.ts'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -88,10 +89,13 @@ export function proxySessionId(tenant: string | undefined, adkSessionId: string)
 
 /**
  * With tenants, an id holding `:` is in the namespace of the tenant before the first `:`; a
- * caller may only create ids in its own. Returns the problem's detail, or undefined when allowed.
+ * caller may only create ids in its own. Ids starting with `otlp-` (after any `<tenant>:`) belong
+ * to the OTLP monitor, in every mode. Returns the problem's detail, or undefined when allowed.
  * @example reservedIdProblem('globex', 'acme:c0ffee') // "session ids with ':' must start with 'globex:'"
  */
 export function reservedIdProblem(tenant: string | undefined, sessionId: string | undefined): string | undefined {
+  const monitors = otlpReservedIdProblem(sessionId)
+  if (monitors !== undefined) return monitors
   if (tenant === undefined || sessionId === undefined || !sessionId.includes(':')) return undefined
   if (sessionId.startsWith(`${tenant}:`)) return undefined
   return `session ids with ':' are tenant-scoped and must start with '${tenant}:' (the part before ':' names the tenant)`

@@ -18,6 +18,7 @@ import type { ResultsIndex } from '../monitor/results-index.ts'
 import type { SessionLimits, SessionStore } from '../session/store.ts'
 import type { EngineFactory } from '../session/session.ts'
 import type { OtlpReceiver } from './otlp-routes.ts'
+import type { DeadlineTimer } from '../judge/within-deadline.ts'
 
 export type AppDeps = {
   store: SessionStore
@@ -73,4 +74,6 @@ export type AppDeps = {
   admission?: Admission
   /** The OTLP/HTTP receiver (POST /v1/traces, /v1/logs); those routes answer 404 without it. */
   otlp?: OtlpReceiver
+  /** The clock an OTLP body's read deadline runs on (default AbortSignal.timeout; tests move their own). */
+  otlpDeadline?: DeadlineTimer
 }

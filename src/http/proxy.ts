@@ -27,6 +27,7 @@ import { DEFAULT_PROXY_SETTINGS } from './proxy-settings.ts'
 import type { HostedSession } from '../session/session.ts'
 import { agentBody } from './agent-body.ts'
 import { SESSION_ID_PATTERN } from './create-request.ts'
+import { otlpReservedIdProblem } from '../session/otlp-session-id.ts'
 import { callAgent, forwardHeaders, relay } from './forward.ts'
 import { problem } from './problem.ts'
 import { interleaveResults } from './proxy-interleave.ts'
@@ -80,6 +81,12 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
       return problem(c, 400, 'Invalid session id', `${SESSION_HEADER} must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -`)
     }
     return forwardRunSse(c, deps, text, { [NOTE_HEADER]: 'the ADK session id is not a valid evalstream session id; not scored' })
+  }
+  // Sessions named otlp-... are the OTLP monitor's: an agent's own frames never score into one.
+  const monitors = otlpReservedIdProblem(sessionId)
+  if (monitors !== undefined) {
+    if (named !== undefined) return problem(c, 400, 'Invalid session id', `${SESSION_HEADER}: ${monitors}`)
+    return forwardRunSse(c, deps, text, { [NOTE_HEADER]: `the ADK session id is in the OTLP monitor's namespace; not scored` })
   }
 
   // The ADK app the run is for names a session it creates (the list and stats filter by app); one

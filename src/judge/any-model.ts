@@ -28,6 +28,8 @@ export type AnyModelJudgeOptions = RetryDeps & {
   retry?: RetryPolicy
   /** fetch for the OpenAI-compatible providers (tests, proxies). */
   fetch?: typeof fetch
+  /** Bytes of one answer read at most (default DEFAULT_JUDGE_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number
 }
 
 type Route = { client: GeminiClient; model: string; via: string; batches: boolean }
@@ -47,7 +49,7 @@ export function createAnyModelJudge(options: AnyModelJudgeOptions): Judge {
     retry: options.retry ?? DEFAULT_RETRY,
   }
   const clients = new Map<string, GeminiClient>()
-  const binding = options.workersAi ? createWorkersAiClient(options.workersAi) : undefined
+  const binding = options.workersAi ? createWorkersAiClient(options.workersAi, options.maxResponseBytes) : undefined
   const noCandidateCount = new Set<string>()
 
   function route(request: JudgeRequest): Route | string {
@@ -62,7 +64,7 @@ export function createAnyModelJudge(options: AnyModelJudgeOptions): Judge {
       return `no judge provider '${r.provider}' is configured for judge_model '${request.model}': set ${prefix}BASE_URL (and ${prefix}API_KEY if it needs one)`
     }
     let client = clients.get(provider.name)
-    if (!client) clients.set(provider.name, client = createChatClient(provider, options.fetch))
+    if (!client) clients.set(provider.name, client = createChatClient(provider, options.fetch, options.maxResponseBytes))
     return { client, model: r.model, via: provider.name, batches: provider.supportsN }
   }
 

@@ -22,7 +22,7 @@ export type JudgeFromEnv = { ok: true; judge: Judge | null; notes: string[] } | 
  */
 export function judgeFromEnv(
   env: Record<string, string | undefined>,
-  extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch; geminiClient?: GeminiClientFactory } = {},
+  extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch; geminiClient?: GeminiClientFactory; maxResponseBytes?: number } = {},
 ): JudgeFromEnv {
   const config = judgeConfigFromEnv(env)
   const { providers, errors } = chatProvidersFromEnv(env)
@@ -44,6 +44,7 @@ export function judgeFromEnv(
       ...(auth ? { auth } : {}),
       ...(token ? { token } : {}),
       ...(extra.geminiClient ? { client: extra.geminiClient } : {}),
+      ...(extra.maxResponseBytes !== undefined ? { maxResponseBytes: extra.maxResponseBytes } : {}),
     })
     : undefined
   const notes: string[] = []
@@ -60,11 +61,14 @@ export function judgeFromEnv(
     providers,
     workersAi: extra.workersAi,
     fetch: extra.fetch,
+    maxResponseBytes: extra.maxResponseBytes,
   })
 
   const vertexTarget = config?.vertexSafety
   const evalAuth = auth ?? (config?.accessToken ? authHeaders({ kind: 'access-token', token: config.accessToken }) : undefined)
-  const vertex = vertexTarget && evalAuth ? { ...vertexTarget, auth: evalAuth, ...(extra.fetch ? { fetch: extra.fetch } : {}) } : undefined
+  const vertex = vertexTarget && evalAuth
+    ? { ...vertexTarget, auth: evalAuth, ...(extra.fetch ? { fetch: extra.fetch } : {}), maxResponseBytes: extra.maxResponseBytes }
+    : undefined
   if (vertex) notes.push('response_evaluation_score and multi_turn_*_v1 via Vertex evaluateInstances')
   else if (mode === 'evalstream') {
     notes.push("response_evaluation_score and multi_turn_*_v1 by evalstream's own judge (labelled judge: evalstream), not Vertex")

@@ -11,6 +11,7 @@ import type { JudgeConfig } from './config.ts'
 import { samplesOf, tokenCount, unreachableMessage } from './gemini-answer.ts'
 
 export { tokenCount }
+import { cappedResponse, DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage } from './capped-body.ts'
 
 export type GenerateCall = {
   model: string
@@ -39,7 +40,12 @@ export type GenerateResult =
 export type GeminiClient = { generate(call: GenerateCall): Promise<GenerateResult> }
 
 /** Builds the client for a judge configuration (and a Vertex token, when one is given). */
-export type GeminiClientFactory = (config: JudgeConfig, token: (() => Promise<string>) | undefined) => GeminiClient
+export type GeminiClientFactory = (
+  config: JudgeConfig,
+  token: (() => Promise<string>) | undefined,
+  /** Bytes of one answer read at most (default DEFAULT_JUDGE_MAX_RESPONSE_BYTES); past it the call fails. */
+  maxResponseBytes?: number,
+) => GeminiClient
 
 function sdkClient(config: JudgeConfig, token: (() => Promise<string>) | undefined): GoogleGenAI {
   const httpOptions = config.baseUrl ? { baseUrl: config.baseUrl } : undefined
@@ -59,7 +65,11 @@ function sdkClient(config: JudgeConfig, token: (() => Promise<string>) | undefin
  * const client = createGeminiClient(judgeConfigFromEnv(process.env)!, undefined)
  * const result = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Hi', config: {}, signal })
  */
-export function createGeminiClient(config: JudgeConfig, token: (() => Promise<string>) | undefined): GeminiClient {
+export function createGeminiClient(
+  config: JudgeConfig,
+  token: (() => Promise<string>) | undefined,
+  maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES,
+): GeminiClient {
   let ai: GoogleGenAI
   try {
     ai = sdkClient(config, token)
@@ -74,12 +84,14 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
     async generate(call) {
       let retryAfter: string | undefined
       let target = ''
-      // Per call, so concurrent calls never see each other's headers.
+      let cut = false
+      // Per call, so concurrent calls never see each other's headers. The SDK reads the body it is
+      // given, so the body it gets is cut at the cap.
       const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
         target = new URL(input instanceof Request ? input.url : String(input)).origin
         const response = await fetch(input, init)
         if (!response.ok) retryAfter = response.headers.get('retry-after') ?? undefined
-        return response
+        return cappedResponse(response, maxResponseBytes, () => (cut = true))
       }
       try {
         const response = await ai.models.generateContent({
@@ -95,6 +107,7 @@ export function createGeminiClient(config: JudgeConfig, token: (() => Promise<st
         }
       } catch (e) {
         if (call.signal.aborted) throw e
+        if (cut) return { ok: false, message: overCapMessage(`the Gemini judge (${target})`, maxResponseBytes), malformed: true }
         if (e instanceof ApiError) return { ok: false, status: e.status, message: e.message, retryAfter, malformed: false }
         return { ok: false, message: unreachableMessage(e, target), malformed: e instanceof SyntaxError }
       }

@@ -7,6 +7,7 @@
  * config's generation fields under `generationConfig`, the rest beside `contents`); a test sends
  * the same calls through both clients to the loopback stub and compares the requests.
  */
+import { type CappedText, DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage, readCappedText } from './capped-body.ts'
 import type { JudgeConfig } from './config.ts'
 import { samplesOf, tokenCount, unreachableMessage } from './gemini-answer.ts'
 import type { GeminiClient, GenerateResult } from './gemini-client.ts'
@@ -89,12 +90,11 @@ export function generateContentBody(prompt: string, config: Record<string, unkno
 }
 
 /** The failure a non-2xx answer means, its message the body as the SDK's ApiError puts it. */
-async function failure(response: Response): Promise<GenerateResult> {
+function failure(response: Response, text: string): GenerateResult {
   const retryAfter = response.headers.get('retry-after') ?? undefined
   const isJson = response.headers.get('content-type')?.includes('application/json')
   let message: string
   try {
-    const text = await response.text()
     message = isJson
       ? JSON.stringify(JSON.parse(text))
       : JSON.stringify({ error: { message: text, code: response.status, status: response.statusText } })
@@ -109,7 +109,11 @@ async function failure(response: Response): Promise<GenerateResult> {
  * const client = createGeminiFetchClient({ gemini: { kind: 'gemini-api', apiKey: 'k' } })
  * const result = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Hi', config: {}, signal })
  */
-export function createGeminiFetchClient(config: JudgeConfig): GeminiClient {
+export function createGeminiFetchClient(
+  config: JudgeConfig,
+  _token?: (() => Promise<string>) | undefined,
+  maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES,
+): GeminiClient {
   const g = config.gemini
   if (g.kind !== 'gemini-api') {
     // Vertex AI takes Google credentials the SDK finds and refreshes (application default
@@ -137,10 +141,19 @@ export function createGeminiFetchClient(config: JudgeConfig): GeminiClient {
         if (call.signal.aborted) throw e
         return { ok: false, message: unreachableMessage(e, origin), malformed: false }
       }
-      if (!response.ok) return failure(response)
+      // Read under the cap: a gateway streaming without end is cut, not buffered.
+      let read: CappedText
+      try {
+        read = await readCappedText(response, maxResponseBytes)
+      } catch (e) {
+        if (call.signal.aborted) throw e
+        return { ok: false, message: unreachableMessage(e, origin), malformed: false }
+      }
+      if (!read.ok) return { ok: false, message: overCapMessage(`the Gemini judge (${origin})`, maxResponseBytes), malformed: true }
+      if (!response.ok) return failure(response, read.text)
       let answer: Parameters<typeof samplesOf>[0]
       try {
-        answer = await response.json()
+        answer = JSON.parse(read.text)
       } catch (e) {
         if (call.signal.aborted) throw e
         return { ok: false, message: (e as Error).message, malformed: e instanceof SyntaxError }

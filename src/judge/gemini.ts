@@ -32,6 +32,8 @@ export type GeminiJudgeOptions = RetryDeps & {
    * @google/genai one (`createGeminiClient`, Vertex AI included).
    */
   client?: GeminiClientFactory
+  /** Bytes of one answer read at most (default DEFAULT_JUDGE_MAX_RESPONSE_BYTES); past it the call fails. */
+  maxResponseBytes?: number
 }
 
 /**
@@ -42,7 +44,7 @@ export type GeminiJudgeOptions = RetryDeps & {
 export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptions = {}): Judge {
   const token = options.token ?? (config.accessToken ? () => Promise.resolve(config.accessToken as string) : undefined)
   const evalAuth: AuthHeaders | undefined = options.auth ?? (token ? async () => ({ authorization: `Bearer ${await token()}` }) : undefined)
-  const client = (options.client ?? createGeminiFetchClient)(config, token)
+  const client = (options.client ?? createGeminiFetchClient)(config, token, options.maxResponseBytes)
   const settings: CallSettings = {
     ...options,
     timeoutMs: options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
@@ -57,7 +59,13 @@ export function createGeminiJudge(config: JudgeConfig, options: GeminiJudgeOptio
       const error = 'Vertex safety needs credentials: set GOOGLE_SERVICE_ACCOUNT_JSON or GOOGLE_CLOUD_ACCESS_TOKEN'
       return Promise.resolve({ id: request.id, via: 'vertex-safety', samples: [{ error }] })
     }
-    return askVertex(request.id, assessment, { ...settings, ...config.vertexSafety, fetch: options.fetch, auth: evalAuth }, opts)
+    return askVertex(request.id, assessment, {
+      ...settings,
+      ...config.vertexSafety,
+      fetch: options.fetch,
+      auth: evalAuth,
+      maxResponseBytes: options.maxResponseBytes,
+    }, opts)
   }
 
   return {

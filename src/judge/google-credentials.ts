@@ -5,12 +5,16 @@
  * to the key's `token_uri`). Exchanged tokens are reused until a minute before they expire.
  */
 
+import { readCappedText } from './capped-body.ts'
+
 /** The OAuth scope Vertex AI calls need. */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
 /** Lifetime asked for an exchanged token: Google's maximum, one hour. */
 const ASSERTION_LIFETIME_S = 3600
 /** A token is renewed this long before it expires, so no call goes out with one about to lapse. */
 const RENEW_BEFORE_MS = 60_000
+/** An OAuth token answer is a few hundred bytes; a token endpoint sending more is not read further. */
+export const MAX_TOKEN_ANSWER_BYTES = 64 * 1024
 
 export type ServiceAccountKey = { client_email: string; private_key: string; token_uri: string }
 
@@ -90,7 +94,11 @@ export function authHeaders(credentials: GoogleCredentials, deps: { fetch?: type
     const assertion = await signedAssertion(key, now())
     const body = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion })
     const res = await doFetch(key.token_uri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
-    const text = await res.text()
+    const read = await readCappedText(res, MAX_TOKEN_ANSWER_BYTES)
+    if (!read.ok) {
+      throw new Error(`service account token exchange answered more than ${MAX_TOKEN_ANSWER_BYTES} bytes (MAX_TOKEN_ANSWER_BYTES)`)
+    }
+    const text = read.text
     if (!res.ok) throw new Error(`service account token exchange failed (${res.status}): ${text.slice(0, 200)}`)
     const json = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown }
     if (typeof json.access_token !== 'string') throw new Error('service account token exchange returned no access_token')

@@ -8,6 +8,7 @@
 import type { JudgeSample } from '../core/criterion.ts'
 import type { GeminiClient, GenerateResult } from './gemini-client.ts'
 import type { ChatProvider } from './providers.ts'
+import { DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage, readCappedText } from './capped-body.ts'
 
 /** SDK config fields (camelCase, as ./model-config.ts produces them) and their chat-completions names. */
 const PARAMS: Record<string, string> = {
@@ -84,7 +85,11 @@ function refusesN(message: string): boolean {
  * const client = createChatClient(provider)
  * const result = await client.generate({ model: 'gpt-4.1-mini', prompt: 'Hi', config: { candidateCount: 5 }, signal })
  */
-export function createChatClient(provider: ChatProvider, doFetch: typeof fetch = fetch): GeminiClient {
+export function createChatClient(
+  provider: ChatProvider,
+  doFetch: typeof fetch = fetch,
+  maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES,
+): GeminiClient {
   const url = `${provider.baseUrl}/chat/completions`
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (provider.apiKey) {
@@ -99,7 +104,10 @@ export function createChatClient(provider: ChatProvider, doFetch: typeof fetch =
       let text: string
       try {
         response = await doFetch(url, { method: 'POST', headers, body, signal: call.signal })
-        text = await response.text()
+        const read = await readCappedText(response, maxResponseBytes)
+        // Cut: another attempt would be answered the same way.
+        if (!read.ok) return { ok: false, message: overCapMessage(`${provider.name} (${url})`, maxResponseBytes), malformed: true }
+        text = read.text
       } catch (e) {
         if (call.signal.aborted) throw e
         return { ok: false, message: (e as Error).message, malformed: false }

@@ -19,6 +19,7 @@ import {
   type RetryPolicy,
   withRetry,
 } from './retry.ts'
+import { DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage, readCappedText } from './capped-body.ts'
 import { evaluateInstancesBody, readEvaluateInstances, type ReadResult } from './vertex-instances.ts'
 
 export type VertexEvalOptions = {
@@ -30,6 +31,8 @@ export type VertexEvalOptions = {
   fetch?: typeof fetch
   timeoutMs?: number
   retry?: RetryPolicy
+  /** Bytes of one answer read at most (default DEFAULT_JUDGE_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number
 } & RetryDeps
 
 /** The answer's `via`: the safety service by its old name, every other metric as the evaluation service. */
@@ -85,7 +88,10 @@ export async function askVertex(
           return { ok: false, error: `Vertex credentials: ${(e as Error).message}`, retryable: false }
         }
         const res = await doFetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body, signal })
-        const text = await res.text()
+        const maxBytes = options.maxResponseBytes ?? DEFAULT_JUDGE_MAX_RESPONSE_BYTES
+        const read = await readCappedText(res, maxBytes)
+        if (!read.ok) return { ok: false, error: overCapMessage('Vertex evaluateInstances', maxBytes), retryable: false }
+        const text = read.text
         if (!res.ok) {
           const error = `Vertex evaluateInstances ${res.status}: ${text.slice(0, 300)}`
           const wait = honoursRetryAfter(res.status) ? retryAfterMs(res.headers.get('retry-after'), now()) : undefined

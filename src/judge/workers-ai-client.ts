@@ -7,6 +7,7 @@
 import type { JudgeSample } from '../core/criterion.ts'
 import type { GeminiClient, GenerateResult } from './gemini-client.ts'
 import { systemText } from './openai-client.ts'
+import { DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage } from './capped-body.ts'
 
 /** The part of the Workers AI binding a judge uses (the `Ai` type of @cloudflare/workers-types). */
 export type WorkersAiBinding = {
@@ -57,7 +58,7 @@ function tokens(output: unknown, field: 'prompt_tokens' | 'completion_tokens'): 
  * const client = createWorkersAiClient(env.AI)
  * await client.generate({ model: '@cf/meta/llama-3.1-8b-instruct', prompt: 'Hi', config: {}, signal })
  */
-export function createWorkersAiClient(binding: WorkersAiBinding): GeminiClient {
+export function createWorkersAiClient(binding: WorkersAiBinding, maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES): GeminiClient {
   return {
     async generate(call): Promise<GenerateResult> {
       call.signal.throwIfAborted()
@@ -70,9 +71,14 @@ export function createWorkersAiClient(binding: WorkersAiBinding): GeminiClient {
       })
       try {
         const output = await Promise.race([binding.run(call.model, inputs), aborted])
+        // The binding hands over the answer already read; what is kept of it is still held to the cap.
+        const sample = sampleOf(output)
+        if ('text' in sample && sample.text.length > maxResponseBytes) {
+          return { ok: false, message: overCapMessage('Workers AI', maxResponseBytes), malformed: true }
+        }
         return {
           ok: true,
-          samples: [sampleOf(output)],
+          samples: [sample],
           promptTokens: tokens(output, 'prompt_tokens'),
           outputTokens: tokens(output, 'completion_tokens'),
         }

@@ -9,6 +9,7 @@
  * names are never labels.
  */
 import type { EventRejectReason } from '../session/feed.ts'
+import type { OtlpDropReason } from '../session/otlp-monitor.ts'
 import { statusFromCode } from '../adk/status.ts'
 import { criteriaCatalogue } from '../core/registry.ts'
 import type { JudgeCallRecord } from '../judge/executor.ts'
@@ -38,6 +39,16 @@ export type UploadRefusal =
 
 export type EventSource = 'upload' | 'proxy'
 
+/** Why an OTLP request was refused whole: the `reason` label of evalstream_otlp_requests_refused_total. */
+export type OtlpRequestRefusal =
+  | 'admission'
+  | 'decode_slots'
+  | 'tenant_decode_slots'
+  | 'body_deadline'
+  | 'process_bytes'
+  | 'tenant_bytes'
+  | 'tenant_held_bytes'
+
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 export type PrometheusMetrics = {
@@ -54,6 +65,12 @@ export type PrometheusMetrics = {
     rejected(source: EventSource, reason: EventRejectReason, count: number): void
     /** An upload refused whole, or stopped part-way (what it sent before that still counts above). */
     refused(reason: UploadRefusal): void
+  }
+  otlp: {
+    /** A completed trace not scored, with why. */
+    dropped(reason: OtlpDropReason): void
+    /** An OTLP request refused whole (429 / 408 / 503), with why. */
+    refused(reason: OtlpRequestRefusal): void
   }
   /** One answered request; `route` is the matched pattern (`/v1/sessions/:id`) or `unmatched`. */
   http(method: string, route: string, status: number, seconds: number): void
@@ -93,6 +110,10 @@ export function createPrometheusMetrics(options: { token?: string } = {}): Prome
     JUDGE_SECONDS_BUCKETS,
     ['outcome'],
   )
+  const otlpDropped = r.counter('evalstream_otlp_traces_dropped_total', 'Completed OTLP traces not scored, by reason.', ['reason'])
+  const otlpRefused = r.counter('evalstream_otlp_requests_refused_total', 'OTLP requests refused whole (429, 408, 503), by reason.', [
+    'reason',
+  ])
   const requests = r.counter('evalstream_http_requests_total', 'HTTP requests answered, by route pattern and status.', [
     'method',
     'route',
@@ -158,6 +179,10 @@ export function createPrometheusMetrics(options: { token?: string } = {}): Prome
       ingested: (source, count) => count > 0 && ingested.inc({ source }, count),
       rejected: (source, reason, count) => count > 0 && rejected.inc({ source, reason }, count),
       refused: (reason) => refused.inc({ reason }),
+    },
+    otlp: {
+      dropped: (reason) => otlpDropped.inc({ reason }),
+      refused: (reason) => otlpRefused.inc({ reason }),
     },
     http(method, route, status, seconds) {
       const m = METHODS.has(method) ? method : 'other'

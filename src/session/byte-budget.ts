@@ -70,6 +70,16 @@ export class ProcessByteBudget {
     this.#used = Math.max(0, this.#used - bytes)
   }
 
+  /**
+   * Takes `bytes` if they fit as things stand, reclaiming nothing for them: for what a request holds
+   * only while it is being handled (an OTLP body in flight), which must never push a session out.
+   */
+  take(bytes: number): boolean {
+    if (this.#used + bytes > this.limits.maxProcessBytes) return false
+    this.#used += bytes
+    return true
+  }
+
   /** Whether `bytes` more fit, after reclaiming what can be reclaimed if they do not. */
   fits(bytes: number): boolean {
     if (this.#used + bytes <= this.limits.maxProcessBytes) return true

@@ -14,6 +14,10 @@
  *   (EVALSTREAM_MAX_PROCESS_BYTES): the session records the refused event as rejected, and the feed
  *   stops with the budget's problem (413, or 503 with Retry-After).
  *
+ * - the trace mark (`evalstream_trace`, traced-engine.ts) on an event decoded from a body: only the
+ *   OTLP monitor marks events (it hands them over already decoded, through `pushEvent`), so a
+ *   client's or an agent's event carrying one is rejected with its index, naming the key.
+ *
  * An engine fault on one event rejects that event; nothing here throws at the caller.
  */
 import type { Failure, Problem } from '../engine/problem.ts'
@@ -27,6 +31,7 @@ import {
   limitName,
   type Limits,
 } from '../ingest/index.ts'
+import { TRACE_MARK_KEY } from './traced-engine.ts'
 
 /** Why one event was rejected (its neighbours kept): the `reason` label of evalstream_events_rejected_total. */
 export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure' | 'over_budget'
@@ -78,6 +83,10 @@ export type SessionFeed = {
   /** Frames seen, accepted and rejected (the index the next one gets). */
   readonly frames: number
 }
+
+/** Why a client's event carrying the trace mark is rejected. */
+export const FORGED_MARK = `'${TRACE_MARK_KEY}' is set only by evalstream's OTLP monitor on the events it maps from ` +
+  `a trace; an event sent by a client or an agent may not carry it`
 
 /**
  * @example
@@ -136,6 +145,10 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
           if (stopped) return
           const item = offset ? { ...decoded, index: decoded.index + offset } : decoded
           options.before?.(item)
+          if (TRACE_MARK_KEY in item.event) {
+            if (admit()) reject({ index: item.index, message: FORGED_MARK, path: `$.${TRACE_MARK_KEY}` }, 'invalid_event')
+            return
+          }
           take(item)
         })
       },

@@ -33,9 +33,45 @@ import { TRACE_MARK_KEY, type TraceMark } from './traced-engine.ts'
 import { earlyPushes } from './otlp-early.ts'
 import { type ConversationTimes, memoryConversationTimes } from './otlp-conversations.ts'
 import type { AdkEvent } from '../adk/event.ts'
+import { otlpSessionId } from './otlp-session-id.ts'
+import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES, heldBytes, type HeldRefusal } from './otlp-held-bytes.ts'
+
+export { otlpSessionId } from './otlp-session-id.ts'
 
 /** A conversation with no new trace for this long is ended (its case result is emitted). */
 export const DEFAULT_CONVERSATION_IDLE_MS = 30 * 60 * 1000
+/** Sessions one OTLP request (or one tick's completions) may open (EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST). */
+export const DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST = 100
+/** Monitored conversations one tenant may have open (EVALSTREAM_OTLP_MAX_SESSIONS_PER_TENANT). */
+export const DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT = 500
+/** Dropped traces named one by one in the log per batch; the rest are counted in one line. */
+const LOGGED_DROPS = 5
+/**
+ * Spans (or log records) assembled and mapped per turn of the event loop: a request of 10,000 is
+ * taken in slices, with other work (health checks, other tenants' requests) run between them.
+ */
+export const OTLP_ITEMS_PER_SLICE = 100
+/** Completed or updated traces pushed into sessions per turn of the event loop (opening a session costs a few ms). */
+export const OTLP_UPDATES_PER_SLICE = 25
+
+/** Caps on the sessions the monitor opens, so no exporter can crowd out other sessions. */
+export type OtlpSessionCaps = { maxNewSessionsPerRequest: number; maxSessionsPerTenant: number }
+
+export const DEFAULT_OTLP_SESSION_CAPS: Readonly<OtlpSessionCaps> = Object.freeze({
+  maxNewSessionsPerRequest: DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST,
+  maxSessionsPerTenant: DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT,
+})
+
+/** Why a completed trace was not scored: the `reason` label of evalstream_otlp_traces_dropped_total. */
+export type OtlpDropReason =
+  | 'nothing_to_score'
+  | 'request_session_cap'
+  | 'tenant_session_cap'
+  | 'late'
+  | 'not_taken'
+
+/** A completed trace refused a session by a cap: its spans are counted as rejected in the request's answer. */
+export type OtlpRefusedTrace = { traceId: string; limit: string; message: string }
 
 /** What to score an app's conversations with: an ADK EvalConfig and, optionally, an EvalCase as reference. */
 export type MonitoredApp = { eval_config?: unknown; eval_case?: unknown }
@@ -62,6 +98,12 @@ export type OtlpMonitorOptions = {
   /** Bounds on JSON inside attributes, and every per-session limit of the feed. */
   limits?: Limits
   conversationIdleMs?: number
+  /** Defaults to DEFAULT_OTLP_SESSION_CAPS. */
+  sessionCaps?: OtlpSessionCaps
+  /** Bytes of spans the assembler may hold for one tenant; default DEFAULT_OTLP_MAX_TENANT_HELD_BYTES. */
+  maxTenantHeldBytes?: number
+  /** Called once per completed trace that was not scored, with why (for counters). */
+  dropped?: (reason: OtlpDropReason) => void
   /** Where the conversations' last trace times are kept (survives a restart); in memory when absent. */
   conversations?: ConversationTimes
   /**
@@ -70,11 +112,21 @@ export type OtlpMonitorOptions = {
    * session sees them all). Default true.
    */
   endsConversations?: boolean
+  /** Lets other work run between slices of a request (default: a macrotask); tests count the slices. */
+  pause?: () => Promise<void>
   now?: () => number
   log?: (message: string) => void
 }
 
-export type OtlpIngestOutcome = { traces: number; invocations: number; dropped: string[] }
+export type OtlpIngestOutcome = {
+  traces: number
+  invocations: number
+  dropped: string[]
+  /** Completed traces a session cap refused (their spans are not kept). */
+  refused: OtlpRefusedTrace[]
+  /** The request was refused whole, nothing of it taken: the assembler holds too much (otlp-held-bytes.ts). */
+  overloaded?: HeldRefusal
+}
 
 export type OtlpMonitor = {
   addSpans(tenant: string | undefined, spans: readonly OtlpSpan[]): Promise<OtlpIngestOutcome>
@@ -87,26 +139,6 @@ export type OtlpMonitor = {
   openTraces(): number
   /** Conversations waiting for their idle time to end them. */
   activeConversations(): number
-}
-
-/**
- * The session a conversation scores into: `otlp-<conversation>`, under the tenant's `<tenant>:`
- * namespace when there is one. A conversation id that is not URL-safe is replaced by a hash of it.
- * @example otlpSessionId('acme', 'c0ffee') // 'acme:otlp-c0ffee'
- */
-export function otlpSessionId(tenant: string | undefined, conversation: string): string {
-  const safe = /^[A-Za-z0-9._~-]{1,150}$/.test(conversation) ? conversation : `h${fnv1a(conversation)}`
-  return tenant === undefined ? `otlp-${safe}` : `${tenant}:otlp-${safe}`
-}
-
-function fnv1a(text: string): string {
-  let a = 0x811c9dc5
-  let b = 0x01000193
-  for (let i = 0; i < text.length; i++) {
-    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193) >>> 0
-    b = Math.imul(b ^ text.charCodeAt(i), 0x85ebca6b) >>> 0
-  }
-  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0')
 }
 
 /** The trace mark its first event carries (traced-engine.ts). */
@@ -133,14 +165,44 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   /** Conversations with a trace pushed and not yet ended: session id -> last trace time (host clock). */
   const times = options.conversations ?? memoryConversationTimes()
   const active = new Map<string, number>(times.load())
+  const caps = options.sessionCaps ?? DEFAULT_OTLP_SESSION_CAPS
+  const counted = options.dropped ?? (() => {})
+  /** Open conversations per tenant ('' in open mode), for the per-tenant cap. */
+  const perTenant = new Map<string, number>()
+  const tenantOfId = (id: string) => (id.includes(':') ? id.slice(0, id.indexOf(':')) : '')
+  const bump = (id: string, by: number) => {
+    const key = tenantOfId(id)
+    const n = (perTenant.get(key) ?? 0) + by
+    if (n > 0) perTenant.set(key, n)
+    else perTenant.delete(key)
+  }
+  for (const id of active.keys()) bump(id, 1)
   const seen = (id: string) => {
     if (options.endsConversations === false) return
     const t = now()
+    if (!active.has(id)) bump(id, 1)
     active.set(id, t)
     times.touch(id, t)
   }
+  const forget = (id: string) => {
+    if (active.delete(id)) bump(id, -1)
+    times.remove(id)
+  }
+  const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 0)))
   // Traces are pushed one at a time, in order, so two batches never interleave one session's events.
   let queue: Promise<unknown> = Promise.resolve()
+
+  const held = heldBytes(
+    options.maxTenantHeldBytes ?? DEFAULT_OTLP_MAX_TENANT_HELD_BYTES,
+    options.store.bytes,
+    options.assemblerLimits,
+    now,
+  )
+  /** The assembler's updates, with what completed noted for the held bytes (evicted traces are let go at once). */
+  const noted = (tenant: string | undefined, updates: TraceUpdate[]): TraceUpdate[] => {
+    for (const u of updates) if (u.completed) held.completed(tenant ?? '', u.trace.traceId, u.completed === 'evicted')
+    return updates
+  }
 
   const assemblerOf = (tenant: string | undefined): SpanAssembler => {
     const key = tenant ?? ''
@@ -169,44 +231,121 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   const marked = (events: AdkEvent[], at: number, trace: TraceInvocation) =>
     events.map((e, i) => (i === at ? { ...e, [TRACE_MARK_KEY]: traceMark(trace) } : e))
 
+  /**
+   * Why a trace may not open its conversation's session now, or undefined (the session is open
+   * already, or both caps leave room). `opened` counts the sessions this batch opened.
+   */
+  const capRefusal = (
+    sessionId: string,
+    opened: { count: number },
+  ): { reason: OtlpDropReason; limit: string; message: string } | undefined => {
+    if (active.has(sessionId)) return undefined
+    if (opened.count >= caps.maxNewSessionsPerRequest) {
+      const limit = 'EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST'
+      return {
+        reason: 'request_session_cap',
+        limit,
+        message:
+          `this request already opened ${caps.maxNewSessionsPerRequest} conversation sessions (${limit}); send the rest in later requests`,
+      }
+    }
+    const open = perTenant.get(tenantOfId(sessionId)) ?? 0
+    if (open >= caps.maxSessionsPerTenant) {
+      const limit = 'EVALSTREAM_OTLP_MAX_SESSIONS_PER_TENANT'
+      return {
+        reason: 'tenant_session_cap',
+        limit,
+        message:
+          `${open} monitored conversations are open for this tenant (${limit} = ${caps.maxSessionsPerTenant}); a new one opens when one ends (EVALSTREAM_OTLP_CONVERSATION_IDLE_MS)`,
+      }
+    }
+    return undefined
+  }
+
   /** The settled pieces of an open trace, scored now. */
-  const pushEarly = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
+  const pushEarly = async (
+    tenant: string | undefined,
+    trace: TraceInvocation,
+    outcome: OtlpIngestOutcome,
+    opened: { count: number },
+  ): Promise<void> => {
     const spec = specOf(tenant, trace)
+    // No room for a new session now: the trace stays held, and its completion asks again.
+    if (capRefusal(spec.session_id, opened)) return
     const key = `${tenant ?? ''}\u0000${trace.traceId}`
     const events = early.next(key, spec.session_id, trace)
     if (events.length === 0) return
     const first = events[0] === trace.events[0]
+    const isNew = !active.has(spec.session_id)
     const refused = await delivery.invocation(spec.session_id, spec, first ? marked(events, 0, trace) : events, false)
     if (refused !== undefined) outcome.dropped.push(`trace ${trace.traceId}: ${refused}`)
-    else seen(spec.session_id)
+    else {
+      if (isNew) opened.count += 1
+      seen(spec.session_id)
+    }
   }
 
-  const push = async (tenant: string | undefined, trace: TraceInvocation, outcome: OtlpIngestOutcome): Promise<void> => {
+  const push = async (
+    tenant: string | undefined,
+    trace: TraceInvocation,
+    outcome: OtlpIngestOutcome,
+    opened: { count: number },
+  ): Promise<void> => {
     const spec = specOf(tenant, trace)
+    const drop = (reason: OtlpDropReason, why: string) => {
+      counted(reason)
+      outcome.dropped.push(`trace ${trace.traceId}: ${why}`)
+    }
+    // Nothing an invocation is made of: no session is opened for it.
+    if (trace.events.length === 0) {
+      early.rest(`${tenant ?? ''}\u0000${trace.traceId}`, spec.session_id, trace)
+      return drop('nothing_to_score', 'no model or user content to score')
+    }
+    if (trace.conversationId === undefined && trace.events[0]?.author !== 'user') {
+      return drop('nothing_to_score', 'no conversation id and no user message: nothing to score as an invocation; no session opened')
+    }
+    const cap = capRefusal(spec.session_id, opened)
+    if (cap) {
+      early.rest(`${tenant ?? ''}\u0000${trace.traceId}`, spec.session_id, trace)
+      outcome.refused.push({ traceId: trace.traceId, limit: cap.limit, message: cap.message })
+      return drop(cap.reason, cap.message)
+    }
+    const isNew = !active.has(spec.session_id)
     const rest = early.rest(`${tenant ?? ''}\u0000${trace.traceId}`, spec.session_id, trace)
-    if ('error' in rest) return void outcome.dropped.push(`trace ${trace.traceId}: ${rest.error}`)
-    if (trace.events.length === 0) return void outcome.dropped.push(`trace ${trace.traceId}: no model or user content to score`)
+    if ('error' in rest) return drop('not_taken', rest.error)
     // The mark goes on the first event, and again on the last when earlier pieces went without the final one.
     const events = rest.early ? marked(rest.events, rest.events.length - 1, trace) : marked(rest.events, 0, trace)
     const refused = await delivery.invocation(spec.session_id, spec, events, true)
-    if (refused !== undefined) return void outcome.dropped.push(`trace ${trace.traceId}: ${refused}`)
+    if (refused !== undefined) return drop('not_taken', refused)
+    if (isNew) opened.count += 1
     seen(spec.session_id)
     outcome.invocations += 1
   }
 
-  const settle = (tenant: string | undefined, updates: TraceUpdate[]): Promise<OtlpIngestOutcome> => {
+  const settle = (tenant: string | undefined, updates: TraceUpdate[], opened = { count: 0 }): Promise<OtlpIngestOutcome> => {
     const run = queue.then(async () => {
-      const outcome: OtlpIngestOutcome = { traces: updates.length, invocations: 0, dropped: [] }
-      for (const update of updates) {
-        if (update.late) outcome.dropped.push(`trace ${update.trace.traceId}: spans after the trace was scored are not scored again`)
-        else {
+      const outcome: OtlpIngestOutcome = { traces: updates.length, invocations: 0, dropped: [], refused: [] }
+      for (const [i, update] of updates.entries()) {
+        if (i > 0 && i % OTLP_UPDATES_PER_SLICE === 0) await pause()
+        if (update.late) {
+          counted('late')
+          outcome.dropped.push(`trace ${update.trace.traceId}: spans after the trace was scored are not scored again`)
+        } else {
           const step = update.completed ? push : pushEarly
-          await step(tenant, update.trace, outcome).catch((e) =>
+          await step(tenant, update.trace, outcome, opened).catch((e) =>
             outcome.dropped.push(`trace ${update.trace.traceId}: ${(e as Error).message}`)
           )
         }
       }
-      for (const d of outcome.dropped) log(`evalstream: OTLP ${d}`)
+      // A flood of dropped traces is one log line, not one per trace.
+      for (const d of outcome.dropped.slice(0, LOGGED_DROPS)) log(`evalstream: OTLP ${d}`)
+      if (outcome.dropped.length > LOGGED_DROPS) {
+        log(
+          `evalstream: OTLP and ${
+            outcome.dropped.length - LOGGED_DROPS
+          } more traces dropped in this batch (evalstream_otlp_traces_dropped_total)`,
+        )
+      }
       return outcome
     })
     queue = run.catch(() => undefined)
@@ -217,26 +356,46 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     const t = now()
     for (const [id, at] of active) {
       if (t - at < idleMs) continue
-      active.delete(id)
-      times.remove(id)
+      forget(id)
       await delivery.end(id)
     }
   }
 
+  const add = (total: OtlpIngestOutcome, part: OtlpIngestOutcome) => {
+    total.traces += part.traces
+    total.invocations += part.invocations
+    total.dropped.push(...part.dropped)
+    total.refused.push(...part.refused)
+  }
   const each = async (take: (a: SpanAssembler) => TraceUpdate[]): Promise<OtlpIngestOutcome> => {
-    const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [] }
+    const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
     for (const [key, assembler] of assemblers) {
-      const part = await settle(key === '' ? undefined : key, take(assembler))
-      total.traces += part.traces
-      total.invocations += part.invocations
-      total.dropped.push(...part.dropped)
+      const tenant = key === '' ? undefined : key
+      add(total, await settle(tenant, noted(tenant, take(assembler))))
+    }
+    held.sweep()
+    return total
+  }
+  /** One request's items in slices, a turn of the event loop given back between them; one session budget for all. */
+  const inSlices = async <T extends OtlpSpan | OtlpLogRecord>(
+    items: readonly T[],
+    take: (slice: readonly T[]) => TraceUpdate[],
+    tenant: string | undefined,
+  ) => {
+    const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
+    const overloaded = held.charge(tenant ?? '', items)
+    if (overloaded) return { ...total, overloaded }
+    const opened = { count: 0 }
+    for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
+      if (at > 0) await pause()
+      add(total, await settle(tenant, noted(tenant, take(items.slice(at, at + OTLP_ITEMS_PER_SLICE))), opened))
     }
     return total
   }
 
   return {
-    addSpans: (tenant, spans) => settle(tenant, assemblerOf(tenant).addSpans(spans)),
-    addLogs: (tenant, logs) => settle(tenant, assemblerOf(tenant).addLogs(logs)),
+    addSpans: (tenant, spans) => inSlices(spans, (slice) => assemblerOf(tenant).addSpans(slice), tenant),
+    addLogs: (tenant, logs) => inSlices(logs, (slice) => assemblerOf(tenant).addLogs(slice), tenant),
     async tick() {
       const outcome = await each((a) => a.tick())
       await (queue = queue.then(endIdle).catch((e) => log(`evalstream: ending idle OTLP conversations: ${(e as Error).message}`)))

@@ -76,6 +76,8 @@ export interface SessionStore {
   close(): void
   /** Counts for /metrics: sessions held now, and evictions since this store started. */
   stats?(): StoreStats
+  /** The process byte budget (EVALSTREAM_MAX_PROCESS_BYTES), which OTLP bodies in flight are charged to as well. */
+  readonly bytes?: ProcessByteBudget
 }
 
 export type StoreStats = {
@@ -239,6 +241,7 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
   })
 
   const store: SessionStore = {
+    bytes: processBudget,
     async create(spec, createEngine) {
       const id = spec.session_id
       if (!opening.has(id)) expireIfDue(id)

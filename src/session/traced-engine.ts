@@ -6,12 +6,15 @@
  * An invocation scored in pieces (otlp-early.ts) carries the mark again, complete, on its last event.
  * Because it rides on a journaled event, a session rebuilt by replay after a restart or eviction
  * reads the same answers: the engine's `unscorable` and clock give what they gave the first time.
+ * Only the monitor sets it: the session feed rejects a decoded event carrying it (feed.ts), and a
+ * session outside the monitor's `otlp-` namespace ignores it (its results go back to no trace).
  */
 import { isRecord } from '../adk/json.ts'
 import type { AdkEvent } from '../adk/event.ts'
 import type { EvalCaseResult } from '../adk/results.ts'
 import type { EngineOptions, IngestedEvent, RejectedEvent, SessionEngine, SessionSnapshot } from '../engine/types.ts'
 import type { EngineFactory } from './session.ts'
+import { isOtlpSessionId } from './otlp-session-id.ts'
 
 export const TRACE_MARK_KEY = 'evalstream_trace'
 
@@ -89,6 +92,8 @@ export function traceMarkOf(event: AdkEvent): TraceMark | undefined {
  */
 export function tracedEngines(inner: EngineFactory, links?: TraceLinks): EngineFactory {
   return (options) => {
+    // Marks mean something only in the sessions the OTLP monitor opens.
+    if (!isOtlpSessionId(options.spec.session_id)) return inner(options)
     const traced = new TracedEngine(options, links)
     const created = inner({
       ...options,

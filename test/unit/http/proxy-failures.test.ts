@@ -177,4 +177,16 @@ describe('proxy: request bodies and session ids', () => {
       expect(await session(bad)).toBeUndefined()
     }
   })
+
+  it("keeps the OTLP monitor's otlp- sessions out of the proxy: named is 400, an ADK id passes through unscored", async () => {
+    const { runSse, session } = setup()
+    const named = await runSse(run('fine'), { 'x-evalstream-session': 'otlp-conv' })
+    expect(named.status).toBe(400)
+    expect(((await named.json()) as any).detail).toMatch(/'otlp-' \(after any '<tenant>:'\) are reserved/)
+    const passed = await runSse(run('otlp-conv'))
+    expect(passed.status).toBe(200)
+    expect(passed.headers.get('x-evalstream-note')).toContain("OTLP monitor's namespace; not scored")
+    expect(await passed.text()).toBe(WEATHER_SSE)
+    expect(await session('otlp-conv')).toBeUndefined()
+  })
 })

@@ -107,7 +107,7 @@ describe('OTLP receiver', () => {
     const gate = new Promise<void>((resolve) => (release = resolve))
     const { otlpRoute } = await import('../../../src/http/otlp-routes.ts')
     const route = otlpRoute('traces', {
-      monitor: { ...r.monitor, addSpans: async () => (await gate, { traces: 0, invocations: 0, dropped: [] }) },
+      monitor: { ...r.monitor, addSpans: async () => (await gate, { traces: 0, invocations: 0, dropped: [], refused: [] }) },
       limits: r.deps.otlp!.limits,
       maxConcurrent: 1,
     })

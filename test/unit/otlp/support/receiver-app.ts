@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { createApp } from '../../../../src/http/app.ts'
+import type { AppDeps } from '../../../../src/http/deps.ts'
 import { depsFromEnv, type StoreSource } from '../../../../src/config/setup.ts'
 import { memorySessionStore, sqliteSessionStore } from '../../../../src/session/store.ts'
 import { sqlFromDatabaseSync } from '../../../../src/session/sql.ts'
@@ -21,7 +22,9 @@ export type Clock = { now: number }
 /** Log records the OTel exporter posted, as OTLP/JSON. */
 export type Collected = Array<Record<string, any>>
 
-export function receiverApp(options: { env?: Record<string, string>; db?: DatabaseSync; clock?: Clock } = {}) {
+export function receiverApp(
+  options: { env?: Record<string, string>; db?: DatabaseSync; clock?: Clock; metrics?: boolean; deps?: Partial<AppDeps> } = {},
+) {
   const clock = options.clock ?? { now: 1_763_976_100_000 }
   const collected: Collected = []
   const collector = (async (_url: string, init: RequestInit) => {
@@ -45,13 +48,15 @@ export function receiverApp(options: { env?: Record<string, string>; db?: Databa
       now: () => clock.now,
       exporters: { fetch: collector, otelBackoffMs: 1 },
       ...(options.db ? { otlpSql: sqlFromDatabaseSync(options.db) } : {}),
+      ...(options.metrics ? { metrics: true } : {}),
     },
   )
   if (!setup.ok) throw new Error(setup.error)
-  const app = createApp(setup.deps)
+  const deps = { ...setup.deps, ...options.deps }
+  const app = createApp(deps)
   const post = (path: string, body: BodyInit, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
     app.request(path, { method: 'POST', body, headers })
-  return { app, deps: setup.deps, clock, collected, post, monitor: setup.deps.otlp!.monitor }
+  return { app, deps, clock, collected, post, monitor: setup.deps.otlp!.monitor }
 }
 
 /** Each line of a fixture file: one export request. */

@@ -1,0 +1,132 @@
+/**
+ * What the span assembler holds for each tenant, in bytes: the spans and log records of its traces,
+ * kept while a trace is open and for EVALSTREAM_OTLP_TRACE_IDLE_MS after it completes (late spans
+ * revise it), or until a grace passes for log records whose spans never came. A request's items
+ * are charged before the assembler takes them, to the tenant's share
+ * (EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES) and to the process byte budget (EVALSTREAM_MAX_PROCESS_BYTES,
+ * nothing reclaimed for them); past either the request is refused whole (429 / 503 with
+ * Retry-After) and the assembler takes none of it. Sizes are `jsonBytes` estimates of what the
+ * items carry (their attributes and bodies), as sessions count theirs.
+ */
+import type { AssemblerLimits, OtlpLogRecord, OtlpSpan } from '../otlp/index.ts'
+import { jsonBytes, type ProcessByteBudget } from './byte-budget.ts'
+
+/** Bytes of spans and log records the assembler may hold for one tenant (EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES). */
+export const DEFAULT_OTLP_MAX_TENANT_HELD_BYTES = 256 * 1024 * 1024
+/** Seconds a request refused for held bytes is told to wait: a trace grace (5 s) frees most of them. */
+export const HELD_RETRY_AFTER_S = 5
+/** What one item costs besides its attributes and body: ids, times, names, the maps holding it. */
+const ITEM_OVERHEAD_BYTES = 256
+
+export type HeldRefusal = {
+  status: 413 | 429 | 503
+  reason: 'tenant_held_bytes' | 'process_bytes'
+  message: string
+  /** Absent for 413: retrying the same request cannot help. */
+  retryAfterS?: number
+}
+
+type Entry = { bytes: number; touchedAt: number; completed: boolean }
+
+export type HeldBytes = {
+  /** Charges a request's items to their traces; returns the refusal (nothing charged) when they do not fit. */
+  charge(tenant: string, items: readonly (OtlpSpan | OtlpLogRecord)[]): HeldRefusal | undefined
+  /** A trace completed (evicted: the assembler let it go at once). */
+  completed(tenant: string, traceId: string, evicted: boolean): void
+  /** Gives back what the assembler has let go of by now (idle completed traces, span-less ones past their grace). */
+  sweep(): void
+  /** Bytes held for a tenant. */
+  held(tenant: string): number
+}
+
+const sizeOf = (item: OtlpSpan | OtlpLogRecord): number =>
+  ITEM_OVERHEAD_BYTES + jsonBytes(item.attributes) + ('body' in item ? jsonBytes(item.body) : item.name.length)
+
+/** @example const held = heldBytes(256 << 20, store.bytes, assemblerLimits, Date.now) */
+export function heldBytes(
+  maxTenantBytes: number,
+  budget: ProcessByteBudget | undefined,
+  assembler: Pick<AssemblerLimits, 'graceMs' | 'idleMs'>,
+  now: () => number,
+): HeldBytes {
+  const tenants = new Map<string, { total: number; traces: Map<string, Entry> }>()
+  const release = (tenant: string, traceId: string) => {
+    const t = tenants.get(tenant)
+    const entry = t?.traces.get(traceId)
+    if (!t || !entry) return
+    t.traces.delete(traceId)
+    t.total -= entry.bytes
+    budget?.release(entry.bytes)
+    if (t.traces.size === 0) tenants.delete(tenant)
+  }
+  return {
+    charge(tenant, items) {
+      const byTrace = new Map<string, number>()
+      let total = 0
+      for (const item of items) {
+        if (!item.traceId) continue
+        const bytes = sizeOf(item)
+        total += bytes
+        byTrace.set(item.traceId, (byTrace.get(item.traceId) ?? 0) + bytes)
+      }
+      const t = tenants.get(tenant) ?? { total: 0, traces: new Map<string, Entry>() }
+      // Spans that alone need more than a whole share would be refused on every retry: 413, not 429/503.
+      const processMax = budget?.limits.maxProcessBytes ?? Infinity
+      if (total > Math.min(maxTenantBytes, processMax)) {
+        const [name, max] = maxTenantBytes <= processMax
+          ? ['EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES', maxTenantBytes]
+          : ['EVALSTREAM_MAX_PROCESS_BYTES', processMax]
+        return {
+          status: 413,
+          reason: maxTenantBytes <= processMax ? 'tenant_held_bytes' : 'process_bytes',
+          message: `this request's spans alone (about ${total} bytes) are more than ${name} (${max} bytes) can hold`,
+        }
+      }
+      if (t.total + total > maxTenantBytes) {
+        return {
+          status: 429,
+          reason: 'tenant_held_bytes',
+          message:
+            `this tenant's open traces hold about ${t.total} bytes of spans; this request's ${total} more would pass EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES (${maxTenantBytes}); retry after ${HELD_RETRY_AFTER_S} s`,
+          retryAfterS: HELD_RETRY_AFTER_S,
+        }
+      }
+      if (budget && !budget.take(total)) {
+        const max = budget.limits.maxProcessBytes
+        return {
+          status: 503,
+          reason: 'process_bytes',
+          message:
+            `the server's memory budget is full (${budget.used} of ${max} bytes, EVALSTREAM_MAX_PROCESS_BYTES): this request's spans (about ${total} bytes) cannot be held; retry after ${HELD_RETRY_AFTER_S} s`,
+          retryAfterS: HELD_RETRY_AFTER_S,
+        }
+      }
+      const at = now()
+      for (const [traceId, bytes] of byTrace) {
+        const entry = t.traces.get(traceId)
+        if (entry) {
+          entry.bytes += bytes
+          entry.touchedAt = at
+        } else t.traces.set(traceId, { bytes, touchedAt: at, completed: false })
+      }
+      t.total += total
+      tenants.set(tenant, t)
+      return undefined
+    },
+    completed(tenant, traceId, evicted) {
+      if (evicted) return release(tenant, traceId)
+      const entry = tenants.get(tenant)?.traces.get(traceId)
+      if (entry) entry.completed = true
+    },
+    sweep() {
+      const t = now()
+      for (const [tenant, { traces }] of [...tenants]) {
+        for (const [traceId, entry] of [...traces]) {
+          const idle = t - entry.touchedAt
+          if (entry.completed ? idle >= assembler.idleMs : idle >= assembler.graceMs) release(tenant, traceId)
+        }
+      }
+    },
+    held: (tenant) => tenants.get(tenant)?.total ?? 0,
+  }
+}
