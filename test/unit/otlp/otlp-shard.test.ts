@@ -54,7 +54,7 @@ describe('the router splitting OTLP spans over shards', () => {
       const k = [...used].find((i) => otlpShardName('acme', i) === name)!
       expect(body.spans).toEqual(SPANS.filter((s) => shardOf(s.traceId, SHARDS) === k))
     }
-    expect(outcome).toEqual({ traces: TRACES.length, invocations: used.size, dropped: [] })
+    expect(outcome).toEqual({ traces: TRACES.length, invocations: used.size, dropped: [], refused: [] })
   })
 
   it('a shard that fails makes the request a 503 to retry, after the others took their parts', async () => {
