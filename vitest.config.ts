@@ -28,15 +28,18 @@ export default defineConfig({
     }],
   },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
+    // A timeout catches a hang; it is not a speed check. On a machine with every core busy a test
+    // that spawns runtimes takes ten times its quiet time, so the bounds are far above any quiet
+    // run (the unit project's in-process tests keep a tighter one).
+    testTimeout: 300_000,
+    hookTimeout: 600_000,
     // Every temporary file of a run (tests and the processes they start) under one folder, removed at the end.
     globalSetup: ['test/support/temp-root.ts'],
     projects: [
       // One module graph per worker for unit tests (isolate: false): importing the app once instead of
       // once per file cuts the project's CPU time by about two thirds. Unit tests therefore keep no
       // state in modules and restore what they change (fake timers, env).
-      { extends: true, test: { name: 'unit', include: UNIT_TESTS, isolate: false } },
+      { extends: true, test: { name: 'unit', include: UNIT_TESTS, isolate: false, testTimeout: 120_000 } },
       { extends: true, test: { name: 'runtimes', include: RUNTIME_TESTS } },
       { extends: true, test: { name: 'e2e', include: E2E_TESTS } },
     ],

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 
 /** Where the Debian package puts Chromium (test/support/setup-e2e.js installs it when missing). */
 export const CHROMIUM_PATH = process.env.EVALSTREAM_CHROMIUM ?? '/usr/bin/chromium'
-const START_TIMEOUT_MS = 30_000
+const START_TIMEOUT_MS = 120_000
 
 export type Page = {
   /** Runs an expression in the page (promises awaited) and returns its JSON value. */

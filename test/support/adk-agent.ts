@@ -19,7 +19,7 @@ export const AGENT_INSTALL_COMMAND = 'npm run setup:e2e'
 const SETUP_FAILURE_FILE = join(AGENT_PACKAGE_DIR, 'node_modules', '.evalstream-setup-failed')
 const CLI_ENTRY = 'node_modules/@google/adk-devtools/dist/esm/cli_entrypoint.js'
 const DEFAULT_APPS = ['weather_agent', 'scripted_weather_agent']
-const DEFAULT_START_TIMEOUT_MS = 60_000
+const DEFAULT_START_TIMEOUT_MS = 240_000
 const STOP_GRACE_MS = 5_000
 const POLL_INTERVAL_MS = 100
 /** How much of the server's output to keep for error messages. */

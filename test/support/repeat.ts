@@ -27,7 +27,12 @@ if (!Number.isInteger(PER_CORE) || PER_CORE < 0) {
 type Report = {
   numPassedTests: number
   numFailedTests: number
-  testResults: { name: string; status: string; message?: string; assertionResults: { status: string; fullName: string }[] }[]
+  testResults: {
+    name: string
+    status: string
+    message?: string
+    assertionResults: { status: string; fullName: string; failureMessages?: string[] }[]
+  }[]
 }
 
 /** One vitest run; resolves with its exit code and JSON report (undefined when none was written). */
@@ -77,7 +82,9 @@ try {
     const seconds = ((performance.now() - started) / 1000).toFixed(1)
     const failures = (report?.testResults ?? []).flatMap((f) =>
       f.assertionResults.some((a) => a.status === 'failed')
-        ? f.assertionResults.filter((a) => a.status === 'failed').map((a) => `${f.name}: ${a.fullName}`)
+        ? f.assertionResults.filter((a) => a.status === 'failed').map((a) =>
+          `${f.name}: ${a.fullName}\n    ${(a.failureMessages?.[0] ?? '').split('\n')[0]}`
+        )
         : f.status === 'failed'
         ? [`${f.name}: ${(f.message ?? 'failed to load').split('\n')[0]}`]
         : []

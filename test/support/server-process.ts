@@ -47,7 +47,7 @@ export async function spawnServer(runtime: 'node' | 'deno', options: ServerProce
   })
   let output = ''
   const needles = options.waitFor ?? ['evalstream listening']
-  const timeoutMs = options.timeoutMs ?? 90_000
+  const timeoutMs = options.timeoutMs ?? 240_000
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${entry} did not print ${JSON.stringify(needles)} within ${timeoutMs} ms:\n${output}`)),

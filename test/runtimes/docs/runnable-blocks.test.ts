@@ -28,7 +28,7 @@ const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.en
 /** The example agent's ADK CLI (test/e2e/agent, installed by `npm run setup:e2e`). */
 const AGENT_CLI = join(ROOT, 'test/e2e/agent/node_modules/@google/adk-devtools/dist/esm/cli_entrypoint.js')
 /** One block may take this long (the example agent starts in a few seconds on a loaded machine). */
-const BLOCK_DEADLINE_MS = 120_000
+const BLOCK_DEADLINE_MS = 300_000
 /**
  * A block in a fresh clone may take this long: the agent's install (about a minute, two on a busy
  * machine) within `evalstream run`'s own wait for a loopback agent (180 s), then the run.
@@ -56,7 +56,7 @@ let server: ServerProcess
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'evalstream-doc-blocks-'))
   server = await spawnServer('node')
-}, 60_000)
+})
 afterAll(async () => {
   await server?.stop()
   if (tmp) rmSync(tmp, { recursive: true, force: true })

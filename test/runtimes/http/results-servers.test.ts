@@ -71,7 +71,7 @@ describe('a bad index limit', () => {
     const run = spawnSync('node_modules/.bin/node', ['src/adapter/node/server.ts'], {
       env: { ...process.env, ...SPAWNED_SERVER_ENV, EVALSTREAM_INDEX_MAX_AGE_MS: 'soon', PORT: '0' },
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: 240_000,
     })
     expect(run.status).toBe(2)
     expect(run.stderr).toContain("EVALSTREAM_INDEX_MAX_AGE_MS must be a whole number >= 1, not 'soon'")

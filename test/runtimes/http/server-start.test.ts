@@ -81,7 +81,7 @@ describe('node server: a bad EVALSTREAM_CONFIG', () => {
     const { code, output } = await failedStart('node', { PORT: '0', EVALSTREAM_CONFIG: '{"criteria": "x"}' })
     expect(code).toBe(2)
     expect(output).toContain('EVALSTREAM_CONFIG is not an ADK EvalConfig: $.criteria')
-  }, 60_000)
+  })
 })
 
 describe.each(['node', 'deno'] as const)('%s server answers', (runtime) => {

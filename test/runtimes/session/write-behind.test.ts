@@ -68,7 +68,7 @@ describe('waiting for the writer', () => {
     const run = spawnSync(process.execPath, [file], {
       env: { ...process.env, DB_PATH: join(dir, 'alone.db') },
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 240_000,
     })
     expect(run.stderr).not.toMatch(/unsettled top-level await/)
     expect(run.stdout.trim()).toBe('committed true')

@@ -73,7 +73,7 @@ describe('OTLP shards on workerd', () => {
     expect(new Set(keys).size).toBe(keys.length)
     expect(criteria.every((d) => d.revision === undefined || d.revision === 0)).toBe(true)
     expect(new Set(criteria.map((d) => d.invocation_index))).toEqual(new Set([0, 1]))
-  }, 60_000)
+  })
 
   it('tenants sending the same trace ids never share a shard', async () => {
     // acme's two turns were scored above: a shard shared with acme would take globex's spans of
@@ -89,7 +89,7 @@ describe('OTLP shards on workerd', () => {
     }
     // Each tenant sees only its own session.
     expect((await call('/v1/sessions/acme:otlp-session-js', { headers: globex })).status).toBe(404)
-  }, 60_000)
+  })
 
   it('a shard evicted in the middle of a trace loses no completed invocation', async () => {
     // globex's turn 1 was scored above.
@@ -111,7 +111,7 @@ describe('OTLP shards on workerd', () => {
     // A retried export of turn 1 (its shard forgot it) adds nothing to the completed invocation.
     expect(await post(REQUESTS[1]!, globex)).toEqual([200, '{}'])
     expect(scores(await snapshot('globex:otlp-session-js', globex))[0]).toEqual(before[0])
-  }, 60_000)
+  })
 
   it("keeps a conversation's idle clock in its session object, not in a shard", async () => {
     const storage = (await (await call('/v1/sessions/globex:otlp-session-js/__storage', { headers: globex })).json()) as Json

@@ -69,7 +69,7 @@ describe('fair judges: hung sessions never delay a healthy one', () => {
       expect(String(r.reason)).toContain(`judge deadline exceeded: no answer within ${DEADLINE_MS} ms`)
     }
     expect(wiring.value.executor?.stats()).toMatchObject({ deadlines: HUNG_SESSIONS * turns, answers: 1 + HUNG_SESSIONS * turns })
-  }, 30_000)
+  })
 
   it('with the default limits (32 per process, 2 per session), 40 hanging calls leave the healthy session alone', async () => {
     const { wiring, deadlines, hung, healthy, healthyDone, firstHungResult } = load(5, {})
@@ -78,7 +78,7 @@ describe('fair judges: hung sessions never delay a healthy one', () => {
     deadlines.pass()
     await Promise.all([healthy, ...hung].map((s) => s.engine.end()))
     expect(wiring.value.executor?.stats().deadlines).toBe(HUNG_SESSIONS * 5)
-  }, 30_000)
+  })
 
   it('control: without a per-session limit the same load does starve the healthy session', async () => {
     const { deadlines, hung, healthy, healthyDone, firstHungResult, calls } = load(2, {
@@ -92,5 +92,5 @@ describe('fair judges: hung sessions never delay a healthy one', () => {
     expect(first).toBe('hung')
     expect((await healthyDone).afterDeadline).toBe(true)
     await Promise.all([healthy, ...hung].map((s) => s.engine.end()))
-  }, 30_000)
+  })
 })
