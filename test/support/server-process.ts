@@ -31,6 +31,16 @@ export type ServerProcessOptions = {
   timeoutMs?: number
 }
 
+/**
+ * Every server this test process started and has not seen exit: killed when the test process
+ * exits, so a test that failed before its `stop()` (a timeout, a thrown hook) leaves no server
+ * running behind it.
+ */
+const running = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
 /** @example const server = await spawnServer('node', { env: { EVALSTREAM_DB: file } }); await server.stop('SIGKILL') */
 export async function spawnServer(runtime: 'node' | 'deno', options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort()
@@ -45,6 +55,8 @@ export async function spawnServer(runtime: 'node' | 'deno', options: ServerProce
     env: { ...process.env, ...SPAWNED_SERVER_ENV, ...options.env, PORT: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
   let output = ''
   const needles = options.waitFor ?? ['evalstream listening']
   const timeoutMs = options.timeoutMs ?? 240_000
