@@ -32,6 +32,9 @@ export default defineConfig({
     // that spawns runtimes takes ten times its quiet time, so the bounds are far above any quiet
     // run (the unit project's in-process tests keep a tighter one).
     testTimeout: 300_000,
+    // Vitest's default is one worker fewer than the cores: one on a 2-core machine, which leaves a
+    // core idle while a runtime test waits for the process it started. Two workers use both.
+    maxWorkers: 2,
     hookTimeout: 600_000,
     // Every temporary file of a run (tests and the processes they start) under one folder, removed at the end.
     globalSetup: ['test/support/temp-root.ts'],
