@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 
 const BENCHMARKS = ['rouge', 'trajectory', 'judge', 'http', 'proxy', 'sessions', 'long-invocation', 'run', 'otlp-decode', 'worker-bundle']
 /** Scripts that are not timing benchmarks but belong to the same run: bench/<name>.ts. */
-const RELIABILITY = ['fuzz', 'load', 'otlp-containment']
+const RELIABILITY = ['fuzz', 'load', 'otlp-containment', 'admission']
 const only = process.argv.slice(2)
 
 for (const name of [...BENCHMARKS, ...RELIABILITY]) {
