@@ -68,7 +68,10 @@ const stop = async () => {
   await load.stop()
   rmSync(dir, { recursive: true, force: true })
 }
-process.on('SIGINT', () => void stop().then(() => process.exit(130)))
+// Stopped from outside (Ctrl-C, a kill, a CI timeout): the busy processes go with it.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.on(signal, () => void stop().then(() => process.exit(code)))
+}
 
 const lines: string[] = []
 let failedRounds = 0
