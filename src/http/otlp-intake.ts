@@ -8,7 +8,7 @@
  * tenant's share, 503 for the process; 413 for a request that alone needs more than either) before
  * they can take the memory, and never push a session out.
  */
-import { OtlpRequestError } from '../otlp/index.ts'
+import { joinChunks, OtlpRequestError } from '../otlp/index.ts'
 import { otlpLimitName, type OtlpLimits } from '../otlp/limits.ts'
 import type { ProcessByteBudget } from '../session/byte-budget.ts'
 
@@ -147,14 +147,7 @@ async function readCharged(
     await reader.cancel().catch(() => {})
     throw e
   }
-  if (chunks.length === 1) return chunks[0]!
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return out
+  return joinChunks(chunks, total)
 }
 
 /**

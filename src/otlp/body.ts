@@ -42,6 +42,11 @@ async function readAll(stream: ReadableStream<Uint8Array>, max: number, tooLarge
   } finally {
     reader.releaseLock()
   }
+  return joinChunks(chunks, total)
+}
+
+/** `chunks` as one array of `total` bytes (the one chunk itself when there is only one). */
+export function joinChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!
   const out = new Uint8Array(total)
   let offset = 0

@@ -1,5 +1,13 @@
 /** src/otlp: OTLP/HTTP trace and log requests -> spans -> the ADK events and invocations they stand for. */
-export { decodeLogsRequest, decodeTraceRequest, type OtlpBodyHeaders, type OtlpEncoding, otlpEncodingOf, readOtlpBody } from './body.ts'
+export {
+  decodeLogsRequest,
+  decodeTraceRequest,
+  joinChunks,
+  type OtlpBodyHeaders,
+  type OtlpEncoding,
+  otlpEncodingOf,
+  readOtlpBody,
+} from './body.ts'
 export { decodeLogsJson, decodeTracesJson } from './decode-json.ts'
 export { decodeLogsProtobuf, decodeTracesProtobuf } from './decode-protobuf.ts'
 export * from './limits.ts'
