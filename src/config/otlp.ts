@@ -21,7 +21,7 @@ import {
   type MonitoredApp,
   type OtlpSessionCaps,
 } from '../session/otlp-monitor.ts'
-import { type Env, type Read, wholeNumber } from './env.ts'
+import { type Env, type Read, wholeNumber, wholeNumbersFromEnv } from './env.ts'
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { DEFAULT_OTLP_BODY_TIMEOUT_MS, DEFAULT_OTLP_MAX_TENANT_BYTES } from '../http/otlp-intake.ts'
 import { DEFAULT_OTLP_CONCURRENCY_PER_TENANT } from '../http/otlp-routes.ts'
@@ -56,19 +56,26 @@ export function otlpSettingsFromEnv(
   if (!limits.ok) return limits
   const idle = wholeNumber(env, 'EVALSTREAM_OTLP_CONVERSATION_IDLE_MS', DEFAULT_CONVERSATION_IDLE_MS)
   if (!idle.ok) return idle
-  const perRequest = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST', DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST)
-  if (!perRequest.ok) return perRequest
-  const perTenant = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_SESSIONS_PER_TENANT', DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT)
-  if (!perTenant.ok) return perTenant
-  // The deadline feeds a timer: past 2^31-1 ms it would fire at once.
-  const bodyTimeout = wholeNumber(env, 'EVALSTREAM_OTLP_BODY_TIMEOUT_MS', DEFAULT_OTLP_BODY_TIMEOUT_MS, { max: MAX_TIMER_MS })
-  if (!bodyTimeout.ok) return bodyTimeout
-  const tenantBytes = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_TENANT_BYTES', DEFAULT_OTLP_MAX_TENANT_BYTES)
-  if (!tenantBytes.ok) return tenantBytes
-  const heldBytes = wholeNumber(env, 'EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES', DEFAULT_OTLP_MAX_TENANT_HELD_BYTES)
-  if (!heldBytes.ok) return heldBytes
-  const tenantSlots = wholeNumber(env, 'EVALSTREAM_OTLP_CONCURRENCY_PER_TENANT', DEFAULT_OTLP_CONCURRENCY_PER_TENANT)
-  if (!tenantSlots.ok) return tenantSlots
+  const caps = wholeNumbersFromEnv(env, {
+    perRequest: 'EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST',
+    perTenant: 'EVALSTREAM_OTLP_MAX_SESSIONS_PER_TENANT',
+    bodyTimeout: 'EVALSTREAM_OTLP_BODY_TIMEOUT_MS',
+    tenantBytes: 'EVALSTREAM_OTLP_MAX_TENANT_BYTES',
+    heldBytes: 'EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES',
+    tenantSlots: 'EVALSTREAM_OTLP_CONCURRENCY_PER_TENANT',
+  }, {
+    perRequest: DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST,
+    perTenant: DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT,
+    bodyTimeout: DEFAULT_OTLP_BODY_TIMEOUT_MS,
+    tenantBytes: DEFAULT_OTLP_MAX_TENANT_BYTES,
+    heldBytes: DEFAULT_OTLP_MAX_TENANT_HELD_BYTES,
+    tenantSlots: DEFAULT_OTLP_CONCURRENCY_PER_TENANT,
+  }, {
+    // The deadline feeds a timer: past 2^31-1 ms it would fire at once.
+    bodyTimeout: { max: MAX_TIMER_MS },
+  })
+  if (!caps.ok) return caps
+  const { perRequest, perTenant, bodyTimeout, tenantBytes, heldBytes, tenantSlots } = caps.value
   const apps = readApps(env.EVALSTREAM_OTLP_CONFIG, readFile)
   if (!apps.ok) return apps
   const { byName, fallback } = apps.value
@@ -83,9 +90,9 @@ export function otlpSettingsFromEnv(
       limits: limits.otlp,
       assembler: limits.assembler,
       conversationIdleMs: idle.value,
-      sessionCaps: { maxNewSessionsPerRequest: perRequest.value, maxSessionsPerTenant: perTenant.value },
-      maxTenantHeldBytes: heldBytes.value,
-      intake: { bodyTimeoutMs: bodyTimeout.value, maxTenantBytes: tenantBytes.value, maxConcurrentPerTenant: tenantSlots.value },
+      sessionCaps: { maxNewSessionsPerRequest: perRequest, maxSessionsPerTenant: perTenant },
+      maxTenantHeldBytes: heldBytes,
+      intake: { bodyTimeoutMs: bodyTimeout, maxTenantBytes: tenantBytes, maxConcurrentPerTenant: tenantSlots },
       appConfig: (name) => orDefault((name !== undefined ? byName.get(name) : undefined) ?? fallback),
     },
   }
