@@ -15,7 +15,7 @@ import { WEBHOOK_SECRET_MIN_CHARS } from '../export/webhook-config.ts'
 import { WEBHOOK_MAX_URL_CHARS } from '../export/webhook-target.ts'
 import { formatFromContentType, limitMember, limitName, type Limits } from '../ingest/index.ts'
 import type { ProblemExtensions } from './problem.ts'
-import { readTextLimited } from './read-body.ts'
+import { dropRefusedBody, readTextLimited } from './read-body.ts'
 
 /**
  * Session ids appear in URLs and Durable Object names: keep them URL-safe and bounded. `.` and `..`
@@ -65,7 +65,7 @@ export async function parseCreateBody(
 ): Promise<{ ok: true; value: unknown } | { ok: false; problem: CreateProblem }> {
   const type = request.headers.get('content-type')
   if (type !== null && formatFromContentType(type) !== 'json') {
-    await request.body?.cancel().catch(() => {})
+    await dropRefusedBody(request)
     return bad(415, 'Unsupported Media Type', `${what} is created from JSON: send Content-Type application/json, not '${type}'`)
   }
   const read = await readTextLimited(request, limits.maxRequestBytes)

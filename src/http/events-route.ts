@@ -15,7 +15,7 @@ import type { PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
 import { feedSession, sessionFull } from '../session/feed.ts'
 import type { UploadSummary as UploadSummarySchema, UploadSummaryEvent } from './openapi-schemas.ts'
 import { problem } from './problem.ts'
-import { byteMeter, declaredTooLarge } from './read-body.ts'
+import { byteMeter, declaredTooLarge, dropRefusedBody } from './read-body.ts'
 import { streamResults } from './results-stream.ts'
 import type { HostedSession } from '../session/session.ts'
 import { PROCESS_BYTES_VAR, SESSION_BYTES_VAR } from '../session/byte-budget.ts'
@@ -37,10 +37,15 @@ export async function eventsRoute(
 ): Promise<Response> {
   const metrics = c.get('evalstreamMetrics')
   const refuse = (reason: UploadRefusal) => metrics?.events.refused(reason)
+  // Refused before its body is read: the body is still dropped, so the client reads the answer.
+  const refuseUnread = async (reason: UploadRefusal) => {
+    refuse(reason)
+    await dropRefusedBody(c.req.raw)
+  }
   const contentType = c.req.header('content-type')
   const format = formatFromContentType(contentType ?? 'application/json')
   if (!format) {
-    refuse('unsupported_format')
+    await refuseUnread('unsupported_format')
     return problem(
       c,
       415,
@@ -49,16 +54,16 @@ export async function eventsRoute(
     )
   }
   if (session.ended) {
-    refuse('session_ended')
+    await refuseUnread('session_ended')
     return problem(c, 409, 'Session has ended', `session '${session.id}' has ended; it takes no more events`)
   }
   const declared = declaredTooLarge(c.req.raw.headers, limits.maxRequestBytes)
   if (declared !== undefined) {
-    refuse('too_large')
+    await refuseUnread('too_large')
     return problem(c, tooLarge(limits, `the body declares ${declared} bytes`).problem)
   }
   if (session.recordedEvents >= limits.maxEventsPerSession) {
-    refuse('session_full')
+    await refuseUnread('session_full')
     return problem(c, sessionFull(session, limits).problem)
   }
 
@@ -168,7 +173,7 @@ async function feedBody(
           stopped = feed.stopped
         }
         if (stopped) {
-          await reader.cancel().catch(() => {})
+          await dropRefusedBody(reader)
           return stopped
         }
       }

@@ -10,6 +10,7 @@
  */
 import { joinChunks, OtlpRequestError } from '../otlp/index.ts'
 import { otlpLimitName, type OtlpLimits } from '../otlp/limits.ts'
+import { dropRefusedBody } from './read-body.ts'
 import type { ProcessByteBudget } from '../session/byte-budget.ts'
 
 /** How long reading one OTLP body may take (EVALSTREAM_OTLP_BODY_TIMEOUT_MS); OTel exporters give up after 10 s by default. */
@@ -144,7 +145,9 @@ async function readCharged(
       chunks.push(value)
     }
   } catch (e) {
-    await reader.cancel().catch(() => {})
+    // Past the limit while the client still sends: what it sends is dropped, so it reads the 413.
+    if (deadline && e instanceof OtlpRequestError && e.status === 413) await dropRefusedBody(reader)
+    else await reader.cancel().catch(() => {})
     throw e
   }
   return joinChunks(chunks, total)

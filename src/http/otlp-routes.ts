@@ -40,6 +40,7 @@ import {
   readBodyWithin,
 } from './otlp-intake.ts'
 import { describeRoute, type RouteDoc } from './openapi-describe.ts'
+import { dropRefusedBody } from './read-body.ts'
 
 /** OTLP requests decoded at once per process; more are answered 429 with Retry-After. */
 export const MAX_CONCURRENT_OTLP_REQUESTS = 32
@@ -165,7 +166,7 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
     const tenant = tenantOf(c)
     const refuse = async (reason: OtlpRequestRefusal, code: number, message: string, retryAfterS?: number) => {
       host.refused?.(reason)
-      await c.req.raw.body?.cancel().catch(() => {})
+      await dropRefusedBody(c.req.raw)
       return status(encoding, code, message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) })
     }
     const key = tenant ?? ''
@@ -254,9 +255,9 @@ function answer(kind: 'traces' | 'logs', encoding: OtlpEncoding, decoded: Parame
   return new Response(body as BodyInit, { status: 200, headers: { 'content-type': contentType } })
 }
 
-/** `POST /v1/metrics`: answered as accepted without reading the body (evalstream scores traces, not metrics). */
+/** `POST /v1/metrics`: answered as accepted, its body dropped unparsed (evalstream scores traces, not metrics). */
 export async function otlpMetricsDropped(c: Context): Promise<Response> {
-  await c.req.raw.body?.cancel().catch(() => {})
+  await dropRefusedBody(c.req.raw)
   const encoding = otlpEncodingOf(c.req.header('content-type')) ?? 'json'
   return encoding === 'json'
     ? new Response('{}', { headers: { 'content-type': 'application/json' } })

@@ -1,7 +1,61 @@
 /**
  * Request bodies read as streams under a byte limit: a body is refused as soon as it outgrows the
  * limit (or announces it in Content-Length), so nothing past the limit is ever buffered.
+ *
+ * A refused body is not simply abandoned. A server that answers and closes while the client is still
+ * sending leaves unread bytes on its socket; the kernel then resets the connection, and a client that
+ * has not yet read the answer sees ECONNRESET instead of the 413 (workerd closes right after such an
+ * answer). So the rest of a refused body is read and dropped, within REFUSED_BODY_DRAIN_BYTES and
+ * REFUSED_BODY_DRAIN_MS, as Go's net/http server reads up to 256 KiB of an unread body before it
+ * closes. A body that declares more than that is cancelled at once: no answer is worth reading it.
  */
+
+/** At most this many bytes of a refused body are read and dropped before the answer goes out. */
+export const REFUSED_BODY_DRAIN_BYTES = 256 * 1024
+/** A refused body still arriving after this long is cancelled, so a stalled client holds nothing. */
+export const REFUSED_BODY_DRAIN_MS = 1000
+
+/**
+ * Reads the rest of a refused body and drops it, up to `maxBytes` and until `expired` settles
+ * (by default REFUSED_BODY_DRAIN_MS of the runtime's timers), then cancels what is left. Never throws.
+ * @example await dropRefusedBody(c.req.raw) // then answer 413
+ */
+export async function dropRefusedBody(
+  /** A request or response (its Content-Length is heeded), or a body or its reader part-way through. */
+  source: Pick<Request, 'headers' | 'body'> | ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array> | null | undefined,
+  options: { maxBytes?: number; expired?: Promise<unknown> } = {},
+): Promise<void> {
+  const maxBytes = options.maxBytes ?? REFUSED_BODY_DRAIN_BYTES
+  const message = source && 'headers' in source ? source : undefined
+  const declared = message ? declaredTooLarge(message.headers, 0) : undefined
+  const body = message ? message.body : source as ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array> | null | undefined
+  const reader = !body ? undefined : 'getReader' in body ? lockedOrNew(body) : body
+  if (!reader) return
+  if (declared !== undefined && declared > maxBytes) {
+    await reader.cancel().catch(() => {})
+    return
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = options.expired ?? new Promise((resolve) => (timer = setTimeout(resolve, REFUSED_BODY_DRAIN_MS)))
+  const gaveUp = expired.then(() => 'expired' as const)
+  try {
+    for (let dropped = 0; dropped <= maxBytes;) {
+      const next = await Promise.race([reader.read(), gaveUp])
+      if (next === 'expired' || next.done) break
+      dropped += next.value.byteLength
+    }
+  } catch {
+    // A body that broke off while being dropped has nothing left to drop.
+  } finally {
+    if (timer !== undefined) clearTimeout(timer)
+    await reader.cancel().catch(() => {})
+  }
+}
+
+/** A reader of `stream`, or undefined when someone else holds it (it is theirs to drop). */
+function lockedOrNew(stream: ReadableStream<Uint8Array>): ReadableStreamDefaultReader<Uint8Array> | undefined {
+  return stream.locked ? undefined : stream.getReader()
+}
 
 export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large'; bytes: number } | {
   ok: false
@@ -43,7 +97,7 @@ export function byteMeter(maxBytes: number): { add(chunk: Uint8Array): void; rea
 export async function readTextLimited(request: Request, maxBytes: number): Promise<BodyRead> {
   const declared = declaredTooLarge(request.headers, maxBytes)
   if (declared !== undefined) {
-    await request.body?.cancel().catch(() => {})
+    await dropRefusedBody(request)
     return { ok: false, reason: 'too_large', bytes: declared }
   }
   if (!request.body) return { ok: true, text: '' }
@@ -57,7 +111,7 @@ export async function readTextLimited(request: Request, maxBytes: number): Promi
       if (done) break
       meter.add(value)
       if (meter.over) {
-        await reader.cancel().catch(() => {})
+        await dropRefusedBody(reader)
         return { ok: false, reason: 'too_large', bytes: meter.bytes }
       }
       parts.push(decoder.decode(value, { stream: true }))
