@@ -38,6 +38,8 @@ export default defineConfig({
     hookTimeout: 600_000,
     // Every temporary file of a run (tests and the processes they start) under one folder, removed at the end.
     globalSetup: ['test/support/temp-root.ts'],
+    // Test clients close idle connections before any server does (test/support/http-client.ts).
+    setupFiles: ['test/support/http-client.ts'],
     projects: [
       // One module graph per worker for unit tests (isolate: false): importing the app once instead of
       // once per file cuts the project's CPU time by about two thirds. Unit tests therefore keep no
