@@ -3,9 +3,9 @@
  * (it hands the message to the app as `c.env.incoming`), else from the Request's body stream.
  *
  * Why: node-server builds a WHATWG Request and two ReadableStreams (`Readable.toWeb` inside a
- * pulling stream) the first time a handler touches `body`. Per upload of a few KiB that was about
- * a twentieth of the Node server's CPU on the live path (bench/README.md, "The live path's cost per
- * event"), for bytes that arrive in one or two chunks. Reading the message directly gives the same
+ * pulling stream) the first time a handler touches `body`. Per upload of a few KiB, the Request
+ * alone was 3% of the Node server's main thread under load (bench/README.md, "The live path's cost
+ * per event"), for bytes that arrive in one or two chunks. Reading the message directly gives the same
  * chunks in the same order, and a message that broke off (the client went away mid-body) fails
  * the read as the stream did. Deno and Workers have no `incoming`: their Request's stream is used.
  */
