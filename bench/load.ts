@@ -33,7 +33,8 @@
  *     [--server both|evalstream|replay] [--rate EVENTS_PER_SECOND (0: closed loop)]
  *
  * By default (`--server both`) it runs the replay baseline (bench/load-replay.ts), then the
- * service, and prints one line comparing them. The baseline answers the same requests with the
+ * service, and prints two lines comparing them: throughput and latency, then server CPU per event
+ * (and, with EVALSTREAM_PROBE_ALLOCATIONS, allocation per event) as a ratio to the baseline's. The baseline answers the same requests with the
  * service's own frames for the load case, nothing scored or stored: its numbers are the ceiling of
  * this load shape on this machine, what the client, HTTP and SSE cost alone.
  *
@@ -75,7 +76,10 @@ if (values.server === 'both') process.exit(await sideBySide())
  */
 async function sideBySide(): Promise<number> {
   const args = process.argv.slice(2).filter((a, i, all) => a !== '--server' && all[i - 1] !== '--server' && !a.startsWith('--server='))
-  const figures: Record<string, { perSecond?: number; p99?: number; steadyP99?: number; rss?: number; code: number }> = {}
+  const figures: Record<
+    string,
+    { perSecond?: number; p99?: number; steadyP99?: number; rss?: number; cpuUs?: number; allocKiB?: number; code: number }
+  > = {}
   for (const target of ['replay', 'evalstream']) {
     const child = spawn(process.execPath, [process.argv[1]!, ...args, '--server', target], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
@@ -93,6 +97,8 @@ async function sideBySide(): Promise<number> {
       p99: number(/verdict latency \(.*p99 ([\d.]+) ms/),
       steadyP99: number(/without each session's first and last invocation .*p99 ([\d.]+) ms/),
       rss: number(/peak (\d+) MiB; failed/),
+      cpuUs: number(/server CPU \(all threads\): [\d.]+ s, (\d+) us per event posted/),
+      allocKiB: number(/server allocation .*, ([\d.]+) KiB per event posted/),
       code,
     }
   }
@@ -104,6 +110,12 @@ async function sideBySide(): Promise<number> {
       `verdict p99 ${e.p99 ?? 'n/a'} vs ${r.p99 ?? 'n/a'} ms (without first and last invocations ${e.steadyP99 ?? 'n/a'} vs ${
         r.steadyP99 ?? 'n/a'
       } ms); peak RSS ${e.rss ?? 'n/a'} vs ${r.rss ?? 'n/a'} MiB`,
+  )
+  const cpuRatio = r.cpuUs && e.cpuUs ? `${(e.cpuUs / r.cpuUs).toFixed(1)}x` : 'n/a'
+  // Allocation is measured only with EVALSTREAM_PROBE_ALLOCATIONS set (each run writes its own file).
+  const alloc = e.allocKiB !== undefined && r.allocKiB !== undefined ? `; allocated ${e.allocKiB} vs ${r.allocKiB} KiB per event` : ''
+  console.log(
+    `side by side: server CPU ${e.cpuUs ?? 'n/a'} vs ${r.cpuUs ?? 'n/a'} us per event = ${cpuRatio} the replay baseline's${alloc}`,
   )
   return Math.max(r.code, e.code)
 }

@@ -16,6 +16,7 @@ import { feedSession, sessionFull } from '../session/feed.ts'
 import type { UploadSummary as UploadSummarySchema, UploadSummaryEvent } from './openapi-schemas.ts'
 import { problem } from './problem.ts'
 import { byteMeter, declaredTooLarge, dropRefusedBody } from './read-body.ts'
+import { type BodyReader, bodyReader } from './node-body.ts'
 import { streamResults } from './results-stream.ts'
 import type { HostedSession } from '../session/session.ts'
 import { PROCESS_BYTES_VAR, SESSION_BYTES_VAR } from '../session/byte-budget.ts'
@@ -68,7 +69,7 @@ export async function eventsRoute(
   }
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
-  const upload = feedBody(c.req.raw.body, format, session, summary, limits, metrics, turns).then((outcome) => {
+  const upload = feedBody(bodyReader(c), format, session, summary, limits, metrics, turns).then((outcome) => {
     if (!outcome.ok) refuse(uploadRefusal(outcome.problem))
     return outcome
   })
@@ -120,7 +121,7 @@ function tooLarge(limits: Limits, what: string): Failure {
  * holds the loop for long.
  */
 async function feedBody(
-  body: ReadableStream<Uint8Array> | null,
+  reader: BodyReader | null,
   format: EventFormat,
   session: HostedSession,
   summary: UploadSummary,
@@ -151,8 +152,7 @@ async function feedBody(
     defer: (work) => void queue.push(work),
   })
   try {
-    if (body) {
-      const reader = body.getReader()
+    if (reader) {
       const meter = byteMeter(limits.maxRequestBytes)
       for (;;) {
         let chunk: ReadableStreamReadResult<Uint8Array>

@@ -15,6 +15,9 @@ export const REFUSED_BODY_DRAIN_BYTES = 256 * 1024
 /** A refused body still arriving after this long is cancelled, so a stalled client holds nothing. */
 export const REFUSED_BODY_DRAIN_MS = 1000
 
+/** What is used of a body's reader: ReadableStreamDefaultReader's read and cancel (node-body.ts reads a Node message so too). */
+export type BodyReader = Pick<ReadableStreamDefaultReader<Uint8Array>, 'read' | 'cancel'>
+
 /**
  * Reads the rest of a refused body and drops it, up to `maxBytes` and until `expired` settles
  * (by default REFUSED_BODY_DRAIN_MS of the runtime's timers), then cancels what is left. Never throws.
@@ -22,13 +25,13 @@ export const REFUSED_BODY_DRAIN_MS = 1000
  */
 export async function dropRefusedBody(
   /** A request or response (its Content-Length is heeded), or a body or its reader part-way through. */
-  source: Pick<Request, 'headers' | 'body'> | ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array> | null | undefined,
+  source: Pick<Request, 'headers' | 'body'> | ReadableStream<Uint8Array> | BodyReader | null | undefined,
   options: { maxBytes?: number; expired?: Promise<unknown> } = {},
 ): Promise<void> {
   const maxBytes = options.maxBytes ?? REFUSED_BODY_DRAIN_BYTES
   const message = source && 'headers' in source ? source : undefined
   const declared = message ? declaredTooLarge(message.headers, 0) : undefined
-  const body = message ? message.body : source as ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array> | null | undefined
+  const body = message ? message.body : source as ReadableStream<Uint8Array> | BodyReader | null | undefined
   const reader = !body ? undefined : 'getReader' in body ? lockedOrNew(body) : body
   if (!reader) return
   if (declared !== undefined && declared > maxBytes) {
@@ -53,7 +56,7 @@ export async function dropRefusedBody(
 }
 
 /** A reader of `stream`, or undefined when someone else holds it (it is theirs to drop). */
-function lockedOrNew(stream: ReadableStream<Uint8Array>): ReadableStreamDefaultReader<Uint8Array> | undefined {
+function lockedOrNew(stream: ReadableStream<Uint8Array>): BodyReader | undefined {
   return stream.locked ? undefined : stream.getReader()
 }
 

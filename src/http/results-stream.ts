@@ -1,8 +1,7 @@
 /**
  * Streams a session's results as SSE: `id:` is the result's seq, `event:` its type, `data:` JSON.
- * Three platform stream pieces piped together:
- *
- *   resultSource (log subscription, batches) -> sseResultFrames (SSE bytes)
+ * One platform stream: the log subscription's batches (result-source.ts), each put in as its SSE
+ * bytes (`sseChunkBytes`, encoded once for all of a session's subscribers).
  *
  * A subscriber first gets everything after its `Last-Event-ID` from the log, then live results,
  * with no gap and no duplicate. The stream closes after `case.result`, when the client goes away
@@ -13,7 +12,7 @@ import type { Context } from 'hono'
 import { resultDataJson } from '../session/result-json.ts'
 import type { HostedSession } from '../session/session.ts'
 import type { LoggedEvent } from '../session/result-log.ts'
-import { type LogSource, type ResultChunk, resultSource, type SseWriter } from './result-source.ts'
+import { type LogSource, logStream, type ResultChunk, type SseWriter } from './result-source.ts'
 import { formatSseMessage } from './sse-frames.ts'
 
 export type { SseWriter } from './result-source.ts'
@@ -89,13 +88,14 @@ function encodeBatch(results: readonly LoggedEvent<string>[]): Uint8Array[] {
  * resultSource(session, { after: 0, heartbeatMs: HEARTBEAT_MS }).pipeThrough(sseResultFrames())
  */
 export function sseResultFrames(): TransformStream<ResultChunk, Uint8Array> {
-  return new TransformStream<ResultChunk, Uint8Array>({
-    transform(chunk, controller) {
-      if ('text' in chunk) return controller.enqueue(utf8.encode(chunk.text))
-      if (chunk.results.length === 0) return
-      for (const piece of encodeBatch(chunk.results)) controller.enqueue(piece)
-    },
-  })
+  return new TransformStream<ResultChunk, Uint8Array>({ transform: (chunk, controller) => sseChunkBytes(controller, chunk) })
+}
+
+/** One chunk's SSE bytes, enqueued: what `sseResultFrames` does per chunk, without a stream stage of its own. */
+export function sseChunkBytes(controller: { enqueue(piece: Uint8Array): void }, chunk: ResultChunk): void {
+  if ('text' in chunk) return controller.enqueue(utf8.encode(chunk.text))
+  if (chunk.results.length === 0) return
+  for (const piece of encodeBatch(chunk.results)) controller.enqueue(piece)
 }
 
 /**
@@ -115,8 +115,7 @@ export function streamResults(c: Context, session: HostedSession, options: Strea
 export function streamLog<T extends string>(c: Context, source: LogSource<T>, options: StreamOptions & { endType?: T }): Response {
   // workerd fires the request signal only with enable_request_signal, and never inside a Durable
   // Object: there a dead peer shows up when a write fails, which cancels the body (heartbeats help).
-  const body = resultSource(source, { ...options, signal: c.req.raw.signal, heartbeatMs: HEARTBEAT_MS })
-    .pipeThrough(sseResultFrames())
+  const body = logStream<T, Uint8Array>(source, { ...options, signal: c.req.raw.signal, heartbeatMs: HEARTBEAT_MS }, sseChunkBytes)
   // The headers hono's streamSSE sets, so nothing changes for clients.
   c.header('Transfer-Encoding', 'chunked')
   c.header('Content-Type', 'text/event-stream')

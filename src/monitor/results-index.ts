@@ -110,6 +110,7 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   const insert = (r: FedResult, touch: (r: FedResult, invocations: number, status: string | null) => void): boolean => {
     const { type, data, seq } = r.event
     if (type === 'invocation.started' || type === 'criterion.progress') {
+      // Their invocation_index alone: on Node the writer thread is sent nothing else of them (index-writer.ts).
       touch(r, data.invocation_index + 1, null)
       return true
     }

@@ -127,15 +127,19 @@ export function startIndexWriter(
 /**
  * One fed result as the index worker parses it, without the session's webhook (and its secret):
  * the index reads none of it. Data longer than the index keeps goes as the summary it would keep,
- * so a case result is not copied, parsed and stringified again only to be cut.
+ * so a case result is not copied, parsed and stringified again only to be cut. An
+ * `invocation.started` or `criterion.progress` goes with its `invocation_index` alone: the index
+ * keeps no row for them and reads nothing else of them (results-index.ts `insert` only moves the
+ * session's row), and they are most of a session's results (6 of 8 per invocation in bench/load.ts).
  * @example JSON.parse(indexRowJson(r)).event.data // r.event.data
  */
 export function indexRowJson(r: FedResult): string {
   const { event } = r
+  const data = event.type === 'invocation.started' || event.type === 'criterion.progress'
+    ? `{"invocation_index":${JSON.stringify(event.data.invocation_index)}}`
+    : indexedDataJson(event.data, resultDataJson(event.data))
   const tenant = r.tenant !== undefined ? `,"tenant":${JSON.stringify(r.tenant)}` : ''
   const appName = r.appName !== undefined ? `,"appName":${JSON.stringify(r.appName)}` : ''
   return `{"sessionId":${JSON.stringify(r.sessionId)}${tenant}${appName},"atMs":${JSON.stringify(r.atMs)},"event":{"seq":${event.seq},` +
-    `"type":${JSON.stringify(event.type)},"key":${JSON.stringify(event.key)},"data":${
-      indexedDataJson(event.data, resultDataJson(event.data))
-    }}}`
+    `"type":${JSON.stringify(event.type)},"key":${JSON.stringify(event.key)},"data":${data}}}`
 }

@@ -2,11 +2,13 @@
  * A result's data is stringified once for every consumer (its SQLite row, the results index, each
  * SSE subscriber), and the texts kept for that are bounded by their total length.
  */
+import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it, vi } from 'vitest'
 import { indexRowJson } from '../../../src/adapter/node/index-writer.ts'
-import { indexedDataJson } from '../../../src/monitor/results-index.ts'
+import { indexedDataJson, sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
 import { MAX_INDEXED_DATA_CHARS } from '../../../src/monitor/results-index-limits.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
+import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { largeResultTextChars, RECENT_RESULT_TEXT_CHARS, recentResultTextChars, resultDataJson } from '../../../src/session/result-json.ts'
 
 const data = (n: number) => ({
@@ -91,6 +93,27 @@ describe('indexRowJson', () => {
     expect(sent).toEqual({ truncated: true, chars: full.length, final_eval_status: 2, eval_id: 'case' })
     // The index stores the same row from the summary as from the whole data.
     expect(indexedDataJson(sent)).toBe(indexedDataJson(big))
+  })
+
+  it('sends a started invocation and a progress result as their invocation index: the index ends the same', () => {
+    const results: FedResult[] = [
+      { seq: 1, type: 'invocation.started', key: 'started/0', data: { invocation_id: 'i0', invocation_index: 0 } },
+      { seq: 2, type: 'criterion.progress', key: 'progress/0/m/1', data: { ...data(0), final: false } },
+      { seq: 3, type: 'criterion.result', key: 'result/0/m/0', data: data(0) },
+      { seq: 4, type: 'invocation.started', key: 'started/1', data: { invocation_id: 'i1', invocation_index: 1 } },
+      { seq: 5, type: 'criterion.progress', key: 'progress/1/m/1', data: { ...data(1), final: true } },
+    ].map((event, i) => ({ sessionId: 's', tenant: 't', appName: 'a', event, atMs: 1_000 + i }) as FedResult)
+    const sent = results.map((r) => JSON.parse(indexRowJson(r)) as FedResult)
+    expect(sent[1]!.event.data).toEqual({ invocation_index: 0 })
+    expect(sent[0]!.event.data).toEqual({ invocation_index: 0 })
+    expect(sent[2]!.event).toEqual(results[2]!.event)
+    const rows = (fed: FedResult[]) => {
+      const sql = sqlFromDatabaseSync(new DatabaseSync(':memory:'))
+      sqliteResultsIndex(sql, { now: () => 2_000 }).recordAll(fed)
+      return [sql.query('SELECT * FROM es_index_results ORDER BY id'), sql.query('SELECT * FROM es_index_sessions')]
+    }
+    expect(rows(sent)).toEqual(rows(results))
+    expect(rows(sent)[1]).toEqual([expect.objectContaining({ session_id: 's', invocations: 2, first_ms: 1_000, last_ms: 1_004 })])
   })
 
   it('leaves out a tenant and an app name the session does not have', () => {
