@@ -4,6 +4,7 @@
  * refused: every exported schema has a written type. `--allow-dirty`: the check is of the working
  * tree, committed or not.
  * Runtimes project: runs deno as a child process.
+ * Covers: deno.json.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'

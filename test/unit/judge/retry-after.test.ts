@@ -1,3 +1,4 @@
+/** Covers: src/judge/retry.ts. */
 // Retry-After on 429 and 503: read as seconds or an HTTP date, honoured through the real SDK (whose
 // ApiError drops headers) and through Vertex's evaluateInstances, capped by MAX_RETRY_AFTER_MS.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'

@@ -1,3 +1,4 @@
+/** Covers: src/judge/vertex-eval.ts. */
 // safety_v1: Vertex evaluateInstances when Vertex is configured, a plain Gemini prompt otherwise.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
