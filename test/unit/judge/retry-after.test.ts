@@ -3,7 +3,7 @@
 // ApiError drops headers) and through Vertex's evaluateInstances, capped by MAX_RETRY_AFTER_MS.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
-import { judgeConfigFromEnv } from '../../../src/judge/config.ts'
+import { judgeConfigFromEnv } from '../../../src/config/judge-env.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
 import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../../src/judge/retry.ts'
 import { apiError, type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
