@@ -16,7 +16,8 @@ import { createGeminiJudge } from '../src/judge/gemini.ts'
 import type { JudgeRequest } from '../src/core/criterion.ts'
 import { apiError, startGeminiStub, type StubReply } from '../test/support/gemini-stub.ts'
 import { createAnyModelJudge } from '../src/judge/any-model.ts'
-import { type ChatProvider, chatProviderFromEnv } from '../src/judge/providers.ts'
+import { chatProviderFromEnv } from '../src/config/judge-env.ts'
+import type { ChatProvider } from '../src/judge/providers.ts'
 import { startChatStub } from '../test/unit/judge/chat-stub.ts'
 
 const INVOCATIONS = 200

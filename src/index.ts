@@ -49,7 +49,7 @@ export { createInvocationBuilder } from './core/invocation-builder.ts'
 // Live sessions, judges and the HTTP app
 export { createSessionEngine, type SessionEngineOptions } from './engine/session-engine.ts'
 export type { CriterionResultData, ResultEvent, ResultEventBody, SessionEngine } from './engine/types.ts'
-export { judgeConfigFromEnv } from './judge/config.ts'
+export { judgeConfigFromEnv } from './config/judge-env.ts'
 export { createJudgeExecutor } from './judge/executor.ts'
 export { type AppDeps, createApp } from './http/app.ts'
 

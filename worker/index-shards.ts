@@ -181,7 +181,7 @@ function mergeSessions(lists: Session[][], limit: number): Session[] {
 }
 
 /** Per-criterion stats of every shard as one index would count them. */
-export function mergeStats(lists: CriterionStats[][]): CriterionStats[] {
+function mergeStats(lists: CriterionStats[][]): CriterionStats[] {
   const byName = new Map<string, CriterionStats>()
   const weighted = (a: { mean_score: number | null }, b: { mean_score: number | null }, weightA: number, weightB: number) => {
     const w = weightA + weightB

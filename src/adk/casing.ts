@@ -10,6 +10,20 @@ import { isRecord } from './json.ts'
 /** What a model does with keys it does not know: pydantic's `extra` setting. */
 export type ExtraKeys = 'forbid' | 'allow' | 'ignore'
 
+/**
+ * What `adkObject` builds: the model's object schema behind the alias renaming, and its field names.
+ * Its type lists the declared fields whatever `extra` says: unknown keys a model keeps are kept as
+ * they are, not typed.
+ */
+export type AdkObject<Shape extends z.ZodRawShape> =
+  & z.ZodPreprocess<z.ZodObject<Shape, z.core.$strip>>
+  & { fieldNames: readonly (keyof Shape & string)[] }
+
+/**
+ * An exported ADK model's schema: it parses to `T` and lists the fields it declares.
+ */
+export type AdkModel<T> = z.ZodType<T> & { readonly fieldNames: readonly (keyof T & string)[] }
+
 /** `function_call` -> `functionCall` (pydantic's `to_camel`). */
 export function toCamel(snake: string): string {
   return snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
@@ -41,7 +55,7 @@ export function renameAliases(input: unknown, fieldNames: readonly string[]): un
  * const Rubric = adkObject({ rubric_id: z.string() }, 'forbid')
  * Rubric.parse({ rubricId: 'r1' }) // { rubric_id: 'r1' }
  */
-export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: ExtraKeys) {
+export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: ExtraKeys): AdkObject<Shape> {
   const fieldNames = Object.keys(shape)
   const object = extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)
   // The field names ride along, so code that reads the same models another way (event-fast.ts)
@@ -57,6 +71,6 @@ export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: Extr
  * out as `undefined`, and the key is optional in the inferred type so hand-built values type-check.
  * @example z.object({ args: optionalField(z.record(z.string(), z.unknown())) }).parse({ args: null }) // { args: undefined }
  */
-export function optionalField<T extends z.ZodType>(schema: T) {
+export function optionalField<T extends z.ZodType>(schema: T): z.ZodPreprocess<z.ZodOptional<T>> {
   return z.preprocess((value) => (value === null ? undefined : value), schema.optional())
 }

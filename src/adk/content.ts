@@ -6,12 +6,21 @@
  * other key as it is, so newer agents' events and files still load.
  */
 import { z } from 'zod'
-import { adkObject, optionalField } from './casing.ts'
+import { type AdkModel, adkObject, optionalField } from './casing.ts'
 
 /** JSON `null` is how migrated ADK files spell "absent"; treat both the same. */
 const optional = optionalField
 
-export const FunctionCall = adkObject(
+/** A tool call the model asked for. */
+export type FunctionCall = {
+  id?: string
+  name: string
+  /** Absent for JSON `null` or a missing `args`, which ADK reads as None; `{}` is no arguments. */
+  args?: Record<string, unknown>
+  partial_args?: unknown
+  will_continue?: boolean
+}
+export const FunctionCall: AdkModel<FunctionCall> = adkObject(
   {
     id: optional(z.string()),
     name: z.string(),
@@ -22,9 +31,16 @@ export const FunctionCall = adkObject(
   },
   'allow',
 )
-export type FunctionCall = z.infer<typeof FunctionCall>
 
-export const FunctionResponse = adkObject(
+/** A tool's answer to a call. */
+export type FunctionResponse = {
+  id?: string
+  name?: string
+  response?: Record<string, unknown>
+  will_continue?: boolean
+  scheduling?: string
+}
+export const FunctionResponse: AdkModel<FunctionResponse> = adkObject(
   {
     id: optional(z.string()),
     name: optional(z.string()),
@@ -34,9 +50,21 @@ export const FunctionResponse = adkObject(
   },
   'allow',
 )
-export type FunctionResponse = z.infer<typeof FunctionResponse>
 
-export const Part = adkObject(
+/** One part of a message: text, a thought, a call, a response, data or code. */
+export type Part = {
+  text?: string
+  thought?: boolean
+  thought_signature?: string
+  function_call?: FunctionCall
+  function_response?: FunctionResponse
+  inline_data?: Record<string, unknown>
+  file_data?: Record<string, unknown>
+  executable_code?: Record<string, unknown>
+  code_execution_result?: Record<string, unknown>
+  video_metadata?: Record<string, unknown>
+}
+export const Part: AdkModel<Part> = adkObject(
   {
     text: optional(z.string()),
     thought: optional(z.boolean()),
@@ -51,16 +79,19 @@ export const Part = adkObject(
   },
   'allow',
 )
-export type Part = z.infer<typeof Part>
 
-export const Content = adkObject(
+/** A message: who wrote it (`user`, `model`) and its parts. */
+export type Content = {
+  role?: string
+  parts?: Part[]
+}
+export const Content: AdkModel<Content> = adkObject(
   {
     role: optional(z.string()),
     parts: optional(z.array(Part)),
   },
   'allow',
 )
-export type Content = z.infer<typeof Content>
 
 /**
  * ADK's text extraction: the texts of the parts that have one, joined with "\n".

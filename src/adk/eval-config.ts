@@ -4,7 +4,7 @@
  * original spelling; each criterion re-validates its own options later (match_type, judge options...).
  */
 import { z } from 'zod'
-import { adkObject, optionalField } from './casing.ts'
+import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { laxFloat } from './eval-set.ts'
 import { parseErrorFromZod, type ParseFailure } from './parse-error.ts'
 import { isRecord } from './json.ts'
@@ -17,20 +17,30 @@ const nullish = optionalField
  * @example BaseCriterion.parse({ threshold: 1, match_type: 'IN_ORDER' })
  * // { threshold: 1, include_intermediate_responses_in_final: false, match_type: 'IN_ORDER' }
  */
-export const BaseCriterion = adkObject(
+export type BaseCriterion = {
+  threshold: number
+  include_intermediate_responses_in_final: boolean
+  /** Extras are typed `unknown`: each criterion parses its own options. */
+  [option: string]: unknown
+}
+export const BaseCriterion: AdkModel<BaseCriterion> = adkObject(
   { threshold: laxFloat, include_intermediate_responses_in_final: z.boolean().default(false) },
   'allow',
 )
-/** Extras are typed `unknown`: each criterion parses its own options. */
-export type BaseCriterion = z.infer<typeof BaseCriterion> & Record<string, unknown>
 
 /** `Union[float, BaseCriterion]`: `1`, `"0.5"` (and, as in pydantic, `true`) are bare thresholds. */
-export const CriterionValue = z.preprocess(
+export const CriterionValue: z.ZodType<BaseCriterion> = z.preprocess(
   (value) => (!isRecord(value) && laxFloat.safeParse(value).success ? { threshold: value } : value),
   BaseCriterion,
 )
 
-export const CustomMetricConfig = adkObject(
+/** A custom metric: the function that computes it and what it says about itself. */
+export type CustomMetricConfig = {
+  code_config: { name: string }
+  metric_info?: unknown
+  description?: string
+}
+export const CustomMetricConfig: AdkModel<CustomMetricConfig> = adkObject(
   {
     code_config: adkObject({ name: z.string() }, 'allow'),
     metric_info: nullish(z.unknown()),
@@ -38,13 +48,18 @@ export const CustomMetricConfig = adkObject(
   },
   'ignore',
 )
-export type CustomMetricConfig = z.infer<typeof CustomMetricConfig>
 
 /**
  * ADK's EvalConfig. Both casings; unknown top-level keys are ignored.
  * @example EvalConfig.parse({ criteria: { response_match_score: '0.5' } }).criteria.response_match_score.threshold // 0.5
  */
-export const EvalConfig = adkObject(
+export type EvalConfig = {
+  /** Each criterion by metric name, in the config's order; a bare number is a threshold. */
+  criteria: Record<string, BaseCriterion>
+  custom_metrics?: Record<string, CustomMetricConfig>
+  user_simulator_config?: Record<string, unknown>
+}
+export const EvalConfig: AdkModel<EvalConfig> = adkObject(
   {
     criteria: z
       .record(z.string(), CriterionValue)
@@ -56,7 +71,6 @@ export const EvalConfig = adkObject(
   },
   'ignore',
 )
-export type EvalConfig = z.infer<typeof EvalConfig>
 
 /** What ADK uses with no config file (or a path that does not exist). */
 export const DEFAULT_EVAL_CONFIG: EvalConfig = EvalConfig.parse({
@@ -75,7 +89,7 @@ export const FLAT_LEGACY_CRITERIA = [
  * ADK's EvalMetric: one entry of the config, ready to run. A metric given without a criterion (the
  * web UI sends `{metric_name, threshold}`) gets `BaseCriterion(threshold)`, as ADK's evaluators do.
  */
-export const EvalMetric = adkObject(
+export const EvalMetric: z.ZodType<EvalMetric> = adkObject(
   {
     metric_name: z.string(),
     threshold: laxFloat,

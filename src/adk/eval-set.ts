@@ -6,7 +6,7 @@
  * typo inside an eval case fails the whole file, as it does in ADK.
  */
 import { z } from 'zod'
-import { adkObject, optionalField } from './casing.ts'
+import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { Invocation, Rubric } from './invocation.ts'
 
 const nullish = optionalField
@@ -17,13 +17,19 @@ const NUMERIC_STRING = /^\s*[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?
  * A pydantic `float` in lax mode: numbers, numeric strings (" 0.5 ", "1e-1", "1_0") and booleans.
  * @example laxFloat.parse('0.5') // 0.5
  */
-export const laxFloat = z.preprocess((value) => {
+export const laxFloat: z.ZodType<number> = z.preprocess((value) => {
   if (typeof value === 'boolean') return value ? 1 : 0
   if (typeof value === 'string' && NUMERIC_STRING.test(value)) return Number(value.replaceAll('_', '').trim())
   return value
 }, z.number())
 
-export const SessionInput = adkObject(
+/** The session an eval case starts from: app, user and initial state. */
+export type SessionInput = {
+  app_name: string
+  user_id: string
+  state: Record<string, unknown>
+}
+export const SessionInput: AdkModel<SessionInput> = adkObject(
   {
     app_name: z.string(),
     user_id: z.string(),
@@ -34,9 +40,15 @@ export const SessionInput = adkObject(
   },
   'forbid',
 )
-export type SessionInput = z.infer<typeof SessionInput>
 
-export const PersonaBehavior = adkObject(
+/** One behaviour of a simulated user, with the rubrics that catch a violation of it. */
+export type PersonaBehavior = {
+  name: string
+  description: string
+  behavior_instructions: string[]
+  violation_rubrics: string[]
+}
+export const PersonaBehavior: AdkModel<PersonaBehavior> = adkObject(
   {
     name: z.string(),
     description: z.string(),
@@ -45,18 +57,29 @@ export const PersonaBehavior = adkObject(
   },
   'forbid',
 )
-export type PersonaBehavior = z.infer<typeof PersonaBehavior>
 
-export const UserPersona = adkObject(
+/** A simulated user's persona. */
+export type UserPersona = {
+  id: string
+  description: string
+  behaviors: PersonaBehavior[]
+}
+export const UserPersona: AdkModel<UserPersona> = adkObject(
   { id: z.string(), description: z.string(), behaviors: z.array(PersonaBehavior) },
   'forbid',
 )
-export type UserPersona = z.infer<typeof UserPersona>
 
 /** ADK's built-in persona ids; a string persona names one of them (resolved by the simulator). */
 export const BUILT_IN_PERSONAS = ['EXPERT', 'NOVICE', 'EVALUATOR'] as const
 
-export const ConversationScenario = adkObject(
+/** A simulated conversation: the first prompt, the plan the user follows and who the user is. */
+export type ConversationScenario = {
+  starting_prompt: string
+  conversation_plan: string
+  /** A persona, or the id of a built-in one (`BUILT_IN_PERSONAS`). */
+  user_persona?: UserPersona | string
+}
+export const ConversationScenario: AdkModel<ConversationScenario> = adkObject(
   {
     starting_prompt: z.string(),
     conversation_plan: z.string(),
@@ -64,9 +87,18 @@ export const ConversationScenario = adkObject(
   },
   'forbid',
 )
-export type ConversationScenario = z.infer<typeof ConversationScenario>
 
-export const EvalCase = adkObject(
+/** One eval case: a static conversation or a simulated one, never both. */
+export type EvalCase = {
+  eval_id: string
+  conversation?: Invocation[]
+  conversation_scenario?: ConversationScenario
+  session_input?: SessionInput
+  creation_timestamp: number
+  rubrics?: Rubric[]
+  final_session_state?: Record<string, unknown>
+}
+export const EvalCase: z.ZodType<EvalCase> = adkObject(
   {
     eval_id: z.string(),
     conversation: nullish(z.array(Invocation)),
@@ -86,21 +118,26 @@ export const EvalCase = adkObject(
     message: `an eval case needs exactly one of "conversation" and "conversation_scenario" (found ${has[0] ? 'both' : 'neither'})`,
   })
 })
-export type EvalCase = z.infer<typeof EvalCase>
 
 /**
  * ADK's EvalSet. Top-level keys are snake_case only: `{"evalSetId": ...}` fails, as in ADK.
  * @example
  * EvalSet.parse({ eval_set_id: 's', eval_cases: [] }) // { eval_set_id: 's', eval_cases: [], creation_timestamp: 0 }
  */
-export const EvalSet = z.object({
+export type EvalSet = {
+  eval_set_id: string
+  name?: string
+  description?: string
+  eval_cases: EvalCase[]
+  creation_timestamp: number
+}
+export const EvalSet: z.ZodType<EvalSet> = z.object({
   eval_set_id: z.string(),
   name: nullish(z.string()),
   description: nullish(z.string()),
   eval_cases: z.array(EvalCase),
   creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
 })
-export type EvalSet = z.infer<typeof EvalSet>
 
 /** The camelCase spellings of EvalSet's keys, which ADK does not accept (used for a hint). */
 export const CAMEL_EVAL_SET_KEYS = ['evalSetId', 'evalCases', 'creationTimestamp'] as const

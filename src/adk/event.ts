@@ -4,7 +4,7 @@
  * field is kept, so a proxied or stored event loses nothing.
  */
 import { z } from 'zod'
-import { adkObject, optionalField } from './casing.ts'
+import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { Content } from './content.ts'
 
 const nullish = optionalField
@@ -14,11 +14,20 @@ const nullish = optionalField
  * Anything above 1e11 cannot be seconds (that is the year 5138), so it is taken as milliseconds.
  */
 export const MILLISECONDS_THRESHOLD = 1e11
+/** An ADK timestamp in seconds, whichever unit it came in. */
 export function timestampSeconds(raw: number): number {
   return raw > MILLISECONDS_THRESHOLD ? raw / 1000 : raw
 }
 
-export const EventActions = adkObject(
+/** What an event asks the runner to do besides carrying content. */
+export type EventActions = {
+  skip_summarization?: boolean
+  transfer_to_agent?: string
+  escalate?: boolean
+  state_delta?: Record<string, unknown>
+  artifact_delta?: Record<string, unknown>
+}
+export const EventActions: AdkModel<EventActions> = adkObject(
   {
     skip_summarization: nullish(z.boolean()),
     transfer_to_agent: nullish(z.string()),
@@ -28,9 +37,27 @@ export const EventActions = adkObject(
   },
   'allow',
 )
-export type EventActions = z.infer<typeof EventActions>
 
-export const AdkEvent = adkObject(
+/** One ADK event, snake_case whatever spelling it came in. */
+export type AdkEvent = {
+  id?: string
+  invocation_id?: string
+  author?: string
+  content?: Content
+  partial?: boolean
+  turn_complete?: boolean
+  /** A set in Python; JSON has it as an array. */
+  long_running_tool_ids?: string[]
+  actions?: EventActions
+  branch?: string
+  /** Seconds since the epoch (milliseconds on input are divided by 1000, see `timestampSeconds`). */
+  timestamp?: number
+  error_code?: string
+  error_message?: string
+  finish_reason?: string
+  usage_metadata?: Record<string, unknown>
+}
+export const AdkEvent: AdkModel<AdkEvent> = adkObject(
   {
     id: nullish(z.string()),
     invocation_id: nullish(z.string()),
@@ -50,7 +77,6 @@ export const AdkEvent = adkObject(
   },
   'allow',
 )
-export type AdkEvent = z.infer<typeof AdkEvent>
 
 /**
  * ADK's `Event.is_final_response()` (spec §4.3): skip-summarization and long-running calls count as

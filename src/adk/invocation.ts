@@ -4,13 +4,25 @@
  * camelCase aliases are accepted on input (spec §1.1), unknown keys are rejected as ADK does.
  */
 import { z } from 'zod'
-import { adkObject, optionalField } from './casing.ts'
+import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { Content, FunctionCall, FunctionResponse, Part } from './content.ts'
 
 const nullish = optionalField
 
-export const RubricContent = adkObject({ text_property: nullish(z.string()) }, 'forbid')
-export const Rubric = adkObject(
+/** What a rubric asks, in words. */
+export type RubricContent = {
+  text_property?: string
+}
+export const RubricContent: AdkModel<RubricContent> = adkObject({ text_property: nullish(z.string()) }, 'forbid')
+
+/** One property a judge checks an answer against. */
+export type Rubric = {
+  rubric_id: string
+  rubric_content: RubricContent
+  description?: string
+  type?: string
+}
+export const Rubric: AdkModel<Rubric> = adkObject(
   {
     rubric_id: z.string(),
     rubric_content: RubricContent,
@@ -19,10 +31,14 @@ export const Rubric = adkObject(
   },
   'forbid',
 )
-export type Rubric = z.infer<typeof Rubric>
 
 /** Hand-written and migrated files: calls, responses and `[author, parts]` pairs. */
-export const IntermediateData = adkObject(
+export type IntermediateData = {
+  tool_uses: FunctionCall[]
+  tool_responses: FunctionResponse[]
+  intermediate_responses: [string, Part[]][]
+}
+export const IntermediateData: AdkModel<IntermediateData> = adkObject(
   {
     tool_uses: z.array(FunctionCall).nullish().transform((v) => v ?? []),
     tool_responses: z.array(FunctionResponse).nullish().transform((v) => v ?? []),
@@ -33,17 +49,22 @@ export const IntermediateData = adkObject(
   },
   'forbid',
 )
-export type IntermediateData = z.infer<typeof IntermediateData>
 
-export const InvocationEvent = adkObject(
+/** One event of an invocation as eval files keep it: its author and content (null when it had none). */
+export type InvocationEvent = {
+  author: string
+  content: Content | null
+}
+export const InvocationEvent: AdkModel<InvocationEvent> = adkObject(
   { author: z.string(), content: Content.nullish().transform((v) => v ?? null) },
   'forbid',
 )
-export type InvocationEvent = z.infer<typeof InvocationEvent>
 
 /** What inference produces and the web UI saves: the agent's events, in order. */
-export const InvocationEvents = adkObject({ invocation_events: z.array(InvocationEvent).default([]) }, 'forbid')
-export type InvocationEvents = z.infer<typeof InvocationEvents>
+export type InvocationEvents = {
+  invocation_events: InvocationEvent[]
+}
+export const InvocationEvents: AdkModel<InvocationEvents> = adkObject({ invocation_events: z.array(InvocationEvent).default([]) }, 'forbid')
 
 /**
  * `IntermediateData | InvocationEvents`. pydantic ends up choosing by the keys present (both shapes
@@ -51,18 +72,26 @@ export type InvocationEvents = z.infer<typeof InvocationEvents>
  * `invocation_events` is InvocationEvents, anything else IntermediateData (`{}` included). Unlike
  * z.union, this reports a bad file's errors inside the shape its author meant.
  */
-export const IntermediateDataOrEvents = z.unknown().transform((value, ctx): IntermediateData | InvocationEvents => {
-  const isEvents = typeof value === 'object' && value !== null && ('invocation_events' in value || 'invocationEvents' in value)
-  const parsed = isEvents
-    ? InvocationEvents.safeParse(value, { reportInput: true })
-    : IntermediateData.safeParse(value, { reportInput: true })
-  if (parsed.success) return parsed.data
-  // Issue paths are relative to this value; zod prefixes them with where it sits in the document.
-  for (const issue of parsed.error.issues) ctx.issues.push(issue as (typeof ctx.issues)[number])
-  return z.NEVER
-})
+export const IntermediateDataOrEvents: z.ZodType<IntermediateData | InvocationEvents> = z.unknown().transform(
+  (value, ctx): IntermediateData | InvocationEvents => {
+    const isEvents = typeof value === 'object' && value !== null && ('invocation_events' in value || 'invocationEvents' in value)
+    const parsed = isEvents
+      ? InvocationEvents.safeParse(value, { reportInput: true })
+      : IntermediateData.safeParse(value, { reportInput: true })
+    if (parsed.success) return parsed.data
+    // Issue paths are relative to this value; zod prefixes them with where it sits in the document.
+    for (const issue of parsed.error.issues) ctx.issues.push(issue as (typeof ctx.issues)[number])
+    return z.NEVER
+  },
+)
 
-export const AgentDetails = adkObject(
+/** An agent of the app: its name, instructions and tool declarations. */
+export type AgentDetails = {
+  name: string
+  instructions: string
+  tool_declarations: unknown[]
+}
+export const AgentDetails: AdkModel<AgentDetails> = adkObject(
   {
     name: z.string(),
     instructions: z.string().default(''),
@@ -70,10 +99,23 @@ export const AgentDetails = adkObject(
   },
   'forbid',
 )
-export const AppDetails = adkObject({ agent_details: z.record(z.string(), AgentDetails).default({}) }, 'forbid')
-export type AppDetails = z.infer<typeof AppDetails>
+/** The app's agents, by name. */
+export type AppDetails = {
+  agent_details: Record<string, AgentDetails>
+}
+export const AppDetails: AdkModel<AppDetails> = adkObject({ agent_details: z.record(z.string(), AgentDetails).default({}) }, 'forbid')
 
-export const Invocation = adkObject(
+/** One user turn and the agent's answer to it. */
+export type Invocation = {
+  invocation_id: string
+  user_content: Content
+  final_response?: Content
+  intermediate_data?: IntermediateData | InvocationEvents
+  creation_timestamp: number
+  rubrics?: Rubric[]
+  app_details?: AppDetails
+}
+export const Invocation: AdkModel<Invocation> = adkObject(
   {
     invocation_id: z.string().default(''),
     user_content: Content,
@@ -85,7 +127,6 @@ export const Invocation = adkObject(
   },
   'forbid',
 )
-export type Invocation = z.infer<typeof Invocation>
 
 /** Every part of every invocation event, in order (sub-agents included). */
 function* eventParts(events: readonly InvocationEvent[]): Generator<Part> {

@@ -13,37 +13,59 @@
 import { z } from 'zod'
 import { EvalSet } from './eval-set.ts'
 
-export const LegacyToolUse = z.object({
+/** An expected tool call of a legacy row. */
+export type LegacyToolUse = {
+  tool_name: string
+  tool_input?: Record<string, unknown> | null
+}
+export const LegacyToolUse: z.ZodType<LegacyToolUse> = z.object({
   tool_name: z.string(),
   tool_input: z.record(z.string(), z.unknown()).nullish(),
 })
 
-export const LegacyRow = z.object({
+/** One turn of a legacy file: the query, the expected calls and responses, the reference answer. */
+export type LegacyRow = {
+  query: string
+  expected_tool_use?: LegacyToolUse[]
+  expected_intermediate_agent_responses?: { author: string; text: string }[]
+  reference?: string
+}
+export const LegacyRow: z.ZodType<LegacyRow> = z.object({
   query: z.string(),
   expected_tool_use: z.array(LegacyToolUse).optional(),
   expected_intermediate_agent_responses: z.array(z.object({ author: z.string(), text: z.string() })).optional(),
   reference: z.string().optional(),
 })
-export type LegacyRow = z.infer<typeof LegacyRow>
 
 /** The flat legacy list: the rows of a single case. */
-export const FlatLegacyList = z.array(LegacyRow)
-export type FlatLegacyList = z.infer<typeof FlatLegacyList>
+export type FlatLegacyList = LegacyRow[]
+export const FlatLegacyList: z.ZodType<FlatLegacyList> = z.array(LegacyRow)
 
-export const LegacyInitialSession = z.object({
+/** The session a named legacy case starts from. */
+export type LegacyInitialSession = {
+  app_name?: string
+  user_id?: string
+  state?: Record<string, unknown>
+}
+export const LegacyInitialSession: z.ZodType<LegacyInitialSession> = z.object({
   app_name: z.string().optional(),
   user_id: z.string().optional(),
   state: z.record(z.string(), z.unknown()).optional(),
 })
-export type LegacyInitialSession = z.infer<typeof LegacyInitialSession>
 
-export const NamedLegacyCase = z.object({
+/** One case of the named legacy list. */
+export type NamedLegacyCase = {
+  name: string
+  data: LegacyRow[]
+  initial_session?: LegacyInitialSession | null
+}
+export const NamedLegacyCase: z.ZodType<NamedLegacyCase> = z.object({
   name: z.string(),
   data: z.array(LegacyRow),
   initial_session: LegacyInitialSession.nullish(),
 })
-export const NamedLegacyList = z.array(NamedLegacyCase)
-export type NamedLegacyList = z.infer<typeof NamedLegacyList>
+export type NamedLegacyList = NamedLegacyCase[]
+export const NamedLegacyList: z.ZodType<NamedLegacyList> = z.array(NamedLegacyCase)
 
 export type LegacyConversionOptions = {
   evalSetId: string

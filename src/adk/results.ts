@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { type CaseStatus, caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from './status.ts'
-import { adkObject, optionalField } from './casing.ts'
+import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { BaseCriterion, type EvalMetric } from './eval-config.ts'
 import { laxFloat } from './eval-set.ts'
 import { Invocation } from './invocation.ts'
@@ -13,7 +13,7 @@ import { Invocation } from './invocation.ts'
 const orNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null)
 
 /** 1/2/3/4 as in files, or the names as in evalstream's own JSON. */
-export const EvalStatusField = z
+export const EvalStatusField: z.ZodType<EvalStatus> = z
   .union([
     z.literal(1),
     z.literal(2),
@@ -23,11 +23,16 @@ export const EvalStatusField = z
   ])
   .transform((v): EvalStatus => (typeof v === 'number' ? statusFromCode(v) : v))
 
-export const RubricScore = adkObject(
+/** A judge's verdict on one rubric. */
+export type RubricScore = {
+  rubric_id: string
+  rationale: string | null
+  score: number | null
+}
+export const RubricScore: AdkModel<RubricScore> = adkObject(
   { rubric_id: z.string(), rationale: orNull(z.string()), score: orNull(laxFloat) },
   'forbid',
 )
-export type RubricScore = z.infer<typeof RubricScore>
 
 /** The fields of ADK's TokenUsageDetails, in the order ADK declares them (the schema below has them all). */
 export const TOKEN_USAGE_FIELDS = [
@@ -45,7 +50,17 @@ export const TOKEN_USAGE_FIELDS = [
  * Newer ADK's breakdown behind a token_usage_v1 score (null: the count was not reported). Present in
  * `details` only for that metric: ADK 2.0's details have no such field and reject unknown keys.
  */
-export const TokenUsageDetails = adkObject(
+export type TokenUsageDetails = {
+  total_tokens: number | null
+  input_tokens: number | null
+  prompt_tokens: number | null
+  cached_tokens: number | null
+  tool_use_tokens: number | null
+  output_tokens: number | null
+  candidates_tokens: number | null
+  reasoning_tokens: number | null
+}
+export const TokenUsageDetails: AdkModel<TokenUsageDetails> = adkObject(
   {
     total_tokens: orNull(laxFloat),
     input_tokens: orNull(laxFloat),
@@ -58,13 +73,24 @@ export const TokenUsageDetails = adkObject(
   },
   'forbid',
 )
-export type TokenUsageDetails = z.infer<typeof TokenUsageDetails>
 
-export const EvalMetricResultDetails = adkObject(
+/** What backs a metric's score: rubric verdicts, token counts. */
+export type EvalMetricResultDetails = {
+  rubric_scores: RubricScore[] | null
+  token_usage_details?: TokenUsageDetails
+}
+export const EvalMetricResultDetails: AdkModel<EvalMetricResultDetails> = adkObject(
   { rubric_scores: orNull(z.array(RubricScore)), token_usage_details: optionalField(TokenUsageDetails) },
   'forbid',
 )
-export type EvalMetricResultDetails = z.infer<typeof EvalMetricResultDetails>
+
+/** The metric as a result echoes it (ADK's EvalMetric, absent values as null). */
+export type EvalMetricEcho = {
+  metric_name: string
+  threshold: number | null
+  criterion: BaseCriterion | null
+  custom_function_path: string | null
+}
 
 const evalMetricShape = {
   metric_name: z.string(),
@@ -73,7 +99,13 @@ const evalMetricShape = {
   custom_function_path: orNull(z.string()),
 }
 
-export const EvalMetricResult = adkObject(
+/** One metric's result: the metric, its score and status. */
+export type EvalMetricResult = EvalMetricEcho & {
+  score: number | null
+  eval_status: EvalStatus
+  details: EvalMetricResultDetails
+}
+export const EvalMetricResult: AdkModel<EvalMetricResult> = adkObject(
   {
     ...evalMetricShape,
     score: orNull(laxFloat),
@@ -82,9 +114,14 @@ export const EvalMetricResult = adkObject(
   },
   'forbid',
 )
-export type EvalMetricResult = z.infer<typeof EvalMetricResult>
 
-export const EvalMetricResultPerInvocation = adkObject(
+/** Every metric's result for one invocation, beside the invocation and the expected one. */
+export type EvalMetricResultPerInvocation = {
+  actual_invocation: Invocation
+  expected_invocation: Invocation | null
+  eval_metric_results: EvalMetricResult[]
+}
+export const EvalMetricResultPerInvocation: AdkModel<EvalMetricResultPerInvocation> = adkObject(
   {
     actual_invocation: Invocation,
     expected_invocation: orNull(Invocation),
@@ -92,12 +129,26 @@ export const EvalMetricResultPerInvocation = adkObject(
   },
   'forbid',
 )
-export type EvalMetricResultPerInvocation = z.infer<typeof EvalMetricResultPerInvocation>
 
 /** The deprecated `[EvalMetric, EvalMetricResult]` pairs; ADK writes null there. */
 const LegacyMetricPair = z.tuple([adkObject(evalMetricShape, 'forbid'), EvalMetricResult])
 
-export const EvalCaseResult = adkObject(
+/** One eval case's result: its status, every metric overall and per invocation. */
+export type EvalCaseResult = {
+  eval_set_file: string | null
+  eval_set_id: string
+  eval_id: string
+  final_eval_status: CaseStatus
+  /** The deprecated `[EvalMetric, EvalMetricResult]` pairs; ADK writes null there. */
+  eval_metric_results: [EvalMetricEcho, EvalMetricResult][] | null
+  overall_eval_metric_results: EvalMetricResult[]
+  eval_metric_result_per_invocation: EvalMetricResultPerInvocation[]
+  session_id: string
+  /** The whole inference Session (events included), kept as it is. */
+  session_details: NonNullable<unknown> | null
+  user_id: string | null
+}
+export const EvalCaseResult: AdkModel<EvalCaseResult> = adkObject(
   {
     eval_set_file: orNull(z.string()),
     eval_set_id: z.string().default(''),
@@ -114,9 +165,16 @@ export const EvalCaseResult = adkObject(
   },
   'ignore',
 )
-export type EvalCaseResult = z.infer<typeof EvalCaseResult>
 
-export const EvalSetResult = adkObject(
+/** One run of an eval set: every case's result. */
+export type EvalSetResult = {
+  eval_set_result_id: string
+  eval_set_result_name: string | null
+  eval_set_id: string
+  eval_case_results: EvalCaseResult[]
+  creation_timestamp: number
+}
+export const EvalSetResult: AdkModel<EvalSetResult> = adkObject(
   {
     eval_set_result_id: z.string(),
     eval_set_result_name: orNull(z.string()),
@@ -126,7 +184,6 @@ export const EvalSetResult = adkObject(
   },
   'ignore',
 )
-export type EvalSetResult = z.infer<typeof EvalSetResult>
 
 /**
  * One metric's result, echoing the metric as ADK does.

@@ -18,7 +18,7 @@ import {
   type JudgeExecutor,
   shouldJudgeSession,
 } from '../judge/executor.ts'
-import { judgeFromEnv } from '../judge/from-env.ts'
+import { judgeFromEnv } from './judge-from-env.ts'
 import { DEFAULT_JUDGE_MAX_RESPONSE_BYTES, JUDGE_MAX_RESPONSE_BYTES_VAR } from '../judge/capped-body.ts'
 import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
 import type { GeminiClientFactory } from '../judge/gemini-client.ts'

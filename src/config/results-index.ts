@@ -45,6 +45,19 @@ export function indexLimitsFromEnv(env: Env): Read<IndexLimits> {
 }
 
 /**
+ * Records one batch; an index that fails says so on stderr with the batch's size and the reason,
+ * and the results are not indexed (the sessions keep them), rather than the caller failing.
+ * @example recordBatch(index, batch)
+ */
+export function recordBatch(index: { recordAll(results: readonly FedResult[]): unknown }, batch: readonly FedResult[]): void {
+  try {
+    index.recordAll(batch)
+  } catch (e) {
+    console.error(`evalstream: ${batch.length} result(s) not indexed: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+/**
  * Feeds an index from a result feed; returns the function that stops it. The watcher only queues;
  * a microtask later the queue goes in with one `recordAll` (one transaction when the index has
  * one), so a burst of results costs one commit and readers see them before any I/O runs.
@@ -55,11 +68,7 @@ export function watchResults(feed: ResultFeed, index: { recordAll(results: reado
   const flush = () => {
     const batch = queue
     queue = []
-    try {
-      index.recordAll(batch)
-    } catch (e) {
-      console.error(`evalstream: ${batch.length} result(s) not indexed: ${e instanceof Error ? e.message : String(e)}`)
-    }
+    recordBatch(index, batch)
   }
   return feed.watch((result) => {
     if (queue.push(result) === 1) queueMicrotask(flush)

@@ -210,7 +210,7 @@ function readPublicUrl(raw: string | undefined): { ok: true; value?: string } | 
 }
 
 /** EVALSTREAM_CONFIG is inline JSON (starts with `{`) or a path to a JSON file. */
-export function readConfig(
+function readConfig(
   raw: string | undefined,
   readFile?: (path: string) => string,
 ): { ok: true; value: unknown } | { ok: false; error: string } {

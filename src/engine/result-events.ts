@@ -12,54 +12,77 @@ import { z } from 'zod'
 import { EVAL_STATUS_CODE, type EvalStatus } from '../adk/status.ts'
 
 /** Every status a result can have (INFORMATIONAL: the efficiency metrics, which have no threshold). */
-export const EvalStatusName = z.enum(Object.keys(EVAL_STATUS_CODE) as [EvalStatus, ...EvalStatus[]])
+export const EvalStatusName: z.ZodEnum<{ [S in EvalStatus]: S }> = z.enum(Object.keys(EVAL_STATUS_CODE) as [EvalStatus, ...EvalStatus[]])
 
 /** A bad event, reported without ending the session (also listed in an upload's summary). */
-export const RejectedEvent = z.object({ index: z.number().int(), message: z.string(), path: z.string().optional() })
-export type RejectedEvent = z.infer<typeof RejectedEvent>
+export type RejectedEvent = { index: number; message: string; path?: string }
+export const RejectedEvent: z.ZodType<RejectedEvent> = z.object({
+  index: z.number().int(),
+  message: z.string(),
+  path: z.string().optional(),
+})
 
 /** `data` of `invocation.started`: a new invocation opened. */
-export const InvocationStarted = z.object({ invocation_id: z.string(), invocation_index: z.number().int() })
-export type InvocationStarted = z.infer<typeof InvocationStarted>
+export type InvocationStarted = { invocation_id: string; invocation_index: number }
+export const InvocationStarted: z.ZodType<InvocationStarted> = z.object({ invocation_id: z.string(), invocation_index: z.number().int() })
+
+/** The fields of a criterion result as zod schemas: the run stream and early verdicts extend them. */
+export type CriterionResultShape = {
+  invocation_id: z.ZodString
+  invocation_index: z.ZodNumber
+  metric_name: z.ZodString
+  score: z.ZodNullable<z.ZodNumber>
+  /** Null for the always-reported informational metrics. */
+  threshold: z.ZodNullable<z.ZodNumber>
+  eval_status: typeof EvalStatusName
+  details: z.ZodRecord<z.ZodString, z.ZodUnknown>
+  /** Why the score is null (NOT_EVALUATED), in words. */
+  reason: z.ZodOptional<z.ZodString>
+  /** How many times the invocation reopened before this result (absent for 0); the last one counts. */
+  revision: z.ZodOptional<z.ZodNumber>
+}
 
 /** `data` of `criterion.result`: a decided score of one criterion for one invocation. */
-export const CriterionResult = z.looseObject({
+export const CriterionResult: z.ZodObject<CriterionResultShape, z.core.$loose> = z.looseObject({
   invocation_id: z.string(),
   invocation_index: z.number().int(),
   metric_name: z.string(),
   score: z.number().nullable(),
-  /** Null for the always-reported informational metrics. */
   threshold: z.number().nullable(),
   eval_status: EvalStatusName,
   details: z.record(z.string(), z.unknown()),
-  /** Why the score is null (NOT_EVALUATED), in words. */
   reason: z.string().optional(),
-  /** How many times the invocation reopened before this result (absent for 0); the last one counts. */
   revision: z.number().int().optional(),
 })
 export type CriterionResultData = z.infer<typeof CriterionResult>
 
 /** `data` of `criterion.progress`: an early verdict before the invocation completes. */
-export const CriterionProgress = CriterionResult.extend({ final: z.boolean().describe('true: this score can no longer change') })
+export const CriterionProgress: z.ZodObject<CriterionResultShape & { final: z.ZodBoolean }, z.core.$loose> = CriterionResult.extend({
+  final: z.boolean().describe('true: this score can no longer change'),
+})
 export type CriterionProgressData = z.infer<typeof CriterionProgress>
 
 /** `data` of `error`: a rejected event (`kind: 'rejected_event'` with the event's index and what was wrong). */
-export const ResultError = z.looseObject({ kind: z.string(), message: z.string().optional(), index: z.number().int().optional() })
-export type ResultErrorData = z.infer<typeof ResultError>
+export type ResultErrorData = { kind: string; message?: string; index?: number; [key: string]: unknown }
+export const ResultError: z.ZodType<ResultErrorData> = z.looseObject({
+  kind: z.string(),
+  message: z.string().optional(),
+  index: z.number().int().optional(),
+})
 
 /**
  * `data` of the `error` frame that ends a results stream whose session was evicted or deleted:
  * why, in words. It is not a logged result (no seq, no key), so it is not in the union below.
  */
-export const StreamClosed = z.object({ message: z.string() })
-export type StreamClosed = z.infer<typeof StreamClosed>
+export type StreamClosed = { message: string }
+export const StreamClosed: z.ZodType<StreamClosed> = z.object({ message: z.string() })
 
 /**
  * `data` of `case.result`: the EvalCaseResult in ADK's file shape (statuses 1-4), as the host writes
  * it (`evalCaseResultValue`); /openapi.json documents it with ADK's EvalCaseResult model.
  */
-export const CaseResultFile = z.record(z.string(), z.unknown())
-export type CaseResultFile = z.infer<typeof CaseResultFile>
+export type CaseResultFile = Record<string, unknown>
+export const CaseResultFile: z.ZodType<CaseResultFile> = z.record(z.string(), z.unknown())
 
 /** Each result type and the schema of its `data`, in the order the stream documents them. */
 export const RESULT_DATA = {
@@ -71,7 +94,12 @@ export const RESULT_DATA = {
 } as const
 export type ResultEventType = keyof typeof RESULT_DATA
 /** The result types, as a schema (e.g. for frames that carry a result's type beside its data). */
-export const ResultEventTypeName = z.enum(Object.keys(RESULT_DATA) as [ResultEventType, ...ResultEventType[]])
+export const ResultEventTypeName: z.ZodEnum<{ [T in ResultEventType]: T }> = z.enum(
+  Object.keys(RESULT_DATA) as [ResultEventType, ...ResultEventType[]],
+)
+
+/** The `data` of each result type. */
+export type ResultData<T extends ResultEventType> = z.infer<(typeof RESULT_DATA)[T]>
 
 const body = <T extends ResultEventType>(type: T) => z.object({ type: z.literal(type), key: z.string(), data: RESULT_DATA[type] })
 const logged = <T extends ResultEventType>(type: T) => body(type).extend({ seq: z.number().int() })
@@ -83,21 +111,21 @@ const logged = <T extends ResultEventType>(type: T) => body(type).extend({ seq: 
  * order, so a host rebuilding a session after an eviction skips exactly the results its log
  * already holds.
  */
-export const ResultEventBody = z.discriminatedUnion('type', [
+export type ResultEventBody = { [T in ResultEventType]: { type: T; key: string; data: ResultData<T> } }[ResultEventType]
+export const ResultEventBody: z.ZodType<ResultEventBody> = z.discriminatedUnion('type', [
   body('invocation.started'),
   body('criterion.progress'),
   body('criterion.result'),
   body('case.result'),
   body('error'),
 ])
-export type ResultEventBody = z.infer<typeof ResultEventBody>
 
 /** A result as stored and streamed: `seq` is monotonic per session and is the SSE `id:`. */
-export const ResultEvent = z.discriminatedUnion('type', [
+export type ResultEvent = { [T in ResultEventType]: { type: T; key: string; data: ResultData<T>; seq: number } }[ResultEventType]
+export const ResultEvent: z.ZodType<ResultEvent> = z.discriminatedUnion('type', [
   logged('invocation.started'),
   logged('criterion.progress'),
   logged('criterion.result'),
   logged('case.result'),
   logged('error'),
 ])
-export type ResultEvent = z.infer<typeof ResultEvent>

@@ -106,7 +106,7 @@ export function evaluationRecord(result: DecidedResult, options: { maxAttributeC
  * span, except a failed tool trajectory, which goes to the `execute_tool` span of the first call
  * that did not fit the expected trajectory; the case result goes to the last invocation's root.
  */
-export function scoredSpan(result: DecidedResult, links: TraceLinks): { traceId?: string; spanId?: string } {
+function scoredSpan(result: DecidedResult, links: TraceLinks): { traceId?: string; spanId?: string } {
   const { event } = result
   const mark: TraceMark | undefined = event.type === 'case.result'
     ? links.last(result.sessionId)

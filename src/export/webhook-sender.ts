@@ -53,7 +53,7 @@ export type DispatcherOptions = {
 }
 
 /** The JSON body of a delivery: which session, which result, and the result as the stream has it. */
-export function webhookBody(result: FedResult): { id: string; body: string } {
+function webhookBody(result: FedResult): { id: string; body: string } {
   const id = `${result.sessionId}/${result.event.key}`
   const body = {
     id,

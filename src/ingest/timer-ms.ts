@@ -5,8 +5,3 @@
  * held to this ceiling and refused past it, never passed on to become ~1 ms.
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1
-
-/** Whether `ms` is a whole number of milliseconds a timer can wait (1 to MAX_TIMER_MS). */
-export function isTimerMs(ms: number): boolean {
-  return Number.isSafeInteger(ms) && ms >= 1 && ms <= MAX_TIMER_MS
-}

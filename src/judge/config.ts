@@ -1,6 +1,6 @@
 /**
- * Where judge calls go, read from environment variables. Pure: takes a plain record so it works
- * with process.env (Node), Deno.env.toObject() and a Worker's env bindings alike.
+ * Where judge calls go: Gemini's backend and Vertex AI's evaluation service. src/config/judge-env.ts
+ * reads it from the environment.
  */
 
 /** Gemini calls go to the Gemini API (API key) or to Vertex AI (project + location). */
@@ -24,50 +24,6 @@ export const JUDGE_NOT_CONFIGURED = 'No judge model is configured, so LLM-judged
   '(with GOOGLE_GENAI_USE_VERTEXAI=true) to use Vertex AI; GEMINI_BASE_URL points calls at a gateway. ' +
   'For judge_model provider/model names set that provider instead (OPENAI_API_KEY, AZURE_OPENAI_ENDPOINT, OLLAMA_HOST, ' +
   'CLOUDFLARE_ACCOUNT_ID, or EVALSTREAM_JUDGE_<PROVIDER>_BASE_URL; docs/judges.md).'
-
-function value(env: Record<string, string | undefined>, name: string): string | undefined {
-  const v = env[name]?.trim()
-  return v ? v : undefined
-}
-
-function truthy(v: string | undefined): boolean {
-  return v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase())
-}
-
-/**
- * Read the judge configuration; null when neither an API key nor a Vertex project is set (then show
- * JUDGE_NOT_CONFIGURED). Like the SDK, GOOGLE_GENAI_USE_VERTEXAI picks Vertex when both are set.
- * @example
- * judgeConfigFromEnv({ GEMINI_API_KEY: 'k' }) // { gemini: { kind: 'gemini-api', apiKey: 'k' } }
- */
-export function judgeConfigFromEnv(env: Record<string, string | undefined>): JudgeConfig | null {
-  const apiKey = value(env, 'GEMINI_API_KEY') ?? value(env, 'GOOGLE_API_KEY')
-  const project = value(env, 'GOOGLE_CLOUD_PROJECT')
-  const location = value(env, 'GOOGLE_CLOUD_LOCATION')
-  const vertexWanted = truthy(value(env, 'GOOGLE_GENAI_USE_VERTEXAI'))
-  const hasVertex = project !== undefined && location !== undefined
-
-  let gemini: GeminiBackend
-  if (hasVertex && (vertexWanted || apiKey === undefined)) {
-    gemini = { kind: 'vertex', project, location }
-  } else if (apiKey !== undefined) {
-    gemini = { kind: 'gemini-api', apiKey }
-  } else {
-    return null
-  }
-
-  const config: JudgeConfig = { gemini }
-  const baseUrl = value(env, 'GEMINI_BASE_URL')
-  if (baseUrl) config.baseUrl = baseUrl
-  if (hasVertex) {
-    config.vertexSafety = { project, location }
-    const evalBase = value(env, 'VERTEX_EVAL_BASE_URL')
-    if (evalBase) config.vertexSafety.baseUrl = evalBase
-  }
-  const token = value(env, 'GOOGLE_CLOUD_ACCESS_TOKEN')
-  if (token) config.accessToken = token
-  return config
-}
 
 /** One line saying where judge calls go, without secrets (for the server's startup log). */
 export function describeJudgeConfig(config: JudgeConfig): string {

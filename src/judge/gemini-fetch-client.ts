@@ -74,7 +74,7 @@ function modelPath(model: string): string {
  * generateContentBody('Hi', { systemInstruction: 'Rate.', temperature: 0 })
  * // { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], systemInstruction: { role: 'user', parts: [{ text: 'Rate.' }] }, generationConfig: { temperature: 0 } }
  */
-export function generateContentBody(prompt: string, config: Record<string, unknown>): Record<string, unknown> | string {
+function generateContentBody(prompt: string, config: Record<string, unknown>): Record<string, unknown> | string {
   const refused = VERTEX_ONLY.find((name) => config[name] !== undefined)
   if (refused) return `${refused} is only supported on Vertex AI, not on the Gemini API`
   const body: Record<string, unknown> = { contents: [{ role: 'user', parts: [{ text: prompt }] }] }

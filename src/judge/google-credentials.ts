@@ -115,20 +115,3 @@ export function authHeaders(credentials: GoogleCredentials, deps: { fetch?: type
     return { authorization: `Bearer ${(cached as { token: string }).token}` }
   }
 }
-
-/**
- * Vertex credentials from the environment, in order: GOOGLE_SERVICE_ACCOUNT_JSON,
- * GOOGLE_CLOUD_ACCESS_TOKEN, then GOOGLE_API_KEY (Vertex express mode). Null when none is set.
- */
-export function googleCredentialsFromEnv(env: Record<string, string | undefined>): GoogleCredentials | string | null {
-  const sa = env.GOOGLE_SERVICE_ACCOUNT_JSON?.trim()
-  if (sa) {
-    const key = parseServiceAccount(sa)
-    return typeof key === 'string' ? key : { kind: 'service-account', key }
-  }
-  const token = env.GOOGLE_CLOUD_ACCESS_TOKEN?.trim()
-  if (token) return { kind: 'access-token', token }
-  const apiKey = env.GOOGLE_API_KEY?.trim()
-  if (apiKey) return { kind: 'api-key', apiKey }
-  return null
-}

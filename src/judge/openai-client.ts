@@ -22,7 +22,7 @@ const PARAMS: Record<string, string> = {
 }
 
 /** The chat-completions body for one call: messages, `n`, sampling parameters and the answer schema. */
-export function chatBody(
+function chatBody(
   model: string,
   prompt: string,
   config: Record<string, unknown>,
@@ -53,7 +53,7 @@ export function systemText(instruction: unknown): string | undefined {
 type ChatChoice = { index?: number; message?: { content?: unknown }; finish_reason?: string }
 
 /** Each choice's text, in index order; a choice without text says its finish reason. */
-export function choiceSamples(body: { choices?: unknown }): JudgeSample[] {
+function choiceSamples(body: { choices?: unknown }): JudgeSample[] {
   const choices = Array.isArray(body.choices) ? ([...body.choices] as ChatChoice[]) : []
   choices.sort((a, b) => (a.index ?? 0) - (b.index ?? 0))
   return choices.map((c) => {

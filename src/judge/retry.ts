@@ -31,7 +31,7 @@ export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
 export const MAX_RETRY_AFTER_MS = 60_000
 
 /** Sleep that honours an AbortSignal. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
     const onAbort = () => {
@@ -52,7 +52,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
  * @example
  * backoffDelay(3, DEFAULT_RETRY, () => 0) // 2000
  */
-export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number): number {
+function backoffDelay(retry: number, policy: RetryPolicy, random: () => number): number {
   const exp = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (retry - 1))
   return Math.round(exp * (0.5 + random() / 2))
 }

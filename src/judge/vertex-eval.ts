@@ -36,7 +36,7 @@ export type VertexEvalOptions = {
 } & RetryDeps
 
 /** The answer's `via`: the safety service by its old name, every other metric as the evaluation service. */
-export function vertexVia(assessment: Assessment): string {
+function vertexVia(assessment: Assessment): string {
   return assessment.kind === 'safety' ? 'vertex-safety' : 'vertex-eval'
 }
 

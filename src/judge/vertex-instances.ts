@@ -21,7 +21,7 @@ function predefined(name: string, instance: Record<string, unknown>): Record<str
 }
 
 /** `agent_eval_data` for a conversation: agents by name, one turn per invocation, its events in order. */
-export function agentEvalData(conversation: ConversationRecord): Record<string, unknown> {
+function agentEvalData(conversation: ConversationRecord): Record<string, unknown> {
   const agents = Object.fromEntries(
     Object.entries(conversation.agents).map((
       [name, a],
@@ -81,7 +81,7 @@ const finite = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v 
  * rubric score (id: the rubric's property description, else its id, else `rubric_{i}`; 1 when
  * `verdict` is true, 0 when it is absent or false), the explanation and any error as rubric scores.
  */
-export function readMetricResult(result: unknown): ReadResult {
+function readMetricResult(result: unknown): ReadResult {
   const score = finite(pick(result, 'score', 'score'))
   const rubricScores: ServiceRubricScore[] = []
   const verdicts = pick(result, 'rubric_verdicts', 'rubricVerdicts')

@@ -26,7 +26,7 @@ const PARAMS: Record<string, string> = {
 }
 
 /** The binding's inputs for one call: chat messages, sampling parameters, and JSON mode with the schema. */
-export function bindingInputs(prompt: string, config: Record<string, unknown>): Record<string, unknown> {
+function bindingInputs(prompt: string, config: Record<string, unknown>): Record<string, unknown> {
   const messages: { role: string; content: string }[] = []
   const system = systemText(config.systemInstruction)
   if (system) messages.push({ role: 'system', content: system })

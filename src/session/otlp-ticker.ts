@@ -2,6 +2,7 @@
  * The timer behind the OTLP monitor on Node and Deno: completes traces past their grace period and
  * ends idle conversations. Unref'd, so it never keeps a process alive; one tick at a time.
  */
+import { unrefTimer } from '../ingest/unref-timer.ts'
 import type { OtlpMonitor } from './otlp-monitor.ts'
 
 /** @example const stop = startOtlpTicker(deps.otlp.monitor, OTLP_TICK_MS) */
@@ -15,8 +16,6 @@ export function startOtlpTicker(monitor: Pick<OtlpMonitor, 'tick'>, everyMs: num
       .catch((e) => console.error(`evalstream: OTLP timer: ${(e as Error).message}`))
       .finally(() => (running = false))
   }, everyMs)
-  const t = timer as unknown as { unref?: () => void }
-  if (typeof t.unref === 'function') t.unref()
-  else (globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno?.unrefTimer?.(timer as unknown as number)
+  unrefTimer(timer)
   return () => clearInterval(timer)
 }

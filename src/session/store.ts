@@ -7,11 +7,12 @@
  */
 import { type Failure, failure } from '../engine/problem.ts'
 import type { SessionSpec } from '../engine/types.ts'
-import { DEFAULT_MAX_PROCESS_BYTES, DEFAULT_MAX_SESSION_BYTES, ProcessByteBudget } from '../session/byte-budget.ts'
+import { unrefTimer } from '../ingest/unref-timer.ts'
+import { DEFAULT_MAX_PROCESS_BYTES, DEFAULT_MAX_SESSION_BYTES, ProcessByteBudget } from './byte-budget.ts'
 import { createResultLog } from './result-log.ts'
 import { type GoneNotice, type GoneReason, memorySessionRecords, type SessionRecords } from './records.ts'
 import { fedSession, type ResultFeed } from './result-feed.ts'
-import { OPEN_SESSION_BYTES } from '../session/session-bytes.ts'
+import { OPEN_SESSION_BYTES } from './session-bytes.ts'
 import { type EngineFactory, HostedSession, type SessionLifecycleHooks } from './session.ts'
 import { sqliteSessionRecords } from './sqlite-records.ts'
 import type { Sql } from './sql.ts'
@@ -326,12 +327,4 @@ export function createSessionStore(records: SessionRecords, options: StoreOption
     unrefTimer(timer)
   }
   return store
-}
-
-/** The sweeper must never keep a process alive: unref on Node, Deno.unrefTimer on Deno. */
-function unrefTimer(timer: ReturnType<typeof setInterval>): void {
-  const t = timer as unknown as { unref?: () => void }
-  if (typeof t.unref === 'function') return t.unref()
-  const deno = (globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno
-  deno?.unrefTimer?.(timer as unknown as number)
 }

@@ -1,9 +1,11 @@
 /**
  * The test folders mean what vitest.config.ts says: every test file is in one project's folder
  * (a file elsewhere would silently never run), and nothing under test/unit starts a process or a
- * runtime (those belong in test/runtimes).
+ * runtime (those belong in test/runtimes). And a test is found from what it tests: it carries the
+ * name of a source file (`x.test.ts` for some `x.ts` of src/ or worker/), or a `Covers:` line in
+ * its header names the files it covers, and every file a `Covers:` line names exists.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -14,6 +16,35 @@ const files = (dir: string): string[] =>
   )
 /** Imports that start a process or a runtime. */
 const PROCESS_IMPORTS = [/from 'node:child_process'/, /from 'miniflare'/, /support\/server-process\.ts'/, /\bstart(?:Deno|Worker)\(/]
+
+/** Base names (no folder, no `.ts`) of every source file. */
+const SOURCE_NAMES = new Set(
+  [...files(join(ROOT, 'src')), ...files(join(ROOT, 'worker'))].filter((f) => f.endsWith('.ts')).map((f) =>
+    f.replace(/^.*\//, '').slice(0, -3)
+  ),
+)
+/** The paths each `Covers:` line of a file names (the rest of the line after `Covers:`). */
+export function coveredPaths(source: string): string[] {
+  const path = /(?:\b(?:src|worker|bin|scripts|bench|docs|test)\/[\w./-]*|\b[\w-]+(?:\.[\w-]+)*\.(?:json|md|toml|ts)\b)/g
+  return [...source.matchAll(/Covers:([^\n]*)/g)].flatMap((m) => [...m[1]!.matchAll(path)].map((p) => p[0].replace(/[.]$/, '')))
+}
+const SELF = relative(ROOT, import.meta.filename)
+const TEST_FILES = ['test/unit', 'test/runtimes'].flatMap((dir) => files(join(ROOT, dir))).filter((f) =>
+  f.endsWith('.test.ts') && f !== SELF
+)
+/**
+ * Folders whose tests are not all found yet (named by neither their file name nor a `Covers:`
+ * line). A folder here that no longer has such a test fails too, so the list only shrinks.
+ */
+const FOLDERS_TO_COVER = new Set<string>([
+  'test/runtimes/http',
+  'test/runtimes/otlp',
+  'test/runtimes/session',
+  'test/runtimes/worker',
+  'test/unit/engine',
+  'test/unit/otlp',
+  'test/unit/session',
+])
 
 describe('test layout', () => {
   it('every test file is in test/unit, test/runtimes or test/e2e', () => {
@@ -26,5 +57,30 @@ describe('test layout', () => {
       .filter((f) => f.endsWith('.ts') && f !== relative(ROOT, import.meta.filename))
       .filter((f) => PROCESS_IMPORTS.some((re) => re.test(readFileSync(join(ROOT, f), 'utf8'))))
     expect(offenders).toEqual([])
+  })
+
+  it('reads Covers: lines', () => {
+    expect(coveredPaths(' * Covers: src/a/b.ts (the router side), worker/ and deno.json.\n * src/d.ts')).toEqual([
+      'src/a/b.ts',
+      'worker/',
+      'deno.json',
+    ])
+  })
+
+  it('every test file is found from what it tests: by its name or a Covers: line', () => {
+    const unfound = TEST_FILES.filter((f) => {
+      if (SOURCE_NAMES.has(f.replace(/^.*\//, '').slice(0, -'.test.ts'.length))) return false
+      return coveredPaths(readFileSync(join(ROOT, f), 'utf8')).length === 0
+    })
+    const folder = (f: string) => f.slice(0, f.lastIndexOf('/'))
+    expect(unfound.filter((f) => !FOLDERS_TO_COVER.has(folder(f)))).toEqual([])
+    expect([...FOLDERS_TO_COVER].filter((d) => !unfound.some((f) => folder(f) === d))).toEqual([])
+  })
+
+  it('every file a Covers: line names exists', () => {
+    const missing = TEST_FILES.flatMap((f) =>
+      coveredPaths(readFileSync(join(ROOT, f), 'utf8')).filter((p) => !existsSync(join(ROOT, p))).map((p) => `${f}: ${p}`)
+    )
+    expect(missing).toEqual([])
   })
 })

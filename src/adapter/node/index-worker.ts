@@ -7,7 +7,7 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
-import { sqlTransaction } from '../../config/results-index.ts'
+import { recordBatch, sqlTransaction } from '../../config/results-index.ts'
 import { sqliteResultsIndex } from '../../monitor/results-index.ts'
 import type { IndexLimits } from '../../monitor/results-index-limits.ts'
 import type { FedResult } from '../../session/result-feed.ts'
@@ -33,11 +33,7 @@ const commit = () => {
   timer = undefined
   const batch = queue
   queue = []
-  try {
-    index.recordAll(batch)
-  } catch (e) {
-    console.error(`evalstream: ${batch.length} result(s) not indexed: ${e instanceof Error ? e.message : String(e)}`)
-  }
+  recordBatch(index, batch)
   Atomics.store(counters, 1, lastBatch)
   Atomics.notify(counters, 1)
 }

@@ -69,7 +69,7 @@ export function isCountedAgentEvent(event: AdkEvent): boolean {
  * `modelVersion` as the agent sent it (an extra field, kept in either spelling).
  * @example modelVersionOf({ modelVersion: 'gemini-2.5-flash' } as AdkEvent) // 'gemini-2.5-flash'
  */
-export function modelVersionOf(event: AdkEvent): string | undefined {
+function modelVersionOf(event: AdkEvent): string | undefined {
   const extra = event as Record<string, unknown>
   const value = extra.model_version ?? extra.modelVersion
   return typeof value === 'string' ? value : undefined

@@ -76,7 +76,7 @@ function addSafely(total: number | null, count: number | null, name: string, ign
  * The breakdown of summed counts, with the derived totals.
  * @example withTotals({ prompt_tokens: 50, cached_tokens: null, tool_use_tokens: null, candidates_tokens: 7, reasoning_tokens: null }).total_tokens // 57
  */
-export function withTotals(sums: Record<Reported, number | null>): TokenUsageDetails {
+function withTotals(sums: Record<Reported, number | null>): TokenUsageDetails {
   const input = add(add(null, sums.prompt_tokens), sums.tool_use_tokens)
   const output = add(add(null, sums.candidates_tokens), sums.reasoning_tokens)
   const total = input === null && output === null ? null : (input ?? 0) + (output ?? 0)

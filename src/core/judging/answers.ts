@@ -26,7 +26,7 @@ export function viaFor(answers: readonly JudgeAnswer[], id: string): JudgeAnswer
 }
 
 /** The errors among samples, for a reason when no sample could be used. */
-export function sampleErrors(samples: readonly JudgeSample[]): string[] {
+function sampleErrors(samples: readonly JudgeSample[]): string[] {
   const errors: string[] = []
   for (const s of samples) if ('error' in s) errors.push(s.error)
   return errors

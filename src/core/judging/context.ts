@@ -19,7 +19,7 @@ export function invocationEventsOf(invocation: Invocation): InvocationEvent[] {
  * The texts of the intermediate responses, in order (either intermediate-data shape).
  * @example intermediateTexts(invocation) // ['Let me check.', 'Found it.']
  */
-export function intermediateTexts(invocation: Invocation): string[] {
+function intermediateTexts(invocation: Invocation): string[] {
   const data = invocation.intermediate_data
   if (!data) return []
   const texts = 'invocation_events' in data

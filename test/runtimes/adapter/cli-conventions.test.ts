@@ -2,6 +2,7 @@
  * The CLI's conventions as a shell sees them (child processes of bin/evalstream.js): help for the
  * whole CLI and for each command, --version, exit 2 with what and where for bad input, and JUnit
  * and Markdown reports from `eval` with stdout unchanged.
+ * Covers: bin/evalstream.js, src/adapter/node/cli.ts.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

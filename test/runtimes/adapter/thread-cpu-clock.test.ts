@@ -2,6 +2,7 @@
  * The CPU budget's default clock on Node is the thread's CPU time: a thread that waits (here blocked
  * in Atomics.wait, as it would be while other processes hold the cores) spends none of its budget,
  * and one that works does. Here, not in the unit project, because it blocks for real.
+ * Covers: src/engine/cpu-budget.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { cpuBudget, threadCpuClock } from '../../../src/engine/cpu-budget.ts'

@@ -3,6 +3,7 @@
  * types), and the generated module every runtime serves as /dashboard/main.js is exactly what
  * esbuild makes of it now (a stale bundle fails here, naming the command that refreshes it).
  * Runtimes project: tsc and esbuild run as child processes.
+ * Covers: src/http/dashboard/browser/, src/http/dashboard/bundle.generated.ts, scripts/dashboard-bundle.ts.
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'

@@ -1,5 +1,6 @@
 /**
  * The API suite against the Deno adapter (Deno.serve), spawned as `npx deno run` on a free port.
+ * Covers: src/adapter/deno/server.ts.
  */
 import { afterAll, beforeAll, describe } from 'vitest'
 import { apiSuite } from '../../support/api-suite.ts'

@@ -13,6 +13,7 @@
  * the root node_modules and without the agent's install), as a new user pastes them: the agent's
  * first start installs it, and `evalstream run` must wait for it. npm installs it offline there, from
  * the cache this checkout's own `npm run setup:e2e` filled, so the test reaches no registry.
+ * Covers: README.md and docs/.
  */
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'

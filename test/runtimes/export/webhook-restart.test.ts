@@ -3,6 +3,7 @@
  * process) keeps sessions in EVALSTREAM_DB; after a restart the session is rebuilt by replay, and
  * neither the webhook receiver nor the OTLP receiver gets any result a second time. The Deno
  * adapter exports the same events and webhooks.
+ * Covers: src/export/webhook-sender.ts, src/export/otel-exporter.ts across a restart (src/adapter/node/server.ts, src/adapter/deno/server.ts).
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'

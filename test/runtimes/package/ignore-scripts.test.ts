@@ -7,6 +7,7 @@
  * copy (npm's cache has every tarball), then the scripts are run with the machine's Node first on
  * PATH. Where that Node is already 24 or newer the launcher has nothing to fetch, and the test says
  * so instead of pretending it exercised the fetch.
+ * Covers: scripts/pinned-node.js, package.json.
  */
 import { execFile, spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'

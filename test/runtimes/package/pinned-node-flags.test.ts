@@ -2,6 +2,7 @@
  * `node scripts/pinned-node.js [--NODE-FLAG...] SCRIPT [ARGS...]`: the flags before the script are
  * the child Node's own (`npm start` gives the server its heap flags so), and what follows the
  * script is the script's.
+ * Covers: scripts/pinned-node.js.
  */
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

@@ -12,6 +12,7 @@
  * dependencies, because npm's cache holds this machine's tarballs but not the registry's version
  * lists. So the temporary project gets a lockfile made of the repo lockfile's runtime entries (the
  * same pinned versions) and `npm ci --offline` installs them from the cache.
+ * Covers: package.json, tsconfig.build.json.
  */
 import { execFile } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'

@@ -1,6 +1,7 @@
 /**
  * One source tree, three toolchains: the project type-checks under TypeScript (tsc) and Deno, and
  * wrangler bundles the Worker as `wrangler deploy` would. Each runs as a real subprocess.
+ * Covers: tsconfig.json, deno.json, wrangler.toml.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -3,6 +3,7 @@
  * docs/architecture.md says why deno's and not another), run as the CI check: `npm run lint` must
  * find nothing, and every file must be as `npm run format` writes it.
  * Runtimes project: both run deno as a child process.
+ * Covers: deno.json (lint and fmt).
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'

@@ -2,6 +2,7 @@
  * `evalstream run --junit FILE --summary FILE` against the loopback ADK stand-in: one test case per
  * eval case, the failing one with its trajectory's expected and actual calls, the unreachable one
  * an error; and --wait 0 against a port nobody listens on does not wait.
+ * Covers: src/adapter/node/run-command.ts.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,3 +1,4 @@
+/** Covers: src/adapter/node/files.ts. */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

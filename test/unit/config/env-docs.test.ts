@@ -5,6 +5,7 @@
  * `env.get('NAME')` (Deno.env), and a string literal naming a variable with one of the prefixes the
  * settings use, which is how the table-driven readers (limits, timeouts) name theirs. Durable
  * Object bindings declared in wrangler.toml are bindings, not variables.
+ * Covers: docs/configuration.md against every read in src/ and worker/.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,6 +1,7 @@
 /**
  * One rule for every whole-number setting: digits, optionally grouped with underscores, within the
  * variable's range. The same value is accepted or refused whichever reader reads it.
+ * Covers: src/config/env.ts and the readers built on it.
  */
 import { describe, expect, it } from 'vitest'
 import { wholeNumber } from '../../../src/config/env.ts'

@@ -6,6 +6,7 @@
  * type TRAJECTORY_QUALITY, a majority vote per rubric with ties negative, turns 1..n-1
  * NOT_EVALUATED and the last turn (and the case) carrying score, status and rubric scores.
  * Then a live session through the engine, its verdict going out when the session ends.
+ * Covers: src/core/criteria/rubric-multi-turn-trajectory-quality/.
  */
 import { describe, expect, it } from 'vitest'
 import { Invocation } from '../../../src/adk/invocation.ts'

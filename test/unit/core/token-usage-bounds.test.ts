@@ -2,6 +2,7 @@
  * token_usage_v1 takes an agent's token counts only as whole numbers from 0 to 2^53-1: 1e308,
  * negative, fractional and text counts are ignored and named in the result's reason, and a sum
  * that would pass 2^53-1 keeps its last value, so the score is always a finite count.
+ * Covers: src/core/criteria/token-usage.ts.
  */
 import { describe, expect, it } from 'vitest'
 import type { AdkEvent } from '../../../src/adk/event.ts'

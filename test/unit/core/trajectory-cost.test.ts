@@ -3,6 +3,7 @@
  * wrapped `pythonEqual`, and a comparison budget makes a quadratic matcher fail at once instead of
  * running for minutes. 20,000 expected calls against 20,000 pushed calls that never match (and then
  * 20,000 that all match, in reverse order) must cost O(calls), for every match type.
+ * Covers: src/core/trajectory.ts (its cost).
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 

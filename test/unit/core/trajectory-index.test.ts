@@ -3,6 +3,7 @@
  * with `callsEqual`, i.e. Python `==` on args), on random trajectories full of Python-equality
  * corner cases: 1 / 1.0 / True / 1n, False / 0 / -0, None / undefined, "1", bigints no double
  * equals, key order, NaN, and one NaN-holding object shared between calls (equal only to itself).
+ * Covers: src/core/trajectory.ts, src/core/call-key.ts, src/core/trajectory-explainer.ts.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

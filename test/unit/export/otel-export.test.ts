@@ -2,6 +2,7 @@
  * OpenTelemetry export on Node, in process: a session's decided results reach a loopback OTLP/HTTP
  * receiver as `gen_ai.evaluation.result` log records, with the resource, headers and attributes the
  * OTEL_* variables set; a failing receiver gets the batch again.
+ * Covers: src/export/otel-exporter.ts, src/export/otel-record.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

@@ -2,6 +2,7 @@
  * Webhook delivery slots per tenant: one tenant's hanging receivers hold only its share
  * (EVALSTREAM_WEBHOOK_CONCURRENCY_PER_TENANT) of the process's slots, so another tenant's result
  * goes out at once. Receivers are a fetch held open by the test; nothing waits on a clock.
+ * Covers: src/export/webhook-sender.ts.
  */
 import { describe, expect, it } from 'vitest'
 import type { FedResult } from '../../../src/session/result-feed.ts'

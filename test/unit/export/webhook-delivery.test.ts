@@ -1,6 +1,7 @@
 /**
  * Webhooks on Node, in process, against a loopback receiver: signed POSTs that verify, the filter,
  * retries after a 500, per-session webhooks with their own secret, and the SSRF refusals.
+ * Covers: src/export/webhook-sender.ts, src/export/webhook-signature.ts, src/export/webhook-target.ts.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

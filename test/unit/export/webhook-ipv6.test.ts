@@ -2,6 +2,7 @@
  * The webhook SSRF filter judges every IPv6 form that carries an IPv4 address by the address it
  * carries, in every spelling the URL parser accepts, so the metadata address 169.254.169.254 and
  * loopback stay out whichever way they are written; public addresses in the same forms still pass.
+ * Covers: src/export/webhook-target.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { webhookUrlProblem } from '../../../src/export/webhook-target.ts'

@@ -2,6 +2,7 @@
  * The bounded outbound queue (src/export/delivery-queue.ts) under a receiver that holds its answers:
  * what does not fit is dropped, counted and logged once per burst; backoff grows; close() keeps
  * its deadline.
+ * Covers: src/export/delivery-queue.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

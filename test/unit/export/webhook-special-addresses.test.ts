@@ -4,6 +4,7 @@
  * benchmarking, segment-routing and ORCHID ranges, broadcast, relays and sinks. IPv4 spellings
  * that are not dotted decimal are judged by the address they denote, whether or not a URL parser
  * normalised them first, and so are resolver answers with an IPv6 zone.
+ * Covers: src/export/webhook-target.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { privateHostProblem, webhookUrlProblem } from '../../../src/export/webhook-target.ts'

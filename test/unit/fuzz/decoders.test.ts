@@ -2,6 +2,7 @@
  * Seeded property-based fuzzing of the decoders: the ingest decoder (SSE, NDJSON, JSON; any
  * chunking, invalid UTF-8, torn frames), parseAdkEvent against the zod schema, and the eval set,
  * eval config and result file parsers. bench/fuzz.ts runs far more of the same.
+ * Covers: src/ingest/decoder.ts, src/adk/event-fast.ts, src/adk/parse-eval-set.ts, src/adk/eval-config.ts, src/adk/results-json.ts.
  */
 import { describe, expect, it } from 'vitest'
 import {

@@ -3,6 +3,7 @@
  * metric registry, each with its interval (ADK's metric_info: response_evaluation_score 1-5, the
  * others 0-1) and none for the four informational metrics, which take no threshold; a run request
  * that chooses one of them is not refused (it is reported on every run anyway).
+ * Covers: src/http/dev-eval/metrics-info.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { criteriaCatalogue } from '../../../src/core/registry.ts'

@@ -2,6 +2,7 @@
  * The judge executor's `observe` hook (what /metrics counts as judge calls), in front of the real
  * Gemini judge (SDK against the loopback stub): every way a request settles is told once, with
  * its time and usage; and the registry's own guards (escaping, the series cap).
+ * Covers: src/monitor/prometheus.ts, src/judge/executor.ts.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'

@@ -3,6 +3,7 @@
  * Gemini stub) is scored, then the exposition is scraped, parsed strictly and its counts checked
  * against what happened. Also: who may scrape, refusals, evictions, and that no session id
  * becomes a label.
+ * Covers: src/http/metrics-route.ts, src/monitor/prometheus.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

@@ -2,6 +2,7 @@
  * What /openapi.json promises is what the routes answer: real answers of a scored session (JSON
  * bodies, problem+json errors, every SSE frame of both result streams) are parsed with the schema
  * the document names for them.
+ * Covers: src/http/openapi-routes.ts, src/http/openapi-schemas.ts, src/http/openapi-describe.ts.
  */
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'

@@ -1,6 +1,7 @@
 /**
  * A create-session body 16 MB deep is answered 422 naming the limit, the JSON path and the
  * character, without JSON.parse ever seeing it (counted with a spy), and the server goes on.
+ * Covers: src/http/create-request.ts, src/adk/json-scan.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

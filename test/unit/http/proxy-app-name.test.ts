@@ -2,6 +2,7 @@
  * A session the proxy creates for a /run_sse conversation is named by the ADK app the request is
  * for (its `appName`), so the session list and the stats show and filter it by app; an app name
  * the session id's characters cannot carry is left out, and the run is scored all the same.
+ * Covers: src/http/proxy.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

@@ -5,6 +5,7 @@
  * /run_sse an ADK server routes there is scored as /run_sse, and an agent frame over
  * EVALSTREAM_MAX_EVENT_BYTES is replaced by a note and recorded as a too_large error. Results are
  * asked for inline, so a scored run shows in the client's stream.
+ * Covers: src/http/proxy.ts, src/http/proxy-interleave.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

@@ -3,6 +3,7 @@
  * real socket: timeouts, a stream that breaks off, body limits and session ids, with results
  * asked for inline (so the client's stream shows what the session recorded). The same app runs
  * on every runtime; the API suite (api-suite-proxy.ts) repeats what needs no special settings.
+ * Covers: src/http/proxy.ts, src/http/forward.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

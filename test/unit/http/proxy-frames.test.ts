@@ -2,6 +2,7 @@
  * The proxy's frame rules: an agent frame named `evalstream` is renamed, ours are formatted like
  * every other SSE frame, and hop-by-hop headers (the fixed list and those `Connection` names) stay
  * on their hop.
+ * Covers: src/http/proxy-interleave.ts, src/http/forward.ts, src/http/agent-body.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { causeOf } from '../../../src/http/agent-body.ts'

@@ -2,6 +2,7 @@
  * Proxy mode holds the same per-session limits as an events upload (docs/limits.md): the session's
  * feed counts events and invocations whichever way they came. In process: the agent is a fetch
  * double answering a recorded /run_sse stream; results asked for inline, so the client hears why.
+ * Covers: src/http/proxy.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

@@ -4,6 +4,7 @@
  * against the loopback Gemini stub), at most EVALSTREAM_PROXY_VERDICT_WAIT_MS, measured by a
  * manual clock here, so nothing waits in real time. That is for clients that ask for results
  * inline; by default the stream ends with the agent's and the verdict goes only to the session.
+ * Covers: src/http/proxy.ts, src/http/proxy-results-mode.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

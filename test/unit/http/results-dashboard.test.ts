@@ -3,6 +3,7 @@
  * (and nothing else becomes public with them), carry a strict CSP, and the client code never
  * writes markup from strings; GET /v1/sessions/{id}/conversation shows a session's turns to its
  * own tenant only; a host without an index says so.
+ * Covers: src/http/dashboard/routes.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

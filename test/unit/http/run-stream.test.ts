@@ -2,6 +2,7 @@
  * An eval set run's progress streams through the same streamer as a session's results: the same
  * bound for a reader that stops reading (past MAX_QUEUED_RESULTS it re-reads the log instead of
  * queueing), and the stream ends at the run's end event, `run.result`.
+ * Covers: src/http/result-source.ts, src/runner/hosted-run.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { MAX_QUEUED_RESULTS, type ResultChunk, resultSource } from '../../../src/http/result-source.ts'

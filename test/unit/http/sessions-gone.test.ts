@@ -3,6 +3,7 @@
  * index: deleted (DELETE /v1/sessions/{id}) and evicted (here for capacity: EVALSTREAM_MAX_SESSIONS),
  * each with the reason the session's own 410 would give; held sessions carry no mark, and the list
  * still validates against its documented schema.
+ * Covers: src/http/sessions-routes.ts, src/http/gone-check.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { SessionList } from '../../../src/http/results-docs.ts'

@@ -2,6 +2,7 @@
  * The proxy's frame splitter: the same frames as a whole-buffer regex search however the text is
  * cut, a frame over the per-event limit skipped without being kept, and each code unit examined
  * once (a frame in many chunks costs time linear in its size, not in size times chunks).
+ * Covers: src/http/sse-frames.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { type OversizedFrame, oversizedNote, sseFrameSplitter, sseFrameStream } from '../../../src/http/sse-frames.ts'

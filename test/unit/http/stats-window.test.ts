@@ -2,6 +2,7 @@
  * GET /v1/stats without `until` counts every result recorded so far, including one recorded in
  * the very millisecond of the request (the window's end is exclusive). The clock is injected, so
  * "the same millisecond" is exact rather than a race.
+ * Covers: src/http/results-routes.ts, src/http/results-query.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

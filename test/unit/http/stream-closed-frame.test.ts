@@ -2,6 +2,7 @@
  * The frame that ends a results stream when its session is evicted or deleted is part of the
  * documented protocol: its data parses with the schema /openapi.json names for `error` frames,
  * as a rejected-event error does.
+ * Covers: src/http/result-source.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createResultLog, memoryResultStorage } from '../../../src/session/result-log.ts'

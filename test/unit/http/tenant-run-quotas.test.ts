@@ -3,6 +3,7 @@
  * one tenant's hung runs (an agent that never answers) use up only its own share, and the other
  * tenant still starts runs. Run ids are per tenant, so reusing another tenant's id is neither a
  * 409 nor any other hint. Hung work is an agent fetch held open by the test, released at the end.
+ * Covers: src/runner/run-quotas.ts, src/session/eval-set-store.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'

@@ -2,6 +2,7 @@
  * Every time limit that ends up in a timer (setTimeout, AbortSignal.timeout) is held to 2^31-1 ms:
  * a longer one would be taken as 1 ms and fire at once. Past it the start is refused naming the
  * variable, and a run request's `session_timeout_ms` is a 422 naming the field.
+ * Covers: src/ingest/timer-ms.ts and the settings it bounds.
  */
 import { describe, expect, it } from 'vitest'
 import { MAX_TIMER_MS } from '../../../src/ingest/timer-ms.ts'

@@ -9,6 +9,7 @@
  * v8.GCProfiler; on a starved machine the collector's helper threads get no CPU and its pauses on
  * this thread grow, which says nothing about the request). The slicing itself is checked with a
  * clock that counts work.
+ * Covers: src/ingest/turn-slicer.ts.
  */
 import { GCProfiler } from 'node:v8'
 import { afterEach, describe, expect, it } from 'vitest'

@@ -2,6 +2,7 @@
  * The SSE splitter scans each character a bounded number of times: one chunk holding many `\n`
  * lines and no `\r` used to be searched for `\r` from every line to its end (lines x length).
  * Work is counted as the characters `String.prototype.indexOf` examines, not timed.
+ * Covers: src/ingest/lines.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { sseSplitter } from '../../../src/ingest/lines.ts'

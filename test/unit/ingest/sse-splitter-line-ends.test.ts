@@ -2,6 +2,7 @@
  * The SSE splitter finds each next `\n` and `\r` once per chunk (not once per line): whatever mix
  * of LF, CR and CRLF line ends a chunk holds, one big chunk yields the same frames as the same text
  * fed a character at a time.
+ * Covers: src/ingest/lines.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { sseSplitter } from '../../../src/ingest/lines.ts'

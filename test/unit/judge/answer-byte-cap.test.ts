@@ -3,6 +3,7 @@
  * streams a body without end (an OpenAI-compatible gateway, a Gemini or Vertex endpoint) is cut at
  * the cap, its connection let go, and the criterion is NOT_EVALUATED with the cap as its reason;
  * other work keeps running while the body is read. Loopback only; each flood is bounded.
+ * Covers: src/judge/capped-body.ts.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'

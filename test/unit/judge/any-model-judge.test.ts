@@ -3,6 +3,7 @@
  * client over loopback (or the Workers AI binding adapter over a fake binding) -> a live session's
  * final_response_match_v2 verdict. Checks the wire requests (n, messages, schema, key headers),
  * early stop where n is not honoured, the cache, budgets and token usage.
+ * Covers: src/judge/any-model.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

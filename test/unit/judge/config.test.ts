@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { describeJudgeConfig, JUDGE_NOT_CONFIGURED, judgeConfigFromEnv } from '../../../src/judge/config.ts'
+import { judgeConfigFromEnv } from '../../../src/config/judge-env.ts'
+import { describeJudgeConfig, JUDGE_NOT_CONFIGURED } from '../../../src/judge/config.ts'
 
 describe('judgeConfigFromEnv', () => {
   it.each([

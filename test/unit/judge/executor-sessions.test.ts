@@ -1,3 +1,4 @@
+/** Covers: src/judge/executor.ts. */
 // The executor's per-session side: slots per session, the judge deadline, and release(sessionId),
 // with scripted judges where only the executor's bookkeeping is under test.
 import { describe, expect, it } from 'vitest'

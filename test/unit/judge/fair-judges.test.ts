@@ -5,6 +5,7 @@
  * slots. The deadline clock is moved by hand (manual-deadlines.ts): "before the deadline" means no
  * deadline has passed yet, not a measured time. The control run shows the same load starving the
  * healthy session without a per-session limit: it is judged only after the deadlines pass.
+ * Covers: src/judge/executor.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'

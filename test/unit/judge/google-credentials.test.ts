@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { testSigningKey } from './vertex-stub.ts'
-import { authHeaders, googleCredentialsFromEnv, parseServiceAccount, signedAssertion } from '../../../src/judge/google-credentials.ts'
+import { googleCredentialsFromEnv } from '../../../src/config/judge-env.ts'
+import { authHeaders, parseServiceAccount, signedAssertion } from '../../../src/judge/google-credentials.ts'
 
 const part = (s: string) => Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
 

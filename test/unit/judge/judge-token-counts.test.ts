@@ -2,6 +2,7 @@
  * Token counts a judge's model backend reports are held to whole numbers from 0 to 2^53-1 before
  * they reach the executor's totals and /metrics: "many", negative, fractional and huge counts
  * count as 0. The real @google/genai SDK against the loopback Gemini stub.
+ * Covers: src/judge/executor.ts, src/monitor/prometheus.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'

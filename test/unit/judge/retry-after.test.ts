@@ -1,8 +1,9 @@
+/** Covers: src/judge/retry.ts. */
 // Retry-After on 429 and 503: read as seconds or an HTTP date, honoured through the real SDK (whose
 // ApiError drops headers) and through Vertex's evaluateInstances, capped by MAX_RETRY_AFTER_MS.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
-import { judgeConfigFromEnv } from '../../../src/judge/config.ts'
+import { judgeConfigFromEnv } from '../../../src/config/judge-env.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
 import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../../src/judge/retry.ts'
 import { apiError, type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'

@@ -2,6 +2,7 @@
  * Judge state is released when a hosted session ends or is aborted: the executor's per-session map
  * does not grow with ended sessions. Sessions are hosted as the server hosts them (HostedSession,
  * engine factory built like src/config/setup.ts), judged by the real SDK against the loopback stub.
+ * Covers: src/judge/executor.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

@@ -3,6 +3,7 @@
  * process's judge slots, so a tenant with many sessions whose judge hangs cannot delay another
  * tenant's judge (the per-session cap alone does not bound a tenant). Judges here are held open
  * by the test and settled by it: no sleeps, no deadlines involved.
+ * Covers: src/judge/executor.ts.
  */
 import { describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'

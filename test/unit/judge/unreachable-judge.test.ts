@@ -2,6 +2,7 @@
  * A judge nobody answers at: the failure names the judge's address and the network's cause
  * (Node's fetch alone says only "fetch failed"). Both Gemini clients (the real SDK, the plain-fetch
  * one), pointed at a loopback port nobody listens on, so the refusal is immediate and no network is involved.
+ * Covers: src/judge/gemini-fetch-client.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createGeminiClient } from '../../../src/judge/gemini-client.ts'

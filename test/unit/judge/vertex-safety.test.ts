@@ -1,7 +1,8 @@
+/** Covers: src/judge/vertex-eval.ts. */
 // safety_v1: Vertex evaluateInstances when Vertex is configured, a plain Gemini prompt otherwise.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JudgeRequest } from '../../../src/core/criterion.ts'
-import { judgeConfigFromEnv } from '../../../src/judge/config.ts'
+import { judgeConfigFromEnv } from '../../../src/config/judge-env.ts'
 import { createGeminiJudge } from '../../../src/judge/gemini.ts'
 import { createGeminiClient } from '../../../src/judge/gemini-client.ts'
 import { evaluateInstancesUrl } from '../../../src/judge/vertex-eval.ts'

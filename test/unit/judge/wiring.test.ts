@@ -1,3 +1,4 @@
+/** Covers: src/config/judge-wiring.ts. */
 // The judge limits read from the environment: defaults, overrides and clear errors naming the variable.
 import { describe, expect, it } from 'vitest'
 import { judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'

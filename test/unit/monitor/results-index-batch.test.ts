@@ -1,6 +1,7 @@
 /**
  * A batch of results touches each of its sessions' rows once (one upsert per session, not one per
  * result), and leaves the index exactly as recording the same results one at a time does.
+ * Covers: src/monitor/results-index.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

@@ -3,6 +3,7 @@
  * criterion) through an index, so one long, often reopened invocation costs the same per result
  * at its 1,000th revision as at its first: SQLite's plan names the index, and the aggregates still
  * count the latest revision only.
+ * Covers: src/monitor/results-index.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

@@ -1,6 +1,7 @@
 /**
  * The package's entry points, imported by package name (Node's self-reference through `exports`),
  * as a user of `evalstream` would: each subpath loads and carries what its index promises.
+ * Covers: package.json, src/index.ts and the other entry points.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'

@@ -2,6 +2,7 @@
  * The lock around the e2e agent's install (test/support/install-lock.js): one holder at a time, a
  * bounded wait with a clear error, stale locks of dead processes taken over. The clock, sleep and
  * liveness check are the test's own, so nothing here waits.
+ * Covers: test/support/install-lock.js.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

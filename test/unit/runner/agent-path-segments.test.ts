@@ -3,6 +3,7 @@
  * any spelling that decodes to them: URL parsing would resolve them and reach another path on the
  * agent. Refused before the agent is called: runs (app_name, an eval case's user_id), the Eval
  * tab's app name and add_session's userId and sessionId.
+ * Covers: src/runner/agent-client.ts, src/runner/path-segment.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createAgentSession } from '../../../src/runner/agent-client.ts'

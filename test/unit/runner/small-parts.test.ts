@@ -1,4 +1,7 @@
-/** The runner's pure pieces: the wire spelling of a user message, and the verdict over several runs. */
+/**
+ * The runner's pure pieces: the wire spelling of a user message, and the verdict over several runs.
+ * Covers: src/runner/wire-content.ts, src/runner/aggregate-runs.ts.
+ */
 import { describe, expect, it } from 'vitest'
 import { EvalMetric } from '../../../src/adk/eval-config.ts'
 import { evalCaseResult, evalMetricResult } from '../../../src/adk/results.ts'

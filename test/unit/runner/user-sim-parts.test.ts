@@ -1,6 +1,7 @@
 /**
  * The small parts under user simulation: ADK's "is_valid" label parser, the placeholder template
  * subset, persona resolution and the simulator's config reader.
+ * Covers: src/runner/user-sim-config.ts, src/core/personas.ts, src/core/prompt-template.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { isValidScore } from '../../../src/core/criteria/per-turn-user-simulator-quality/is-valid-label.ts'

@@ -4,6 +4,7 @@
  * `"is_valid"` majority vote (ties invalid, unreadable samples no score), the stop-signal turn
  * replaces the last turn only when it FAILS, and the overall is the PASSED turns' scores over all
  * turns. Once through a simulated run (runEvalSets), the rest on the engine directly.
+ * Covers: src/core/criteria/per-turn-user-simulator-quality/.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EvalSet } from '../../../src/adk/eval-set.ts'

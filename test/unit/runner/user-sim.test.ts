@@ -5,6 +5,7 @@
  * asked: starting prompt verbatim, the stop signal anywhere in a reply (any case) ending the
  * conversation, the turn limit (ADK's default 20, a configured one, -1 unlimited), the history
  * format, personas by id and as objects, and custom_instructions placeholders.
+ * Covers: src/runner/user-sim-source.ts, src/runner/user-sim-prompt.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EvalSet } from '../../../src/adk/eval-set.ts'

@@ -3,7 +3,7 @@
  * provider and Vertex with a service account), one chat request and one conversation assessment.
  * Prints the answers as JSON on the last line.
  */
-import { judgeFromEnv } from '../../../../src/judge/from-env.ts'
+import { judgeFromEnv } from '../../../../src/config/judge-from-env.ts'
 
 // Typed locally: tsc has no Deno types, and this file only ever runs under Deno.
 const deno = (globalThis as unknown as { Deno: { args: string[] } }).Deno

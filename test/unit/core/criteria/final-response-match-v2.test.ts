@@ -1,3 +1,4 @@
+/** Covers: src/core/criteria/final-response-match-v2/. */
 import { describe, expect, it } from 'vitest'
 import { finalResponseMatchV2 as C } from '../../../../src/core/criteria/final-response-match-v2/criterion.ts'
 import type { InvocationScore } from '../../../../src/core/criterion.ts'

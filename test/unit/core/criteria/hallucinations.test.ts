@@ -1,3 +1,4 @@
+/** Covers: src/core/criteria/hallucinations/. */
 import { describe, expect, it } from 'vitest'
 import { hallucinationsV1 as C } from '../../../../src/core/criteria/hallucinations/criterion.ts'
 import type { InvocationScore, JudgeAnswer } from '../../../../src/core/criterion.ts'

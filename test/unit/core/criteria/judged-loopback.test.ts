@@ -1,6 +1,7 @@
 /**
  * The judged criteria end to end through the real Gemini judge (@google/genai) against the loopback
  * Gemini-protocol stub: requests as the criteria describe them, answers as the SDK returns them.
+ * Covers: src/core/criteria/final-response-match-v2/, src/core/criteria/hallucinations/ (against a loopback judge).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { finalResponseMatchV2 } from '../../../../src/core/criteria/final-response-match-v2/criterion.ts'

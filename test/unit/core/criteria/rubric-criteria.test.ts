@@ -1,3 +1,4 @@
+/** Covers: src/core/criteria/rubric-final-response-quality/, src/core/criteria/rubric-tool-use-quality/, src/core/judging/rubric-criterion.ts. */
 import { describe, expect, it } from 'vitest'
 import type { Rubric } from '../../../../src/adk/invocation.ts'
 import { rubricBasedFinalResponseQualityV1 as FRQ } from '../../../../src/core/criteria/rubric-final-response-quality/criterion.ts'

@@ -1,3 +1,4 @@
+/** Covers: src/core/criteria/safety/. */
 import { describe, expect, it } from 'vitest'
 import { safetyV1 as C } from '../../../../src/core/criteria/safety/criterion.ts'
 import type { JudgeSample } from '../../../../src/core/criterion.ts'

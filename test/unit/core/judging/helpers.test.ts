@@ -1,3 +1,4 @@
+/** Covers: src/core/judging/answers.ts, src/core/judging/context.ts, src/core/judging/request-id.ts. */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { Invocation } from '../../../../src/adk/invocation.ts'

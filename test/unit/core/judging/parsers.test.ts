@@ -1,3 +1,4 @@
+/** Covers: src/core/criteria/final-response-match-v2/verdict-label.ts, src/core/criteria/final-response-match-v2/verdict-sample.ts, src/core/criteria/hallucinations/adk-text.ts. */
 import { describe, expect, it } from 'vitest'
 import type { Rubric } from '../../../../src/adk/invocation.ts'
 import { exactMean } from '../../../../src/core/aggregate.ts'

@@ -1,3 +1,4 @@
+/** Covers: src/core/judging/request-id.ts. */
 // Judge request ids are cache keys (memory, the Durable Object's SQLite): a change of wording, of
 // request shape or of hashing would make every stored answer miss. Pinned here for each judged
 // criterion, with the values they had before the judge port learnt to route assessments.

@@ -2,6 +2,7 @@
  * What `add_session` reads from the agent is held to limits: the agent's answer time
  * (SESSION_FETCH_TIMEOUT_MS), the session's size (MAX_SESSION_BYTES) and each event's depth, all
  * named in the problem. The agent here is a fetch function: nothing to start, the limits lowered.
+ * Covers: src/http/dev-eval/add-session.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { type AddSessionInput, evalCaseFromSession } from '../../../../src/http/dev-eval/add-session.ts'

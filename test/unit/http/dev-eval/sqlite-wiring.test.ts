@@ -2,6 +2,7 @@
  * EVALSTREAM_DB wiring: the adapter's database (src/adapter/sqlite-db.ts) gives the app an eval set
  * store in the same SQLite file as the sessions, so eval sets made in the Eval tab survive a
  * restart of the server; `:memory:` keeps them in memory.
+ * Covers: src/adapter/sqlite-db.ts, src/config/setup.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,18 +1,19 @@
 /**
- * The deployment's judge from its environment: Gemini (./config.ts) and every OpenAI-compatible
- * provider it configures (./providers.ts), plus a Worker's Workers AI binding, behind one Judge
- * (./any-model.ts); Vertex AI's evaluation service for the metrics ADK computes there
- * (./vertex-metrics.ts), with credentials from ./google-credentials.ts. Null when none is configured.
+ * The deployment's judge from its environment: Gemini and every OpenAI-compatible provider it
+ * configures (read by ./judge-env.ts), plus a Worker's Workers AI binding, behind one Judge
+ * (src/judge/any-model.ts); Vertex AI's evaluation service for the metrics ADK computes there
+ * (src/judge/vertex-metrics.ts), with the credentials ./judge-env.ts reads. Null when none is configured.
  */
-import type { Judge } from './port.ts'
-import { createAnyModelJudge } from './any-model.ts'
-import { describeJudgeConfig, judgeConfigFromEnv } from './config.ts'
-import { createGeminiJudge } from './gemini.ts'
-import type { GeminiClientFactory } from './gemini-client.ts'
-import { authHeaders, googleCredentialsFromEnv } from './google-credentials.ts'
-import { chatProvidersFromEnv } from './providers.ts'
-import { withVertexMetrics } from './vertex-metrics.ts'
-import type { WorkersAiBinding } from './workers-ai-client.ts'
+import type { Judge } from '../judge/port.ts'
+import { createAnyModelJudge } from '../judge/any-model.ts'
+import { describeJudgeConfig } from '../judge/config.ts'
+import { createGeminiJudge } from '../judge/gemini.ts'
+import type { GeminiClientFactory } from '../judge/gemini-client.ts'
+import { authHeaders } from '../judge/google-credentials.ts'
+import { withVertexMetrics } from '../judge/vertex-metrics.ts'
+import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
+import type { Env } from './env.ts'
+import { chatProvidersFromEnv, googleCredentialsFromEnv, judgeConfigFromEnv } from './judge-env.ts'
 
 export type JudgeFromEnv = { ok: true; judge: Judge | null; notes: string[] } | { ok: false; error: string }
 
@@ -21,7 +22,7 @@ export type JudgeFromEnv = { ok: true; judge: Judge | null; notes: string[] } | 
  * const built = judgeFromEnv({ OPENAI_API_KEY: 'sk-...' }) // judge_model 'openai/gpt-4.1-mini' is answered by OpenAI
  */
 export function judgeFromEnv(
-  env: Record<string, string | undefined>,
+  env: Env,
   extra: { workersAi?: WorkersAiBinding; fetch?: typeof fetch; geminiClient?: GeminiClientFactory; maxResponseBytes?: number } = {},
 ): JudgeFromEnv {
   const config = judgeConfigFromEnv(env)
