@@ -257,7 +257,8 @@ describe('packages and runtime specifics stay where they belong', () => {
   // Settings are read in one place, on one rule (src/config/env.ts): every other folder takes
   // values, so a setting's variable, default and error live beside the other settings.
   it('only src/config, src/adapter and worker/ take an environment', () => {
-    const takesEnv = /\benv\b|\w+FromEnv\s*[(<]/
+    // Hono's `c.env` is the request's bindings (node-server's request message), not settings.
+    const takesEnv = /(?<!\bc\.)\benv\b|\w+FromEnv\s*[(<]/
     const readers = FILES.filter((f) => f.includes('/') && /^src\/[^/]+\//.test(f))
       .filter((f) => !/^src\/(config|adapter)\//.test(f))
       .filter((f) => takesEnv.test(stripComments(readFileSync(join(ROOT, f), 'utf8')).replace(/(['"`])(?:\\.|(?!\1).)*\1/g, "''")))
