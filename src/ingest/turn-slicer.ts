@@ -30,7 +30,9 @@ export type TurnSlicerOptions = {
 }
 
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate
-const macrotask = () => new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)))
+/** Gives the event loop back for one turn: `setImmediate` (timers and I/O run first, no 1 ms timer clamp), `setTimeout(0)` where there is none. */
+export const nextMacrotask = (): Promise<void> => new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)))
+const macrotask = nextMacrotask
 
 /** @example const slicer = createTurnSlicer(); for (const unit of work) { unit(); await slicer.check() } */
 export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {
