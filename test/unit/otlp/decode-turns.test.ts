@@ -19,6 +19,7 @@ import { drain } from '../../../src/otlp/decode-json.ts'
 import { decodeTracesProtobufSteps } from '../../../src/otlp/decode-protobuf.ts'
 import { parseInPieces } from '../../../src/otlp/json-pieces.ts'
 import { createTurnSlicer } from '../../../src/ingest/turn-slicer.ts'
+import { OTLP_DECODE_UNITS_PER_SLICE } from '../../../src/http/otlp-routes.ts'
 import { fixtureText } from './support/fixtures.ts'
 import { receiverApp } from './support/receiver-app.ts'
 import { encodeTracesProtobuf } from './support/encode-protobuf.ts'
@@ -105,6 +106,15 @@ describe('a flood-sized OTLP request is decoded in slices', () => {
     expect(slices).toHaveLength(1)
     expect(slices[0]).toBeLessThan(SLICE_CHARS + 8 * SPANS)
     expect(turns).toBeGreaterThan(10)
+  })
+
+  it('with a clock that does not move (deployed Workers: only I/O moves it), a slice still ends after OTLP_DECODE_UNITS_PER_SLICE spans', async () => {
+    let turns = 0
+    const slicer = createTurnSlicer({ maxUnits: OTLP_DECODE_UNITS_PER_SLICE, clock: () => 0, yieldTurn: async () => void turns++ })
+    const decoded = await decodeTraceRequest(bytes, JSON_TYPE, DEFAULT_OTLP_LIMITS, slicer)
+    expect(decoded.spans).toHaveLength(SPANS)
+    // Each span is a step twice: its piece parsed, then read.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((2 * SPANS) / OTLP_DECODE_UNITS_PER_SLICE))
   })
 
   it('a step after every span, in JSON and protobuf alike', () => {
