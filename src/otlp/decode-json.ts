@@ -19,7 +19,7 @@ import {
   toHex,
 } from './model.ts'
 import { acceptLog, acceptSpan, ItemCounter } from './validate.ts'
-import { parseInPieces } from './json-pieces.ts'
+import { parseInPiecesLazily, resolvePiece } from './json-pieces.ts'
 
 function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
@@ -136,6 +136,7 @@ function* walk(
   limits: AttributeLimits,
   reject: (where: string, message: string, skipped: number) => void,
   item: (raw: Record<string, unknown>, scope: Scope) => void,
+  resolve: (value: unknown) => unknown = (value) => value,
 ): Generator<void, void> {
   const [resourceList, scopeList, itemList] = names
   const resources = list(body, resourceList)
@@ -167,7 +168,9 @@ function* walk(
       const scope = isRecord(scopeInfo) && typeof scopeInfo.name === 'string' ? scopeInfo.name : ''
       const items = list(rawScope, itemList)
       for (let i = 0; i < items.length; i++) {
-        const raw = items[i]
+        // Parsed here when the body was parsed in pieces (json-pieces.ts), and let go once read.
+        const raw = resolve(items[i])
+        items[i] = undefined
         const itemWhere = `${scopeWhere}.${itemList}[${i}]`
         if (!isRecord(raw)) reject(itemWhere, 'not an object', 1)
         else item(raw, { resource, scope, where: itemWhere })
@@ -201,17 +204,25 @@ export function decodeTracesJson(text: string, limits: OtlpLimits): DecodedTrace
 
 /** An OTLP/JSON trace request's bytes to spans, a step after each piece parsed and each span read (json-pieces.ts). */
 export function* decodeTracesJsonSteps(bytes: Uint8Array, limits: OtlpLimits): Generator<void, DecodedTraces> {
-  const body = checkedBody(yield* parseInPieces(bytes, TRACE_NAMES))
-  return yield* tracesOf(body, limits)
+  const { body, unread } = yield* parseInPiecesLazily(bytes, TRACE_NAMES)
+  const out = yield* tracesOf(checkedBody(body), limits, resolvePiece)
+  yield* unread()
+  return out
 }
 
 /** An OTLP/JSON logs request's bytes to log records, likewise. */
 export function* decodeLogsJsonSteps(bytes: Uint8Array, limits: OtlpLimits): Generator<void, DecodedLogs> {
-  const body = checkedBody(yield* parseInPieces(bytes, LOG_NAMES))
-  return yield* logsOf(body, limits)
+  const { body, unread } = yield* parseInPiecesLazily(bytes, LOG_NAMES)
+  const out = yield* logsOf(checkedBody(body), limits, resolvePiece)
+  yield* unread()
+  return out
 }
 
-function* tracesOf(body: Record<string, unknown>, limits: OtlpLimits): Generator<void, DecodedTraces> {
+function* tracesOf(
+  body: Record<string, unknown>,
+  limits: OtlpLimits,
+  resolve?: (value: unknown) => unknown,
+): Generator<void, DecodedTraces> {
   const out: DecodedTraces = { spans: [], rejectedCount: 0, rejected: [] }
   const counter = new ItemCounter(limits, out, 'spans')
   yield* walk(body, [...TRACE_NAMES], limits, counter.reject, (raw, { resource, scope, where }) => {
@@ -236,7 +247,7 @@ function* tracesOf(body: Record<string, unknown>, limits: OtlpLimits): Generator
       if (!(error instanceof AttributeError)) throw error
       counter.reject(where, error.message, 1)
     }
-  })
+  }, resolve)
   return out
 }
 
@@ -247,7 +258,11 @@ export function decodeLogsJson(text: string, limits: OtlpLimits): DecodedLogs {
   return drain(logsOf(parseBody(text), limits))
 }
 
-function* logsOf(body: Record<string, unknown>, limits: OtlpLimits): Generator<void, DecodedLogs> {
+function* logsOf(
+  body: Record<string, unknown>,
+  limits: OtlpLimits,
+  resolve?: (value: unknown) => unknown,
+): Generator<void, DecodedLogs> {
   const out: DecodedLogs = { logs: [], rejectedCount: 0, rejected: [] }
   const counter = new ItemCounter(limits, out, 'log records')
   yield* walk(body, [...LOG_NAMES], limits, counter.reject, (raw, { resource, scope, where }) => {
@@ -269,6 +284,6 @@ function* logsOf(body: Record<string, unknown>, limits: OtlpLimits): Generator<v
       if (!(error instanceof AttributeError)) throw error
       counter.reject(where, error.message, 1)
     }
-  })
+  }, resolve)
   return out
 }

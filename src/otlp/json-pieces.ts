@@ -76,6 +76,44 @@ function valueEnd(bytes: Uint8Array, at: number): number {
  * @example const body = yield* parseInPieces(bytes, ['resourceSpans', 'scopeSpans', 'spans'])
  */
 export function* parseInPieces(bytes: Uint8Array, names: FrameNames): Generator<void, unknown> {
+  const { body, unread } = yield* parseInPiecesLazily(bytes, names)
+  const whole = fill(body, [], true)
+  yield* unread()
+  return whole
+}
+
+/**
+ * A span or log record not parsed yet: its reader parses it when it comes to it, so each is parsed,
+ * read and let go in turn (the collector then has a few objects a span to move, not the whole body's).
+ */
+export class LazyPiece {
+  readonly #bytes: Uint8Array
+  readonly #from: number
+  readonly #to: number
+  parsed = false
+  constructor(bytes: Uint8Array, from: number, to: number) {
+    this.#bytes = bytes
+    this.#from = from
+    this.#to = to
+  }
+  parse(): unknown {
+    this.parsed = true
+    return parsePiece(this.#bytes, this.#from, this.#to)
+  }
+}
+
+/** A value of the body, parsed if it is a lazy item. */
+export const resolvePiece = (value: unknown): unknown => (value instanceof LazyPiece ? value.parse() : value)
+
+/**
+ * The body with its items (the elements of each scope's item list) left as LazyPiece, and `unread`:
+ * steps that parse the items its reader never came to (under a resource it refused, or a duplicate
+ * key's loser), since the whole body must still be JSON.
+ */
+export function* parseInPiecesLazily(
+  bytes: Uint8Array,
+  names: FrameNames,
+): Generator<void, { body: unknown; unread: () => Generator<void, void> }> {
   const opens = (level: Level, key: string): Level | undefined => {
     const [resources, scopes, items] = names
     const is = (name: string) => key === name || key === snake(name)
@@ -93,7 +131,7 @@ export function* parseInPieces(bytes: Uint8Array, names: FrameNames): Generator<
   }
   skipSpace()
   // Not an object at the top: the request is refused whatever it holds, so one parse of it is kept.
-  if (bytes[at] !== 0x7b) return parseWhole(bytes)
+  if (bytes[at] !== 0x7b) return { body: parseWhole(bytes), unread: function* () {} }
 
   const pieces: unknown[] = []
   const frame: string[] = []
@@ -118,7 +156,7 @@ export function* parseInPieces(bytes: Uint8Array, names: FrameNames): Generator<
     const end = valueEnd(bytes, at)
     copyFrame(at)
     frame.push(` ${pieces.length} `)
-    pieces.push(parsePiece(bytes, at, end))
+    pieces.push(level === 'items' ? new LazyPiece(bytes, at, end) : parsePiece(bytes, at, end))
     copiedTo = at = end
     yield
   }
@@ -162,19 +200,32 @@ export function* parseInPieces(bytes: Uint8Array, names: FrameNames): Generator<
   }
   copyFrame(bytes.length)
   const skeleton = parseText(frame.join(''))
-  return fill(skeleton, pieces)
+  const lazies = pieces.filter((p): p is LazyPiece => p instanceof LazyPiece)
+  return {
+    body: fill(skeleton, pieces),
+    unread: function* () {
+      for (const lazy of lazies) {
+        if (lazy.parsed) continue
+        lazy.parse()
+        yield
+      }
+    },
+  }
 }
 
 /** The frame with its numbers replaced by the pieces they stand for (every number in the frame is one). */
-function fill(value: unknown, pieces: readonly unknown[]): unknown {
-  if (typeof value === 'number') return pieces[value]
+function fill(value: unknown, pieces: readonly unknown[], resolveOnly = false): unknown {
+  if (resolveOnly) {
+    if (value instanceof LazyPiece) return value.parse()
+    if (value === null || typeof value !== 'object') return value
+  } else if (typeof value === 'number') return pieces[value]
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = fill(value[i], pieces)
+    for (let i = 0; i < value.length; i++) value[i] = fill(value[i], pieces, resolveOnly)
     return value
   }
   const object = value as Record<string, unknown>
   for (const key of Object.keys(object)) {
-    const filled = fill(object[key], pieces)
+    const filled = fill(object[key], pieces, resolveOnly)
     // JSON.parse makes '__proto__' an own property; a plain assignment would set the prototype instead.
     if (key === '__proto__') Object.defineProperty(object, key, { value: filled, writable: true, enumerable: true, configurable: true })
     else object[key] = filled

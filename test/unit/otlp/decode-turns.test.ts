@@ -176,6 +176,15 @@ describe('the piecewise parse is JSON.parse of the whole', () => {
     expect(outcome(() => pieces(text))).toEqual({ status: 400, json: false })
   })
 
+  it.each([
+    '{"resourceSpans":[{"scopeSpans":[{"spans":[{"a":01}],"spans":[]}]}]}',
+    '{"resourceSpans":[{"resource":{"attributes":[{"key":1}]},"scopeSpans":[{"spans":[{"a":01}]}]}]}',
+  ])('a span the decoder never reads must still be JSON (a duplicate key lost, a refused resource): %j', async (text) => {
+    const error = await decodeTraceRequest(new TextEncoder().encode(text), JSON_TYPE, DEFAULT_OTLP_LIMITS).catch((e: unknown) => e)
+    expect(error).toMatchObject({ status: 400, message: /not JSON/ })
+    expect(() => JSON.parse(text)).toThrow(SyntaxError)
+  })
+
   it('bytes that are not UTF-8 are refused as such', () => {
     const bytes = Uint8Array.from([
       ...new TextEncoder().encode('{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"'),
