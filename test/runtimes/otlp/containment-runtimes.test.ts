@@ -3,7 +3,8 @@
  * server process and the Worker on workerd each refuse a client's trace mark (rejected with its
  * path) and a client-made `otlp-` session (400), answer a request past the per-request session cap
  * with a partial success naming it, and refuse a gzip body that inflates past the tenant's bytes
- * (413: alone past its share), and decode a 1.5 MB request in pieces. Loopback only; each server is stopped and its folder removed.
+ * (413: alone past its share), and decode a 400 KB request in pieces and slices. Loopback only;
+ * each server is stopped and its folder removed.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,11 +33,14 @@ function twoConversations(): string {
   return JSON.stringify({ resourceSpans: [{ resource: JSON.parse(LINES[0]!).resourceSpans[0].resource, scopeSpans: [{ spans }] }] })
 }
 
-/** 3,000 root call_llm spans with a user message and no conversation id (1.5 MB): each trace completes on arrival. */
+/**
+ * 800 root call_llm spans with a user message and no conversation id (400 KB, under the tenant
+ * bytes set here): each trace completes on arrival.
+ */
 function floodOfRoots(): string {
   const llmRequest = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }] })
   const llmResponse = JSON.stringify({ content: { role: 'model', parts: [{ text: 'Sunny.' }] } })
-  const spans = Array.from({ length: 3_000 }, (_, i) => ({
+  const spans = Array.from({ length: 800 }, (_, i) => ({
     traceId: (i + 1).toString(16).padStart(32, '0'),
     spanId: (i + 1).toString(16).padStart(16, '0'),
     name: 'call_llm',
@@ -70,7 +74,7 @@ async function checkContainment(baseUrl: string): Promise<void> {
   expect(answer.partialSuccess?.errorMessage).toContain('EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST')
   expect((await fetch(`${baseUrl}/v1/sessions/otlp-conv-1`)).status).toBe(200)
 
-  // A body of megabytes is decoded a piece at a time on every runtime (json-pieces.ts), with the same answer.
+  // A large body is decoded a piece at a time, in slices, on every runtime (json-pieces.ts), with the same answer.
   const flood = await post('/v1/traces', floodOfRoots())
   expect(flood.status).toBe(200)
   expect(((await flood.json()) as { partialSuccess?: { errorMessage: string } }).partialSuccess?.errorMessage).toContain(
