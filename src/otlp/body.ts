@@ -5,7 +5,6 @@
  */
 import { decodeLogsJsonSteps, decodeTracesJsonSteps, drain } from './decode-json.ts'
 import { decodeLogsProtobufSteps, decodeTracesProtobufSteps } from './decode-protobuf.ts'
-import type { TurnSlicer } from '../ingest/turn-slicer.ts'
 import { otlpLimitName, type OtlpLimits } from './limits.ts'
 import { type DecodedLogs, type DecodedTraces, OtlpRequestError } from './model.ts'
 
@@ -111,10 +110,16 @@ export async function readOtlpBody(
 }
 
 /**
+ * What gives the loop back between decode steps: the hosting layer's turn slicer
+ * (src/ingest/turn-slicer.ts), named by its shape here since decoding depends on no host.
+ */
+export type DecodeSlicer = { begin(): void; end(): void; check(): Promise<void> | undefined }
+
+/**
  * Runs decode steps, giving the event loop back between them once a slice has run its time
  * (src/ingest/turn-slicer.ts); without a slicer, at once.
  */
-async function run<T>(steps: Generator<void, T>, slicer: TurnSlicer | undefined): Promise<T> {
+async function run<T>(steps: Generator<void, T>, slicer: DecodeSlicer | undefined): Promise<T> {
   if (!slicer) return drain(steps)
   slicer.begin()
   try {
@@ -138,7 +143,7 @@ export async function decodeTraceRequest(
   body: Body,
   headers: OtlpBodyHeaders,
   limits: OtlpLimits,
-  slicer?: TurnSlicer,
+  slicer?: DecodeSlicer,
 ): Promise<DecodedTraces> {
   const { encoding, bytes } = await readOtlpBody(body, headers, limits)
   return run(encoding === 'json' ? decodeTracesJsonSteps(bytes, limits) : decodeTracesProtobufSteps(bytes, limits), slicer)
@@ -149,7 +154,7 @@ export async function decodeLogsRequest(
   body: Body,
   headers: OtlpBodyHeaders,
   limits: OtlpLimits,
-  slicer?: TurnSlicer,
+  slicer?: DecodeSlicer,
 ): Promise<DecodedLogs> {
   const { encoding, bytes } = await readOtlpBody(body, headers, limits)
   return run(encoding === 'json' ? decodeLogsJsonSteps(bytes, limits) : decodeLogsProtobufSteps(bytes, limits), slicer)
