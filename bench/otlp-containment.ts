@@ -12,7 +12,8 @@
  *
  * Reported per case: /healthz latency (p50, p99, max), the good exporter's requests answered 200
  * without a partial success (of how many), the server's peak RSS (VmHWM) and its longest event-loop
- * delay (bench/server-probe.ts), and what the attacker's requests were answered.
+ * delay and longest garbage-collection pause (bench/server-probe.ts), and what the attacker's
+ * requests were answered.
  *
  *   npx node bench/otlp-containment.ts [--case flood|slow|bomb|all] [--root DIR (another checkout's server, for before/after)]
  *     [--open (no tokens: one namespace for both exporters)]
@@ -75,14 +76,17 @@ async function startServer() {
     await Promise.race([exited, sleep(5_000)])
     child.kill('SIGKILL')
     let loopMaxMs = NaN
+    let gcMaxMs = NaN
     try {
       const lines = readFileSync(probeOut, 'utf8').trim().split('\n')
-      loopMaxMs = JSON.parse(lines.at(-1)!).loopDelayMs.max
+      const probe = JSON.parse(lines.at(-1)!)
+      loopMaxMs = probe.loopDelayMs.max
+      gcMaxMs = Math.max(probe.gc.minor.maxMs, probe.gc.major.maxMs)
     } catch {
       // No probe line: reported as n/a.
     }
     rmSync(work, { recursive: true, force: true })
-    return loopMaxMs
+    return { loopMaxMs, gcMaxMs }
   }
   process.once('SIGINT', () => (child.kill('SIGKILL'), rmSync(work, { recursive: true, force: true }), process.exit(130)))
   return { base: `http://127.0.0.1:${port}`, port, pid: child.pid!, stop }
@@ -223,9 +227,9 @@ const bomb = CASES.includes('bomb') ? gzipSync(Buffer.alloc(256 * 1024 * 1024, '
 
 console.log(`server: ${root}${values.open ? ' (open mode)' : ' (tokens, two tenants)'}`)
 console.log(
-  '| case | /healthz p50 / p99 / max (ms) | good exporter: 200 {} of requests | peak RSS (MiB) | longest loop delay (ms) | attacker answered | seconds |',
+  '| case | /healthz p50 / p99 / max (ms) | good exporter: 200 {} of requests | peak RSS (MiB) | longest loop delay (ms) | longest GC pause (ms) | attacker answered | seconds |',
 )
-console.log('| --- | --- | --- | --- | --- | --- | --- |')
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const name of CASES) {
   const server = await startServer()
   const stop = new AbortController()
@@ -240,11 +244,11 @@ for (const name of CASES) {
   const [health, goods] = await Promise.all([probes, good])
   const rss = rssMiB(server.pid)?.peak ?? NaN
   const seconds = (performance.now() - t) / 1000
-  const loopMax = await server.stop()
+  const { loopMaxMs: loopMax, gcMaxMs: gcMax } = await server.stop()
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a')
   console.log(
     `| ${name} | ${f(pct(health, 0.5))} / ${f(pct(health, 0.99))} / ${f(Math.max(...health))} | ${
       goods.filter((g) => g.ok).length
-    } of ${goods.length}${failed(goods)} | ${f(rss)} | ${f(loopMax)} | ${answered} | ${seconds.toFixed(0)} |`,
+    } of ${goods.length}${failed(goods)} | ${f(rss)} | ${f(loopMax)} | ${f(gcMax)} | ${answered} | ${seconds.toFixed(0)} |`,
   )
 }

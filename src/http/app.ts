@@ -62,6 +62,7 @@ export function createApp(deps: AppDeps): Hono {
       ...(deps.store.bytes ? { budget: deps.store.bytes } : {}),
       ...(deps.otlpDeadline ? { deadline: deps.otlpDeadline } : {}),
       ...(deps.metrics ? { refused: deps.metrics.otlp.refused } : {}),
+      ...(deps.turns ? { turns: deps.turns } : {}),
     }
     app.post('/v1/traces', otlpRoute('traces', deps.otlp, host))
     app.post('/v1/logs', otlpRoute('logs', deps.otlp, host))

@@ -12,6 +12,7 @@ import { joinChunks, OtlpRequestError } from '../otlp/index.ts'
 import { otlpLimitName, type OtlpLimits } from '../otlp/limits.ts'
 import { dropRefusedBody } from './read-body.ts'
 import type { ProcessByteBudget } from '../session/byte-budget.ts'
+import type { TurnSlicer } from '../ingest/turn-slicer.ts'
 
 /** How long reading one OTLP body may take (EVALSTREAM_OTLP_BODY_TIMEOUT_MS); OTel exporters give up after 10 s by default. */
 export const DEFAULT_OTLP_BODY_TIMEOUT_MS = 10_000
@@ -123,6 +124,32 @@ function beforeDeadline<T>(read: Promise<T>, signal: AbortSignal, timeoutMs: num
   })
 }
 
+/**
+ * `chunks` as one array of `total` bytes, copied a chunk at a time with the loop given back between
+ * slices (the first touch of a fresh buffer of megabytes costs page faults, tens of ms on a busy machine).
+ */
+async function joinSliced(chunks: readonly Uint8Array[], total: number, slicer: TurnSlicer | undefined): Promise<Uint8Array> {
+  if (!slicer || chunks.length === 1) return joinChunks(chunks, total)
+  const out = new Uint8Array(total)
+  let offset = 0
+  slicer.begin()
+  for (const chunk of chunks) {
+    // A chunk of a body that arrived in one piece (an in-process Request) is copied a piece at a time.
+    for (let at = 0; at < chunk.byteLength; at += JOIN_PIECE_BYTES) {
+      const piece = chunk.subarray(at, at + JOIN_PIECE_BYTES)
+      out.set(piece, offset)
+      offset += piece.byteLength
+      const pause = slicer.check()
+      if (pause) await pause
+    }
+  }
+  slicer.end()
+  return out
+}
+
+/** Bytes copied between two looks at the clock when joining a body's chunks. */
+const JOIN_PIECE_BYTES = 256 * 1024
+
 /** Every chunk of `stream`, each charged before it is kept; 413 past `max` bytes. */
 async function readCharged(
   stream: ReadableStream<Uint8Array>,
@@ -130,6 +157,7 @@ async function readCharged(
   tooLarge: () => string,
   held: Holding,
   deadline?: { signal: AbortSignal; timeoutMs: number },
+  slicer?: TurnSlicer,
 ): Promise<Uint8Array> {
   const reader = stream.getReader()
   const chunks: Uint8Array[] = []
@@ -150,7 +178,7 @@ async function readCharged(
     else await reader.cancel().catch(() => {})
     throw e
   }
-  return joinChunks(chunks, total)
+  return joinSliced(chunks, total, slicer)
 }
 
 /**
@@ -163,17 +191,18 @@ export function readBodyWithin(
   held: Holding,
   signal: AbortSignal,
   timeoutMs: number,
+  slicer?: TurnSlicer,
 ): Promise<Uint8Array> {
   if (!body) return Promise.resolve(new Uint8Array())
   const tooLarge = () => `the body is over ${otlpLimitName('maxRequestBytes', limits)} bytes`
-  return readCharged(body, limits.maxRequestBytes, tooLarge, held, { signal, timeoutMs })
+  return readCharged(body, limits.maxRequestBytes, tooLarge, held, { signal, timeoutMs }, slicer)
 }
 
 /**
  * A gzip body inflated, each inflated chunk charged to `held` as it comes, stopped at the
  * decompressed limit (413) or when the charge is refused; 400 for a body that is not valid gzip.
  */
-export async function inflateCharged(raw: Uint8Array, limits: OtlpLimits, held: Holding): Promise<Uint8Array> {
+export async function inflateCharged(raw: Uint8Array, limits: OtlpLimits, held: Holding, slicer?: TurnSlicer): Promise<Uint8Array> {
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(raw)
@@ -183,7 +212,7 @@ export async function inflateCharged(raw: Uint8Array, limits: OtlpLimits, held: 
   try {
     const inflated = source.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>)
     const tooLarge = () => `the body inflates past ${otlpLimitName('maxDecompressedBytes', limits)} bytes`
-    return await readCharged(inflated, limits.maxDecompressedBytes, tooLarge, held)
+    return await readCharged(inflated, limits.maxDecompressedBytes, tooLarge, held, undefined, slicer)
   } catch (error) {
     if (error instanceof OtlpRequestError || error instanceof IntakeRefused) throw error
     throw new OtlpRequestError(400, `the body is not valid gzip: ${(error as Error).message}`)

@@ -41,11 +41,18 @@ import {
 } from './otlp-intake.ts'
 import { describeRoute, type RouteDoc } from './openapi-describe.ts'
 import { dropRefusedBody } from './read-body.ts'
+import { createTurnSlicer, type TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 
 /** OTLP requests decoded at once per process; more are answered 429 with Retry-After. */
 export const MAX_CONCURRENT_OTLP_REQUESTS = 32
 /** Of those, the most one tenant's requests may hold (EVALSTREAM_OTLP_CONCURRENCY_PER_TENANT). */
 export const DEFAULT_OTLP_CONCURRENCY_PER_TENANT = 8
+/**
+ * Spans (or pieces of a JSON body, or 256 KiB chunks joined) decoded before the loop is given back
+ * even when the 5 ms slice has not run out by the clock (on deployed Workers it does not move
+ * without I/O). A span takes some 10-50 µs to parse and read.
+ */
+export const OTLP_DECODE_UNITS_PER_SLICE = 200
 /** Seconds a refused exporter is told to wait (Retry-After). */
 export const OTLP_RETRY_AFTER_S = 1
 
@@ -78,6 +85,8 @@ export type OtlpRouteHost = {
   deadline?: DeadlineTimer
   /** Called once per request refused whole (for counters). */
   refused?: (reason: OtlpRequestRefusal) => void
+  /** How long a request's decoding may hold the loop before giving it back (tests inject a clock that counts work). */
+  turns?: TurnSlicerOptions
 }
 
 /** A google.rpc.Status (code 3 INVALID_ARGUMENT etc.) in the request's encoding. */
@@ -186,7 +195,10 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
       // Refused before a byte is read when the type or encoding is not OTLP's (415).
       await readOtlpBody(new Uint8Array(), { contentType, contentEncoding: gzip ? undefined : contentEncoding }, receiver.limits)
       // Read to its end (under the deadline, charged) before a decode slot is taken.
-      const raw = await readBodyWithin(c.req.raw.body, receiver.limits, held, deadline(timeoutMs), timeoutMs)
+      // Joining, inflating and decoding the body give the loop back between slices: a request of
+      // megabytes holds it a slice at a time.
+      const slicer = createTurnSlicer({ maxUnits: OTLP_DECODE_UNITS_PER_SLICE, ...host.turns })
+      const raw = await readBodyWithin(c.req.raw.body, receiver.limits, held, deadline(timeoutMs), timeoutMs, slicer)
       const slot = slots.take(tenant)
       if (typeof slot === 'string') {
         const message = slot === 'decode_slots'
@@ -195,15 +207,17 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
         return await refuse(slot, 429, message, OTLP_RETRY_AFTER_S)
       }
       release = slot
-      const plain = gzip ? await inflateCharged(raw, receiver.limits, held) : raw
+      const plain = gzip ? await inflateCharged(raw, receiver.limits, held, slicer) : raw
       const bytes = { contentType }
       if (kind === 'traces') {
-        const decoded = await decodeTraceRequest(plain, bytes, receiver.limits)
+        const decoded = await decodeTraceRequest(plain, bytes, receiver.limits, slicer)
+        host.turns?.report?.(slicer.longestMs)
         const outcome = await receiver.monitor.addSpans(tenant, decoded.spans)
         if (outcome.overloaded) throw new IntakeRefused(outcome.overloaded)
         return answer(kind, encoding, withRefused(decoded, decoded.spans, outcome))
       }
-      const decoded = await decodeLogsRequest(plain, bytes, receiver.limits)
+      const decoded = await decodeLogsRequest(plain, bytes, receiver.limits, slicer)
+      host.turns?.report?.(slicer.longestMs)
       const outcome = await receiver.monitor.addLogs(tenant, decoded.logs)
       if (outcome.overloaded) throw new IntakeRefused(outcome.overloaded)
       return answer(kind, encoding, withRefused(decoded, decoded.logs, outcome))

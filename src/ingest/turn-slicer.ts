@@ -27,29 +27,39 @@ export type TurnSlicerOptions = {
   yieldTurn?: () => Promise<void>
   /** Told the longest slice of each request when it is done (tests and measurements). */
   report?: (longestMs: number) => void
+  /**
+   * Units of work after which a slice ends whatever the clock says: on deployed Workers the clocks
+   * move only across I/O, so a slice timed by them alone would never end. Default: no such bound.
+   */
+  maxUnits?: number
 }
 
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate
-const macrotask = () => new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)))
+/** Gives the event loop back for one turn: `setImmediate` (timers and I/O run first, no 1 ms timer clamp), `setTimeout(0)` where there is none. */
+export const nextMacrotask = (): Promise<void> => new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)))
+const macrotask = nextMacrotask
 
 /** @example const slicer = createTurnSlicer(); for (const unit of work) { unit(); await slicer.check() } */
 export function createTurnSlicer(options: TurnSlicerOptions = {}): TurnSlicer {
   const sliceMs = options.sliceMs ?? MAX_TURN_SLICE_MS
   const clock = options.clock ?? (() => performance.now())
   const yieldTurn = options.yieldTurn ?? macrotask
+  const maxUnits = options.maxUnits ?? Infinity
   let started = clock()
+  let units = 0
   let longest = 0
   const end = () => {
     longest = Math.max(longest, clock() - started)
   }
   const begin = () => {
     started = clock()
+    units = 0
   }
   return {
     begin,
     end,
     check() {
-      if (clock() - started < sliceMs) return undefined
+      if (++units < maxUnits && clock() - started < sliceMs) return undefined
       end()
       return yieldTurn().then(begin)
     },

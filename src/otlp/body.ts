@@ -3,8 +3,8 @@
  * (`Content-Encoding: gzip`, through the web `DecompressionStream` that Node, Deno and workerd all
  * have) under the decompressed limit, then decoded by its Content-Type (JSON or protobuf).
  */
-import { decodeLogsJson, decodeTracesJson } from './decode-json.ts'
-import { decodeLogsProtobuf, decodeTracesProtobuf } from './decode-protobuf.ts'
+import { decodeLogsJsonSteps, decodeTracesJsonSteps, drain } from './decode-json.ts'
+import { decodeLogsProtobufSteps, decodeTracesProtobufSteps } from './decode-protobuf.ts'
 import { otlpLimitName, type OtlpLimits } from './limits.ts'
 import { type DecodedLogs, type DecodedTraces, OtlpRequestError } from './model.ts'
 
@@ -109,27 +109,53 @@ export async function readOtlpBody(
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
+/**
+ * What gives the loop back between decode steps: the hosting layer's turn slicer
+ * (src/ingest/turn-slicer.ts), named by its shape here since decoding depends on no host.
+ */
+export type DecodeSlicer = { begin(): void; end(): void; check(): Promise<void> | undefined }
 
-function text(bytes: Uint8Array): string {
+/**
+ * Runs decode steps, giving the event loop back between them once a slice has run its time
+ * (src/ingest/turn-slicer.ts); without a slicer, at once.
+ */
+async function run<T>(steps: Generator<void, T>, slicer: DecodeSlicer | undefined): Promise<T> {
+  if (!slicer) return drain(steps)
+  slicer.begin()
   try {
-    return utf8.decode(bytes)
-  } catch {
-    throw new OtlpRequestError(400, 'the JSON body is not valid UTF-8')
+    for (;;) {
+      const next = steps.next()
+      if (next.done) return next.value
+      const pause = slicer.check()
+      if (pause) await pause
+    }
+  } finally {
+    slicer.end()
   }
 }
 
 /**
  * A `POST /v1/traces` body to spans; throws `OtlpRequestError` when the whole request is refused.
+ * With a slicer, decoding (a JSON body parsed a piece at a time, json-pieces.ts) gives the loop back between slices.
  * @example await decodeTraceRequest(bytes, { contentType: 'application/x-protobuf', contentEncoding: 'gzip' }, DEFAULT_OTLP_LIMITS)
  */
-export async function decodeTraceRequest(body: Body, headers: OtlpBodyHeaders, limits: OtlpLimits): Promise<DecodedTraces> {
+export async function decodeTraceRequest(
+  body: Body,
+  headers: OtlpBodyHeaders,
+  limits: OtlpLimits,
+  slicer?: DecodeSlicer,
+): Promise<DecodedTraces> {
   const { encoding, bytes } = await readOtlpBody(body, headers, limits)
-  return encoding === 'json' ? decodeTracesJson(text(bytes), limits) : decodeTracesProtobuf(bytes, limits)
+  return run(encoding === 'json' ? decodeTracesJsonSteps(bytes, limits) : decodeTracesProtobufSteps(bytes, limits), slicer)
 }
 
 /** A `POST /v1/logs` body to log records, likewise. */
-export async function decodeLogsRequest(body: Body, headers: OtlpBodyHeaders, limits: OtlpLimits): Promise<DecodedLogs> {
+export async function decodeLogsRequest(
+  body: Body,
+  headers: OtlpBodyHeaders,
+  limits: OtlpLimits,
+  slicer?: DecodeSlicer,
+): Promise<DecodedLogs> {
   const { encoding, bytes } = await readOtlpBody(body, headers, limits)
-  return encoding === 'json' ? decodeLogsJson(text(bytes), limits) : decodeLogsProtobuf(bytes, limits)
+  return run(encoding === 'json' ? decodeLogsJsonSteps(bytes, limits) : decodeLogsProtobufSteps(bytes, limits), slicer)
 }

@@ -19,6 +19,7 @@ import {
   toHex,
 } from './model.ts'
 import { acceptLog, acceptSpan, ItemCounter } from './validate.ts'
+import { parseInPiecesLazily, resolvePiece } from './json-pieces.ts'
 
 function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
@@ -108,6 +109,9 @@ export function jsonAttributes(raw: unknown, limits: AttributeLimits): Attribute
   return collector.attributes
 }
 
+const TRACE_NAMES = ['resourceSpans', 'scopeSpans', 'spans'] as const
+const LOG_NAMES = ['resourceLogs', 'scopeLogs', 'logRecords'] as const
+
 function parseBody(text: string): Record<string, unknown> {
   let parsed: unknown
   try {
@@ -115,44 +119,73 @@ function parseBody(text: string): Record<string, unknown> {
   } catch (error) {
     throw new OtlpRequestError(400, `the body is not JSON: ${(error as Error).message}`)
   }
+  return checkedBody(parsed)
+}
+
+function checkedBody(parsed: unknown): Record<string, unknown> {
   if (!isRecord(parsed)) throw new OtlpRequestError(400, 'the body is not a JSON object (an OTLP export request)')
   return parsed
 }
 
 type Scope = { resource: Attributes; scope: string; where: string }
 
-/** Walks resource -> scope -> item arrays, calling `item` with each item and where it sits. */
-function walk(
+/** Walks resource -> scope -> item arrays, calling `item` with each item and where it sits; a step after each item. */
+function* walk(
   body: Record<string, unknown>,
   names: [resourceList: string, scopeList: string, itemList: string],
   limits: AttributeLimits,
   reject: (where: string, message: string, skipped: number) => void,
   item: (raw: Record<string, unknown>, scope: Scope) => void,
-): void {
+  resolve: (value: unknown) => unknown = (value) => value,
+): Generator<void, void> {
   const [resourceList, scopeList, itemList] = names
-  list(body, resourceList).forEach((rawResource, r) => {
+  const resources = list(body, resourceList)
+  for (let r = 0; r < resources.length; r++) {
+    const rawResource = resources[r]
     const where = `${resourceList}[${r}]`
-    if (!isRecord(rawResource)) return reject(where, 'not an object', 0)
+    if (!isRecord(rawResource)) {
+      reject(where, 'not an object', 0)
+      continue
+    }
     let resource: Attributes
     try {
       const res = field(rawResource, 'resource')
       resource = jsonAttributes(isRecord(res) ? res.attributes : undefined, limits)
     } catch (error) {
       const skipped = list(rawResource, scopeList).reduce<number>((n, s) => n + (isRecord(s) ? list(s, itemList).length : 0), 0)
-      return reject(`${where}.resource`, (error as Error).message, skipped)
+      reject(`${where}.resource`, (error as Error).message, skipped)
+      continue
     }
-    list(rawResource, scopeList).forEach((rawScope, s) => {
+    const scopes = list(rawResource, scopeList)
+    for (let s = 0; s < scopes.length; s++) {
+      const rawScope = scopes[s]
       const scopeWhere = `${where}.${scopeList}[${s}]`
-      if (!isRecord(rawScope)) return reject(scopeWhere, 'not an object', 0)
+      if (!isRecord(rawScope)) {
+        reject(scopeWhere, 'not an object', 0)
+        continue
+      }
       const scopeInfo = field(rawScope, 'scope')
       const scope = isRecord(scopeInfo) && typeof scopeInfo.name === 'string' ? scopeInfo.name : ''
-      list(rawScope, itemList).forEach((raw, i) => {
+      const items = list(rawScope, itemList)
+      for (let i = 0; i < items.length; i++) {
+        // Parsed here when the body was parsed in pieces (json-pieces.ts), and let go once read.
+        const raw = resolve(items[i])
+        items[i] = undefined
         const itemWhere = `${scopeWhere}.${itemList}[${i}]`
-        if (!isRecord(raw)) return reject(itemWhere, 'not an object', 1)
-        item(raw, { resource, scope, where: itemWhere })
-      })
-    })
-  })
+        if (!isRecord(raw)) reject(itemWhere, 'not an object', 1)
+        else item(raw, { resource, scope, where: itemWhere })
+        yield
+      }
+    }
+  }
+}
+
+/** Runs steps to their end at once (for a caller with nothing else to serve meanwhile). */
+export function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const next = steps.next()
+    if (next.done) return next.value
+  }
 }
 
 function statusCode(raw: unknown): number {
@@ -166,10 +199,33 @@ function statusCode(raw: unknown): number {
  * @example decodeTracesJson('{"resourceSpans":[]}', DEFAULT_OTLP_LIMITS) // { spans: [], rejectedCount: 0, rejected: [] }
  */
 export function decodeTracesJson(text: string, limits: OtlpLimits): DecodedTraces {
-  const body = parseBody(text)
+  return drain(tracesOf(parseBody(text), limits))
+}
+
+/** An OTLP/JSON trace request's bytes to spans, a step after each piece parsed and each span read (json-pieces.ts). */
+export function* decodeTracesJsonSteps(bytes: Uint8Array, limits: OtlpLimits): Generator<void, DecodedTraces> {
+  const { body, unread } = yield* parseInPiecesLazily(bytes, TRACE_NAMES)
+  const out = yield* tracesOf(checkedBody(body), limits, resolvePiece)
+  yield* unread()
+  return out
+}
+
+/** An OTLP/JSON logs request's bytes to log records, likewise. */
+export function* decodeLogsJsonSteps(bytes: Uint8Array, limits: OtlpLimits): Generator<void, DecodedLogs> {
+  const { body, unread } = yield* parseInPiecesLazily(bytes, LOG_NAMES)
+  const out = yield* logsOf(checkedBody(body), limits, resolvePiece)
+  yield* unread()
+  return out
+}
+
+function* tracesOf(
+  body: Record<string, unknown>,
+  limits: OtlpLimits,
+  resolve?: (value: unknown) => unknown,
+): Generator<void, DecodedTraces> {
   const out: DecodedTraces = { spans: [], rejectedCount: 0, rejected: [] }
   const counter = new ItemCounter(limits, out, 'spans')
-  walk(body, ['resourceSpans', 'scopeSpans', 'spans'], limits, counter.reject, (raw, { resource, scope, where }) => {
+  yield* walk(body, [...TRACE_NAMES], limits, counter.reject, (raw, { resource, scope, where }) => {
     if (!counter.admit(where)) return
     try {
       const status = field(raw, 'status')
@@ -191,7 +247,7 @@ export function decodeTracesJson(text: string, limits: OtlpLimits): DecodedTrace
       if (!(error instanceof AttributeError)) throw error
       counter.reject(where, error.message, 1)
     }
-  })
+  }, resolve)
   return out
 }
 
@@ -199,10 +255,17 @@ export function decodeTracesJson(text: string, limits: OtlpLimits): DecodedTrace
  * @example decodeLogsJson('{"resourceLogs":[]}', DEFAULT_OTLP_LIMITS) // { logs: [], rejectedCount: 0, rejected: [] }
  */
 export function decodeLogsJson(text: string, limits: OtlpLimits): DecodedLogs {
-  const body = parseBody(text)
+  return drain(logsOf(parseBody(text), limits))
+}
+
+function* logsOf(
+  body: Record<string, unknown>,
+  limits: OtlpLimits,
+  resolve?: (value: unknown) => unknown,
+): Generator<void, DecodedLogs> {
   const out: DecodedLogs = { logs: [], rejectedCount: 0, rejected: [] }
   const counter = new ItemCounter(limits, out, 'log records')
-  walk(body, ['resourceLogs', 'scopeLogs', 'logRecords'], limits, counter.reject, (raw, { resource, scope, where }) => {
+  yield* walk(body, [...LOG_NAMES], limits, counter.reject, (raw, { resource, scope, where }) => {
     if (!counter.admit(where)) return
     try {
       const time = nanosToMs(field(raw, 'timeUnixNano'))
@@ -221,6 +284,6 @@ export function decodeLogsJson(text: string, limits: OtlpLimits): DecodedLogs {
       if (!(error instanceof AttributeError)) throw error
       counter.reject(where, error.message, 1)
     }
-  })
+  }, resolve)
   return out
 }

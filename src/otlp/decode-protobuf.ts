@@ -10,6 +10,7 @@ import type { OtlpLimits } from './limits.ts'
 import { type Attributes, type AttrValue, type DecodedLogs, type DecodedTraces, nanosToMs, type OtlpSpan, toHex } from './model.ts'
 import { ProtoReader } from './protobuf-reader.ts'
 import { acceptLog, acceptSpan, ItemCounter } from './validate.ts'
+import { drain } from './decode-json.ts'
 
 function str(reader: ProtoReader, key: string, limits: AttributeLimits): string {
   const value = reader.string(limits.maxAttributeValueLength)
@@ -105,15 +106,16 @@ type Scoped = { resource: Attributes; scope: string; where: string }
 
 /**
  * Request (field 1: resource list) -> Resource* (1: resource, 2: scope list) -> Scope* (1: scope,
- * 2: items): the same three levels for traces and logs. Items are handed over as readers.
+ * 2: items): the same three levels for traces and logs. Items are handed over as readers; a step
+ * after each item (and each resource), where the caller may give the event loop back.
  */
-function walk(
+function* walk(
   bytes: Uint8Array,
   names: [string, string, string],
   limits: AttributeLimits,
   reject: (where: string, message: string, count: number) => void,
   item: (reader: ProtoReader, scoped: Scoped) => void,
-): void {
+): Generator<void, void> {
   const request = new ProtoReader(bytes)
   let r = 0
   while (!request.done) {
@@ -139,7 +141,8 @@ function walk(
       } else if (tag.field === 2 && tag.wire === 2) scopes.push(resourceReader.message())
       else resourceReader.skip(tag.wire)
     }
-    scopes.forEach((scopeReader, s) => {
+    yield
+    for (const [s, scopeReader] of scopes.entries()) {
       const scopeWhere = `${where}.${names[1]}[${s}]`
       let scope = ''
       let i = 0
@@ -151,9 +154,10 @@ function walk(
           const itemReader = scopeReader.message()
           if (resourceError) reject(`${where}.resource`, resourceError, 1)
           else item(itemReader, { resource, scope, where: itemWhere })
+          yield
         } else scopeReader.skip(tag.wire)
       }
-    })
+    }
   }
 }
 
@@ -202,9 +206,14 @@ function idHex(bytes: Uint8Array, size: number, emptyAllowed = false): string {
 
 /** @example decodeTracesProtobuf(new Uint8Array(), DEFAULT_OTLP_LIMITS) // { spans: [], rejectedCount: 0, rejected: [] } */
 export function decodeTracesProtobuf(bytes: Uint8Array, limits: OtlpLimits): DecodedTraces {
+  return drain(decodeTracesProtobufSteps(bytes, limits))
+}
+
+/** The same, a step after each span (for a caller that gives the event loop back between steps). */
+export function* decodeTracesProtobufSteps(bytes: Uint8Array, limits: OtlpLimits): Generator<void, DecodedTraces> {
   const out: DecodedTraces = { spans: [], rejectedCount: 0, rejected: [] }
   const counter = new ItemCounter(limits, out, 'spans')
-  walk(bytes, ['resourceSpans', 'scopeSpans', 'spans'], limits, counter.reject, (reader, scoped) => {
+  yield* walk(bytes, ['resourceSpans', 'scopeSpans', 'spans'], limits, counter.reject, (reader, scoped) => {
     if (!counter.admit(scoped.where)) return
     try {
       acceptSpan(span(reader, scoped, limits), scoped.where, out, counter)
@@ -218,9 +227,14 @@ export function decodeTracesProtobuf(bytes: Uint8Array, limits: OtlpLimits): Dec
 
 /** LogRecord: time 1, body 5, attributes 6, trace_id 9, span_id 10, observed time 11, event_name 12. */
 export function decodeLogsProtobuf(bytes: Uint8Array, limits: OtlpLimits): DecodedLogs {
+  return drain(decodeLogsProtobufSteps(bytes, limits))
+}
+
+/** The same, a step after each log record. */
+export function* decodeLogsProtobufSteps(bytes: Uint8Array, limits: OtlpLimits): Generator<void, DecodedLogs> {
   const out: DecodedLogs = { logs: [], rejectedCount: 0, rejected: [] }
   const counter = new ItemCounter(limits, out, 'log records')
-  walk(bytes, ['resourceLogs', 'scopeLogs', 'logRecords'], limits, counter.reject, (reader, scoped) => {
+  yield* walk(bytes, ['resourceLogs', 'scopeLogs', 'logRecords'], limits, counter.reject, (reader, scoped) => {
     if (!counter.admit(scoped.where)) return
     try {
       const collector = new AttributeCollector(limits)

@@ -28,9 +28,12 @@ export type HeldRefusal = {
 
 type Entry = { bytes: number; touchedAt: number; completed: boolean }
 
+/** What a request's items weigh, per trace and in all (measured in slices: `measureItems` adds to it). */
+export type ItemSizes = { byTrace: Map<string, number>; total: number }
+
 export type HeldBytes = {
-  /** Charges a request's items to their traces; returns the refusal (nothing charged) when they do not fit. */
-  charge(tenant: string, items: readonly (OtlpSpan | OtlpLogRecord)[]): HeldRefusal | undefined
+  /** Charges a request's measured items to their traces; returns the refusal (nothing charged) when they do not fit. */
+  charge(tenant: string, sizes: ItemSizes): HeldRefusal | undefined
   /** A trace completed (evicted: the assembler let it go at once). */
   completed(tenant: string, traceId: string, evicted: boolean): void
   /** Gives back what the assembler has let go of by now (idle completed traces, span-less ones past their grace). */
@@ -41,6 +44,17 @@ export type HeldBytes = {
 
 const sizeOf = (item: OtlpSpan | OtlpLogRecord): number =>
   ITEM_OVERHEAD_BYTES + jsonBytes(item.attributes) + ('body' in item ? jsonBytes(item.body) : item.name.length)
+
+/** Adds `items` to `sizes` (items of no trace are not held, so not counted). @example measureItems(spans, { byTrace: new Map(), total: 0 }) */
+export function measureItems(items: readonly (OtlpSpan | OtlpLogRecord)[], sizes: ItemSizes): ItemSizes {
+  for (const item of items) {
+    if (!item.traceId) continue
+    const bytes = sizeOf(item)
+    sizes.total += bytes
+    sizes.byTrace.set(item.traceId, (sizes.byTrace.get(item.traceId) ?? 0) + bytes)
+  }
+  return sizes
+}
 
 /** @example const held = heldBytes(256 << 20, store.bytes, assemblerLimits, Date.now) */
 export function heldBytes(
@@ -60,15 +74,7 @@ export function heldBytes(
     if (t.traces.size === 0) tenants.delete(tenant)
   }
   return {
-    charge(tenant, items) {
-      const byTrace = new Map<string, number>()
-      let total = 0
-      for (const item of items) {
-        if (!item.traceId) continue
-        const bytes = sizeOf(item)
-        total += bytes
-        byTrace.set(item.traceId, (byTrace.get(item.traceId) ?? 0) + bytes)
-      }
+    charge(tenant, { byTrace, total }) {
       const t = tenants.get(tenant) ?? { total: 0, traces: new Map<string, Entry>() }
       // Spans that alone need more than a whole share would be refused on every retry: 413, not 429/503.
       const processMax = budget?.limits.maxProcessBytes ?? Infinity

@@ -27,6 +27,7 @@ import {
   unscorableMetrics,
 } from '../otlp/index.ts'
 import { feedSession } from './feed.ts'
+import { nextMacrotask } from '../ingest/turn-slicer.ts'
 import type { EngineFactory, HostedSession } from './session.ts'
 import type { SessionStore } from './store.ts'
 import { TRACE_MARK_KEY, type TraceMark } from './traced-engine.ts'
@@ -34,7 +35,7 @@ import { earlyPushes } from './otlp-early.ts'
 import { type ConversationTimes, memoryConversationTimes } from './otlp-conversations.ts'
 import type { AdkEvent } from '../adk/event.ts'
 import { otlpSessionId } from './otlp-session-id.ts'
-import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES, heldBytes, type HeldRefusal } from './otlp-held-bytes.ts'
+import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES, heldBytes, type HeldRefusal, type ItemSizes, measureItems } from './otlp-held-bytes.ts'
 
 export { otlpSessionId } from './otlp-session-id.ts'
 
@@ -50,9 +51,11 @@ const LOGGED_DROPS = 5
  * Spans (or log records) assembled and mapped per turn of the event loop: a request of 10,000 is
  * taken in slices, with other work (health checks, other tenants' requests) run between them.
  */
-export const OTLP_ITEMS_PER_SLICE = 100
+export const OTLP_ITEMS_PER_SLICE = 25
+/** Spans (or log records) sized per turn for the held-bytes charge (a few µs each). */
+export const OTLP_ITEMS_MEASURED_PER_SLICE = 1_000
 /** Completed or updated traces pushed into sessions per turn of the event loop (opening a session costs a few ms). */
-export const OTLP_UPDATES_PER_SLICE = 25
+export const OTLP_UPDATES_PER_SLICE = 5
 
 /** Caps on the sessions the monitor opens, so no exporter can crowd out other sessions. */
 export type OtlpSessionCaps = { maxNewSessionsPerRequest: number; maxSessionsPerTenant: number }
@@ -188,7 +191,7 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     if (active.delete(id)) bump(id, -1)
     times.remove(id)
   }
-  const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 0)))
+  const pause = options.pause ?? nextMacrotask
   // Traces are pushed one at a time, in order, so two batches never interleave one session's events.
   let queue: Promise<unknown> = Promise.resolve()
 
@@ -337,19 +340,23 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
           )
         }
       }
-      // A flood of dropped traces is one log line, not one per trace.
-      for (const d of outcome.dropped.slice(0, LOGGED_DROPS)) log(`evalstream: OTLP ${d}`)
-      if (outcome.dropped.length > LOGGED_DROPS) {
-        log(
-          `evalstream: OTLP and ${
-            outcome.dropped.length - LOGGED_DROPS
-          } more traces dropped in this batch (evalstream_otlp_traces_dropped_total)`,
-        )
-      }
       return outcome
     })
     queue = run.catch(() => undefined)
     return run
+  }
+
+  /** A request's (or a tick's) dropped traces: the first few by name, the rest as one line, not one per trace. */
+  const logDrops = (outcome: OtlpIngestOutcome): OtlpIngestOutcome => {
+    for (const d of outcome.dropped.slice(0, LOGGED_DROPS)) log(`evalstream: OTLP ${d}`)
+    if (outcome.dropped.length > LOGGED_DROPS) {
+      log(
+        `evalstream: OTLP and ${
+          outcome.dropped.length - LOGGED_DROPS
+        } more traces dropped in this batch (evalstream_otlp_traces_dropped_total)`,
+      )
+    }
+    return outcome
   }
 
   const endIdle = async (): Promise<void> => {
@@ -367,14 +374,24 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     total.dropped.push(...part.dropped)
     total.refused.push(...part.refused)
   }
-  const each = async (take: (a: SpanAssembler) => TraceUpdate[]): Promise<OtlpIngestOutcome> => {
+  /**
+   * Each tenant's completions, taken `max` at a time with the loop given back in between (until a
+   * take returns fewer); one session budget per tenant, as for one request.
+   */
+  const each = async (take: (a: SpanAssembler, max: number) => TraceUpdate[], max = Infinity): Promise<OtlpIngestOutcome> => {
     const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
     for (const [key, assembler] of assemblers) {
       const tenant = key === '' ? undefined : key
-      add(total, await settle(tenant, noted(tenant, take(assembler))))
+      const opened = { count: 0 }
+      for (let first = true;; first = false) {
+        if (!first) await pause()
+        const updates = take(assembler, max)
+        add(total, await settle(tenant, noted(tenant, updates), opened))
+        if (updates.length < max) break
+      }
     }
     held.sweep()
-    return total
+    return logDrops(total)
   }
   /** One request's items in slices, a turn of the event loop given back between them; one session budget for all. */
   const inSlices = async <T extends OtlpSpan | OtlpLogRecord>(
@@ -383,21 +400,27 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     tenant: string | undefined,
   ) => {
     const total: OtlpIngestOutcome = { traces: 0, invocations: 0, dropped: [], refused: [] }
-    const overloaded = held.charge(tenant ?? '', items)
+    // Measured in slices too: sizing 10,000 spans' attributes is tens of ms.
+    const sizes: ItemSizes = { byTrace: new Map(), total: 0 }
+    for (let at = 0; at < items.length; at += OTLP_ITEMS_MEASURED_PER_SLICE) {
+      if (at > 0) await pause()
+      measureItems(items.slice(at, at + OTLP_ITEMS_MEASURED_PER_SLICE), sizes)
+    }
+    const overloaded = held.charge(tenant ?? '', sizes)
     if (overloaded) return { ...total, overloaded }
     const opened = { count: 0 }
     for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
       if (at > 0) await pause()
       add(total, await settle(tenant, noted(tenant, take(items.slice(at, at + OTLP_ITEMS_PER_SLICE))), opened))
     }
-    return total
+    return logDrops(total)
   }
 
   return {
     addSpans: (tenant, spans) => inSlices(spans, (slice) => assemblerOf(tenant).addSpans(slice), tenant),
     addLogs: (tenant, logs) => inSlices(logs, (slice) => assemblerOf(tenant).addLogs(slice), tenant),
     async tick() {
-      const outcome = await each((a) => a.tick())
+      const outcome = await each((a, max) => a.tick(max), OTLP_ITEMS_PER_SLICE)
       await (queue = queue.then(endIdle).catch((e) => log(`evalstream: ending idle OTLP conversations: ${(e as Error).message}`)))
       return outcome
     },

@@ -3,7 +3,8 @@
  * server process and the Worker on workerd each refuse a client's trace mark (rejected with its
  * path) and a client-made `otlp-` session (400), answer a request past the per-request session cap
  * with a partial success naming it, and refuse a gzip body that inflates past the tenant's bytes
- * (413: alone past its share). Loopback only; each server is stopped and its folder removed.
+ * (413: alone past its share), and decode a 400 KB request in pieces and slices. Loopback only;
+ * each server is stopped and its folder removed.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,6 +33,27 @@ function twoConversations(): string {
   return JSON.stringify({ resourceSpans: [{ resource: JSON.parse(LINES[0]!).resourceSpans[0].resource, scopeSpans: [{ spans }] }] })
 }
 
+/**
+ * 800 root call_llm spans with a user message and no conversation id (400 KB, under the tenant
+ * bytes set here): each trace completes on arrival.
+ */
+function floodOfRoots(): string {
+  const llmRequest = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }] })
+  const llmResponse = JSON.stringify({ content: { role: 'model', parts: [{ text: 'Sunny.' }] } })
+  const spans = Array.from({ length: 800 }, (_, i) => ({
+    traceId: (i + 1).toString(16).padStart(32, '0'),
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: 'call_llm',
+    startTimeUnixNano: '1763976000000000000',
+    endTimeUnixNano: '1763976000500000000',
+    attributes: [
+      { key: 'gcp.vertex.agent.llm_request', value: { stringValue: llmRequest } },
+      { key: 'gcp.vertex.agent.llm_response', value: { stringValue: llmResponse } },
+    ],
+  }))
+  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] })
+}
+
 async function checkContainment(baseUrl: string): Promise<void> {
   const post = (path: string, body: BodyInit, headers: Record<string, string> = JSON_TYPE) =>
     fetch(`${baseUrl}${path}`, { method: 'POST', body, headers })
@@ -51,6 +73,13 @@ async function checkContainment(baseUrl: string): Promise<void> {
   const answer = (await capped.json()) as { partialSuccess?: { errorMessage: string } }
   expect(answer.partialSuccess?.errorMessage).toContain('EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST')
   expect((await fetch(`${baseUrl}/v1/sessions/otlp-conv-1`)).status).toBe(200)
+
+  // A large body is decoded a piece at a time, in slices, on every runtime (json-pieces.ts), with the same answer.
+  const flood = await post('/v1/traces', floodOfRoots())
+  expect(flood.status).toBe(200)
+  expect(((await flood.json()) as { partialSuccess?: { errorMessage: string } }).partialSuccess?.errorMessage).toContain(
+    'EVALSTREAM_OTLP_MAX_NEW_SESSIONS_PER_REQUEST',
+  )
 
   const bomb = await post('/v1/traces', gzipSync(Buffer.alloc(4 * 1024 * 1024, ' ')), { ...JSON_TYPE, 'content-encoding': 'gzip' })
   // Alone past the tenant's share of bytes in flight: 413 (a retry cannot help).

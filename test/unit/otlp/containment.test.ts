@@ -13,6 +13,7 @@ import { otlpRoute } from '../../../src/http/otlp-routes.ts'
 import { requireToken } from '../../../src/http/auth.ts'
 import {
   createOtlpMonitor,
+  OTLP_ITEMS_MEASURED_PER_SLICE,
   OTLP_ITEMS_PER_SLICE,
   OTLP_UPDATES_PER_SLICE,
   type OtlpIngestOutcome,
@@ -154,9 +155,11 @@ describe('sessions opened by OTLP', () => {
       ...SPAN,
     }))
     const outcome: OtlpIngestOutcome = await monitor.addSpans(undefined, spans)
-    // Between slices of OTLP_ITEMS_PER_SLICE spans, and within a slice every OTLP_UPDATES_PER_SLICE traces pushed.
+    // Between slices of OTLP_ITEMS_MEASURED_PER_SLICE spans sized, between slices of
+    // OTLP_ITEMS_PER_SLICE spans assembled, and within those every OTLP_UPDATES_PER_SLICE traces pushed.
+    const measured = Math.ceil(1_200 / OTLP_ITEMS_MEASURED_PER_SLICE)
     const slices = 1_200 / OTLP_ITEMS_PER_SLICE
-    expect(pauses).toBe(slices - 1 + slices * Math.ceil(OTLP_ITEMS_PER_SLICE / OTLP_UPDATES_PER_SLICE - 1))
+    expect(pauses).toBe(measured - 1 + slices - 1 + slices * Math.ceil(OTLP_ITEMS_PER_SLICE / OTLP_UPDATES_PER_SLICE - 1))
     expect(outcome.traces).toBe(1_200)
   })
 })
