@@ -130,8 +130,12 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
     skipping = false
   }
 
-  /** Where the next backslash is (-1: none left), found again only once the scan passed it. */
+  /**
+   * Where the next backslash and the next quote are (-1: none left), each found again only once the
+   * scan passed it: a string of many escapes is then scanned once, not once per escape to its end.
+   */
   let nextEscape = -2
+  let nextQuote = -2
   let pauseAt = SCAN_STEP_CHARS
   while (i < n) {
     if (i >= pauseAt) {
@@ -140,15 +144,15 @@ function* scanSteps(text: string, bounds: JsonBounds, itemMode: boolean): Genera
     }
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
-      // Jump from escape to escape with indexOf; the next backslash is searched again only once
-      // passed, so a text of many strings and no escapes is still scanned once.
+      // Jump from escape to escape with indexOf; the next backslash and quote are searched again
+      // only once passed, so a text of many strings, or one string of many escapes, is scanned once.
       const start = i
       let length = 0
       i++
       for (;;) {
         if (nextEscape !== -1 && nextEscape < i) nextEscape = text.indexOf('\\', i)
-        const close = text.indexOf('"', i)
-        const end = close === -1 ? n : close
+        if (nextQuote !== -1 && nextQuote < i) nextQuote = text.indexOf('"', i)
+        const end = nextQuote === -1 ? n : nextQuote
         if (nextEscape === -1 || nextEscape > end) {
           length += end - i
           i = end

@@ -11,7 +11,7 @@ import { memorySessionStore, sqliteSessionStore } from '../../src/session/store.
 import { depsFromEnv, type Env } from '../../src/config/setup.ts'
 import { type Sql, sqlFromDatabaseSync } from '../../src/session/sql.ts'
 import { CONFIG, WEATHER_SSE, weatherCase } from './weather-fixtures.ts'
-import { NO_JUDGE_ENV } from './runtimes.ts'
+import { NO_JUDGE_ENV } from './no-judge-env.ts'
 
 export type Host = ReturnType<typeof indexedHost>
 

@@ -13,11 +13,11 @@ import { memorySessionStore } from '../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../src/config/setup.ts'
 import { bundleWorker, servingBundle } from './worker-build.ts'
 import { spawnServer } from './server-process.ts'
+import { NO_JUDGE_ENV } from './no-judge-env.ts'
 
 export type Running = { baseUrl: string; stop(): Promise<void> }
 
-/** Judge variables are blanked so no test can reach a real model. */
-export const NO_JUDGE_ENV: Env = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
+export { NO_JUDGE_ENV }
 
 /**
  * Admission's delay limit out of reach: a spawned server whose test is not about admission never

@@ -14,8 +14,16 @@ const files = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.name === 'node_modules' ? [] : e.isDirectory() ? files(join(dir, e.name)) : [relative(ROOT, join(dir, e.name))]
   )
-/** Imports that start a process or a runtime. */
-const PROCESS_IMPORTS = [/from 'node:child_process'/, /from 'miniflare'/, /support\/server-process\.ts'/, /\bstart(?:Deno|Worker)\(/]
+/**
+ * Imports that start a process or a runtime (runtimes.ts loads Miniflare and esbuild; a unit test
+ * takes NO_JUDGE_ENV from support/no-judge-env.ts).
+ */
+const PROCESS_IMPORTS = [
+  /from 'node:child_process'/,
+  /from 'miniflare'/,
+  /support\/(?:server-process|runtimes)\.ts'/,
+  /\bstart(?:Deno|Worker)\(/,
+]
 
 /** Base names (no folder, no `.ts`) of every source file. */
 const SOURCE_NAMES = new Set(

@@ -2,7 +2,8 @@
  * Bounds checked on raw JSON text before parsing: the scan refuses exactly what the check on the
  * parsed value refuses (random values, compact and indented, strings full of escapes), names the
  * path and character offset, and a 16 MB `[[[...]]]` body is refused without `JSON.parse` ever
- * seeing it (counted with a spy, not guessed from memory use).
+ * seeing it (counted with a spy, not guessed from memory use). A string of many escapes is scanned
+ * once: each escape used to search for the closing quote again, to its end (escapes x length).
  */
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -12,6 +13,7 @@ import { parseJsonWithin } from '../../../src/adk/json-within.ts'
 import { createEventDecoder } from '../../../src/ingest/decoder.ts'
 import { DEFAULT_LIMITS } from '../../../src/ingest/limits.ts'
 import type { DecodedEvent, IngestIssue } from '../../../src/ingest/types.ts'
+import { countIndexOfWork } from '../../support/indexof-work.ts'
 
 const text = fc.string({ unit: fc.constantFrom('a', '"', '\\', '\n', 'é', '\u2028', '😀', '[', '{', '\u0000'), maxLength: 8 })
 const value = fc.letrec<{ v: unknown }>((tie) => ({
@@ -156,4 +158,16 @@ describe('a 16 MB [[[...]]] body is refused before JSON.parse sees it', () => {
     expect(events.map((e) => e.index)).toEqual([1])
     expect(Math.max(...lengths)).toBeLessThan(100)
   })
+})
+
+describe('a string of many escapes is scanned once', () => {
+  for (const escape of ['\\u00e9', '\\"', '\\n']) {
+    it(`200,000 ${escape} escapes in one 1 MB+ string: each character examined at most twice`, () => {
+      const text = `{"appName":"${escape.repeat(200_000)}","x":"${escape}"}`
+      const work = countIndexOfWork(text.length)
+      expect(scanJsonBounds(text, { maxJsonDepth: 10, maxStringLength: 300_000 })).toBeUndefined()
+      expect(scanJsonBounds(text, { maxJsonDepth: 10, maxStringLength: 199_999 })).toMatchObject({ kind: 'string', path: '$.appName' })
+      expect(work.scanned).toBeLessThanOrEqual(2 * 2 * text.length)
+    })
+  }
 })

@@ -9,7 +9,7 @@ import { createApp } from '../../../src/http/app.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { DIVERGING_CASE, EXPORTED_NAMES, MATCHING_CASE } from '../../support/weather-fixtures.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { runSession } from './otel-session.ts'
 import { logRecords, type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
 

@@ -13,7 +13,7 @@ import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { verifyWebhook } from '../../../src/export/webhook-signature.ts'
 import { CONFIG, DIVERGING_CASE, MATCHING_CASE } from '../../support/weather-fixtures.ts'
 import { type Received, type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { runSession } from './otel-session.ts'
 import { testTempDir } from '../../support/temp-dir.ts'
 

@@ -12,7 +12,7 @@ import { depsFromEnv } from '../../../src/config/setup.ts'
 import { WEBHOOK_CONCURRENCY } from '../../../src/export/webhook-config.ts'
 import { MATCHING_CASE } from '../../support/weather-fixtures.ts'
 import { type Receiver, startReceiver } from '../../support/otlp-receiver.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { runSession } from './otel-session.ts'
 
 const receivers: Receiver[] = []

@@ -11,14 +11,13 @@ import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { SAMPLE_CONFIG, SAMPLE_EVAL_SET } from './json-text.ts'
 import type { AgentAnswer, Probe } from './route-probes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 
 /** A response body that has not ended after this long counts as a hang. */
 export const BODY_DEADLINE_MS = 5_000
 /** The id of a session every target holds, with events and ended, for `{id}` in probe paths. */
 export const ENDED_SESSION = 'fuzz-ended'
 const AGENT_URL = 'http://agent.fuzz.invalid'
-/** Judge variables blanked (as test/support/runtimes.ts does), so no probe can reach a model. */
-const NO_JUDGE_ENV = { GEMINI_API_KEY: '', GOOGLE_API_KEY: '', GOOGLE_CLOUD_PROJECT: '', GOOGLE_CLOUD_LOCATION: '' }
 
 export type Target = { plain: Hono; proxy: Hono; nextId(): string }
 

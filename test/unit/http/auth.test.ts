@@ -9,7 +9,7 @@ import { createAuthenticator, MAX_TOKEN_CHARS, MIN_TOKEN_CHARS, parseCorsOrigins
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { type AgentStub, startAgentStub } from '../../support/agent-stub.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { ACME_TOKEN, authSuite, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
 

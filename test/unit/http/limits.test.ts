@@ -8,7 +8,7 @@ import { REFUSED_BODY_DRAIN_BYTES } from '../../../src/http/read-body.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { readSse } from '../../support/sse-client.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS, weatherCase } from '../../support/weather-fixtures.ts'
 import { crashBody, deepArgsEvent, deepCaseBody, nestedArrays } from '../../support/hostile-bodies.ts'
 

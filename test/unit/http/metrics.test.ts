@@ -11,7 +11,7 @@ import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { SCENARIO_HEADER, startAgentStub } from '../../support/agent-stub.ts'
 import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { DIVERGING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 import { parseExposition } from '../../support/metrics-exposition.ts'
 

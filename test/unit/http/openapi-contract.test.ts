@@ -12,7 +12,7 @@ import { RESULT_EVENTS } from '../../../src/http/openapi-routes.ts'
 import { NAMED_SCHEMAS } from '../../../src/http/openapi-schemas.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { type Message, readSse } from '../../support/sse-client.ts'
 import { CONFIG, DIVERGING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
 

@@ -11,7 +11,7 @@ import { describeRoute, openApiPath } from '../../../src/http/openapi-describe.t
 import { API_ROUTES } from '../../../src/http/openapi-routes.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 
 const TOKEN = 'a'.repeat(32)
 type Spec = Parameters<Validator['validate']>[0]

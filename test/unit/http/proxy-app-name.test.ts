@@ -12,7 +12,7 @@ import { depsFromEnv } from '../../../src/config/setup.ts'
 import { sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { WEATHER_SSE } from '../../support/weather-fixtures.ts'
 
 function proxyHost() {

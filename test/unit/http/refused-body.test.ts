@@ -8,7 +8,7 @@ import { createApp } from '../../../src/http/app.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { dropRefusedBody, REFUSED_BODY_DRAIN_BYTES } from '../../../src/http/read-body.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { receiverApp } from '../otlp/support/receiver-app.ts'
 
 const CHUNK = 1000

@@ -18,7 +18,7 @@ import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv } from '../../../src/config/setup.ts'
 import { MAX_REQUEST_BYTES } from '../../../src/ingest/limits.ts'
 import { createTurnSlicer } from '../../../src/ingest/turn-slicer.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 
 /**
  * What tells a sliced upload from one done in a single turn. Measured on this 2-core machine: these

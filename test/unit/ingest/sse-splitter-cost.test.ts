@@ -4,24 +4,9 @@
  * Work is counted as the characters `String.prototype.indexOf` examines, not timed.
  * Covers: src/ingest/lines.ts.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { sseSplitter } from '../../../src/ingest/lines.ts'
-
-/** Characters examined by indexOf calls on strings at least `minLength` long (the fed chunk, not parser internals). */
-function countScannedCharacters(minLength: number): { scanned: number } {
-  const work = { scanned: 0 }
-  const real = String.prototype.indexOf
-  vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (this: string, search: string, position?: number) {
-    const found = real.call(this, search, position)
-    if (this.length >= minLength) work.scanned += (found === -1 ? this.length : found + search.length) - (position ?? 0)
-    return found
-  })
-  return work
-}
-
-afterEach(() => {
-  vi.restoreAllMocks()
-})
+import { countIndexOfWork } from '../../support/indexof-work.ts'
 
 describe('sseSplitter cost on one big chunk', () => {
   for (const lineBreak of ['\n', '\r', '\r\n']) {
@@ -29,7 +14,7 @@ describe('sseSplitter cost on one big chunk', () => {
       const frames: string[] = []
       const splitter = sseSplitter({ frame: (text) => frames.push(text), oversize: () => expect.unreachable() })
       const chunk = Array.from({ length: 20_000 }, (_, i) => `data: {"n":${i}}${lineBreak}${lineBreak}`).join('')
-      const work = countScannedCharacters(chunk.length)
+      const work = countIndexOfWork(chunk.length)
       splitter.feed(chunk)
       splitter.end()
       expect(frames).toHaveLength(20_000)

@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'
 import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { startStubAgent, type StubAgent } from '../../support/stub-adk-server.ts'
 
 const TOOLS = [

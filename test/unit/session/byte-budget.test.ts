@@ -14,7 +14,7 @@ import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
 import { OPEN_SESSION_BYTES } from '../../../src/session/session-bytes.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { jsonRequest } from '../../support/json-request.ts'
 
 /** One agent text event of about `chars` characters in invocation `inv`. */

@@ -11,7 +11,7 @@ import { openSessionDb } from '../../../src/adapter/sqlite-db.ts'
 import { memorySessionStore, type SessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { jsonRequest } from '../../support/json-request.ts'
 
 const textEvent = (inv: string, chars: number, n = 0) => ({

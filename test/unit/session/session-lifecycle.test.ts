@@ -11,7 +11,7 @@ import { createApp } from '../../../src/http/app.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env } from '../../../src/config/setup.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 import { readSse } from '../../support/sse-client.ts'
 import { jsonRequest } from '../../support/json-request.ts'
 

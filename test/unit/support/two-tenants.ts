@@ -6,7 +6,7 @@ import { createApp } from '../../../src/http/app.ts'
 import type { AppDeps } from '../../../src/http/deps.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { depsFromEnv, type Env, type StoreSource } from '../../../src/config/setup.ts'
-import { NO_JUDGE_ENV } from '../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
 
 export const TOKENS = { acme: 'acme-token-0123456789abcdef0123456789', globex: 'globex-token-0123456789abcdef012345678' }
 export type Tenant = keyof typeof TOKENS

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { MEMORY_DB, openSessionDb } from '../../../../src/adapter/sqlite-db.ts'
 import { depsFromEnv } from '../../../../src/config/setup.ts'
 import { createApp } from '../../../../src/http/app.ts'
-import { NO_JUDGE_ENV } from '../../../support/runtimes.ts'
+import { NO_JUDGE_ENV } from '../../../support/no-judge-env.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-evaldb-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
