@@ -48,8 +48,9 @@ beforeAll(async () => {
       'vitest.config.ts',
       'tsconfig.json',
       'test/unit/adapter/terminal.test.ts',
-      // vitest.config.ts's global setup (one temporary folder per run).
+      // vitest.config.ts's global setup (one temporary folder per run) and setup file (the tests' fetch).
       'test/support/temp-root.ts',
+      'test/support/http-client.ts',
     ]
   ) {
     cpSync(join(ROOT, name), join(dir, name), { recursive: true })
