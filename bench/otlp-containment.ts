@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { freePort, rssMiB } from './proc-stats.ts'
 import { startFlags } from './server-flags.ts'
+import { llmSpanFlood } from '../test/support/llm-span-flood.ts'
 
 const { values } = parseArgs({
   options: { case: { type: 'string', default: 'all' }, root: { type: 'string', default: '.' }, open: { type: 'boolean', default: false } },
@@ -139,23 +140,7 @@ async function prober(base: string, stop: AbortSignal): Promise<number[]> {
 }
 
 /** 5,000 root-less traces, no conversation id, each a call_llm span with a user message and an answer. */
-function floodBody(request: number): string {
-  const llmRequest = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }] })
-  const llmResponse = JSON.stringify({ content: { role: 'model', parts: [{ text: 'Sunny.' }] } })
-  const spans = Array.from({ length: 5_000 }, (_, i) => ({
-    traceId: (request * 1_000_000 + i + 1).toString(16).padStart(32, '0'),
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    parentSpanId: 'ffffffffffffffff',
-    name: 'call_llm',
-    startTimeUnixNano: '1763976000000000000',
-    endTimeUnixNano: '1763976000500000000',
-    attributes: [
-      { key: 'gcp.vertex.agent.llm_request', value: { stringValue: llmRequest } },
-      { key: 'gcp.vertex.agent.llm_response', value: { stringValue: llmResponse } },
-    ],
-  }))
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] })
-}
+const floodBody = (request: number) => llmSpanFlood(5_000, { firstTraceId: request * 1_000_000 + 1, rootless: true })
 
 /** One upload sending a byte a second for `seconds`; resolves with its status (0: cut off). */
 function drip(port: number, seconds: number): Promise<number> {

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { spawnServer } from '../../support/server-process.ts'
 import { startWorker } from '../../support/runtimes.ts'
 import { fixtureText } from '../../unit/otlp/support/fixtures.ts'
+import { llmSpanFlood } from '../../support/llm-span-flood.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-otlp-containment-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -37,22 +38,7 @@ function twoConversations(): string {
  * 800 root call_llm spans with a user message and no conversation id (400 KB, under the tenant
  * bytes set here): each trace completes on arrival.
  */
-function floodOfRoots(): string {
-  const llmRequest = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }] })
-  const llmResponse = JSON.stringify({ content: { role: 'model', parts: [{ text: 'Sunny.' }] } })
-  const spans = Array.from({ length: 800 }, (_, i) => ({
-    traceId: (i + 1).toString(16).padStart(32, '0'),
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    name: 'call_llm',
-    startTimeUnixNano: '1763976000000000000',
-    endTimeUnixNano: '1763976000500000000',
-    attributes: [
-      { key: 'gcp.vertex.agent.llm_request', value: { stringValue: llmRequest } },
-      { key: 'gcp.vertex.agent.llm_response', value: { stringValue: llmResponse } },
-    ],
-  }))
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] })
-}
+const floodOfRoots = () => llmSpanFlood(800)
 
 async function checkContainment(baseUrl: string): Promise<void> {
   const post = (path: string, body: BodyInit, headers: Record<string, string> = JSON_TYPE) =>

@@ -7,6 +7,7 @@
  * it refuses.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { llmSpanFlood } from '../../support/llm-span-flood.ts'
 import {
   decodeTraceRequest,
   decodeTracesJson,
@@ -30,23 +31,7 @@ const SPANS = 5_000
 const SLICE_CHARS = 64 * 1024
 
 /** The bench's flood: root-less call_llm spans with a user message and an answer. */
-function floodBody(): string {
-  const llmRequest = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }] })
-  const llmResponse = JSON.stringify({ content: { role: 'model', parts: [{ text: 'Sunny.' }] } })
-  const spans = Array.from({ length: SPANS }, (_, i) => ({
-    traceId: (1_000_000 + i + 1).toString(16).padStart(32, '0'),
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    parentSpanId: 'ffffffffffffffff',
-    name: 'call_llm',
-    startTimeUnixNano: '1763976000000000000',
-    endTimeUnixNano: '1763976000500000000',
-    attributes: [
-      { key: 'gcp.vertex.agent.llm_request', value: { stringValue: llmRequest } },
-      { key: 'gcp.vertex.agent.llm_response', value: { stringValue: llmResponse } },
-    ],
-  }))
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans }] }] })
-}
+const floodBody = () => llmSpanFlood(SPANS, { firstTraceId: 1_000_001, rootless: true })
 
 /** Characters given to JSON.parse so far, and the most in one call. */
 function countParses() {
