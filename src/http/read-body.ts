@@ -19,22 +19,21 @@ export const REFUSED_BODY_DRAIN_MS = 1000
 export type BodyReader = Pick<ReadableStreamDefaultReader<Uint8Array>, 'read' | 'cancel'>
 
 /**
- * Reads the rest of a refused body and drops it, up to `maxBytes` and until `expired` settles
+ * Reads the rest of a refused body and drops it, up to REFUSED_BODY_DRAIN_BYTES and until `expired` settles
  * (by default REFUSED_BODY_DRAIN_MS of the runtime's timers), then cancels what is left. Never throws.
  * @example await dropRefusedBody(c.req.raw) // then answer 413
  */
 export async function dropRefusedBody(
   /** A request or response (its Content-Length is heeded), or a body or its reader part-way through. */
   source: Pick<Request, 'headers' | 'body'> | ReadableStream<Uint8Array> | BodyReader | null | undefined,
-  options: { maxBytes?: number; expired?: Promise<unknown> } = {},
+  options: { expired?: Promise<unknown> } = {},
 ): Promise<void> {
-  const maxBytes = options.maxBytes ?? REFUSED_BODY_DRAIN_BYTES
   const message = source && 'headers' in source ? source : undefined
-  const declared = message ? declaredTooLarge(message.headers, 0) : undefined
+  const tooLargeToDrain = message ? declaredTooLarge(message.headers, REFUSED_BODY_DRAIN_BYTES) !== undefined : false
   const body = message ? message.body : source as ReadableStream<Uint8Array> | BodyReader | null | undefined
   const reader = !body ? undefined : 'getReader' in body ? lockedOrNew(body) : body
   if (!reader) return
-  if (declared !== undefined && declared > maxBytes) {
+  if (tooLargeToDrain) {
     await reader.cancel().catch(() => {})
     return
   }
@@ -42,7 +41,7 @@ export async function dropRefusedBody(
   const expired = options.expired ?? new Promise((resolve) => (timer = setTimeout(resolve, REFUSED_BODY_DRAIN_MS)))
   const gaveUp = expired.then(() => 'expired' as const)
   try {
-    for (let dropped = 0; dropped <= maxBytes;) {
+    for (let dropped = 0; dropped <= REFUSED_BODY_DRAIN_BYTES;) {
       const next = await Promise.race([reader.read(), gaveUp])
       if (next === 'expired' || next.done) break
       dropped += next.value.byteLength
