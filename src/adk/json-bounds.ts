@@ -84,3 +84,31 @@ export function findJsonBoundsViolation(value: unknown, bounds: JsonBounds): Jso
   }
   return undefined
 }
+
+/** Where a list held more items than allowed: `path` like `$[0].expected_tool_use`. */
+export type LongListViolation = { path: string; items: number }
+
+/**
+ * The first array in `value` with more than `maxItems` items, or undefined. Iterative, and it
+ * stops at the first one found: checking a bad value costs one walk, whatever checks come after.
+ * @example findLongList(JSON.parse('{"a":[1,2,3]}'), 2) // { path: '$.a', items: 3 }
+ */
+export function findLongList(value: unknown, maxItems: number): LongListViolation | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const stack: Frame[] = [{ value, depth: 1, parent: undefined, key: '' }]
+  const queue = (frame: Frame, child: unknown, key: string | number) => {
+    if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: frame.depth + 1, parent: frame, key })
+  }
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    if (Array.isArray(frame.value)) {
+      const items = frame.value as unknown[]
+      if (items.length > maxItems) return { path: pathOf(frame), items: items.length }
+      for (let i = 0; i < items.length; i++) queue(frame, items[i], i)
+    } else {
+      const record = frame.value as Record<string, unknown>
+      for (const key in record) if (Object.hasOwn(record, key)) queue(frame, record[key], key)
+    }
+  }
+  return undefined
+}

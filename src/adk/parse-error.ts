@@ -137,14 +137,14 @@ export function parseErrorFromZod(error: z.ZodError, what: string, source?: stri
   return { name: 'EvalStreamParseError', what, source, message, issues }
 }
 
-/** An error with a single message, e.g. for bad JSON syntax or a missing file. */
-export function simpleParseError(what: string, source: string | undefined, problem: string): EvalStreamParseError {
+/** An error with a single message, e.g. for bad JSON syntax or a missing file; `path` where in the value, if known. */
+export function simpleParseError(what: string, source: string | undefined, problem: string, path = '$'): EvalStreamParseError {
   return {
     name: 'EvalStreamParseError',
     what,
     source,
     message: `${subject(what, source)}: ${problem}`,
-    issues: [{ path: '$', message: problem }],
+    issues: [{ path, message: problem }],
   }
 }
 

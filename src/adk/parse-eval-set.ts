@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod'
 import { CAMEL_EVAL_SET_KEYS, EvalSet } from './eval-set.ts'
+import { findLongList } from './json-bounds.ts'
 import { convertFlatLegacy, convertNamedLegacy, FlatLegacyList, type LegacyInitialSession, NamedLegacyList } from './legacy.ts'
 import {
   type EvalStreamParseError,
@@ -30,6 +31,14 @@ export type ParseEvalSetOptions = {
 }
 
 export type ParseEvalSetResult = { ok: true; evalSet: EvalSet; format: EvalSetFormat } | ParseFailure
+
+/**
+ * Items in any one list of an eval set (its cases, a case's turns, a turn's tool uses, ...). A
+ * session scores at most MAX_INVOCATIONS_PER_SESSION (10,000) invocations, so no longer list is
+ * needed; checked before the schemas, a list of a million bad items costs one walk, not seconds of
+ * schema issues (and zod's issue list, spread into one call, overflows the stack past ~150,000).
+ */
+export const MAX_EVAL_SET_LIST_ITEMS = 10_000
 
 const EXTENSIONS = ['.evalset.json', '.test.json', '.json']
 const DEFAULT_EVAL_SET_ID = 'eval_set'
@@ -94,6 +103,12 @@ function failure(json: unknown, attempts: Attempt[], source?: string): EvalStrea
  * else console.error(r.error.message)
  */
 export function parseEvalSet(json: unknown, options: ParseEvalSetOptions = {}): ParseEvalSetResult {
+  const long = findLongList(json, MAX_EVAL_SET_LIST_ITEMS)
+  if (long) {
+    const problem =
+      `too large to check: ${long.path} has ${long.items} items, more than MAX_EVAL_SET_LIST_ITEMS (${MAX_EVAL_SET_LIST_ITEMS}); split it into smaller eval sets`
+    return { ok: false, error: simpleParseError('eval set', options.source, problem, long.path) }
+  }
   try {
     return parseAnyFormat(json, options)
   } catch (e) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { EvalCase, EvalSet } from '../../../src/adk/eval-set.ts'
 import { toolCallsOf } from '../../../src/adk/invocation.ts'
-import { evalSetIdFromSource, parseEvalSet } from '../../../src/adk/parse-eval-set.ts'
+import { evalSetIdFromSource, MAX_EVAL_SET_LIST_ITEMS, parseEvalSet } from '../../../src/adk/parse-eval-set.ts'
 import { sharedPath } from '../../support/shared-data.ts'
 
 const FIXTURES = sharedPath('adk-fixtures')
@@ -183,10 +183,25 @@ describe('evalSetIdFromSource', () => {
 })
 
 describe('parseEvalSet on a huge eval set (found by bench/fuzz.ts)', () => {
-  it('a legacy list with a 600,000-element field is bad input, not a stack overflow', () => {
+  it('a legacy list with a 600,000-element field is bad input naming the list, not a stack overflow', () => {
     const huge = [{ query: 'q', expected_tool_use: new Array(600_000).fill(0) }]
     const parsed = parseEvalSet(huge, { source: 'huge.test.json' })
     expect(parsed.ok).toBe(false)
-    if (!parsed.ok) expect(parsed.error.message).toMatch(/too large to check/)
+    if (parsed.ok) return
+    expect(parsed.error.message).toBe(
+      'eval set file huge.test.json: too large to check: $[0].expected_tool_use has 600000 items, more than MAX_EVAL_SET_LIST_ITEMS (10000); split it into smaller eval sets',
+    )
+    expect(parsed.error.issues).toEqual([{ path: '$[0].expected_tool_use', message: expect.stringContaining('MAX_EVAL_SET_LIST_ITEMS') }])
+  })
+
+  it(`one item over MAX_EVAL_SET_LIST_ITEMS (${MAX_EVAL_SET_LIST_ITEMS}) is refused wherever the list is, before the schemas`, () => {
+    const turn = {
+      invocation_id: 'i',
+      user_content: { parts: [{ text: 'q' }] },
+      intermediate_data: { tool_uses: new Array(MAX_EVAL_SET_LIST_ITEMS + 1).fill(0) },
+    }
+    const over = parseEvalSet({ eval_set_id: 's', eval_cases: [{ eval_id: 'c', conversation: [turn] }] }, { source: 's.evalset.json' })
+    expect(over.ok).toBe(false)
+    if (!over.ok) expect(over.error.issues[0]!.path).toBe('$.eval_cases[0].conversation[0].intermediate_data.tool_uses')
   })
 })
