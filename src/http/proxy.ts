@@ -198,7 +198,7 @@ async function findOrCreate(deps: AppDeps, lookup: SessionLookup): Promise<Found
     { session_id: id, eval_config: deps.defaultConfig, ...tenantField(tenant), ...(lookup.appName ? { app_name: lookup.appName } : {}) },
     deps.createEngine,
   )
-  if (created.ok || created.problem.status !== 409) return created
+  if (created.ok || created.problem.code !== 'session_exists') return created
   // Another conversation created it a moment ago.
   const raced = await deps.store.get(id, deps.createEngine)
   return raced ? (visibleTo(raced, tenant) ? { ok: true, session: raced } : notFound) : created
