@@ -34,14 +34,14 @@ export class EvalIndex {
     this.app = new Hono()
     if (!access.ok || !limits.ok) {
       const error = !access.ok ? access.error : !limits.ok ? limits.error : ''
-      this.app.all('*', (c) => problem(c, 500, 'Misconfigured deployment', error))
+      this.app.all('*', (c) => problem(c, 'misconfigured', 'Misconfigured deployment', error))
       return
     }
     const index = (this.index = sqliteResultsIndex(sqlFromDurable(state.storage.sql), { limits: limits.value }))
     this.app.post(RECORD_PATH, async (c) => {
       const batch: unknown = await c.req.json().catch(() => undefined)
       if (!Array.isArray(batch) || batch.length > MAX_RECORD_BATCH) {
-        return problem(c, 400, 'Bad batch', `expected an array of at most ${MAX_RECORD_BATCH} results`)
+        return problem(c, 'invalid_request', 'Bad batch', `expected an array of at most ${MAX_RECORD_BATCH} results`)
       }
       return c.json({ recorded: index.recordAll(batch.filter(isFedResult)) })
     })

@@ -17,6 +17,8 @@
  */
 import { DEFAULT_RESULTS_PAGE, MAX_SESSIONS_PAGE } from '../src/monitor/results-index-query.ts'
 import type { DurableObjectNamespace } from './types.ts'
+import { problemOf } from '../src/engine/problem.ts'
+import { problemResponse } from '../src/http/problem.ts'
 
 /**
  * @example indexShardName('acme', 0) // 'index:acme'
@@ -60,13 +62,6 @@ type CriterionStats = Record<string, unknown> & {
   no_score: number
   out_of_range: number
   over_time: Bucket[]
-}
-
-function problemResponse(status: number, title: string, detail: string): Response {
-  return Response.json(
-    { type: 'https://evalstream.dev/problems/invalid-query', title, status, detail },
-    { status, headers: { 'content-type': 'application/problem+json' } },
-  )
 }
 
 /**
@@ -126,11 +121,11 @@ async function results(
   if (raw) {
     positions = raw.split('.').map(Number)
     if (positions.length !== shards || positions.some((p) => !Number.isSafeInteger(p) || p < 0) || !/^\d+(\.\d+)*$/.test(raw)) {
-      return problemResponse(
-        400,
+      return problemResponse(problemOf(
+        'invalid_query',
         'Invalid query',
         `query parameter 'cursor' must be a next_cursor of this index (${shards} positions joined by '.'), not '${raw}'`,
-      )
+      ))
     }
   }
   const bodies = await askAll((k) => {

@@ -68,7 +68,7 @@ router.use('*', noSniff)
 // serves nothing, rather than serving it open.
 router.use('*', async (c, next) => {
   const setup = configured(c.env)
-  if (!setup.ok) return problem(c, 500, 'Misconfigured deployment', setup.error)
+  if (!setup.ok) return problem(c, 'misconfigured', 'Misconfigured deployment', setup.error)
   c.set('configured', setup)
   return setup.cors(c, next)
 })
@@ -99,7 +99,7 @@ router.post('/v1/sessions', async (c) => {
   const id = value && typeof value.session_id === 'string' ? value.session_id : crypto.randomUUID()
   // Refused here too, so another tenant's id namespace does not even wake an object.
   const reserved = reservedIdProblem(tenantOf(c), id)
-  if (reserved) return problem(c, 400, 'Invalid session request', reserved)
+  if (reserved) return problem(c, 'invalid_request', 'Invalid session request', reserved)
   const forwarded = value && value.session_id === undefined ? { ...value, session_id: id } : body.value
   const request = resolveCreateRequest(forwarded)
   if (request.ok) {
@@ -108,7 +108,7 @@ router.post('/v1/sessions', async (c) => {
     if (bytes > WORKER_MAX_SPEC_BYTES) {
       return problem(
         c,
-        413,
+        'spec_too_large',
         'Session spec too large',
         `eval_config and eval_case take ${bytes} bytes; a session on Workers stores at most ${WORKER_MAX_SPEC_BYTES} (one Durable Object SQLite row)`,
         { limit: { name: 'WORKER_MAX_SPEC_BYTES', value: WORKER_MAX_SPEC_BYTES } },
@@ -130,12 +130,12 @@ function toObjectByPath(
 ): Response | Promise<Response> {
   const path = new URL(c.req.url).pathname
   const match = pattern.exec(path)
-  if (!match) return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
+  if (!match) return problem(c, 'route_not_found', 'Not found', `no route ${c.req.method} ${path}`)
   let id: string
   try {
     id = decodeURIComponent(match[1]!)
   } catch {
-    return problem(c, 400, `Invalid ${what} path`, `'${match[1]}' is not a valid percent-encoded ${what} id`)
+    return problem(c, 'invalid_id', `Invalid ${what} path`, `'${match[1]}' is not a valid percent-encoded ${what} id`)
   }
   const forwarded = toObject(c.env, `${prefix}${id}`, c.req.raw)
   // The eviction test hook (EVALSTREAM_TEST_HOOKS=1) resets the object inside the request, so the
@@ -151,7 +151,7 @@ router.all('/v1/sessions/*', (c) => toObjectByPath(c, SESSION_PATH, 'session'))
 router.post('/v1/runs', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits, 'a run')
   if (!body.ok) return problem(c, body.problem)
-  if (!isRecord(body.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
+  if (!isRecord(body.value)) return problem(c, 'invalid_request', 'Invalid run request', 'the body must be a JSON object')
   const id = typeof body.value.run_id === 'string' ? body.value.run_id : crypto.randomUUID()
   const forwarded = body.value.run_id === undefined ? { ...body.value, run_id: id } : body.value
   return toObject(c.env, `run:${id}`, withBody(c.req.raw, JSON.stringify(forwarded)))
@@ -165,9 +165,12 @@ for (const path of ['/v1/traces', '/v1/logs']) {
   router.post(
     path,
     (c) =>
-      c.env.OTLP
-        ? c.var.configured.app.fetch(c.req.raw)
-        : problem(c, 404, 'No OTLP ingest', 'this deployment has no OTLP Durable Object binding (wrangler.toml), so it takes no traces'),
+      c.env.OTLP ? c.var.configured.app.fetch(c.req.raw) : problem(
+        c,
+        'not_configured',
+        'No OTLP ingest',
+        'this deployment has no OTLP Durable Object binding (wrangler.toml), so it takes no traces',
+      ),
   )
 }
 
@@ -176,7 +179,7 @@ for (const path of ['/v1/traces', '/v1/logs']) {
 router.on(['GET', 'POST'], '/__test/otlp-shards/:shard/:hook', async (c) => {
   const hook = c.req.param('hook')
   if (c.env.EVALSTREAM_TEST_HOOKS !== '1' || !c.env.OTLP || (hook !== 'evict' && hook !== 'info')) {
-    return problem(c, 404, 'Not found', 'no such route')
+    return problem(c, 'route_not_found', 'Not found', 'no such route')
   }
   const answer = shardStub(c.env.OTLP, tenantOf(c), Number(c.req.param('shard')))
     .fetch(new Request(`https://otlp.internal/__otlp/${hook}`, { method: 'POST' }))
@@ -192,10 +195,10 @@ router.post('*', async (c, next) => {
   const limits = c.var.configured.limits
   // The session id may be in the body, so the body is read here, as a stream under the byte limit.
   const read = await readTextLimited(c.req.raw, limits.maxRequestBytes)
-  if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
+  if (!read.ok && read.reason === 'broken') return problem(c, 'broken_body', 'Body could not be read', read.error)
   if (!read.ok) {
     const detail = `the body is more than ${limits.maxRequestBytes} bytes (EVALSTREAM_MAX_REQUEST_BYTES=${limits.maxRequestBytes})`
-    return problem(c, 413, 'Request body too large', detail, {
+    return problem(c, 'request_too_large', 'Request body too large', detail, {
       limit: { name: 'EVALSTREAM_MAX_REQUEST_BYTES', value: limits.maxRequestBytes },
     })
   }

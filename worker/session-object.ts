@@ -20,6 +20,8 @@ import { OTLP_INTERNAL_PATH, receiveInternal } from './otlp-shard.ts'
 import { type ConversationIdle, conversationIdle } from './conversation-idle.ts'
 import { storeDelivery } from '../src/session/otlp-monitor.ts'
 import { workerShardsFromEnv } from '../src/config/worker-shards.ts'
+import { problemOf } from '../src/engine/problem.ts'
+import { problemResponse } from '../src/http/problem.ts'
 
 /**
  * EVALSTREAM_MAX_PROCESS_BYTES by default in a Durable Object: a quarter of the 128 MB an isolate
@@ -134,6 +136,5 @@ export class EvalSession {
 }
 
 function misconfigured(error: string): Response {
-  const body = { type: 'https://evalstream.dev/problems/internal', title: 'Misconfigured deployment', status: 500, detail: error }
-  return new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/problem+json' } })
+  return problemResponse(problemOf('misconfigured', 'Misconfigured deployment', error))
 }

@@ -9,7 +9,7 @@
  * NOT_EVALUATED; a live service should refuse the session at creation instead of scoring it
  * without the metric its owner asked for.
  */
-import type { Problem } from './problem.ts'
+import { failure, type ProblemOf } from './problem.ts'
 import { DEFAULT_EVAL_CONFIG, type EvalConfig, type EvalMetric, evalMetricsOf, parseEvalConfig } from '../adk/eval-config.ts'
 import type { EvalCase } from '../adk/eval-set.ts'
 import { parseEvalCaseShared } from './interned-cases.ts'
@@ -32,12 +32,12 @@ export type SessionPlan = {
   expected?: Invocation[]
 }
 
-export type SpecProblem = Problem & { status: 400 | 422 }
+export type SpecProblem = ProblemOf<'invalid_eval_config' | 'invalid_eval_case'>
 
 /**
  * @example
  * const planned = planSession({ eval_config: { criteria: { response_match_score: 0.8 } } })
- * if (!planned.ok) return problem(planned.problem.status, planned.problem.title, planned.problem.detail)
+ * if (!planned.ok) return problem(c, planned.problem)
  */
 export function planSession(
   spec: { eval_config?: unknown; eval_case?: unknown },
@@ -52,7 +52,7 @@ export function planSession(
   let parsedConfig: EvalConfig | undefined
   if (!shared) {
     const parsed = parseEvalConfig(config, { source: configSource })
-    if (!parsed.ok) return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: parsed.error.message } }
+    if (!parsed.ok) return failure('invalid_eval_config', 'Invalid eval_config', parsed.error.message)
     parsedConfig = parsed.config
   }
 
@@ -61,20 +61,13 @@ export function planSession(
     // Equal cases (a thousand sessions of one eval set) share one parse (interned-cases.ts).
     const parsedCase = parseEvalCaseShared(spec.eval_case)
     if (!parsedCase.success) {
-      return {
-        ok: false,
-        problem: {
-          status: 422,
-          title: 'Invalid eval_case',
-          detail: describeZodError(parsedCase.error, { source: 'eval_case' }),
-        },
-      }
+      return failure('invalid_eval_case', 'Invalid eval_case', describeZodError(parsedCase.error, { source: 'eval_case' }))
     }
     evalCase = parsedCase.data
   }
 
   const metrics = shared ?? planMetrics(parsedConfig!, configSource, key)
-  if ('problem' in metrics) return { ok: false, problem: { status: 422, title: 'Invalid eval_config', detail: metrics.problem } }
+  if ('problem' in metrics) return failure('invalid_eval_config', 'Invalid eval_config', metrics.problem)
   return { ok: true, plan: { metrics, evalCase, expected: evalCase?.conversation ?? undefined } }
 }
 

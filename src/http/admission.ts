@@ -49,7 +49,7 @@ export function retryAfterFor(delayMs: number): number {
 /** The 503 a refused creation gets (its Retry-After header is set by the route). */
 export function admissionProblem(r: AdmissionRefusal): Failure {
   return failure(
-    503,
+    'at_capacity',
     'Server at capacity',
     `the event loop is ${Math.round(r.measuredMs)} ms late (above ${r.limitMs} ms, ${r.variable}) and busy ${
       Math.round(r.busyShare * 100)

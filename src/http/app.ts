@@ -83,18 +83,18 @@ export function createApp(deps: AppDeps): Hono {
     if (c.req.method === 'POST' && isRunSsePath(path)) return proxyRunSse(c, deps)
     // Our own namespace never goes to the agent; everything else is an ADK route in proxy mode.
     if (deps.agentUrl && !path.startsWith('/v1/') && path !== '/healthz') return forwardAll(c, deps)
-    return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}`)
+    return problem(c, 'route_not_found', 'Not found', `no route ${c.req.method} ${path}`)
   })
   // The one place unexpected errors become responses: the server keeps running, the client learns why.
   app.onError((error, c) => {
-    const status = statusOf(error)
-    const detail = status >= 500 ? `internal error: ${error.message}` : error.message
-    return problem(c, status, status >= 500 ? 'Internal error' : 'Bad request', detail)
+    if (isClientError(error)) return problem(c, 'bad_request', 'Bad request', error.message)
+    return problem(c, 'internal', 'Internal error', `internal error: ${error.message}`)
   })
   return app
 }
 
-function statusOf(error: Error): number {
+/** An error thrown with a 4xx status of its own (a Hono HTTPException): the client's fault, answered 400. */
+function isClientError(error: Error): boolean {
   const status = (error as { status?: unknown }).status
-  return typeof status === 'number' && status >= 400 && status < 600 ? status : 500
+  return typeof status === 'number' && status >= 400 && status < 500
 }

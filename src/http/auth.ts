@@ -51,7 +51,7 @@ export function requireToken(auth: Authenticator | undefined): MiddlewareHandler
 }
 
 function unauthorized(c: Context, detail: string, error: string): Response {
-  const response = problem(c, 401, 'Unauthorized', detail)
+  const response = problem(c, 'unauthorized', 'Unauthorized', detail)
   response.headers.set('www-authenticate', `Bearer realm="evalstream"${error}`)
   return response
 }

@@ -18,8 +18,8 @@ export async function conversation(c: Context, deps: AppDeps): Promise<Response>
   if (!session || !visibleTo(session, tenantOf(c))) {
     // Only the session's own tenant learns when and why it went; anyone else gets the 404.
     const gone = session ? undefined : await deps.store.gone(id)
-    if (gone && gone.tenant === tenantOf(c)) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
-    return problem(c, 404, 'Session not found', `no session with id '${id}'`)
+    if (gone && gone.tenant === tenantOf(c)) return problem(c, 'session_evicted', 'Session evicted', goneDetail(gone, deps.sessionLimits))
+    return problem(c, 'session_not_found', 'Session not found', `no session with id '${id}'`)
   }
   return c.json({ session_id: session.id, ended: session.ended, ...(await session.conversation()) })
 }

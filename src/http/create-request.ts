@@ -3,7 +3,7 @@
  * `{ eval_set, eval_id, eval_config?, session_id? }`, which picks one case out of an ADK eval set.
  * The config and case stay raw JSON here: the engine factory validates them and words the problem.
  */
-import type { Problem } from '../engine/problem.ts'
+import { failure, type ProblemOf } from '../engine/problem.ts'
 import { shareEvalCase } from '../engine/interned-cases.ts'
 import { z } from 'zod'
 import type { SessionWebhook } from '../engine/types.ts'
@@ -49,13 +49,23 @@ export const CreateSessionRequest = z
   .strict()
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
 
-export type CreateProblem = Problem & { status: 400 | 404 | 413 | 415 | 422 }
+/** What reading a create body can refuse. */
+export type CreateProblem = ProblemOf<
+  | 'unsupported_format'
+  | 'broken_body'
+  | 'request_too_large'
+  | 'invalid_json'
+  | 'json_out_of_bounds'
+  | 'invalid_request'
+  | 'invalid_eval_set'
+  | 'eval_case_not_found'
+>
 
 /**
  * The create body as JSON, held to the limits before anything recursive (zod, the engine, the
  * Durable Object's JSON.stringify) sees it: a JSON Content-Type (or none), at most the request byte
  * limit (read as a stream, refused past it), nesting and strings within bounds.
- * @example const body = await parseCreateBody(c.req.raw, limits); if (!body.ok) return problem(c, body.problem.status, …)
+ * @example const body = await parseCreateBody(c.req.raw, limits); if (!body.ok) return problem(c, body.problem)
  */
 export async function parseCreateBody(
   request: Request,
@@ -66,24 +76,30 @@ export async function parseCreateBody(
   const type = request.headers.get('content-type')
   if (type !== null && formatFromContentType(type) !== 'json') {
     await dropRefusedBody(request)
-    return bad(415, 'Unsupported Media Type', `${what} is created from JSON: send Content-Type application/json, not '${type}'`)
+    return bad(
+      'unsupported_format',
+      'Unsupported Media Type',
+      `${what} is created from JSON: send Content-Type application/json, not '${type}'`,
+    )
   }
   const read = await readTextLimited(request, limits.maxRequestBytes)
   if (!read.ok) {
-    if (read.reason === 'broken') return bad(400, 'Body could not be read', read.error)
+    if (read.reason === 'broken') return bad('broken_body', 'Body could not be read', read.error)
     const detail = `the body is more than ${limits.maxRequestBytes} bytes (${limitName('maxRequestBytes', limits)})`
-    return bad(413, 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
+    return bad('request_too_large', 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
   }
   if (read.text.trim() === '') return { ok: true, value: {} }
   // Bounds on the raw text first: a body out of bounds is refused without being parsed.
   const parsed = parseJsonWithin(read.text, limits)
-  if (!parsed.ok && parsed.reason === 'invalid_json') return bad(400, 'Invalid JSON', `the request body is not JSON: ${parsed.message}`)
+  if (!parsed.ok && parsed.reason === 'invalid_json') {
+    return bad('invalid_json', 'Invalid JSON', `the request body is not JSON: ${parsed.message}`)
+  }
   const value = parsed.ok ? parsed.value : undefined
   const found = parsed.ok ? findJsonBoundsViolation(value, limits) : parsed.violation
   const at = !parsed.ok && parsed.reason === 'bounds' ? ` (at character ${parsed.violation.offset})` : ''
   if (found?.kind === 'depth') {
     return bad(
-      422,
+      'json_out_of_bounds',
       'JSON nested too deep',
       `${found.path}: nested more than ${limits.maxJsonDepth} levels deep (${limitName('maxJsonDepth', limits)})${at}`,
       { limit: limitMember('maxJsonDepth', limits), path: found.path },
@@ -91,7 +107,7 @@ export async function parseCreateBody(
   }
   if (found?.kind === 'string') {
     return bad(
-      422,
+      'json_out_of_bounds',
       'JSON string too long',
       `${found.path}: a string of ${found.length} characters, more than ${limits.maxStringLength} (${
         limitName('maxStringLength', limits)
@@ -114,7 +130,7 @@ export function resolveCreateRequest(
   | { ok: false; problem: CreateProblem } {
   const parsed = CreateSessionRequest.safeParse(body ?? {})
   if (!parsed.success) {
-    return bad(400, 'Invalid session request', parseErrorFromZod(parsed.error, 'session request').message)
+    return bad('invalid_request', 'Invalid session request', parseErrorFromZod(parsed.error, 'session request').message)
   }
   const req = parsed.data
   if (req.eval_set === undefined && req.eval_id === undefined) {
@@ -128,17 +144,21 @@ export function resolveCreateRequest(
     }
   }
   if (req.eval_case !== undefined) {
-    return bad(400, 'Invalid session request', 'give either eval_case, or eval_set with eval_id, not both')
+    return bad('invalid_request', 'Invalid session request', 'give either eval_case, or eval_set with eval_id, not both')
   }
   if (req.eval_set === undefined || req.eval_id === undefined) {
-    return bad(400, 'Invalid session request', 'eval_set and eval_id go together: eval_id names a case of eval_set')
+    return bad('invalid_request', 'Invalid session request', 'eval_set and eval_id go together: eval_id names a case of eval_set')
   }
   const set = EvalSet.safeParse(req.eval_set)
-  if (!set.success) return bad(422, 'Invalid eval_set', parseErrorFromZod(set.error, 'eval_set').message)
+  if (!set.success) return bad('invalid_eval_set', 'Invalid eval_set', parseErrorFromZod(set.error, 'eval_set').message)
   const index = set.data.eval_cases.findIndex((c) => c.eval_id === req.eval_id)
   if (index < 0) {
     const ids = set.data.eval_cases.map((c) => `'${c.eval_id}'`).join(', ')
-    return bad(404, 'Eval case not found', `eval_set has no case with eval_id '${req.eval_id}' (it has: ${ids || 'none'})`)
+    return bad(
+      'eval_case_not_found',
+      'Eval case not found',
+      `eval_set has no case with eval_id '${req.eval_id}' (it has: ${ids || 'none'})`,
+    )
   }
   // Hand the engine the case as the user wrote it, so its own validation and messages apply.
   const rawCase = (req.eval_set as { eval_cases: unknown[] }).eval_cases[index]
@@ -149,6 +169,6 @@ function webhookField(req: CreateSessionRequest): { webhook?: SessionWebhook } {
   return req.webhook ? { webhook: req.webhook } : {}
 }
 
-function bad(status: CreateProblem['status'], title: string, detail: string, extensions?: ProblemExtensions) {
-  return { ok: false as const, problem: { status, title, detail, ...(extensions ? { extensions } : {}) } }
+function bad(code: CreateProblem['code'], title: string, detail: string, extensions?: ProblemExtensions) {
+  return failure(code, title, detail, extensions ? { extensions } : {})
 }

@@ -11,7 +11,7 @@ import type { z } from 'zod'
 import type { Context } from 'hono'
 import { type Failure, failure, type Problem } from '../engine/problem.ts'
 import { DEFAULT_LIMITS, type EventFormat, formatFromContentType, limitMember, limitName, type Limits } from '../ingest/index.ts'
-import type { PrometheusMetrics, UploadRefusal } from '../monitor/prometheus.ts'
+import type { PrometheusMetrics } from '../monitor/prometheus.ts'
 import { feedSession, sessionFull } from '../session/feed.ts'
 import type { UploadSummary as UploadSummarySchema, UploadSummaryEvent } from './openapi-schemas.ts'
 import { problem } from './problem.ts'
@@ -19,7 +19,6 @@ import { byteMeter, declaredTooLarge, dropRefusedBody } from './read-body.ts'
 import { type BodyReader, bodyReader } from './node-body.ts'
 import { streamResults } from './results-stream.ts'
 import type { HostedSession } from '../session/session.ts'
-import { PROCESS_BYTES_VAR, SESSION_BYTES_VAR } from '../session/byte-budget.ts'
 import { createTurnSlicer, type TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 
 /** Bytes handed to the decoder at once: decoding them is well under one turn slice. */
@@ -37,40 +36,33 @@ export async function eventsRoute(
   turns?: TurnSlicerOptions,
 ): Promise<Response> {
   const metrics = c.get('evalstreamMetrics')
-  const refuse = (reason: UploadRefusal) => metrics?.events.refused(reason)
+  // Counted under the label of the refusal's code (src/engine/failure-codes.ts).
+  const refuse = (refused: Problem) => metrics?.events.refused(refused.code)
   // Refused before its body is read: the body is still dropped, so the client reads the answer.
-  const refuseUnread = async (reason: UploadRefusal) => {
-    refuse(reason)
+  const refuseUnread = async ({ problem: refused }: Failure) => {
+    refuse(refused)
     await dropRefusedBody(c.req.raw)
+    return problem(c, refused)
   }
   const contentType = c.req.header('content-type')
   const format = formatFromContentType(contentType ?? 'application/json')
   if (!format) {
-    await refuseUnread('unsupported_format')
-    return problem(
-      c,
-      415,
+    return await refuseUnread(failure(
+      'unsupported_format',
       'Unsupported event format',
       `Content-Type '${contentType}' is not one of application/json, application/x-ndjson, text/event-stream`,
-    )
+    ))
   }
   if (session.ended) {
-    await refuseUnread('session_ended')
-    return problem(c, 409, 'Session has ended', `session '${session.id}' has ended; it takes no more events`)
+    return await refuseUnread(failure('session_ended', 'Session has ended', `session '${session.id}' has ended; it takes no more events`))
   }
   const declared = declaredTooLarge(c.req.raw.headers, limits.maxRequestBytes)
-  if (declared !== undefined) {
-    await refuseUnread('too_large')
-    return problem(c, tooLarge(limits, `the body declares ${declared} bytes`).problem)
-  }
-  if (session.recordedEvents >= limits.maxEventsPerSession) {
-    await refuseUnread('session_full')
-    return problem(c, sessionFull(session, limits).problem)
-  }
+  if (declared !== undefined) return await refuseUnread(tooLarge(limits, `the body declares ${declared} bytes`))
+  if (session.recordedEvents >= limits.maxEventsPerSession) return await refuseUnread(sessionFull(session, limits))
 
   const summary: UploadSummary = { accepted: 0, rejected: [] }
   const upload = feedBody(bodyReader(c), format, session, summary, limits, metrics, turns).then((outcome) => {
-    if (!outcome.ok) refuse(uploadRefusal(outcome.problem))
+    if (!outcome.ok) refuse(outcome.problem)
     return outcome
   })
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
@@ -91,26 +83,10 @@ export async function eventsRoute(
   return problem(c, outcome.problem, summary)
 }
 
-/** The metrics reason of an upload that stopped part-way, by the status it is answered with. */
-const REFUSAL_BY_STATUS: Record<number, UploadRefusal> = {
-  400: 'broken_body',
-  413: 'too_large',
-  422: 'session_full',
-  500: 'internal_error',
-  503: 'process_bytes',
-}
-
-/** The metrics reason of an upload that stopped part-way: a byte budget by its limit, else by status. */
-function uploadRefusal(refused: Problem): UploadRefusal {
-  if (refused.limit?.name === SESSION_BYTES_VAR) return 'session_bytes'
-  if (refused.limit?.name === PROCESS_BYTES_VAR) return 'process_bytes'
-  return REFUSAL_BY_STATUS[refused.status] ?? 'internal_error'
-}
-
 function tooLarge(limits: Limits, what: string): Failure {
   const name = limitName('maxRequestBytes', limits)
   const detail = `${what}: the limit is ${limits.maxRequestBytes} bytes per request (${name}); the rest was not read`
-  return failure(413, 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
+  return failure('request_too_large', 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
 }
 
 /**
@@ -161,7 +137,7 @@ async function feedBody(
           chunk = await reader.read()
           slicer.begin()
         } catch (e) {
-          return failure(400, 'Body could not be read', `the upload broke off: ${(e as Error).message}`)
+          return failure('broken_body', 'Body could not be read', `the upload broke off: ${(e as Error).message}`)
         }
         if (chunk.done) break
         meter.add(chunk.value)

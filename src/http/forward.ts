@@ -119,10 +119,10 @@ export async function callAgent(c: Context, call: AgentCall, body?: string): Pro
     if (timedOut) {
       const detail =
         `the agent at ${target.origin} sent no response to ${req.method} ${incoming.pathname} within ${settings.connectTimeoutMs} ms (EVALSTREAM_AGENT_CONNECT_TIMEOUT_MS)`
-      return { ok: false, response: problem(c, 504, 'Agent timed out', detail) }
+      return { ok: false, response: problem(c, 'agent_timeout', 'Agent timed out', detail) }
     }
     const detail = `could not reach the agent at ${target.origin}: ${causeOf(e)}`
-    return { ok: false, response: problem(c, 502, 'Agent unreachable', detail) }
+    return { ok: false, response: problem(c, 'agent_unreachable', 'Agent unreachable', detail) }
   } finally {
     clearTimeout(timer)
   }

@@ -58,7 +58,7 @@ export async function metricsRoute(c: Context, deps: AppDeps): Promise<Response>
   if (!metrics) {
     return problem(
       c,
-      404,
+      'not_configured',
       'Not found',
       'this runtime serves no /metrics (Workers: every Durable Object counts only itself); see docs/metrics.md',
     )
@@ -75,7 +75,7 @@ async function refusal(c: Context, metrics: PrometheusMetrics, tenants: boolean)
     if (!tenants) return undefined
     return problem(
       c,
-      403,
+      'metrics_not_enabled',
       'Metrics not enabled',
       'tenant tokens do not open /metrics (it adds up every tenant); set EVALSTREAM_METRICS_TOKEN',
     )
@@ -84,7 +84,7 @@ async function refusal(c: Context, metrics: PrometheusMetrics, tenants: boolean)
   if (!checker) checkers.set(metrics, checker = createAuthenticator([{ tenant: 'metrics', token: metrics.token }]))
   const match = BEARER.exec(c.req.header('authorization') ?? '')
   if (match && (await checker.verify(match[1]!)) !== undefined) return undefined
-  const response = problem(c, 401, 'Unauthorized', '/metrics needs Authorization: Bearer <EVALSTREAM_METRICS_TOKEN>')
+  const response = problem(c, 'unauthorized', 'Unauthorized', '/metrics needs Authorization: Bearer <EVALSTREAM_METRICS_TOKEN>')
   response.headers.set('www-authenticate', 'Bearer realm="evalstream-metrics"')
   return response
 }

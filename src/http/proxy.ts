@@ -52,7 +52,7 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   const search = new URL(c.req.url).search
   const mode = resultsModeOf(c.req.header(RESULTS_HEADER), search)
   if (!mode.ok) {
-    return problem(c, 400, 'Invalid results mode', mode.detail, {
+    return problem(c, 'invalid_request', 'Invalid results mode', mode.detail, {
       header: RESULTS_HEADER_NAME,
       parameter: RESULTS_PARAM,
       accepted: RESULTS_MODES,
@@ -62,10 +62,10 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   // The session id is in the body, so this one body is read, up to a limit; every other route streams.
   const limits = deps.limits ?? DEFAULT_LIMITS
   const read = await readTextLimited(c.req.raw, limits.maxRequestBytes)
-  if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
+  if (!read.ok && read.reason === 'broken') return problem(c, 'broken_body', 'Body could not be read', read.error)
   if (!read.ok) {
     const detail = `the body is more than ${limits.maxRequestBytes} bytes (${limitName('maxRequestBytes', limits)})`
-    return problem(c, 413, 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
+    return problem(c, 'request_too_large', 'Request body too large', detail, { limit: limitMember('maxRequestBytes', limits) })
   }
   const text = read.text
   const request = parseObject(text)
@@ -78,14 +78,14 @@ export async function proxyRunSse(c: Context, deps: AppDeps): Promise<Response> 
   if (!SESSION_ID_PATTERN.test(sessionId)) {
     // Asked for by name: say what is wrong. An ADK id we cannot host: the agent still answers, unscored.
     if (named !== undefined) {
-      return problem(c, 400, 'Invalid session id', `${SESSION_HEADER} must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -`)
+      return problem(c, 'invalid_id', 'Invalid session id', `${SESSION_HEADER} must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -`)
     }
     return forwardRunSse(c, deps, text, { [NOTE_HEADER]: 'the ADK session id is not a valid evalstream session id; not scored' })
   }
   // Sessions named otlp-... are the OTLP monitor's: an agent's own frames never score into one.
   const monitors = otlpReservedIdProblem(sessionId)
   if (monitors !== undefined) {
-    if (named !== undefined) return problem(c, 400, 'Invalid session id', `${SESSION_HEADER}: ${monitors}`)
+    if (named !== undefined) return problem(c, 'invalid_id', 'Invalid session id', `${SESSION_HEADER}: ${monitors}`)
     return forwardRunSse(c, deps, text, { [NOTE_HEADER]: `the ADK session id is in the OTLP monitor's namespace; not scored` })
   }
 
@@ -142,7 +142,12 @@ export async function forwardAll(c: Context, deps: AppDeps, body?: string, extra
   if (!deps.agentUrl) return proxyOff(c)
   // fetch() cannot send these (a forbidden method): answer for the agent instead of failing as a 502.
   if (UNFORWARDABLE_METHODS.has(c.req.method.toUpperCase())) {
-    const refused = problem(c, 405, 'Method not allowed', `${c.req.method} is not forwarded to the agent; use ${FORWARDED_METHODS}`)
+    const refused = problem(
+      c,
+      'method_not_allowed',
+      'Method not allowed',
+      `${c.req.method} is not forwarded to the agent; use ${FORWARDED_METHODS}`,
+    )
     refused.headers.set('allow', FORWARDED_METHODS)
     return refused
   }
@@ -174,7 +179,7 @@ const FORWARDED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 
 function proxyOff(c: Context): Response {
   const path = new URL(c.req.url).pathname
-  return problem(c, 404, 'Not found', `no route ${c.req.method} ${path}; set AGENT_URL to proxy ADK routes to an agent`)
+  return problem(c, 'not_configured', 'Not found', `no route ${c.req.method} ${path}; set AGENT_URL to proxy ADK routes to an agent`)
 }
 
 /** Which session a proxied run scores against, and who is asking. */
@@ -185,15 +190,15 @@ type Found = { ok: true; session: HostedSession } | Failure
 async function findOrCreate(deps: AppDeps, lookup: SessionLookup): Promise<Found> {
   const { id, mustExist, tenant } = lookup
   // Another tenant's session is treated as missing: never scored into, never revealed.
-  const notFound = failure(404, 'Session not found', `no session with id '${id}'`)
+  const notFound = failure('session_not_found', 'Session not found', `no session with id '${id}'`)
   const existing = await deps.store.get(id, deps.createEngine)
   if (existing) return visibleTo(existing, tenant) ? { ok: true, session: existing } : notFound
-  if (mustExist) return failure(404, 'Session not found', `${SESSION_HEADER} names '${id}', which does not exist`)
+  if (mustExist) return failure('session_not_found', 'Session not found', `${SESSION_HEADER} names '${id}', which does not exist`)
   const created = await deps.store.create(
     { session_id: id, eval_config: deps.defaultConfig, ...tenantField(tenant), ...(lookup.appName ? { app_name: lookup.appName } : {}) },
     deps.createEngine,
   )
-  if (created.ok || created.problem.status !== 409) return created
+  if (created.ok || created.problem.code !== 'session_exists') return created
   // Another conversation created it a moment ago.
   const raced = await deps.store.get(id, deps.createEngine)
   return raced ? (visibleTo(raced, tenant) ? { ok: true, session: raced } : notFound) : created

@@ -60,7 +60,7 @@ function parsing<T>(read: () => T): Parsed<T> {
   try {
     return { ok: true, value: read() }
   } catch (e) {
-    if (e instanceof BadParam) return failure(400, 'Invalid query', e.message)
+    if (e instanceof BadParam) return failure('invalid_query', 'Invalid query', e.message)
     throw e
   }
 }

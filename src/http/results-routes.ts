@@ -40,7 +40,7 @@ export function resultsRoutes(
     if (!index) {
       return problem(
         c,
-        404,
+        'not_configured',
         'No results index',
         'this host keeps no results index, so there is nothing to list (monitoring across sessions is off)',
       )
@@ -49,7 +49,7 @@ export function resultsRoutes(
     const asked = c.req.query('tenant')
     if (asked !== undefined && asked !== '' && asked !== own) {
       const who = own === undefined ? 'this host has no tenants (no EVALSTREAM_TOKENS)' : `your token is tenant '${own}'`
-      return problem(c, 403, 'Other tenant', `a tenant sees only its own results: ${who}, not '${asked}'`)
+      return problem(c, 'other_tenant', 'Other tenant', `a tenant sees only its own results: ${who}, not '${asked}'`)
     }
     const q = parse(c, own ?? '')
     if (!q.ok) return problem(c, q.problem)

@@ -38,21 +38,26 @@ export function runsRoutes(deps: AppDeps): Hono {
 
   app.post('/', async (c) => {
     if (!deps.agentUrl) {
-      return problem(c, 400, 'No agent', 'this deployment has no AGENT_URL; eval set runs go only to the configured agent')
+      return problem(c, 'no_agent', 'No agent', 'this deployment has no AGENT_URL; eval set runs go only to the configured agent')
     }
     // The same reading as a session create: a JSON type, the request byte limit (streamed), depth
     // and string bounds, all before the eval set parser walks it.
     const read = await parseCreateBody(c.req.raw, limits, 'a run')
     if (!read.ok) return problem(c, read.problem)
-    if (!isRecord(read.value)) return problem(c, 400, 'Invalid run request', 'the body must be a JSON object')
+    if (!isRecord(read.value)) return problem(c, 'invalid_request', 'Invalid run request', 'the body must be a JSON object')
     const body: Body = read.value
     const fields = readFields(body)
-    if ('error' in fields) return problem(c, 400, 'Invalid run request', fields.error)
+    if ('error' in fields) return problem(c, 'invalid_request', 'Invalid run request', fields.error)
     if (fields.agentUrl !== undefined && !sameAgent(fields.agentUrl, deps.agentUrl)) {
-      return problem(c, 403, 'Agent not allowed', `agent_url must be this deployment's AGENT_URL (${deps.agentUrl}); runs go nowhere else`)
+      return problem(
+        c,
+        'agent_not_allowed',
+        'Agent not allowed',
+        `agent_url must be this deployment's AGENT_URL (${deps.agentUrl}); runs go nowhere else`,
+      )
     }
     const parsed = parseEvalSet(body.eval_set, { source: 'eval_set' })
-    if (!parsed.ok) return problem(c, 422, 'Invalid eval_set', parsed.error.message)
+    if (!parsed.ok) return problem(c, 'invalid_eval_set', 'Invalid eval_set', parsed.error.message)
     const refused = runs.refusal(fields.runId, tenantOf(c))
     if (refused) return problem(c, refused.problem)
     const id = fields.runId ?? (deps.newId ?? (() => crypto.randomUUID()))()
@@ -69,7 +74,7 @@ export function runsRoutes(deps: AppDeps): Hono {
         timeouts: { sessionMs: fields.sessionMs, turnMs: fields.turnMs },
       },
     )
-    if (!started.ok) return problem(c, 422, 'Invalid run', started.error)
+    if (!started.ok) return problem(c, 'invalid_run', 'Invalid run', started.error)
     runs.add(started.run, tenantOf(c))
     // Relative (or under EVALSTREAM_PUBLIC_URL): the request's Host is the client's word.
     const self = `${deps.publicUrl ?? ''}/v1/runs/${encodeURIComponent(id)}`
@@ -79,7 +84,7 @@ export function runsRoutes(deps: AppDeps): Hono {
   const withRun = (c: Context, then: (run: HostedRun) => Response | Promise<Response>) => {
     const id = c.req.param('id') ?? ''
     const run = runs.get(id, tenantOf(c))
-    if (!run) return problem(c, 404, 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
+    if (!run) return problem(c, 'run_not_found', 'Run not found', `no run with id '${id}'; start one with POST /v1/runs`)
     return then(run)
   }
   app.get('/', (c) => c.json({ runs: runs.list(tenantOf(c)).map((run) => run.snapshot()) }))

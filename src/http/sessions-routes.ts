@@ -45,10 +45,10 @@ export function sessionsRoutes(deps: AppDeps): Hono {
     const request = resolveCreateRequest(body.value)
     if (!request.ok) return problem(c, request.problem)
     const reserved = reservedIdProblem(tenantOf(c), request.session_id)
-    if (reserved) return problem(c, 400, 'Invalid session request', reserved)
+    if (reserved) return problem(c, 'invalid_request', 'Invalid session request', reserved)
     const hook = request.webhook &&
       (deps.exporters ? deps.exporters.sessionWebhookProblem(request.webhook) : 'this server delivers no webhooks')
-    if (hook) return problem(c, 400, 'Invalid session request', hook)
+    if (hook) return problem(c, 'invalid_request', 'Invalid session request', hook)
     const spec: SessionSpec = {
       session_id: request.session_id ?? (deps.newId ?? (() => crypto.randomUUID()))(),
       eval_config: request.eval_config ?? deps.defaultConfig,
@@ -70,8 +70,8 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       // A session that went without its client asking (idle, cap, retention) is 410, not 404.
       // Only the session's own tenant learns when and why it went; anyone else gets the 404.
       const gone = session ? undefined : await deps.store.gone(id)
-      if (gone && gone.tenant === tenantOf(c)) return problem(c, 410, 'Session evicted', goneDetail(gone, deps.sessionLimits))
-      return problem(c, 404, 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
+      if (gone && gone.tenant === tenantOf(c)) return problem(c, 'session_evicted', 'Session evicted', goneDetail(gone, deps.sessionLimits))
+      return problem(c, 'session_not_found', 'Session not found', `no session with id '${id}'; create it with POST /v1/sessions`)
     }
     return then(session)
   }
@@ -80,7 +80,7 @@ export function sessionsRoutes(deps: AppDeps): Hono {
   app.delete('/:id', (c) =>
     withSession(c, async (s) => {
       if (await deps.store.delete(s.id)) return c.body(null, 204)
-      return problem(c, 404, 'Session not found', `no session with id '${s.id}'`)
+      return problem(c, 'session_not_found', 'Session not found', `no session with id '${s.id}'`)
     }))
 
   app.get('/:id', (c) => withSession(c, async (s) => c.body(await s.snapshotJson(), 200, { 'content-type': 'application/json' })))

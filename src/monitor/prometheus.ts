@@ -11,6 +11,7 @@
 import type { EventRejectReason } from '../session/feed.ts'
 import type { OtlpDropReason } from '../session/otlp-monitor.ts'
 import { statusFromCode } from '../adk/status.ts'
+import { type FailureCode, failureLabel } from '../engine/failure-codes.ts'
 import { criteriaCatalogue } from '../core/registry.ts'
 import type { JudgeCallRecord } from '../judge/executor.ts'
 import { createRegistry, type Registry } from './prometheus-registry.ts'
@@ -25,17 +26,6 @@ export const HTTP_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 export const SCORE_BUCKETS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const
 
 export type { EventRejectReason } from '../session/feed.ts'
-
-/** Why an upload was refused or stopped early: the `reason` label of evalstream_event_uploads_refused_total. */
-export type UploadRefusal =
-  | 'session_full'
-  | 'too_large'
-  | 'unsupported_format'
-  | 'session_ended'
-  | 'broken_body'
-  | 'internal_error'
-  | 'session_bytes'
-  | 'process_bytes'
 
 export type EventSource = 'upload' | 'proxy'
 
@@ -63,8 +53,11 @@ export type PrometheusMetrics = {
   events: {
     ingested(source: EventSource, count: number): void
     rejected(source: EventSource, reason: EventRejectReason, count: number): void
-    /** An upload refused whole, or stopped part-way (what it sent before that still counts above). */
-    refused(reason: UploadRefusal): void
+    /**
+     * An upload refused whole, or stopped part-way (what it sent before that still counts above), by
+     * its failure code: the `reason` label is the code's label (src/engine/failure-codes.ts).
+     */
+    refused(code: FailureCode): void
   }
   otlp: {
     /** A completed trace not scored, with why. */
@@ -178,7 +171,7 @@ export function createPrometheusMetrics(options: { token?: string } = {}): Prome
     events: {
       ingested: (source, count) => count > 0 && ingested.inc({ source }, count),
       rejected: (source, reason, count) => count > 0 && rejected.inc({ source, reason }, count),
-      refused: (reason) => refused.inc({ reason }),
+      refused: (code) => refused.inc({ reason: failureLabel(code) }),
     },
     otlp: {
       dropped: (reason) => otlpDropped.inc({ reason }),

@@ -92,7 +92,7 @@ export async function runEvalSets(sets: EvalSetInput[], options: RunOptions): Pr
  * ready to start, so an HTTP host can answer 4xx or 202 before the run begins.
  * @example
  * const plan = planRun(sets, options)
- * if (!plan.ok) return problem(c, 422, 'Invalid run', plan.error)
+ * if (!plan.ok) return problem(c, 'invalid_run', 'Invalid run', plan.error)
  * void plan.start()
  */
 export function planRun(

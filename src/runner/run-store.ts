@@ -42,8 +42,8 @@ export function memoryRunStore(quotas: RunQuotas = DEFAULT_RUN_QUOTAS): RunStore
         process: RUN_QUOTA_VARS.activeRuns,
         perTenant: RUN_QUOTA_VARS.activeRunsPerTenant,
       })
-      if (busy) return failure(429, 'Too many runs', busy)
-      if (id !== undefined && runs.has(keyOf(tenant, id))) return failure(409, 'Run exists', `a run with id '${id}' exists`)
+      if (busy) return failure('too_many_runs', 'Too many runs', busy)
+      if (id !== undefined && runs.has(keyOf(tenant, id))) return failure('run_exists', 'Run exists', `a run with id '${id}' exists`)
       return undefined
     },
     add(run, tenant) {

@@ -7,6 +7,7 @@
  * really takes is about twice its encoded size (parsed objects and the engine's view of them), which
  * the defaults allow for (docs/limits.md).
  */
+import { type ProblemLimit, type ProblemOf, problemOf } from '../engine/problem.ts'
 
 /** Encoded bytes one session may hold: events accepted, rejections and results (EVALSTREAM_MAX_SESSION_BYTES). */
 export const DEFAULT_MAX_SESSION_BYTES = 256 * 1024 * 1024
@@ -29,15 +30,8 @@ export const PROCESS_BYTES_VAR = 'EVALSTREAM_MAX_PROCESS_BYTES'
 
 export type ByteLimits = { maxSessionBytes: number; maxProcessBytes: number }
 
-/** Why an event or a session was refused: a problem the HTTP layer renders as is. */
-export type BudgetRefusal = {
-  status: 413 | 503
-  title: string
-  detail: string
-  limit: { name: string; value: number }
-  /** Seconds until a retry may succeed (503 only). */
-  retryAfterS?: number
-}
+/** Why an event or a session was refused: a problem the HTTP layer renders as is (Retry-After with the process budget's). */
+export type BudgetRefusal = ProblemOf<'session_byte_budget' | 'process_byte_budget'> & { limit: ProblemLimit }
 
 /**
  * The budget over every session a process holds in memory. Sessions add what they take and give it
@@ -90,25 +84,24 @@ export class ProcessByteBudget {
   /** The refusal for an event (with its index) or a new session past the process budget. */
   refusal(what: string): BudgetRefusal {
     const max = this.limits.maxProcessBytes
-    return {
-      status: 503,
-      title: 'Server memory budget reached',
-      detail: `${what} refused: the sessions held take ${this.#used} of ${max} bytes (${PROCESS_BYTES_VAR}=${max}); retry later`,
-      limit: { name: PROCESS_BYTES_VAR, value: max },
-      retryAfterS: MEMORY_RETRY_AFTER_S,
-    }
+    const refusal = problemOf(
+      'process_byte_budget',
+      'Server memory budget reached',
+      `${what} refused: the sessions held take ${this.#used} of ${max} bytes (${PROCESS_BYTES_VAR}=${max}); retry later`,
+      { retryAfterS: MEMORY_RETRY_AFTER_S },
+    )
+    return { ...refusal, limit: { name: PROCESS_BYTES_VAR, value: max } }
   }
 }
 
 /** The refusal of one event past its session's budget. */
 export function sessionBudgetRefusal(sessionId: string, index: number, held: number, bytes: number, max: number): BudgetRefusal {
-  return {
-    status: 413,
-    title: 'Session byte budget reached',
-    detail:
-      `event ${index} (about ${bytes} bytes) refused: session '${sessionId}' holds about ${held} bytes and may hold ${max} (${SESSION_BYTES_VAR}=${max}); end the session or start another`,
-    limit: { name: SESSION_BYTES_VAR, value: max },
-  }
+  const refusal = problemOf(
+    'session_byte_budget',
+    'Session byte budget reached',
+    `event ${index} (about ${bytes} bytes) refused: session '${sessionId}' holds about ${held} bytes and may hold ${max} (${SESSION_BYTES_VAR}=${max}); end the session or start another`,
+  )
+  return { ...refusal, limit: { name: SESSION_BYTES_VAR, value: max } }
 }
 
 /**

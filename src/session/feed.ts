@@ -20,7 +20,7 @@
  *
  * An engine fault on one event rejects that event; nothing here throws at the caller.
  */
-import type { Failure, Problem } from '../engine/problem.ts'
+import { type Failure, failure, type Problem } from '../engine/problem.ts'
 import type { IngestedEvent, RejectedEvent } from '../engine/types.ts'
 import {
   createEventDecoder,
@@ -163,10 +163,7 @@ export function feedSession(target: FeedTarget, format: EventFormat, limits: Lim
     },
     limits,
   )
-  const fault = (e: unknown): Failure => ({
-    ok: false,
-    problem: { status: 500, title: 'Internal error', detail: `internal error while decoding: ${(e as Error).message}` },
-  })
+  const fault = (e: unknown): Failure => failure('internal', 'Internal error', `internal error while decoding: ${(e as Error).message}`)
   const guarded = (step: () => void) => {
     if (stopped) return
     try {
@@ -207,10 +204,7 @@ export function sessionFull(target: Pick<FeedTarget, 'recordedEvents'> & { id?: 
   const name = limitName('maxEventsPerSession', limits)
   const who = target.id === undefined ? 'the session' : `session '${target.id}'`
   const detail = `${who} holds ${target.recordedEvents} events, the limit (${name}); it takes no more`
-  return {
-    ok: false,
-    problem: { status: 422, title: 'Session event limit reached', detail, limit: limitMember('maxEventsPerSession', limits) },
-  }
+  return failure('session_full', 'Session event limit reached', detail, { limit: limitMember('maxEventsPerSession', limits) })
 }
 
 /**

@@ -442,7 +442,7 @@ export function storeDelivery(store: SessionStore, createEngine: EngineFactory, 
     const created = await store.create(spec, createEngine)
     if (created.ok) return created.session
     // Another batch created it meanwhile: take that one.
-    if (created.problem.status === 409) return (await store.get(id, createEngine)) ?? created.problem.detail
+    if (created.problem.code === 'session_exists') return (await store.get(id, createEngine)) ?? created.problem.detail
     return created.problem.detail
   }
   return {

@@ -94,12 +94,12 @@ export type StoreStats = {
 }
 
 export const SESSION_EXISTS = (id: string): Failure =>
-  failure(409, 'Session already exists', `a session with id '${id}' already exists; pick another session_id or omit it`)
+  failure('session_exists', 'Session already exists', `a session with id '${id}' already exists; pick another session_id or omit it`)
 
 /** A tenant's create when the process is full of other tenants' sessions: nobody else's is evicted for it. */
 export const SESSIONS_FULL = (limits: SessionLimits): Failure =>
   failure(
-    503,
+    'no_room_for_session',
     'No room for a session',
     `the server holds ${limits.maxSessions} sessions (EVALSTREAM_MAX_SESSIONS), none of them this tenant's to make room; try again when sessions end or expire`,
   )

@@ -61,12 +61,12 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
     const why = timedOut
       ? `no answer within ${timeoutMs} ms (SESSION_FETCH_TIMEOUT_MS)`
       : `cannot reach ${url.origin} (${(e as Error).message})`
-    return failure(timedOut ? 504 : 502, 'Agent unreachable', `${what}: ${why}`)
+    return failure(timedOut ? 'agent_timeout' : 'agent_unreachable', 'Agent unreachable', `${what}: ${why}`)
   }
   if (response.status === 404) {
     await response.body?.cancel().catch(() => {})
     return failure(
-      404,
+      'agent_session_not_found',
       'Session not found',
       `the agent has no session '${input.sessionId}' of user '${input.userId}' in app '${input.app}'`,
     )
@@ -75,9 +75,11 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
   const read = await readTextLimited(response as unknown as Request, maxBytes)
   if (!read.ok) {
     const why = read.reason === 'too_large' ? `the session is larger than ${maxBytes} bytes (MAX_SESSION_BYTES)` : read.error
-    return failure(502, 'Bad agent answer', `${what}: ${why}`)
+    return failure('bad_agent_answer', 'Bad agent answer', `${what}: ${why}`)
   }
-  if (!response.ok) return failure(502, 'Bad agent answer', `${what}: the agent answered ${response.status}: ${read.text.slice(0, 300)}`)
+  if (!response.ok) {
+    return failure('bad_agent_answer', 'Bad agent answer', `${what}: the agent answered ${response.status}: ${read.text.slice(0, 300)}`)
+  }
   // The agent's JSON is as untrusted as a client's: bounds on the raw text before it is parsed.
   // Each event is bounded on its own (depth counted from the event), as once parsed.
   const eventLimits = input.limits?.events ?? DEFAULT_LIMITS
@@ -86,28 +88,28 @@ export async function evalCaseFromSession(input: AddSessionInput): Promise<Sessi
   const found = scanned.violation ?? scanned.items?.[badIndex]?.violation
   if (found) {
     const where = scanned.violation ? '' : `events[${badIndex}]: `
-    return failure(502, 'Bad agent answer', `${what}: ${where}${violationIssue(found, badIndex, eventLimits).message}`)
+    return failure('bad_agent_answer', 'Bad agent answer', `${what}: ${where}${violationIssue(found, badIndex, eventLimits).message}`)
   }
   let session: unknown
   try {
     session = JSON.parse(read.text)
   } catch (e) {
-    return failure(502, 'Bad agent answer', `${what}: the answer is not JSON (${(e as Error).message})`)
+    return failure('bad_agent_answer', 'Bad agent answer', `${what}: the answer is not JSON (${(e as Error).message})`)
   }
   const rawEvents = isRecord(session) ? session.events : undefined
   if (rawEvents !== undefined && rawEvents !== null && !Array.isArray(rawEvents)) {
-    return failure(502, 'Bad agent answer', `${what}: "events" is not an array`)
+    return failure('bad_agent_answer', 'Bad agent answer', `${what}: "events" is not an array`)
   }
   const events: AdkEvent[] = []
   for (const [index, raw] of (rawEvents ?? []).entries()) {
     // The agent's JSON is as untrusted as a client's: bounded before zod walks it.
     const bounds = boundsIssue(raw, index, input.limits?.events ?? DEFAULT_LIMITS)
-    if (bounds) return failure(502, 'Bad agent answer', `${what}: events[${index}]: ${bounds.message}`)
+    if (bounds) return failure('bad_agent_answer', 'Bad agent answer', `${what}: events[${index}]: ${bounds.message}`)
     const parsed = AdkEvent.safeParse(raw)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       const at = issue ? `events[${index}].${issue.path.join('.')}` : `events[${index}]`
-      return failure(502, 'Bad agent answer', `${what}: ${at}: ${issue?.message ?? 'not an ADK event'}`)
+      return failure('bad_agent_answer', 'Bad agent answer', `${what}: ${at}: ${issue?.message ?? 'not an ADK event'}`)
     }
     events.push(parsed.data)
   }

@@ -60,36 +60,51 @@ export function devEvalRoutes(deps: AppDeps): Hono {
     if (!deps.agentUrl) {
       return problem(
         c,
-        404,
+        'not_configured',
         'Not found',
         `no route ${c.req.method} ${new URL(c.req.url).pathname}; the Eval tab routes need AGENT_URL (proxy mode)`,
       )
     }
     const appName = c.req.param('app') ?? ''
     if (!APP_NAME_PATTERN.test(appName)) {
-      return problem(c, 400, 'Invalid app name', `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -, and not . or ..`)
+      return problem(
+        c,
+        'invalid_id',
+        'Invalid app name',
+        `app name '${appName}' must be 1-200 characters of A-Z a-z 0-9 _ . -, and not . or ..`,
+      )
     }
     const tenant = tenantOf(c)
     return handler(c, tenant === undefined ? { app: appName } : { tenant, app: appName }, store)
   }
-  const loadSet = (c: Context, scope: EvalScope, status = 404): EvalSet | Response => {
+  /** `unknown_eval_set` (400) where the set is what an operation works on, as ADK web answers. */
+  const loadSet = (
+    c: Context,
+    scope: EvalScope,
+    code: 'eval_set_not_found' | 'unknown_eval_set' = 'eval_set_not_found',
+  ): EvalSet | Response => {
     const id = c.req.param('set') ?? ''
     const text = store.getSet(scope, id)
     return text === undefined
-      ? problem(c, status, 'Eval set not found', `app '${scope.app}' has no eval set '${id}'`)
+      ? problem(c, code, 'Eval set not found', `app '${scope.app}' has no eval set '${id}'`)
       : (JSON.parse(text) as EvalSet)
   }
   const saveSet = (scope: EvalScope, set: EvalSet) => store.replaceSet(scope, set.eval_set_id, JSON.stringify(set), Date.now())
 
   const create = (c: Context, scope: EvalScope, id: string, answer: 'set' | 'null') => {
     if (!EVAL_SET_ID_PATTERN.test(id)) {
-      return problem(c, 400, 'Invalid eval set id', `eval set id '${id}' must be 1-200 letters, digits or underscores`)
+      return problem(c, 'invalid_id', 'Invalid eval set id', `eval set id '${id}' must be 1-200 letters, digits or underscores`)
     }
     const set: EvalSet = { eval_set_id: id, eval_cases: [], creation_timestamp: Date.now() / 1000 }
     const made = store.createSet(scope, id, JSON.stringify(set), Date.now())
-    if (made === 'exists') return problem(c, 400, 'Eval set exists', `eval set '${id}' already exists in app '${scope.app}'`)
+    if (made === 'exists') return problem(c, 'eval_item_exists', 'Eval set exists', `eval set '${id}' already exists in app '${scope.app}'`)
     if (made === 'full') {
-      return problem(c, 409, 'Too many eval sets', `app '${scope.app}' already has the most eval sets kept (MAX_EVAL_SETS_PER_APP)`)
+      return problem(
+        c,
+        'too_many_eval_sets',
+        'Too many eval sets',
+        `app '${scope.app}' already has the most eval sets kept (MAX_EVAL_SETS_PER_APP)`,
+      )
     }
     return answer === 'set' ? json(c, set) : c.json(null)
   }
@@ -103,7 +118,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
       if (!parsed.success) {
         return problem(
           c,
-          400,
+          'invalid_request',
           'Invalid eval set',
           `eval_set: ${parsed.error.issues[0]?.message ?? 'expected {"eval_set": {"eval_set_id": ...}}'}`,
         )
@@ -121,13 +136,13 @@ export function devEvalRoutes(deps: AppDeps): Hono {
       route((c, scope) =>
         store.deleteSet(scope, c.req.param('set') ?? '')
           ? c.json(null)
-          : problem(c, 404, 'Eval set not found', `app '${scope.app}' has no eval set '${c.req.param('set')}'`)
+          : problem(c, 'eval_set_not_found', 'Eval set not found', `app '${scope.app}' has no eval set '${c.req.param('set')}'`)
       ),
     )
   }
   app.get(
     '/:app/eval_sets/:set/evals',
-    route((c, scope) => orAnswer(loadSet(c, scope, 400), (set) => c.json(set.eval_cases.map((x) => x.eval_id).sort()))),
+    route((c, scope) => orAnswer(loadSet(c, scope, 'unknown_eval_set'), (set) => c.json(set.eval_cases.map((x) => x.eval_id).sort()))),
   )
 
   for (const cases of ['eval_sets/:set/evals/:case', 'eval-sets/:set/eval-cases/:case']) {
@@ -137,7 +152,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         const index = set.eval_cases.findIndex((x) => x.eval_id === id)
         return index >= 0
           ? { set, index, id }
-          : problem(c, 404, 'Eval case not found', `eval set '${set.eval_set_id}' has no eval case '${id}'`)
+          : problem(c, 'eval_case_not_found', 'Eval case not found', `eval set '${set.eval_set_id}' has no eval case '${id}'`)
       })
     app.get(`/:app/${cases}`, route((c, scope) => orAnswer(caseOf(c, scope), ({ set, index }) => json(c, set.eval_cases[index]))))
     app.delete(
@@ -158,12 +173,22 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         const parsed = EvalCase.safeParse(body)
         if (!parsed.success) {
           const issue = parsed.error.issues[0]
-          return problem(c, 400, 'Invalid eval case', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'not an ADK EvalCase'}`)
+          return problem(
+            c,
+            'invalid_request',
+            'Invalid eval case',
+            `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'not an ADK EvalCase'}`,
+          )
         }
         // Read after the body, with no await between reading and writing the set.
         return orAnswer(caseOf(c, scope), ({ set, index, id }) => {
           if (parsed.data.eval_id && parsed.data.eval_id !== id) {
-            return problem(c, 400, 'Eval id mismatch', `the body's evalId '${parsed.data.eval_id}' is not the route's '${id}'`)
+            return problem(
+              c,
+              'invalid_request',
+              'Eval id mismatch',
+              `the body's evalId '${parsed.data.eval_id}' is not the route's '${id}'`,
+            )
           }
           set.eval_cases[index] = { ...parsed.data, eval_id: id }
           saveSet(scope, set)
@@ -182,19 +207,19 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         const b = body as Record<string, unknown>
         const [evalId, sessionId, userId] = [b.eval_id ?? b.evalId, b.session_id ?? b.sessionId, b.user_id ?? b.userId]
         if (typeof evalId !== 'string' || evalId === '' || evalId.length > MAX_EVAL_ID_CHARS) {
-          return problem(c, 400, 'Invalid request', `evalId must be a string of 1-${MAX_EVAL_ID_CHARS} characters`)
+          return problem(c, 'invalid_request', 'Invalid request', `evalId must be a string of 1-${MAX_EVAL_ID_CHARS} characters`)
         }
         if (typeof sessionId !== 'string' || sessionId === '' || typeof userId !== 'string' || userId === '') {
           return problem(
             c,
-            400,
+            'invalid_request',
             'Invalid request',
             'sessionId and userId (the live session to turn into an eval case) are required strings',
           )
         }
         // Each names a path segment on the agent: '.' or '..' would reach another path there.
         const segment = pathSegmentProblem('userId', userId) ?? pathSegmentProblem('sessionId', sessionId)
-        if (segment) return problem(c, 400, 'Invalid request', segment)
+        if (segment) return problem(c, 'invalid_request', 'Invalid request', segment)
         if (loadSet(c, scope) instanceof Response) return loadSet(c, scope) as Response
         const made = await evalCaseFromSession({
           agentUrl: deps.agentUrl!,
@@ -209,7 +234,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         // The set is read again after the agent answered: another request may have changed it meanwhile.
         return orAnswer(loadSet(c, scope), (set) => {
           if (set.eval_cases.some((x) => x.eval_id === evalId)) {
-            return problem(c, 400, 'Eval case exists', `eval set '${set.eval_set_id}' already has an eval case '${evalId}'`)
+            return problem(c, 'eval_item_exists', 'Eval case exists', `eval set '${set.eval_set_id}' already has an eval case '${evalId}'`)
           }
           set.eval_cases.push(made.evalCase)
           saveSet(scope, set)
@@ -231,8 +256,8 @@ export function devEvalRoutes(deps: AppDeps): Hono {
         const body = await readJson(c, deps.limits)
         if (body instanceof Response) return body
         const request = readRunRequest(body, deps.defaultConfig)
-        if (!request.ok) return problem(c, 400, 'Invalid run request', request.error)
-        const set = loadSet(c, scope, 400)
+        if (!request.ok) return problem(c, 'invalid_request', 'Invalid run request', request.error)
+        const set = loadSet(c, scope, 'unknown_eval_set')
         if (set instanceof Response) return set
         const tenant = scope.tenant
         const ofTenant = tenant === undefined ? 0 : (activeByTenant.get(tenant) ?? 0)
@@ -246,7 +271,7 @@ export function devEvalRoutes(deps: AppDeps): Hono {
             perTenant: 'EVALSTREAM_MAX_ACTIVE_DEV_RUNS_PER_TENANT',
           },
         )
-        if (busy) return problem(c, 429, 'Too many runs', busy)
+        if (busy) return problem(c, 'too_many_runs', 'Too many runs', busy)
         activeRuns += 1
         if (tenant !== undefined) activeByTenant.set(tenant, ofTenant + 1)
         try {
@@ -273,7 +298,9 @@ export function devEvalRoutes(deps: AppDeps): Hono {
       route((c, scope) => {
         const id = c.req.param('result') ?? ''
         const text = store.getResult(scope, id)
-        if (text === undefined) return problem(c, 404, 'Eval result not found', `app '${scope.app}' has no eval result '${id}'`)
+        if (text === undefined) {
+          return problem(c, 'eval_result_not_found', 'Eval result not found', `app '${scope.app}' has no eval result '${id}'`)
+        }
         const file = JSON.parse(text) as { eval_case_results?: Record<string, unknown>[] }
         return json(c, { ...file, eval_case_results: (file.eval_case_results ?? []).map(forTheTab) })
       }),
@@ -289,24 +316,29 @@ function orAnswer<T, R>(value: T | Response, then: (value: T) => R): R | Respons
 
 async function readJson(c: Context, limits: Limits = DEFAULT_LIMITS): Promise<unknown | Response> {
   const read = await readTextLimited(c.req.raw, MAX_DEV_EVAL_BODY_BYTES)
-  if (!read.ok && read.reason === 'broken') return problem(c, 400, 'Body could not be read', read.error)
+  if (!read.ok && read.reason === 'broken') return problem(c, 'broken_body', 'Body could not be read', read.error)
   if (!read.ok) {
-    return problem(c, 413, 'Request body too large', `the body is more than ${MAX_DEV_EVAL_BODY_BYTES} bytes (MAX_DEV_EVAL_BODY_BYTES)`)
+    return problem(
+      c,
+      'request_too_large',
+      'Request body too large',
+      `the body is more than ${MAX_DEV_EVAL_BODY_BYTES} bytes (MAX_DEV_EVAL_BODY_BYTES)`,
+    )
   }
   // Bounds on the raw text first, so an out-of-bounds body is never parsed.
   const found = scanJsonBounds(read.text, limits)
   if (found) {
     const issue = violationIssue(found, 0, limits)
-    return problem(c, 422, 'JSON out of bounds', `${issue.path ?? '$'}: ${issue.message}`)
+    return problem(c, 'json_out_of_bounds', 'JSON out of bounds', `${issue.path ?? '$'}: ${issue.message}`)
   }
   try {
     const value: unknown = JSON.parse(read.text === '' ? '{}' : read.text)
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object')
     // Bounded before zod walks it, as every body is (src/ingest/limits.ts).
     const bounds = boundsIssue(value, 0, limits)
-    if (bounds) return problem(c, 422, 'JSON out of bounds', `${bounds.path ?? '$'}: ${bounds.message}`)
+    if (bounds) return problem(c, 'json_out_of_bounds', 'JSON out of bounds', `${bounds.path ?? '$'}: ${bounds.message}`)
     return value
   } catch (e) {
-    return problem(c, 400, 'Invalid JSON', `the request body is not a JSON object: ${(e as Error).message}`)
+    return problem(c, 'invalid_json', 'Invalid JSON', `the request body is not a JSON object: ${(e as Error).message}`)
   }
 }

@@ -82,7 +82,7 @@ export async function runAndStore(
   request: RunRequest,
   signal: AbortSignal,
 ): Promise<DevRunOutcome> {
-  if (!deps.agentUrl) return failure(400, 'No agent', 'this deployment has no AGENT_URL to run eval sets against')
+  if (!deps.agentUrl) return failure('no_agent', 'No agent', 'this deployment has no AGENT_URL to run eval sets against')
   const report = await runEvalSets([{ evalSet, evalConfig: request.evalConfig, caseIds: request.caseIds, source: evalSet.eval_set_id }], {
     agent: { url: deps.agentUrl, app: scope.app, fetch: deps.fetch },
     createEngine: deps.createEngine,
@@ -90,7 +90,7 @@ export async function runAndStore(
     parallel: DEV_RUN_PARALLEL,
     signal,
   })
-  if (!report.ok) return failure(422, 'Invalid run', report.error)
+  if (!report.ok) return failure('invalid_run', 'Invalid run', report.error)
   const result = report.sets[0]!.evalSetResult
   const json = evalSetResultJson(result)
   store.addResult(scope, { id: result.eval_set_result_id, evalSetId: evalSet.eval_set_id, json, createdMs: Date.now() })
