@@ -18,7 +18,7 @@ import type { AppDeps } from '../src/http/deps.ts'
 import { DEFAULT_LIMITS } from '../src/ingest/limits.ts'
 import { OTLP_INTERNAL_PATH, receiveInternal } from './otlp-shard.ts'
 import { type ConversationIdle, conversationIdle } from './conversation-idle.ts'
-import { storeDelivery } from '../src/session/otlp-monitor.ts'
+import { storeDelivery } from '../src/otlp-monitor/monitor.ts'
 import { workerShardsFromEnv } from '../src/config/worker-shards.ts'
 
 /**
