@@ -1,12 +1,12 @@
 /**
  * A monitored conversation's idle end, kept by its own session object: the object that takes
  * every trace of the conversation (whichever OTLP shard assembled it) notes when it last took one,
- * in its SQLite (the same `otlp_conversations` table Node keeps, src/session/otlp-conversations.ts),
+ * in its SQLite (the same `otlp_conversations` table Node keeps, src/otlp-monitor/conversations.ts),
  * and its alarm ends the session once EVALSTREAM_OTLP_CONVERSATION_IDLE_MS passed without one. No
  * object of the tenant holds every conversation's timer, and an evicted object still ends its
  * conversation on time (the alarm and the row survive it).
  */
-import { type ConversationTimes, sqliteConversationTimes } from '../src/session/otlp-conversations.ts'
+import { type ConversationTimes, sqliteConversationTimes } from '../src/otlp-monitor/conversations.ts'
 import { sqlFromDurable } from '../src/session/sql.ts'
 import type { SqlStorage } from './types.ts'
 

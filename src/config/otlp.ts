@@ -20,12 +20,12 @@ import {
   DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT,
   type MonitoredApp,
   type OtlpSessionCaps,
-} from '../session/otlp-monitor.ts'
+} from '../otlp-monitor/monitor.ts'
 import { type Env, type Read, wholeNumber, wholeNumbersFromEnv } from './env.ts'
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { DEFAULT_OTLP_BODY_TIMEOUT_MS, DEFAULT_OTLP_MAX_TENANT_BYTES } from '../http/otlp-intake.ts'
 import { DEFAULT_OTLP_CONCURRENCY_PER_TENANT } from '../http/otlp-routes.ts'
-import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES } from '../session/otlp-held-bytes.ts'
+import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES } from '../otlp-monitor/held-bytes.ts'
 import { evalConfigProblem, jsonProblem } from './startup-checks.ts'
 
 /** How often the grace and idle timers are checked on Node and Deno. */
@@ -38,7 +38,7 @@ export type OtlpSettings = {
   assembler: AssemblerLimits
   conversationIdleMs: number
   sessionCaps: OtlpSessionCaps
-  /** Bytes of spans the assembler may hold for one tenant (src/session/otlp-held-bytes.ts). */
+  /** Bytes of spans the assembler may hold for one tenant (src/otlp-monitor/held-bytes.ts). */
   maxTenantHeldBytes: number
   /** What one request may hold: its body's read time, its tenant's bytes and decode slots (src/http/otlp-intake.ts). */
   intake: { bodyTimeoutMs: number; maxTenantBytes: number; maxConcurrentPerTenant: number }

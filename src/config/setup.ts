@@ -22,9 +22,10 @@ import { createResultFeed, type ResultFeed } from '../session/result-feed.ts'
 import { memoryRunStore } from '../runner/run-store.ts'
 import { sessionLimitsFromEnv } from './session-limits.ts'
 import { otlpSettingsFromEnv } from './otlp.ts'
-import { createOtlpMonitor, type TraceDelivery } from '../session/otlp-monitor.ts'
-import { createTraceLinks, tracedEngines } from '../session/traced-engine.ts'
-import { sqliteConversationTimes } from '../session/otlp-conversations.ts'
+import { createOtlpMonitor, type TraceDelivery } from '../otlp-monitor/monitor.ts'
+import { createTraceLinks } from '../otlp/trace-mark.ts'
+import { tracedEngines } from '../otlp-monitor/traced-engine.ts'
+import { sqliteConversationTimes } from '../otlp-monitor/conversations.ts'
 import type { Sql } from '../session/sql.ts'
 import { DEFAULT_SESSION_LIMITS, type SessionLimits, type SessionStore } from '../session/store.ts'
 
@@ -119,7 +120,7 @@ export function depsFromEnv(
     notes.push(`proxy mode: /run_sse and ADK routes go to ${agentUrl}`)
   }
   // The host calls each engine's release at session end or abort, freeing the executor's per-session state.
-  // Sessions fed from OTLP carry their trace's ids and times on their events (traced-engine.ts);
+  // Sessions fed from OTLP carry their trace's ids and times on their events (src/otlp/trace-mark.ts, read by src/otlp-monitor/traced-engine.ts);
   // every session's scoring is timed against the CPU budget (EVALSTREAM_MAX_*_CPU_MS).
   const links = createTraceLinks()
   const createEngine = tracedEngines(judgedEngines(wiring.value.judging, { budget: cpuBudget(limits.value) }), links)

@@ -9,7 +9,7 @@ import type { OtelConfig } from './otel-config.ts'
 import { OTEL_BACKOFF_MS, OTEL_MAX_BACKOFF_MS } from './otel-config.ts'
 import { evaluationRecord, exportRequest, isDecided, type OtlpLogRecord } from './otel-record.ts'
 import type { FedResult } from '../session/result-feed.ts'
-import type { TraceLinks } from '../session/traced-engine.ts'
+import type { TraceLinks } from '../otlp/trace-mark.ts'
 
 export type OtelExporter = {
   /** The result feed's watcher: builds the record now (cheap), queues the export. */

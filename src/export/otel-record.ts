@@ -12,7 +12,7 @@
 import { isRecord } from '../adk/json.ts'
 import type { CriterionResultData, ResultEvent } from '../engine/types.ts'
 import type { FedResult } from '../session/result-feed.ts'
-import type { TraceLinks, TraceMark } from '../session/traced-engine.ts'
+import type { TraceLinks, TraceMark } from '../otlp/trace-mark.ts'
 
 export const GEN_AI_EVALUATION_RESULT = 'gen_ai.evaluation.result'
 /** gen_ai.evaluation.name of the case result (the verdict over every criterion). */

@@ -10,7 +10,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Authenticator } from './auth-config.ts'
 import type { HostedSession } from '../session/session.ts'
 import { problem } from './problem.ts'
-import { otlpReservedIdProblem } from '../session/otlp-session-id.ts'
+import { otlpReservedIdProblem } from '../otlp/session-id.ts'
 
 declare module 'hono' {
   interface ContextVariableMap {

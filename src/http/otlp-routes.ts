@@ -8,7 +8,7 @@
  * exporter retries, as OTLP says it should). A body is read to its end, under a deadline and
  * charged to its tenant's bytes and the process budget (otlp-intake.ts), before it takes one of
  * the decode slots, which tenants share. The tenant is the bearer token's, as on every route;
- * spans go to the OTLP monitor (src/session/otlp-monitor.ts), which scores each trace into its
+ * spans go to the OTLP monitor (src/otlp-monitor/monitor.ts), which scores each trace into its
  * conversation's session (partial success for traces its session caps refused).
  */
 import type { Context } from 'hono'
@@ -25,7 +25,7 @@ import {
 } from '../otlp/index.ts'
 import type { OtlpRejection } from '../otlp/model.ts'
 import type { ProcessByteBudget } from '../session/byte-budget.ts'
-import type { OtlpIngestOutcome, OtlpMonitor } from '../session/otlp-monitor.ts'
+import type { OtlpIngestOutcome, OtlpMonitor } from '../otlp-monitor/monitor.ts'
 import type { DeadlineTimer } from '../judge/within-deadline.ts'
 import type { OtlpRequestRefusal } from '../monitor/prometheus.ts'
 import type { Admission } from './admission.ts'

@@ -9,7 +9,7 @@
  * names are never labels.
  */
 import type { EventRejectReason } from '../session/feed.ts'
-import type { OtlpDropReason } from '../session/otlp-monitor.ts'
+import type { OtlpDropReason } from '../otlp/model.ts'
 import { statusFromCode } from '../adk/status.ts'
 import { type FailureCode, failureLabel } from '../engine/failure-codes.ts'
 import { criteriaCatalogue } from '../core/registry.ts'

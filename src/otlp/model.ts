@@ -90,3 +90,11 @@ export function toHex(bytes: Uint8Array): string {
   for (const b of bytes) out += HEX[b >> 4]! + HEX[b & 15]!
   return out
 }
+
+/** Why a completed trace was not scored: the `reason` label of evalstream_otlp_traces_dropped_total. */
+export type OtlpDropReason =
+  | 'nothing_to_score'
+  | 'request_session_cap'
+  | 'tenant_session_cap'
+  | 'late'
+  | 'not_taken'

@@ -14,7 +14,7 @@
  *   (EVALSTREAM_MAX_PROCESS_BYTES): the session records the refused event as rejected, and the feed
  *   stops with the budget's problem (413, or 503 with Retry-After).
  *
- * - the trace mark (`evalstream_trace`, traced-engine.ts) on an event decoded from a body: only the
+ * - the trace mark (`evalstream_trace`, src/otlp/trace-mark.ts) on an event decoded from a body: only the
  *   OTLP monitor marks events (it hands them over already decoded, through `pushEvent`), so a
  *   client's or an agent's event carrying one is rejected with its index, naming the key.
  *
@@ -31,7 +31,7 @@ import {
   limitName,
   type Limits,
 } from '../ingest/index.ts'
-import { TRACE_MARK_KEY } from './traced-engine.ts'
+import { TRACE_MARK_KEY } from '../otlp/trace-mark.ts'
 
 /** Why one event was rejected (its neighbours kept): the `reason` label of evalstream_events_rejected_total. */
 export type EventRejectReason = 'invalid_event' | 'invocation_limit' | 'scoring_error' | 'agent_failure' | 'over_budget'

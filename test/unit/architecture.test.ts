@@ -1,11 +1,11 @@
 /**
  * The layering, checked on the source: every folder imports only folders to its left.
  *
- *   adk <- core, ingest <- engine, judge, otlp <- session <- monitor, export, runner <- http
+ *   adk <- core, ingest <- engine, judge, otlp <- session <- monitor, export, runner, otlp-monitor <- http
  *       <- config <- adapter, worker
  *
  * Folders on the same level do not import each other either (core/ingest, engine/judge,
- * monitor/export/runner, adapter/worker). The composition root (config) sits above http because
+ * monitor/export/runner/otlp-monitor, adapter/worker). The composition root (config) sits above http because
  * it builds the app's deps. And no module imports itself back through any chain of imports.
  * Besides: src/core imports neither hono, @google/genai nor node:*; src/engine imports no package
  * but zod (its result schemas are the wire protocol); only src/judge
@@ -32,6 +32,7 @@ const LEVELS: Record<string, number> = {
   monitor: 4,
   export: 4,
   runner: 4,
+  'otlp-monitor': 4,
   http: 5,
   config: 6,
   adapter: 7,

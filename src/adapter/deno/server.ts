@@ -4,7 +4,7 @@
  * --allow-write=.evalstream), and to memory (with a note saying so) when it may not.
  */
 import { getHeapStatistics } from 'node:v8'
-import { startOtlpTicker } from '../../session/otlp-ticker.ts'
+import { startOtlpTicker } from '../otlp-ticker.ts'
 import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { dashboardUrl, listenFailure, listenPort } from '../listen-port.ts'
 import { createApp } from '../../http/app.ts'

@@ -4,7 +4,7 @@
  * EVALSTREAM_DB (default .evalstream/evalstream.db; `:memory:` keeps sessions in memory), and the
  * session limits read in src/config/setup.ts.
  */
-import { startOtlpTicker } from '../../session/otlp-ticker.ts'
+import { startOtlpTicker } from '../otlp-ticker.ts'
 import { OTLP_TICK_MS } from '../../config/otlp.ts'
 import { lookup } from 'node:dns/promises'
 import { readFileSync } from 'node:fs'

@@ -17,7 +17,7 @@ import {
   OTLP_ITEMS_PER_SLICE,
   OTLP_UPDATES_PER_SLICE,
   type OtlpIngestOutcome,
-} from '../../../src/session/otlp-monitor.ts'
+} from '../../../src/otlp-monitor/monitor.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { DEFAULT_ASSEMBLER_LIMITS, type OtlpSpan } from '../../../src/otlp/index.ts'

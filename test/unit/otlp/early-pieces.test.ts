@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AdkEvent } from '../../../src/adk/event.ts'
 import type { TraceInvocation } from '../../../src/otlp/index.ts'
-import { earlyPushes } from '../../../src/session/otlp-early.ts'
+import { earlyPushes } from '../../../src/otlp-monitor/early.ts'
 
 const event = (author: string, text: string, timestamp = 1): AdkEvent => ({
   invocation_id: 'e-1',

@@ -3,7 +3,7 @@
  * ends idle conversations. Unref'd, so it never keeps a process alive; one tick at a time.
  */
 import { unrefTimer } from '../ingest/unref-timer.ts'
-import type { OtlpMonitor } from './otlp-monitor.ts'
+import type { OtlpMonitor } from '../otlp-monitor/monitor.ts'
 
 /** @example const stop = startOtlpTicker(deps.otlp.monitor, OTLP_TICK_MS) */
 export function startOtlpTicker(monitor: Pick<OtlpMonitor, 'tick'>, everyMs: number): () => void {

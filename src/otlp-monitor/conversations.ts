@@ -5,7 +5,7 @@
  * conversation's own session object, worker/conversation-idle.ts), created on the first write; in
  * memory when there is no database.
  */
-import type { Sql } from './sql.ts'
+import type { Sql } from '../session/sql.ts'
 
 export type ConversationTimes = {
   load(): Array<[sessionId: string, lastMs: number]>

@@ -9,7 +9,7 @@
  * items carry (their attributes and bodies), as sessions count theirs.
  */
 import type { AssemblerLimits, OtlpLogRecord, OtlpSpan } from '../otlp/index.ts'
-import { jsonBytes, type ProcessByteBudget } from './byte-budget.ts'
+import { jsonBytes, type ProcessByteBudget } from '../session/byte-budget.ts'
 
 /** Bytes of spans and log records the assembler may hold for one tenant (EVALSTREAM_OTLP_MAX_TENANT_HELD_BYTES). */
 export const DEFAULT_OTLP_MAX_TENANT_HELD_BYTES = 256 * 1024 * 1024

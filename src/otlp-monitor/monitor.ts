@@ -3,7 +3,7 @@
  * span assembler per tenant (trace ids are the client's word, so tenants never share one), and each
  * trace becomes one invocation of the session its conversation maps to, fed through the session
  * feed (every per-session limit holds) so its results stream, index and export like any session's.
- * Its settled pieces are pushed as they arrive (otlp-early.ts); the rest when the trace completes:
+ * Its settled pieces are pushed as they arrive (early.ts); the rest when the trace completes:
  * its root span arrived, or the grace period passed (EVALSTREAM_OTLP_TRACE_GRACE_MS). A conversation
  * with no trace for EVALSTREAM_OTLP_CONVERSATION_IDLE_MS is ended, which emits its case result.
  * `tick()` drives both timers, against the injected clock.
@@ -19,6 +19,7 @@ import {
   type AssemblerLimits,
   conversationKey,
   createSpanAssembler,
+  type OtlpDropReason,
   type OtlpLogRecord,
   type OtlpSpan,
   type SpanAssembler,
@@ -26,18 +27,18 @@ import {
   type TraceUpdate,
   unscorableMetrics,
 } from '../otlp/index.ts'
-import { feedSession } from './feed.ts'
+import { feedSession } from '../session/feed.ts'
 import { nextMacrotask } from '../ingest/turn-slicer.ts'
-import type { EngineFactory, HostedSession } from './session.ts'
-import type { SessionStore } from './store.ts'
-import { TRACE_MARK_KEY, type TraceMark } from './traced-engine.ts'
-import { earlyPushes } from './otlp-early.ts'
-import { type ConversationTimes, memoryConversationTimes } from './otlp-conversations.ts'
+import type { EngineFactory, HostedSession } from '../session/session.ts'
+import type { SessionStore } from '../session/store.ts'
+import { TRACE_MARK_KEY, type TraceMark } from '../otlp/trace-mark.ts'
+import { earlyPushes } from './early.ts'
+import { type ConversationTimes, memoryConversationTimes } from './conversations.ts'
 import type { AdkEvent } from '../adk/event.ts'
-import { otlpSessionId } from './otlp-session-id.ts'
-import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES, heldBytes, type HeldRefusal, type ItemSizes, measureItems } from './otlp-held-bytes.ts'
+import { otlpSessionId } from '../otlp/session-id.ts'
+import { DEFAULT_OTLP_MAX_TENANT_HELD_BYTES, heldBytes, type HeldRefusal, type ItemSizes, measureItems } from './held-bytes.ts'
 
-export { otlpSessionId } from './otlp-session-id.ts'
+export { otlpSessionId } from '../otlp/session-id.ts'
 
 /** A conversation with no new trace for this long is ended (its case result is emitted). */
 export const DEFAULT_CONVERSATION_IDLE_MS = 30 * 60 * 1000
@@ -64,14 +65,6 @@ export const DEFAULT_OTLP_SESSION_CAPS: Readonly<OtlpSessionCaps> = Object.freez
   maxNewSessionsPerRequest: DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST,
   maxSessionsPerTenant: DEFAULT_OTLP_MAX_SESSIONS_PER_TENANT,
 })
-
-/** Why a completed trace was not scored: the `reason` label of evalstream_otlp_traces_dropped_total. */
-export type OtlpDropReason =
-  | 'nothing_to_score'
-  | 'request_session_cap'
-  | 'tenant_session_cap'
-  | 'late'
-  | 'not_taken'
 
 /** A completed trace refused a session by a cap: its spans are counted as rejected in the request's answer. */
 export type OtlpRefusedTrace = { traceId: string; limit: string; message: string }
@@ -127,7 +120,7 @@ export type OtlpIngestOutcome = {
   dropped: string[]
   /** Completed traces a session cap refused (their spans are not kept). */
   refused: OtlpRefusedTrace[]
-  /** The request was refused whole, nothing of it taken: the assembler holds too much (otlp-held-bytes.ts). */
+  /** The request was refused whole, nothing of it taken: the assembler holds too much (held-bytes.ts). */
   overloaded?: HeldRefusal
 }
 
@@ -144,7 +137,7 @@ export type OtlpMonitor = {
   activeConversations(): number
 }
 
-/** The trace mark its first event carries (traced-engine.ts). */
+/** The trace mark its first event carries (src/otlp/trace-mark.ts). */
 export function traceMark(trace: TraceInvocation): TraceMark {
   const end = trace.durationMs === undefined ? undefined : trace.startMs + trace.durationMs
   return {
