@@ -86,7 +86,7 @@ function hasTables(storage: DurableObjectStorage): boolean {
   return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name LIKE 'es\\_%' ESCAPE '\\'").toArray().length > 0
 }
 
-/** The eval set tables (src/session/sqlite-eval-set-store.ts): this object keeps an app's eval sets. */
+/** The eval set tables (src/http/dev-eval/sqlite-eval-set-store.ts): this object keeps an app's eval sets. */
 function holdsEvalSets(storage: DurableObjectStorage): boolean {
   return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ev_sets'").toArray().length > 0
 }

@@ -2,7 +2,7 @@
  * Proxy mode's Eval tab routes on Workers: the eval sets and results of one tenant's app live in
  * one Durable Object of the SESSIONS namespace, named `evalsets/<tenant>/<app>`. A `/` never
  * occurs in a session id (SESSION_ID_PATTERN), so that object is never some session's object.
- * Inside it, the same app answers the routes over that object's SQLite (src/session/sqlite-eval-set-store.ts).
+ * Inside it, the same app answers the routes over that object's SQLite (src/http/dev-eval/sqlite-eval-set-store.ts).
  */
 
 /** The Eval tab's routes (src/http/dev-eval/routes.ts); other `/dev/...` routes go to the agent. */

@@ -8,7 +8,7 @@
 import { createApp } from '../src/http/app.ts'
 import type { Exporters } from '../src/export/exporters.ts'
 import { depsFromEnv } from '../src/config/setup.ts'
-import { sqliteEvalSetStore } from '../src/session/sqlite-eval-set-store.ts'
+import { sqliteEvalSetStore } from '../src/http/dev-eval/sqlite-eval-set-store.ts'
 import { sqlFromDurable } from '../src/session/sql.ts'
 import { type DurableSessions, durableSessions } from './durable-store.ts'
 import { forwardResults } from './index-feed.ts'

@@ -12,8 +12,8 @@ import type { JudgeCache } from '../judge/cache.ts'
 import { sqliteSessionStore } from '../session/store.ts'
 import type { StoreSource } from '../config/setup.ts'
 import { sqliteJudgeCache } from '../session/sqlite-judge-cache.ts'
-import type { EvalSetStore } from '../session/eval-set-store.ts'
-import { sqliteEvalSetStore } from '../session/sqlite-eval-set-store.ts'
+import type { EvalSetStore } from '../http/dev-eval/eval-set-store.ts'
+import { sqliteEvalSetStore } from '../http/dev-eval/sqlite-eval-set-store.ts'
 import { type Sql, sqlFromDatabaseSync } from '../session/sql.ts'
 
 /** Where `npm start` keeps sessions when EVALSTREAM_DB is not set (relative to the working directory). */

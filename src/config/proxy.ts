@@ -1,5 +1,5 @@
-/** Proxy mode's timeouts from EVALSTREAM_AGENT_*_TIMEOUT_MS (defaults in src/http/proxy-settings.ts). */
-import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../http/proxy-settings.ts'
+/** Proxy mode's timeouts from EVALSTREAM_AGENT_*_TIMEOUT_MS (defaults in src/http/proxy/settings.ts). */
+import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../http/proxy/settings.ts'
 import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
 import { type Env, type Read, wholeNumbersFromEnv } from './env.ts'
 

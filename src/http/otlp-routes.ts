@@ -39,7 +39,7 @@ import {
   IntakeRefused,
   readBodyWithin,
 } from './otlp-intake.ts'
-import { describeRoute, type RouteDoc } from './openapi-describe.ts'
+import { describeRoute, type RouteDoc } from './openapi/describe.ts'
 import { dropRefusedBody } from './read-body.ts'
 import { createTurnSlicer, type TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 

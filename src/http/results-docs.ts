@@ -3,7 +3,7 @@
  * conversation-route.ts, dashboard/routes.ts), with zod schemas of what they answer.
  */
 import { z } from 'zod'
-import { describeRoute, type RouteDoc } from './openapi-describe.ts'
+import { describeRoute, type RouteDoc } from './openapi/describe.ts'
 
 const Status = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL'])
 

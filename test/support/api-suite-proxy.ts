@@ -11,7 +11,7 @@ import { readSse } from './sse-client.ts'
 import type { apiClient, ApiTarget } from './api-suite.ts'
 import { CONFIG, EFFICIENCY_RESULTS, MATCHING_CASE, WEATHER_SSE } from './weather-fixtures.ts'
 
-/** The opt-in that interleaves our result frames (proxy-results-mode.ts). */
+/** The opt-in that interleaves our result frames (src/http/proxy/results-mode.ts). */
 const INLINE = { 'x-evalstream-results': 'inline' }
 
 const NEW_MESSAGE = { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] }

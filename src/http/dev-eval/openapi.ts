@@ -4,7 +4,7 @@
  * objects: their field lists are ADK's (docs/eval-tab.md), not evalstream's.
  */
 import { z } from 'zod'
-import { describeRoute, type RouteDoc } from '../openapi-describe.ts'
+import { describeRoute, type RouteDoc } from '../openapi/describe.ts'
 
 const Ids = { name: 'DevEvalIds', schema: z.array(z.string()).describe('ids, as ADK lists them') }
 const AdkModel = { name: 'DevEvalAdkModel', schema: z.looseObject({}).describe('an ADK model in camelCase (by_alias), nulls left out') }

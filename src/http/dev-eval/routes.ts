@@ -21,7 +21,7 @@
 import { type Context, Hono } from 'hono'
 import { EvalCase, EvalSet } from '../../adk/eval-set.ts'
 import type { AppDeps } from '../deps.ts'
-import { type EvalScope, type EvalSetStore, memoryEvalSetStore } from '../../session/eval-set-store.ts'
+import { type EvalScope, type EvalSetStore, memoryEvalSetStore } from './eval-set-store.ts'
 import { tenantOf } from '../auth.ts'
 import { problem } from '../problem.ts'
 import { boundsIssue, DEFAULT_LIMITS, type Limits, violationIssue } from '../../ingest/index.ts'

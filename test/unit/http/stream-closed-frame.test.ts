@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createResultLog, memoryResultStorage } from '../../../src/session/result-log.ts'
-import { schemaName } from '../../../src/http/openapi-describe.ts'
-import { RESULT_EVENTS } from '../../../src/http/openapi-routes.ts'
-import { NAMED_SCHEMAS } from '../../../src/http/openapi-schemas.ts'
+import { schemaName } from '../../../src/http/openapi/describe.ts'
+import { RESULT_EVENTS } from '../../../src/http/openapi/routes.ts'
+import { NAMED_SCHEMAS } from '../../../src/http/openapi/schemas.ts'
 import { resultSource } from '../../../src/http/result-source.ts'
 
 const errorSchema = () => NAMED_SCHEMAS[schemaName(RESULT_EVENTS.error.data)]!

@@ -3,10 +3,10 @@
  * one tenant's hung runs (an agent that never answers) use up only its own share, and the other
  * tenant still starts runs. Run ids are per tenant, so reusing another tenant's id is neither a
  * 409 nor any other hint. Hung work is an agent fetch held open by the test, released at the end.
- * Covers: src/runner/run-quotas.ts, src/session/eval-set-store.ts.
+ * Covers: src/runner/run-quotas.ts, src/http/dev-eval/eval-set-store.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'
+import { memoryEvalSetStore } from '../../../src/http/dev-eval/eval-set-store.ts'
 import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'
 import { type HeldAgent, heldAgent } from '../support/held-agent.ts'
 import { twoTenantApp } from '../support/two-tenants.ts'

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { createAgentSession } from '../../../src/runner/agent-client.ts'
 import { APP_NAME_PATTERN } from '../../../src/http/dev-eval/routes.ts'
-import { memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'
+import { memoryEvalSetStore } from '../../../src/http/dev-eval/eval-set-store.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
 import { twoTenantApp } from '../support/two-tenants.ts'
 

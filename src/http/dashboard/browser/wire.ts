@@ -1,6 +1,6 @@
 /**
  * What the dashboard reads from the API, as far as it uses it. The server's own schemas
- * (src/engine, src/http/openapi-schemas.ts) are the reference; these are the browser's view of
+ * (src/engine, src/http/openapi/schemas.ts) are the reference; these are the browser's view of
  * them, kept loose where the page only passes values through.
  */
 

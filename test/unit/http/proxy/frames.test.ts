@@ -2,13 +2,13 @@
  * The proxy's frame rules: an agent frame named `evalstream` is renamed, ours are formatted like
  * every other SSE frame, and hop-by-hop headers (the fixed list and those `Connection` names) stay
  * on their hop.
- * Covers: src/http/proxy-interleave.ts, src/http/forward.ts, src/http/agent-body.ts.
+ * Covers: src/http/proxy/interleave.ts, src/http/proxy/forward.ts, src/http/proxy/agent-body.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { causeOf } from '../../../src/http/agent-body.ts'
-import { forwardHeaders } from '../../../src/http/forward.ts'
-import type { ResultEvent } from '../../../src/engine/types.ts'
-import { ourFrame, renameAgentEvalstream, RENAMED_AGENT_EVENT } from '../../../src/http/proxy-interleave.ts'
+import { causeOf } from '../../../../src/http/proxy/agent-body.ts'
+import { forwardHeaders } from '../../../../src/http/proxy/forward.ts'
+import type { ResultEvent } from '../../../../src/engine/types.ts'
+import { ourFrame, renameAgentEvalstream, RENAMED_AGENT_EVENT } from '../../../../src/http/proxy/interleave.ts'
 
 describe('renameAgentEvalstream', () => {
   it('renames an event field named evalstream, with any line end and with or without the space', () => {

@@ -2,16 +2,16 @@
  * Proxy mode holds the same per-session limits as an events upload (docs/limits.md): the session's
  * feed counts events and invocations whichever way they came. In process: the agent is a fetch
  * double answering a recorded /run_sse stream; results asked for inline, so the client hears why.
- * Covers: src/http/proxy.ts.
+ * Covers: src/http/proxy/proxy.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import { createApp } from '../../../src/http/app.ts'
-import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
-import type { AppDeps } from '../../../src/http/deps.ts'
-import { DEFAULT_LIMITS, type Limits } from '../../../src/ingest/index.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { CONFIG, WEATHER_EVENTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
+import { createSessionEngine } from '../../../../src/engine/session-engine.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import { RESULTS_HEADER } from '../../../../src/http/proxy/results-mode.ts'
+import type { AppDeps } from '../../../../src/http/deps.ts'
+import { DEFAULT_LIMITS, type Limits } from '../../../../src/ingest/index.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { CONFIG, WEATHER_EVENTS, WEATHER_SSE } from '../../../support/weather-fixtures.ts'
 
 const framesOf = (text: string) => text.split(/(?<=\n\n)/).filter((f) => f !== '')
 const ours = (text: string) =>

@@ -6,7 +6,7 @@
  * session object's "no `es_` table left, delete all storage" rule never touches them.
  */
 import { DEFAULT_EVAL_STORE_LIMITS, type EvalScope, type EvalSetStore, type EvalStoreLimits } from './eval-set-store.ts'
-import type { Sql, SqlRow, SqlValue } from './sql.ts'
+import type { Sql, SqlRow, SqlValue } from '../../session/sql.ts'
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS ev_sets (tenant TEXT NOT NULL, app TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, updated_ms INTEGER NOT NULL, PRIMARY KEY (tenant, app, id))',

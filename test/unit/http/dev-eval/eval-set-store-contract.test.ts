@@ -1,17 +1,18 @@
 /**
- * The eval set store contract (src/session/eval-set-store.ts) on both backends: in memory and in
+ * The eval set store contract (src/http/dev-eval/eval-set-store.ts) on both backends: in memory and in
  * node:sqlite (the same code a Durable Object runs over ctx.storage.sql). Scoping by tenant and
  * app, create-never-replaces, the set cap, result order and the result cap, and (SQLite) that
  * what is written survives reopening the file.
+ * Covers: src/http/dev-eval/eval-set-store.ts, src/http/dev-eval/sqlite-eval-set-store.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type EvalSetStore, type EvalStoreLimits, memoryEvalSetStore } from '../../../src/session/eval-set-store.ts'
-import { sqliteEvalSetStore } from '../../../src/session/sqlite-eval-set-store.ts'
-import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
+import { type EvalSetStore, type EvalStoreLimits, memoryEvalSetStore } from '../../../../src/http/dev-eval/eval-set-store.ts'
+import { sqliteEvalSetStore } from '../../../../src/http/dev-eval/sqlite-eval-set-store.ts'
+import { sqlFromDatabaseSync } from '../../../../src/session/sql.ts'
 
 const LIMITS: EvalStoreLimits = { maxSets: 3, maxResults: 2 }
 const dir = mkdtempSync(join(tmpdir(), 'evalstream-evalsets-'))

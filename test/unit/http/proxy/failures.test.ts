@@ -3,19 +3,19 @@
  * real socket: timeouts, a stream that breaks off, body limits and session ids, with results
  * asked for inline (so the client's stream shows what the session recorded). The same app runs
  * on every runtime; the API suite (api-suite-proxy.ts) repeats what needs no special settings.
- * Covers: src/http/proxy.ts, src/http/forward.ts.
+ * Covers: src/http/proxy/proxy.ts, src/http/proxy/forward.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import type { AppDeps } from '../../../src/http/deps.ts'
-import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
-import { proxySettingsFromEnv } from '../../../src/config/proxy.ts'
-import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../../../src/http/proxy-settings.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { createApp } from '../../../src/http/app.ts'
-import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
-import { type AgentStub, BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub } from '../../support/agent-stub.ts'
-import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
+import { createSessionEngine } from '../../../../src/engine/session-engine.ts'
+import type { AppDeps } from '../../../../src/http/deps.ts'
+import { DEFAULT_LIMITS } from '../../../../src/ingest/index.ts'
+import { proxySettingsFromEnv } from '../../../../src/config/proxy.ts'
+import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from '../../../../src/http/proxy/settings.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import { RESULTS_HEADER } from '../../../../src/http/proxy/results-mode.ts'
+import { type AgentStub, BREAK_AFTER, SCENARIO_HEADER, STALL_AFTER, startAgentStub } from '../../../support/agent-stub.ts'
+import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from '../../../support/weather-fixtures.ts'
 
 const frames = WEATHER_SSE.split(/(?<=\n\n)/)
 const framesOf = (text: string) => text.split(/(?<=\n\n)/).filter((f) => f !== '')

@@ -4,8 +4,8 @@
  * that renames agent frames named `evalstream` (so a client can trust every such frame is ours)
  * within the per-event byte limit.
  */
-import { type OversizedFrame, oversizedNote, SSE_FRAME_SLACK, sseFrameStream } from './sse-frames.ts'
-import { renameAgentEvalstream } from './proxy-interleave.ts'
+import { type OversizedFrame, oversizedNote, SSE_FRAME_SLACK, sseFrameStream } from '../sse-frames.ts'
+import { renameAgentEvalstream } from './interleave.ts'
 
 /** The one path evalstream scores: what every spelling below is forwarded to the agent as. */
 export const RUN_SSE_PATH = '/run_sse'

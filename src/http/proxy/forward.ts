@@ -4,10 +4,10 @@
  * and its response body EVALSTREAM_AGENT_IDLE_TIMEOUT_MS between chunks (agent-body.ts).
  */
 import type { Context } from 'hono'
-import { consumedHeaders } from './auth.ts'
-import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from './proxy-settings.ts'
+import { consumedHeaders } from '../auth.ts'
+import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from './settings.ts'
 import { agentBody, type AgentLink, causeOf } from './agent-body.ts'
-import { problem } from './problem.ts'
+import { problem } from '../problem.ts'
 import { isEventStream, renamedAgentBody } from './agent-sse.ts'
 
 /** How relayed bodies are filtered: event streams always; with `always`, whatever the Content-Type says. */

@@ -6,7 +6,7 @@
  * scored or not). By default the client gets only the agent's frames, since the stock ADK web UI
  * shows every `data:` line as a row whatever the event name; the results are on
  * `/v1/sessions/{id}/results` (the id in the `X-Evalstream-Session` response header). A client
- * that asks (proxy-results-mode.ts: `X-Evalstream-Results: inline` or `?evalstream_results=inline`)
+ * that asks (results-mode.ts: `X-Evalstream-Results: inline` or `?evalstream_results=inline`)
  * also gets, after each agent frame, the results it caused as `event: evalstream` frames, and the
  * stream stays open after the agent's last frame for the invocation's judged verdicts, at most
  * EVALSTREAM_PROXY_VERDICT_WAIT_MS. Each ADK session is an evalstream session of the same id
@@ -16,32 +16,25 @@
  *   agent body -> agentBody (idle timeout) -> TextDecoderStream -> sseFrameStream (whole frames)
  *     -> interleaveResults (score; append ours when inline) -> TextEncoderStream -> client
  */
-import { type Failure, failure } from '../engine/problem.ts'
+import { type Failure, failure } from '../../engine/problem.ts'
 import type { Context } from 'hono'
-import type { AppDeps } from './deps.ts'
-import { isRecord } from '../adk/json.ts'
-import { scanJsonBounds } from '../adk/json-scan.ts'
-import { DEFAULT_LIMITS, limitMember, limitName } from '../ingest/index.ts'
-import { proxySessionId, tenantField, tenantOf, visibleTo } from './auth.ts'
-import { DEFAULT_PROXY_SETTINGS } from './proxy-settings.ts'
-import type { HostedSession } from '../session/session.ts'
+import type { AppDeps } from '../deps.ts'
+import { isRecord } from '../../adk/json.ts'
+import { scanJsonBounds } from '../../adk/json-scan.ts'
+import { DEFAULT_LIMITS, limitMember, limitName } from '../../ingest/index.ts'
+import { proxySessionId, tenantField, tenantOf, visibleTo } from '../auth.ts'
+import { DEFAULT_PROXY_SETTINGS } from './settings.ts'
+import type { HostedSession } from '../../session/session.ts'
 import { agentBody } from './agent-body.ts'
-import { SESSION_ID_PATTERN } from './create-request.ts'
-import { otlpReservedIdProblem } from '../otlp/session-id.ts'
+import { SESSION_ID_PATTERN } from '../create-request.ts'
+import { otlpReservedIdProblem } from '../../otlp/session-id.ts'
 import { callAgent, forwardHeaders, relay } from './forward.ts'
-import { problem } from './problem.ts'
-import { interleaveResults } from './proxy-interleave.ts'
-import { readTextLimited } from './read-body.ts'
-import { SSE_FRAME_SLACK, sseFrameStream } from './sse-frames.ts'
+import { problem } from '../problem.ts'
+import { interleaveResults } from './interleave.ts'
+import { readTextLimited } from '../read-body.ts'
+import { SSE_FRAME_SLACK, sseFrameStream } from '../sse-frames.ts'
 import { isEventStream, RUN_SSE_PATH } from './agent-sse.ts'
-import {
-  RESULTS_HEADER,
-  RESULTS_HEADER_NAME,
-  RESULTS_MODES,
-  RESULTS_PARAM,
-  resultsModeOf,
-  withoutResultsParam,
-} from './proxy-results-mode.ts'
+import { RESULTS_HEADER, RESULTS_HEADER_NAME, RESULTS_MODES, RESULTS_PARAM, resultsModeOf, withoutResultsParam } from './results-mode.ts'
 
 export const SESSION_HEADER = 'x-evalstream-session'
 export const NOTE_HEADER = 'x-evalstream-note'

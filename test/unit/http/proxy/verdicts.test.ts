@@ -4,22 +4,22 @@
  * against the loopback Gemini stub), at most EVALSTREAM_PROXY_VERDICT_WAIT_MS, measured by a
  * manual clock here, so nothing waits in real time. That is for clients that ask for results
  * inline; by default the stream ends with the agent's and the verdict goes only to the session.
- * Covers: src/http/proxy.ts, src/http/proxy-results-mode.ts.
+ * Covers: src/http/proxy/proxy.ts, src/http/proxy/results-mode.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import type { AppDeps } from '../../../src/http/deps.ts'
-import { DEFAULT_PROXY_SETTINGS } from '../../../src/http/proxy-settings.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { createApp } from '../../../src/http/app.ts'
-import { SESSION_HEADER } from '../../../src/http/proxy.ts'
-import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
-import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
-import { createMemoryJudgeCache } from '../../../src/judge/cache.ts'
-import { createJudgeExecutor } from '../../../src/judge/executor.ts'
-import { createGeminiJudge } from '../../../src/judge/gemini.ts'
-import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'
-import { MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
+import { createSessionEngine } from '../../../../src/engine/session-engine.ts'
+import type { AppDeps } from '../../../../src/http/deps.ts'
+import { DEFAULT_PROXY_SETTINGS } from '../../../../src/http/proxy/settings.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import { SESSION_HEADER } from '../../../../src/http/proxy/proxy.ts'
+import { RESULTS_HEADER } from '../../../../src/http/proxy/results-mode.ts'
+import { DEFAULT_LIMITS } from '../../../../src/ingest/index.ts'
+import { createMemoryJudgeCache } from '../../../../src/judge/cache.ts'
+import { createJudgeExecutor } from '../../../../src/judge/executor.ts'
+import { createGeminiJudge } from '../../../../src/judge/gemini.ts'
+import { type GeminiStub, startGeminiStub } from '../../../support/gemini-stub.ts'
+import { MATCHING_CASE, WEATHER_SSE } from '../../../support/weather-fixtures.ts'
 
 const VALID = JSON.stringify({ reasoning: 'same', is_the_agent_response_valid: 'valid' })
 const JUDGED = { criteria: { final_response_match_v2: { threshold: 0.5, judge_model_options: { num_samples: 1 } } } }

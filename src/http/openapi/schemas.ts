@@ -3,13 +3,13 @@
  * validate with (CreateSessionRequest, and the ADK models the engine parses: EvalConfig, EvalCase,
  * EvalSet, AdkEvent), and the result stream's records are the engine's own wire schemas
  * (src/engine/result-events.ts); other answers the routes build as plain objects get a schema here,
- * which test/unit/http/openapi-contract.test.ts checks against real answers.
+ * which test/unit/http/openapi/contract.test.ts checks against real answers.
  */
 import { z } from 'zod'
-import { AdkEvent } from '../adk/event.ts'
-import { EvalConfig } from '../adk/eval-config.ts'
-import { EvalCase, EvalSet } from '../adk/eval-set.ts'
-import { EvalCaseResult } from '../adk/results.ts'
+import { AdkEvent } from '../../adk/event.ts'
+import { EvalConfig } from '../../adk/eval-config.ts'
+import { EvalCase, EvalSet } from '../../adk/eval-set.ts'
+import { EvalCaseResult } from '../../adk/results.ts'
 import {
   CriterionProgress,
   CriterionResult,
@@ -19,9 +19,9 @@ import {
   ResultError,
   ResultEventTypeName,
   StreamClosed,
-} from '../engine/result-events.ts'
-import { RUN_EVENT_DATA } from '../runner/run-events.ts'
-import { CreateSessionRequest, SESSION_ID_PATTERN } from './create-request.ts'
+} from '../../engine/result-events.ts'
+import { RUN_EVENT_DATA } from '../../runner/run-events.ts'
+import { CreateSessionRequest, SESSION_ID_PATTERN } from '../create-request.ts'
 
 /** RFC 9457 problem details, with the extension members evalstream uses. */
 export const Problem = z.looseObject({

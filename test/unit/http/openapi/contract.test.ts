@@ -2,19 +2,19 @@
  * What /openapi.json promises is what the routes answer: real answers of a scored session (JSON
  * bodies, problem+json errors, every SSE frame of both result streams) are parsed with the schema
  * the document names for them.
- * Covers: src/http/openapi-routes.ts, src/http/openapi-schemas.ts, src/http/openapi-describe.ts.
+ * Covers: src/http/openapi/routes.ts, src/http/openapi/schemas.ts, src/http/openapi/describe.ts.
  */
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
-import { createApp } from '../../../src/http/app.ts'
-import { schemaName, type SchemaRef } from '../../../src/http/openapi-describe.ts'
-import { RESULT_EVENTS } from '../../../src/http/openapi-routes.ts'
-import { NAMED_SCHEMAS } from '../../../src/http/openapi-schemas.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { depsFromEnv } from '../../../src/config/setup.ts'
-import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
-import { type Message, readSse } from '../../support/sse-client.ts'
-import { CONFIG, DIVERGING_CASE, WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import { schemaName, type SchemaRef } from '../../../../src/http/openapi/describe.ts'
+import { RESULT_EVENTS } from '../../../../src/http/openapi/routes.ts'
+import { NAMED_SCHEMAS } from '../../../../src/http/openapi/schemas.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { depsFromEnv } from '../../../../src/config/setup.ts'
+import { NO_JUDGE_ENV } from '../../../support/no-judge-env.ts'
+import { type Message, readSse } from '../../../support/sse-client.ts'
+import { CONFIG, DIVERGING_CASE, WEATHER_EVENTS } from '../../../support/weather-fixtures.ts'
 
 const setup = depsFromEnv(NO_JUDGE_ENV, { store: (limits, feed) => memorySessionStore({ limits, feed, sweeper: 'manual' }) })
 if (!setup.ok) throw new Error(setup.error)

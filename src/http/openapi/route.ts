@@ -2,10 +2,10 @@
  * `GET /openapi.json`: the document, built once per app on first request (public, like /healthz).
  */
 import type { Context } from 'hono'
-import type { AppDeps } from './deps.ts'
-import type { RouteDoc } from './openapi-describe.ts'
-import { buildOpenApiDocument } from './openapi-document.ts'
-import { API_ROUTES } from './openapi-routes.ts'
+import type { AppDeps } from '../deps.ts'
+import type { RouteDoc } from './describe.ts'
+import { buildOpenApiDocument } from './document.ts'
+import { API_ROUTES } from './routes.ts'
 
 /**
  * Every route the app serves, described: the core API plus the lists other route modules bring.

@@ -5,13 +5,13 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
-import { createApp } from '../../../src/http/app.ts'
-import { buildOpenApiDocument } from '../../../src/http/openapi-document.ts'
-import { describeRoute, openApiPath } from '../../../src/http/openapi-describe.ts'
-import { API_ROUTES } from '../../../src/http/openapi-routes.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { depsFromEnv } from '../../../src/config/setup.ts'
-import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import { buildOpenApiDocument } from '../../../../src/http/openapi/document.ts'
+import { describeRoute, openApiPath } from '../../../../src/http/openapi/describe.ts'
+import { API_ROUTES } from '../../../../src/http/openapi/routes.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { depsFromEnv } from '../../../../src/config/setup.ts'
+import { NO_JUDGE_ENV } from '../../../support/no-judge-env.ts'
 
 const TOKEN = 'a'.repeat(32)
 type Spec = Parameters<Validator['validate']>[0]

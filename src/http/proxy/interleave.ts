@@ -13,13 +13,13 @@
  * (their verdicts go out as they land), at most `verdictWaitMs` (EVALSTREAM_PROXY_VERDICT_WAIT_MS);
  * past that it closes with a comment saying so, and the verdicts still reach the session's log.
  */
-import type { ResultEvent } from '../engine/types.ts'
-import type { HostedSession } from '../session/session.ts'
-import { decodeFrameValue, isIngestIssue, type Limits } from '../ingest/index.ts'
-import { MAX_TIMER_MS } from '../ingest/timer-ms.ts'
-import type { PrometheusMetrics } from '../monitor/prometheus.ts'
-import { feedSession } from '../session/feed.ts'
-import { formatSseMessage, type OversizedFrame, oversizedNote } from './sse-frames.ts'
+import type { ResultEvent } from '../../engine/types.ts'
+import type { HostedSession } from '../../session/session.ts'
+import { decodeFrameValue, isIngestIssue, type Limits } from '../../ingest/index.ts'
+import { MAX_TIMER_MS } from '../../ingest/timer-ms.ts'
+import type { PrometheusMetrics } from '../../monitor/prometheus.ts'
+import { feedSession } from '../../session/feed.ts'
+import { formatSseMessage, type OversizedFrame, oversizedNote } from '../sse-frames.ts'
 
 /** The event name of our frames in a proxied stream. */
 export const OUR_EVENT = 'evalstream'
@@ -42,7 +42,7 @@ export function ourFrame(event: ResultEvent): string {
 }
 
 export type InterleaveOptions = {
-  /** Whether the client asked for result frames in its stream (proxy-results-mode.ts); false: the agent's frames only. */
+  /** Whether the client asked for result frames in its stream (results-mode.ts); false: the agent's frames only. */
   inline: boolean
   /** The request's newMessage: scored as the user's turn, since /run_sse events never carry it. */
   newMessage: unknown

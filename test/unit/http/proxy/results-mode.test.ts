@@ -5,13 +5,13 @@
  * the URL the agent was called with.
  */
 import { describe, expect, it } from 'vitest'
-import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import { createApp } from '../../../src/http/app.ts'
-import type { AppDeps } from '../../../src/http/deps.ts'
-import { RESULTS_HEADER, resultsModeOf, withoutResultsParam } from '../../../src/http/proxy-results-mode.ts'
-import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from '../../support/weather-fixtures.ts'
+import { createSessionEngine } from '../../../../src/engine/session-engine.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import type { AppDeps } from '../../../../src/http/deps.ts'
+import { RESULTS_HEADER, resultsModeOf, withoutResultsParam } from '../../../../src/http/proxy/results-mode.ts'
+import { DEFAULT_LIMITS } from '../../../../src/ingest/index.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { CONFIG, EFFICIENCY_RESULTS, WEATHER_SSE } from '../../../support/weather-fixtures.ts'
 
 const framesOf = (text: string) => text.split(/(?<=\n\n)/).filter((f) => f !== '')
 const isOurs = (frame: string) => frame.startsWith('event: evalstream\n')

@@ -1,11 +1,11 @@
 /**
  * What each route of the core API says about itself in /openapi.json. A route added to the app
  * without a description here (or in another list passed to openApiRoute) fails
- * test/unit/http/openapi.test.ts. See docs/openapi.md.
+ * test/unit/http/openapi/openapi.test.ts. See docs/openapi.md.
  */
-import type { ResultEventType } from '../engine/types.ts'
-import { RUN_EVENT_DATA } from '../runner/run-events.ts'
-import { describeRoute, type RouteDoc, type SseEventDoc } from './openapi-describe.ts'
+import type { ResultEventType } from '../../engine/types.ts'
+import { RUN_EVENT_DATA } from '../../runner/run-events.ts'
+import { describeRoute, type RouteDoc, type SseEventDoc } from './describe.ts'
 
 const SESSION_ID = { id: 'the session id (1-200 characters of A-Z a-z 0-9 . _ ~ : -)' }
 const LAST_EVENT_ID = { 'Last-Event-ID': 'resume after this seq (also ?last_event_id=)' }

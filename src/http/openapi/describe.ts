@@ -1,6 +1,6 @@
 /**
  * How a route describes itself for /openapi.json: one `describeRoute({...})` per route, in a list
- * next to the routes (openapi-routes.ts for the core API). Bodies name zod schemas: a name from
+ * next to the routes (routes.ts for the core API). Bodies name zod schemas: a name from
  * NAMED_SCHEMAS, or `{ name, schema }` to add one. A status given as a string is a problem+json
  * answer with that description. docs/openapi.md shows how to add a route.
  */

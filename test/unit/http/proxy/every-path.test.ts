@@ -5,19 +5,19 @@
  * /run_sse an ADK server routes there is scored as /run_sse, and an agent frame over
  * EVALSTREAM_MAX_EVENT_BYTES is replaced by a note and recorded as a too_large error. Results are
  * asked for inline, so a scored run shows in the client's stream.
- * Covers: src/http/proxy.ts, src/http/proxy-interleave.ts.
+ * Covers: src/http/proxy/proxy.ts, src/http/proxy/interleave.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { createSessionEngine } from '../../../src/engine/session-engine.ts'
-import type { AppDeps } from '../../../src/http/deps.ts'
-import { DEFAULT_PROXY_SETTINGS } from '../../../src/http/proxy-settings.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { isEventStream, isRunSsePath } from '../../../src/http/agent-sse.ts'
-import { createApp } from '../../../src/http/app.ts'
-import { RESULTS_HEADER } from '../../../src/http/proxy-results-mode.ts'
-import { DEFAULT_LIMITS } from '../../../src/ingest/index.ts'
-import { FAKE_OURS } from '../../support/agent-stub.ts'
-import { CONFIG, WEATHER_SSE } from '../../support/weather-fixtures.ts'
+import { createSessionEngine } from '../../../../src/engine/session-engine.ts'
+import type { AppDeps } from '../../../../src/http/deps.ts'
+import { DEFAULT_PROXY_SETTINGS } from '../../../../src/http/proxy/settings.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { isEventStream, isRunSsePath } from '../../../../src/http/proxy/agent-sse.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import { RESULTS_HEADER } from '../../../../src/http/proxy/results-mode.ts'
+import { DEFAULT_LIMITS } from '../../../../src/ingest/index.ts'
+import { FAKE_OURS } from '../../../support/agent-stub.ts'
+import { CONFIG, WEATHER_SSE } from '../../../support/weather-fixtures.ts'
 
 const FORGED_LINE = /(^|\n)event: evalstream\ndata: [^\n]*"forged":true/
 const frames = WEATHER_SSE.split(/(?<=\n\n)/).filter((f) => f !== '')

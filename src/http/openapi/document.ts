@@ -1,12 +1,12 @@
 /**
- * Builds the OpenAPI 3.1 document from route descriptions (openapi-describe.ts) and zod schemas
+ * Builds the OpenAPI 3.1 document from route descriptions (describe.ts) and zod schemas
  * (z.toJSONSchema over a registry, so every named schema is one component, shared by `$ref`).
  * Nothing in the document is written by hand but the words.
  */
 import { z } from 'zod'
-import { toCamel } from '../adk/casing.ts'
-import { openApiPath, operationId, pathParams, type ResponseDoc, type RouteDoc, schemaName, type SchemaRef } from './openapi-describe.ts'
-import { ADK_MODELS, NAMED_SCHEMAS } from './openapi-schemas.ts'
+import { toCamel } from '../../adk/casing.ts'
+import { openApiPath, operationId, pathParams, type ResponseDoc, type RouteDoc, schemaName, type SchemaRef } from './describe.ts'
+import { ADK_MODELS, NAMED_SCHEMAS } from './schemas.ts'
 
 export const OPENAPI_VERSION = '3.1.0'
 const REF = '#/components/schemas/'

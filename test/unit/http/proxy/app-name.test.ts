@@ -2,18 +2,18 @@
  * A session the proxy creates for a /run_sse conversation is named by the ADK app the request is
  * for (its `appName`), so the session list and the stats show and filter it by app; an app name
  * the session id's characters cannot carry is left out, and the run is scored all the same.
- * Covers: src/http/proxy.ts.
+ * Covers: src/http/proxy/proxy.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
-import { createApp } from '../../../src/http/app.ts'
-import { sqlTransaction, watchResults } from '../../../src/config/results-index.ts'
-import { depsFromEnv } from '../../../src/config/setup.ts'
-import { sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
-import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
-import { memorySessionStore } from '../../../src/session/store.ts'
-import { NO_JUDGE_ENV } from '../../support/no-judge-env.ts'
-import { WEATHER_SSE } from '../../support/weather-fixtures.ts'
+import { createApp } from '../../../../src/http/app.ts'
+import { sqlTransaction, watchResults } from '../../../../src/config/results-index.ts'
+import { depsFromEnv } from '../../../../src/config/setup.ts'
+import { sqliteResultsIndex } from '../../../../src/monitor/results-index.ts'
+import { sqlFromDatabaseSync } from '../../../../src/session/sql.ts'
+import { memorySessionStore } from '../../../../src/session/store.ts'
+import { NO_JUDGE_ENV } from '../../../support/no-judge-env.ts'
+import { WEATHER_SSE } from '../../../support/weather-fixtures.ts'
 
 function proxyHost() {
   const sql = sqlFromDatabaseSync(new DatabaseSync(':memory:'))
