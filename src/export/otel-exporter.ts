@@ -7,14 +7,14 @@ import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts'
 import { postOnce, redact } from './delivery-http.ts'
 import type { OtelConfig } from './otel-config.ts'
 import { OTEL_BACKOFF_MS, OTEL_MAX_BACKOFF_MS } from './otel-config.ts'
-import { evaluationRecord, exportRequest, isDecided, type OtlpLogRecord } from './otel-record.ts'
+import { evaluationRecord, exportRequest, isDecided, type EvaluationLogRecord } from './otel-record.ts'
 import type { FedResult } from '../session/result-feed.ts'
 import type { TraceLinks } from '../otlp/trace-mark.ts'
 
 export type OtelExporter = {
   /** The result feed's watcher: builds the record now (cheap), queues the export. */
   watch(result: FedResult): void
-  queue: DeliveryQueue<OtlpLogRecord>
+  queue: DeliveryQueue<EvaluationLogRecord>
 }
 
 /**
@@ -27,7 +27,7 @@ export function createOtelExporter(
   options: { fetch?: typeof fetch; backoffMs?: number; log?: (m: string) => void; links?: TraceLinks } = {},
 ): OtelExporter {
   const log = options.log ?? ((m: string) => console.error(m))
-  const queue = createDeliveryQueue<OtlpLogRecord>({
+  const queue = createDeliveryQueue<EvaluationLogRecord>({
     name: 'OTLP log export',
     limitName: 'OTEL_BLRP_MAX_QUEUE_SIZE',
     maxItems: config.maxQueue,

@@ -21,7 +21,8 @@ export const CASE_EVALUATION_NAME = 'evalstream.case'
 /** OTLP/JSON AnyValue: 64-bit integers travel as strings. */
 export type OtlpValue = { stringValue: string } | { doubleValue: number } | { intValue: string } | { boolValue: boolean }
 export type OtlpAttribute = { key: string; value: OtlpValue }
-export type OtlpLogRecord = {
+/** The `gen_ai.evaluation.result` log record this project sends (the inbound record a receiver decodes is `OtlpLogRecord` of src/otlp/model.ts). */
+export type EvaluationLogRecord = {
   timeUnixNano: string
   observedTimeUnixNano: string
   severityNumber: number
@@ -57,7 +58,7 @@ export function statusName(value: unknown): string {
  * const record = evaluationRecord(fed, { maxAttributeChars: 4096 })
  * record.eventName // 'gen_ai.evaluation.result'
  */
-export function evaluationRecord(result: DecidedResult, options: { maxAttributeChars: number; links?: TraceLinks }): OtlpLogRecord {
+export function evaluationRecord(result: DecidedResult, options: { maxAttributeChars: number; links?: TraceLinks }): EvaluationLogRecord {
   const { event } = result
   const metric = event.type === 'criterion.result' ? event.data : undefined
   const caseFile = event.type === 'case.result' ? event.data : undefined
@@ -152,7 +153,7 @@ function caseExplanation(data: Record<string, unknown>): string | undefined {
  * The ExportLogsServiceRequest body for a batch, in OTLP/JSON.
  * @example JSON.stringify(exportRequest([record], { 'service.name': 'evalstream' }))
  */
-export function exportRequest(records: OtlpLogRecord[], resource: Record<string, string>) {
+export function exportRequest(records: EvaluationLogRecord[], resource: Record<string, string>) {
   const resourceAttributes: Record<string, string> = { 'telemetry.sdk.name': 'evalstream', 'telemetry.sdk.language': 'webjs', ...resource }
   return {
     resourceLogs: [

@@ -63,12 +63,6 @@ export function int64Value(raw: string | number | bigint): number | string {
   return Number.isSafeInteger(n) ? n : String(raw)
 }
 
-/** A value as text: strings as they are, anything else as JSON. */
-export function attrText(value: AttrValue | undefined): string | undefined {
-  if (value === undefined || value === null) return undefined
-  return typeof value === 'string' ? value : JSON.stringify(value)
-}
-
 /** A value as a number (int64 kept as a string included), or undefined. */
 export function attrNumber(value: AttrValue | undefined): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined

@@ -60,10 +60,6 @@ export function callsOf(content: Content | undefined): FunctionCall[] {
   return partsOf(content).flatMap((p) => (p.function_call ? [p.function_call] : []))
 }
 
-export function hasText(content: Content | undefined): boolean {
-  return partsOf(content).some((p) => typeof p.text === 'string' && p.text !== '' && p.thought !== true)
-}
-
 /** Arguments as an object: semconv allows a JSON string or a structured value. */
 function argsOf(raw: unknown): Record<string, unknown> | undefined {
   if (isRecord(raw)) return raw
