@@ -13,7 +13,14 @@
  */
 import { isRecord } from '../adk/json.ts'
 import type { Limits } from '../ingest/limits.ts'
-import { type AssemblerLimits, type OtlpLimits, otlpLimitsFromEnv } from '../otlp/index.ts'
+import {
+  type AssemblerLimits,
+  DEFAULT_ASSEMBLER_LIMITS,
+  DEFAULT_OTLP_LIMITS,
+  MAX_OTLP_VALUE_DEPTH_CEILING,
+  OTLP_LIMIT_ENV,
+  type OtlpLimits,
+} from '../otlp/index.ts'
 import {
   DEFAULT_CONVERSATION_IDLE_MS,
   DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST,
@@ -43,6 +50,26 @@ export type OtlpSettings = {
   /** What one request may hold: its body's read time, its tenant's bytes and decode slots (src/http/otlp-intake.ts). */
   intake: { bodyTimeoutMs: number; maxTenantBytes: number; maxConcurrentPerTenant: number }
   appConfig: (appName: string | undefined) => MonitoredApp
+}
+
+/**
+ * The EVALSTREAM_OTLP_* limits (src/otlp/limits.ts) over their defaults; `event` gives the JSON
+ * bounds in force for events (EVALSTREAM_MAX_JSON_DEPTH / _STRING_LENGTH). A value that is not a
+ * whole number from 1 (to MAX_OTLP_VALUE_DEPTH_CEILING for the depth) is an error naming it.
+ * @example otlpLimitsFromEnv({ EVALSTREAM_OTLP_TRACE_GRACE_MS: '3000' }, { maxJsonDepth: 100, maxStringLength: 1e6 })
+ */
+export function otlpLimitsFromEnv(
+  env: Env,
+  event: Pick<OtlpLimits, 'maxJsonDepth' | 'maxStringLength'>,
+): Read<{ otlp: OtlpLimits; assembler: AssemblerLimits }> {
+  const read = wholeNumbersFromEnv(env, OTLP_LIMIT_ENV, { ...DEFAULT_OTLP_LIMITS, ...DEFAULT_ASSEMBLER_LIMITS }, {
+    maxValueDepth: { max: MAX_OTLP_VALUE_DEPTH_CEILING },
+  })
+  if (!read.ok) return read
+  const { maxOpenTraces, maxSpansPerTrace, graceMs, idleMs, ...otlp } = read.value
+  // Only the JSON bounds come from `event` (callers pass all the event limits).
+  const bounds = { maxJsonDepth: event.maxJsonDepth, maxStringLength: event.maxStringLength }
+  return { ok: true, value: { otlp: { ...otlp, ...bounds }, assembler: { maxOpenTraces, maxSpansPerTrace, graceMs, idleMs } } }
 }
 
 /** @example otlpSettingsFromEnv({ EVALSTREAM_OTLP_CONFIG: '{"apps":{}}' }, limits, config, readFile) */
@@ -87,8 +114,8 @@ export function otlpSettingsFromEnv(
     ok: true,
     notes,
     value: {
-      limits: limits.otlp,
-      assembler: limits.assembler,
+      limits: limits.value.otlp,
+      assembler: limits.value.assembler,
       conversationIdleMs: idle.value,
       sessionCaps: { maxNewSessionsPerRequest: perRequest, maxSessionsPerTenant: perTenant },
       maxTenantHeldBytes: heldBytes,
