@@ -125,7 +125,7 @@ export function depsFromEnv(
   const links = createTraceLinks()
   const createEngine = tracedEngines(judgedEngines(wiring.value.judging, { budget: cpuBudget(limits.value) }), links)
   const feed = createResultFeed()
-  // OpenTelemetry events and webhooks per result (exporters-setup.ts), watching the feed.
+  // OpenTelemetry events and webhooks per result (src/config/exporters.ts), watching the feed.
   const exporters = exportersFromEnv(env, feed, host.exporters, links)
   if (!exporters.ok) return exporters
   notes.push(...(exporters.notes ?? []))

@@ -2,7 +2,7 @@
  * Webhooks per result: every decided result (criterion.result, case.result) that matches a
  * webhook's filter is POSTed, signed, to the deployment webhook (EVALSTREAM_WEBHOOK_URL) and to the
  * session's own (`webhook` in the create request). Deliveries go through a bounded queue with
- * retries (exporters-queue.ts); each carries an idempotency id, the same on every retry, so a
+ * retries (delivery-queue.ts); each carries an idempotency id, the same on every retry, so a
  * receiver that sees one twice (a retry after a lost answer) can drop the second.
  */
 import type { SessionWebhook } from '../engine/types.ts'

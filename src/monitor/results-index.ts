@@ -57,7 +57,7 @@ export type ResultsIndexOptions = {
 /**
  * @example
  * const index = sqliteResultsIndex(sqlFromDatabaseSync(new DatabaseSync(':memory:')))
- * const stop = watchResults(feed, index) // results-index-setup.ts
+ * const stop = watchResults(feed, index) // src/config/results-index.ts
  * index.stats({ tenant: '' })
  */
 export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}): ResultsIndex {

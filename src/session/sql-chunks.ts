@@ -14,7 +14,7 @@ const MARK = '\u0000parts:'
 export const CHUNKS_SCHEMA =
   'CREATE TABLE IF NOT EXISTS es_chunks (session_id TEXT NOT NULL, slot TEXT NOT NULL, part INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (session_id, slot, part))'
 
-/** One statement with positional parameters, as the SQL port (src/host/sql.ts) runs it. */
+/** One statement with positional parameters, as the SQL port (sql.ts) runs it. */
 type Run = (statement: string, ...params: (string | number | null)[]) => Record<string, unknown>[]
 
 export type SqlChunks = {
