@@ -7,7 +7,7 @@ import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts'
 import { postOnce, redact } from './delivery-http.ts'
 import type { OtelConfig } from './otel-config.ts'
 import { OTEL_BACKOFF_MS, OTEL_MAX_BACKOFF_MS } from './otel-config.ts'
-import { evaluationRecord, exportRequest, isDecided, type EvaluationLogRecord } from './otel-record.ts'
+import { type EvaluationLogRecord, evaluationRecord, exportRequest, isDecided } from './otel-record.ts'
 import type { FedResult } from '../session/result-feed.ts'
 import type { TraceLinks } from '../otlp/trace-mark.ts'
 
