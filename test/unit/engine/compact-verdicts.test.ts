@@ -3,6 +3,7 @@
  * (`EngineOptions.loggedResults`): the snapshot, the case result, a late event and a closing step
  * read them back. The host here is a log of JSON texts, as a session's SQLite log keeps them, so
  * nothing read back shares an object with what the engine emitted.
+ * Covers: src/engine/verdicts.ts, src/engine/session-engine.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

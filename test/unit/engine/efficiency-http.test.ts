@@ -4,6 +4,7 @@
  * hosted session's clock, INFORMATIONAL over SSE and 4 in the ADK result file; ADK's other metric
  * names accepted and NOT_EVALUATED with a reason. The clock is the host's Date.now, moved with
  * vi.setSystemTime (only Date is faked; nothing waits on a timer).
+ * Covers: src/core/criteria/efficiency.ts, src/core/criteria/invocation-duration.ts, src/core/criteria/token-usage.ts, src/adk/results-json.ts.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,3 +1,9 @@
+/**
+ * A completed invocation lets its events go when the host keeps them (`EngineOptions.conversation`),
+ * and reads them back for a late event, the case result and a closing step: the scores are those of
+ * an engine that kept every event, and a metric that reads earlier invocations keeps them.
+ * Covers: src/engine/conversation.ts, src/engine/session-engine.ts.
+ */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import type { EngineEmission } from '../../../src/engine/types.ts'

@@ -2,6 +2,7 @@
  * The engine with judged criteria, through the real @google/genai SDK against the loopback Gemini
  * stub: deterministic results never wait for judges, judged results stream as their votes are in,
  * a replay with the same cache pays for nothing twice, and no judge means NOT_EVALUATED.
+ * Covers: src/engine/metric-run.ts, src/engine/session-engine.ts, src/judge/executor.ts, src/judge/gemini.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

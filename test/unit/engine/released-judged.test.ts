@@ -3,6 +3,7 @@
  * its answer still becomes the invocation's result. A late event for that invocation rebuilds the
  * runs and judges again; the answer to the superseded call is dropped. The judge is an in-process
  * runner whose answers the test hands out, so nothing depends on timing.
+ * Covers: src/engine/session-engine.ts, src/engine/invocation-state.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'

@@ -1,3 +1,9 @@
+/**
+ * A superseded invocation's criterion runs are released and rebuilt from the plan and its kept
+ * events when a late event comes (an invocation past MAX_REBUILD_EVENTS keeps its runs instead), to
+ * the scores of an in-order session; MetricRun.replayed builds a state once, without early verdicts.
+ * Covers: src/engine/invocation-state.ts, src/engine/metric-run.ts, src/engine/session-engine.ts.
+ */
 import { describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { MetricRun, type ProgressMemo } from '../../../src/engine/metric-run.ts'

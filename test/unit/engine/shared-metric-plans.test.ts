@@ -3,6 +3,7 @@
  * one eval set used to plan it a thousand times, 1.4 KiB each); a config with a problem is
  * reported every time, never kept; configs differing in any way, or named differently in
  * problems, plan apart.
+ * Covers: src/engine/plan.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { planSession } from '../../../src/engine/plan.ts'
