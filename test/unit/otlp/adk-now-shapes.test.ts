@@ -3,6 +3,7 @@
  * recording): as files through `evalstream eval` and posted to POST /v1/traces in process, each
  * scores as the recording itself does; where content was not captured, the metrics that need it are
  * NOT_EVALUATED naming the cause and the switch, while counts, usage and duration still score.
+ * Covers: src/otlp/span-readers.ts, src/otlp/trace-to-events.ts, src/otlp/content-reasons.ts, src/otlp-monitor/monitor.ts, src/monitor/results-index-query.ts.
  */
 import { readFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'

@@ -5,6 +5,7 @@
  * slots and of the bytes in flight, inflated bodies are charged to the process budget, and a large
  * request is assembled in slices with the event loop given back between them. In process; every
  * deadline is moved by hand, nothing waits on the wall clock.
+ * Covers: src/http/otlp-intake.ts, src/http/otlp-routes.ts, src/otlp-monitor/monitor.ts, src/otlp-monitor/held-bytes.ts.
  */
 import { gzipSync } from 'node:zlib'
 import { Hono } from 'hono'

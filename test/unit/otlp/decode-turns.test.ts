@@ -5,6 +5,7 @@
  * clock is the number of characters given to `JSON.parse`, so no machine decides the result. And
  * the piecewise parse gives exactly what `JSON.parse` of the whole text gives, or refuses (400) what
  * it refuses.
+ * Covers: src/otlp/json-pieces.ts, src/otlp/decode-json.ts, src/otlp/decode-protobuf.ts, src/http/otlp-routes.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { llmSpanFlood } from '../../support/llm-span-flood.ts'

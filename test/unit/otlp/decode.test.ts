@@ -1,3 +1,10 @@
+/**
+ * OTLP trace and log requests decoded from JSON and protobuf (gzip or not) to the same spans and log
+ * records: every AnyValue kind, ids, times and status; a bad span rejected with where and why, the
+ * attribute and per-request limits named, whole requests refused with the status OTLP asks for, and
+ * a zip bomb stopped at the decompressed limit.
+ * Covers: src/otlp/body.ts, src/otlp/decode-json.ts, src/otlp/decode-protobuf.ts, src/otlp/validate.ts.
+ */
 import { describe, expect, it } from 'vitest'
 import { decodeLogsRequest, decodeTraceRequest, DEFAULT_OTLP_LIMITS, type OtlpLimits, OtlpRequestError } from '../../../src/otlp/index.ts'
 import { encodeLogsProtobuf, encodeTracesProtobuf } from './support/encode-protobuf.ts'

@@ -2,6 +2,7 @@
  * The bookkeeping of pieces scored before a trace completes: only settled events (conversation and
  * user message known, never the last one mapped), each once; the rest at completion; a mapping that
  * changes what was already pushed stops the trace instead of scoring it twice.
+ * Covers: src/otlp-monitor/early.ts.
  */
 import { describe, expect, it } from 'vitest'
 import type { AdkEvent } from '../../../src/adk/event.ts'

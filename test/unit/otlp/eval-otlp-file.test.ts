@@ -1,6 +1,7 @@
 /**
  * `evalstream eval --events traces.jsonl` with an OTLP JSON export: scored by the same engine as
  * the equivalent ADK event stream, criterion by criterion; the trace adds the measured duration.
+ * Covers: src/adapter/node/eval-command.ts, src/adapter/node/otlp-events.ts, src/otlp/file.ts.
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'

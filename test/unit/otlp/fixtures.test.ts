@@ -1,3 +1,10 @@
+/**
+ * Each recorded agent shape (test/fixtures/otlp) maps to the invocations ADK builds from the same
+ * run's events: one conversation per conversation id, tool calls in the model's order, usage,
+ * inference count and duration from the spans; with content capture off, what is still known, what
+ * is missing and why, and which metrics cannot be scored without content.
+ * Covers: src/otlp/invocations.ts, src/otlp/trace-to-events.ts, src/otlp/span-readers.ts, src/otlp/unscorable.ts.
+ */
 import { describe, expect, it } from 'vitest'
 import { toolCallsOf } from '../../../src/adk/invocation.ts'
 import { CONTENT_OFF_REASON, toAdkInvocation, tracesToConversations, unscorableMetrics } from '../../../src/otlp/index.ts'

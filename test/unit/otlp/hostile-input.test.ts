@@ -3,6 +3,7 @@
  * bad ones rejected) or refuses the request with an OtlpRequestError carrying an HTTP status.
  * Seeded; a small count in `npm test` so the file stays fast on a loaded machine, FUZZ_RUNS for a
  * long run (as test/unit/fuzz).
+ * Covers: src/otlp/decode-json.ts, src/otlp/decode-protobuf.ts, src/otlp/protobuf-reader.ts.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

@@ -1,6 +1,7 @@
 /**
  * EVALSTREAM_OTLP_CONFIG and the receiver's variables: apps matched by name, then `default`, then
  * EVALSTREAM_CONFIG; every mistake stops the start with a message naming the variable and the JSON path.
+ * Covers: src/config/otlp.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { otlpSettingsFromEnv } from '../../../src/config/otlp.ts'

@@ -3,6 +3,7 @@
  * span of the call that did not fit; a SQLite-backed session rebuilt after a restart answers what
  * the trace could not show (content off) exactly as it did live; tenants each get their own
  * conversation sessions, and a request without a token is refused like on every route.
+ * Covers: src/otlp-monitor/monitor.ts, src/otlp-monitor/traced-engine.ts, src/otlp-monitor/conversations.ts, src/otlp-monitor/early.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

@@ -3,6 +3,7 @@
  * becomes a session per conversation whose results equal those of the same run's ADK events posted
  * to a session, criterion by criterion; finalisation by root, grace and idle time on a fake clock;
  * the OTLP answers; verdicts exported with the scored span's trace and span ids.
+ * Covers: src/http/otlp-routes.ts, src/otlp-monitor/monitor.ts, src/otlp/assembler.ts, src/otlp/response.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { encodeTracesProtobuf } from './support/encode-protobuf.ts'
