@@ -49,7 +49,6 @@ const FOLDERS_TO_COVER = new Set<string>([
   'test/runtimes/otlp',
   'test/runtimes/session',
   'test/runtimes/worker',
-  'test/unit/session',
 ])
 
 describe('test layout', () => {

@@ -3,6 +3,7 @@
  * (node:sqlite's `limits.length`), three ~990 KB text events make a ~3 MB case result, and the
  * session still ends; a fresh store over the same database (a restarted host) reads it, ends it
  * again and deletes it, leaving no part behind.
+ * Covers: src/session/sql-chunks.ts, src/session/sqlite-journal.ts, src/session/sqlite-results.ts, src/session/sqlite-records.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

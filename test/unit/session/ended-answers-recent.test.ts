@@ -1,6 +1,7 @@
 /**
  * An ended session answers its case result from the logged data while it is still alive (right
  * after the end: the `/end` answer and the streams that follow) and from the log's rows otherwise.
+ * Covers: src/session/ended-answers.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { EndedAnswers } from '../../../src/session/ended-answers.ts'

@@ -3,6 +3,7 @@
  * read back from its result log (the case.result event) and its conversation is JSON text (memory
  * store) or read from the journal (SQLite): what it answers is exactly what it answered before the
  * end let them go, the snapshot's counters stay live, and a second /end returns the same case result.
+ * Covers: src/session/ended-answers.ts, src/session/ended-engine.ts, src/session/session.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

@@ -4,6 +4,7 @@
  * long before, it answers exactly as a memory session that kept everything, and so does the same
  * session rebuilt by replay in a second store over the database (a restart), whether the restart
  * comes before the late events or after the end.
+ * Covers: src/session/journaled-events.ts, src/session/session.ts, src/engine/conversation.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

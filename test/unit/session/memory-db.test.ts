@@ -4,6 +4,7 @@
  * Those rows are still this process's memory, so the process byte budget is charged what the
  * memory store was charged, and short of memory an ended session is evicted (410 saying why), not
  * unloaded to be rebuilt from rows that would cost the same memory.
+ * Covers: src/adapter/sqlite-db.ts, src/session/store.ts, src/session/byte-budget.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

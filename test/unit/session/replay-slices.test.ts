@@ -3,6 +3,7 @@
  * keys, then REPLAY_SLICE_ENTRIES entries or REPLAY_SLICE_BYTES of events, whichever first), so a large session's replay never holds the
  * event loop for long; the rebuilt session is the same as the one journaled. The yield is injected
  * and counted: nothing here depends on time.
+ * Covers: src/session/session.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

@@ -5,6 +5,7 @@
  * session, and ended sessions and idle ones go after their retention and TTL (set through the
  * same environment variables the servers read). The store runs on a clock the test moves, and the
  * test runs its sweeper: nothing waits on real time.
+ * Covers: src/session/store.ts, src/config/session-limits.ts, src/http/sessions-routes.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../src/http/app.ts'

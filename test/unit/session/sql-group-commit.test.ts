@@ -2,6 +2,7 @@
  * Grouped commits over node:sqlite (src/session/sql.ts): writes of one turn commit together, at the
  * end of that turn (seen from a second connection, as after a kill and restart), and an explicit
  * transaction still works inside.
+ * Covers: src/session/sql.ts, src/config/results-index.ts.
  */
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'

@@ -2,6 +2,7 @@
  * A session's record (spec, touched and ended times) is read from SQLite once and then kept in
  * memory, written through: a request to a live session runs no SELECT of its spec. What is kept
  * stays true: touch, end, removal and a wiped storage (forgetSchema) are all seen.
+ * Covers: src/session/sqlite-records.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
