@@ -6,6 +6,7 @@
  * the loop busier than the share of a window it has measured (start-up is not counted; the
  * admission that follows is in test/unit/http/loop-pressure.test.ts). Here, and not in the unit
  * project, because it blocks the loop for real.
+ * Covers: src/adapter/node/loop-monitor.ts, src/http/admission.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { LAG_WINDOW_MS, loopPressureMonitor, TICK_MS } from '../../../src/adapter/node/loop-monitor.ts'

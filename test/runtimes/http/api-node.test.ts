@@ -1,5 +1,6 @@
 /**
  * The API suite against the Node app on a real socket.
+ * Covers: src/http/app.ts, src/http/sessions-routes.ts, src/http/events-route.ts, src/http/results-stream.ts, src/http/proxy/proxy.ts.
  */
 import { afterAll, beforeAll, describe } from 'vitest'
 import { PROXY_TEST_ENV } from '../../support/api-suite-proxy.ts'

@@ -2,6 +2,7 @@
  * The crash of issue 7 on a real socket: the Node server process (`npm start`'s entry) gets the
  * crash body with `Accept: text/event-stream` and a 100,000-deep event, and must answer both,
  * stay alive, and log no stray error (the process guard would hide a crash, so its log is checked).
+ * Covers: src/adapter/node/server.ts, src/adapter/node/process-guard.ts, src/http/events-route.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSse } from '../../support/sse-client.ts'

@@ -3,6 +3,7 @@
  * adapter under `deno run`, each with the judge pointed at the loopback Gemini stub and
  * EVALSTREAM_METRICS_TOKEN set. A session is scored over HTTP, then the scrape is parsed and its
  * counts checked; /openapi.json is served by the same process.
+ * Covers: src/http/metrics-route.ts, src/monitor/prometheus.ts, src/adapter/node/server.ts, src/adapter/deno/server.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type GeminiStub, startGeminiStub } from '../../support/gemini-stub.ts'

@@ -1,6 +1,7 @@
 /**
  * On Workers (workerd through Miniflare) every Durable Object would count only itself, so
  * /metrics is a 404 problem saying so; /openapi.json is served as on Node and Deno, without a token.
+ * Covers: src/http/metrics-route.ts, src/http/openapi/route.ts, worker/index.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Running, startWorker } from '../../support/runtimes.ts'

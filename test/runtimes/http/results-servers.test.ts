@@ -1,6 +1,7 @@
 /**
  * The real Node and Deno servers (spawned, EVALSTREAM_DB=:memory:) serve the dashboard and keep a
  * results index within EVALSTREAM_INDEX_MAX_ROWS; a bad limit stops the start with its name.
+ * Covers: src/adapter/node/server.ts, src/adapter/deno/server.ts, src/monitor/results-index.ts, src/config/results-index.ts, src/http/dashboard/routes.ts.
  */
 import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -4,6 +4,7 @@
  * and exit 0); every answer carries `X-Content-Type-Options: nosniff` (Node, Deno, Workers); and
  * TRACE, which fetch() cannot forward, is answered 405 in proxy mode instead of 502; the start
  * says where the dashboard is.
+ * Covers: src/adapter/node/server.ts, src/adapter/deno/server.ts, src/adapter/listen-port.ts, src/http/no-sniff.ts, src/http/proxy/proxy.ts.
  */
 import { spawn } from 'node:child_process'
 import { request } from 'node:http'
