@@ -4,6 +4,7 @@
  * the receiver of a Deno server process and of the Worker in workerd: each conversation's
  * invocations score as the same requests do on Node (in process), the metrics that need content
  * NOT_EVALUATED with the same reason on every runtime.
+ * Covers: src/otlp/span-readers.ts, src/otlp/content-reasons.ts, src/adapter/deno/server.ts, worker/otlp-shard.ts.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -5,6 +5,7 @@
  * with a partial success naming it, and refuse a gzip body that inflates past the tenant's bytes
  * (413: alone past its share), and decode a 400 KB request in pieces and slices. Loopback only;
  * each server is stopped and its folder removed.
+ * Covers: src/http/otlp-routes.ts, src/http/otlp-intake.ts, src/otlp/session-id.ts, src/session/feed.ts, worker/otlp-shard.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -2,6 +2,7 @@
  * The OTLP module on Deno: gzip-compressed protobuf decoded (web DecompressionStream) and mapped
  * to the same invocations as on Node. The script lives in a temporary folder and imports the
  * module by absolute URL.
+ * Covers: src/otlp/body.ts, src/otlp/decode-protobuf.ts, src/otlp/invocations.ts.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

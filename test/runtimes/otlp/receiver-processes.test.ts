@@ -5,6 +5,7 @@
  * same results and ends it with a passing case result. On workerd the router decodes the spans and
  * sends each trace's to the shard object owning it, which sends each completed trace to its
  * conversation's session object; that object ends the conversation once it is idle.
+ * Covers: src/otlp-monitor/monitor.ts, src/adapter/node/server.ts, src/adapter/deno/server.ts, worker/otlp-shard.ts, worker/conversation-idle.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

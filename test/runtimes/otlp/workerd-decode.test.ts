@@ -1,6 +1,7 @@
 /**
  * The OTLP module on workerd (Miniflare): gzip-compressed protobuf and JSON requests decoded with
  * the web DecompressionStream, and mapped to the same invocations as on Node.
+ * Covers: src/otlp/body.ts, src/otlp/decode-protobuf.ts, src/otlp/decode-json.ts, src/otlp/invocations.ts.
  */
 import { Miniflare } from 'miniflare'
 import { gzipSync } from 'node:zlib'
