@@ -4,6 +4,7 @@
  * (413 for a session's budget, 503 with Retry-After for the process's), keeps serving /healthz and
  * does not crash. The process budget is the default the server derives from its heap. Nothing
  * here is timed: each step waits for the answer to the one before.
+ * Covers: src/session/byte-budget.ts, src/adapter/node/server.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServerProcess, spawnServer } from '../../support/server-process.ts'

@@ -7,6 +7,7 @@
  * commit everything) loses none of them: each was answered only once committed. The replayed
  * session has every invocation sent, its results numbered 1..n with no gap and no repeat, and it
  * takes more events and ends.
+ * Covers: src/adapter/node/write-behind-sql.ts, src/adapter/node/write-behind-worker.ts, src/adapter/node/server.ts.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
