@@ -1,5 +1,6 @@
 /**
  * The API suite against the Worker in workerd (Miniflare), sessions in SQLite Durable Objects.
+ * Covers: worker/index.ts, worker/session-object.ts, worker/durable-store.ts, src/http/app.ts.
  */
 import { afterAll, beforeAll, describe } from 'vitest'
 import { apiSuite } from '../../support/api-suite.ts'

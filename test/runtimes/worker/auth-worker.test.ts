@@ -2,6 +2,7 @@
  * Auth and tenants on Workers (workerd via Miniflare, real sockets): the router checks the token
  * before any Durable Object runs, the object checks it again, a session's tenant survives an
  * eviction, and a malformed EVALSTREAM_TOKENS serves nothing.
+ * Covers: worker/index.ts, src/http/auth.ts, src/http/auth-config.ts, src/http/cors.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACME_TOKEN, authSuite, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'

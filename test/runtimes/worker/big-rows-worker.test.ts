@@ -3,6 +3,7 @@
  * 2 MB): three ~990 KB text events, each within EVALSTREAM_MAX_EVENT_BYTES, make a case result of
  * about 3 MB. The session ends, and after its object restarts it is still read, ended again and
  * deleted: the long texts are stored split over rows (src/session/sql-chunks.ts).
+ * Covers: src/session/sql-chunks.ts, worker/durable-store.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

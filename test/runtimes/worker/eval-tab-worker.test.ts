@@ -3,6 +3,7 @@
  * agent): an app's eval sets and results live in the Durable Object `evalsets/<tenant>/<app>`,
  * a run happens inside it, and everything is still there after workerd restarts on the same
  * storage; the object's settle step does not delete them for lack of sessions.
+ * Covers: worker/eval-sets-route.ts, src/http/dev-eval/sqlite-eval-set-store.ts, worker/session-object.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

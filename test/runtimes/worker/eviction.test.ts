@@ -2,6 +2,7 @@
  * A Durable Object evicted in the middle of a session: no event lost, no result duplicated, and a
  * subscriber resumes by Last-Event-ID. The reference is the same input sent to a session that was
  * never evicted; results are deterministic, so both must match exactly.
+ * Covers: worker/durable-store.ts, worker/session-object.ts, src/session/session.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,6 +1,7 @@
 /**
  * Limits and hostile input on Workers (workerd via Miniflare, SQLite Durable Objects): the same
  * refusals as Node, plus what only the Worker meets (its own routing reads, a Durable Object row).
+ * Covers: worker/index.ts, worker/spec-limit.ts, src/http/read-body.ts, src/http/create-request.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueId } from '../../support/api-suite.ts'

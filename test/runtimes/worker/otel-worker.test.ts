@@ -2,6 +2,7 @@
  * OpenTelemetry events and webhooks from the Worker (workerd via Miniflare): the Durable Object
  * that scores the session exports its decided results to loopback receivers, after the response
  * (waitUntil), with the same records and signatures as on Node.
+ * Covers: src/export/otel-exporter.ts, src/export/webhook-sender.ts, src/export/webhook-target.ts, worker/session-object.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../../src/export/webhook-signature.ts'

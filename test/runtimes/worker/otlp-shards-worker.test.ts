@@ -5,6 +5,7 @@
  * scores the same requests; a shard evicted mid-trace loses no completed invocation; two tenants
  * sending the same trace ids never share a shard; the conversation's idle clock lives in its own
  * session object, not in a shard.
+ * Covers: worker/otlp-shard.ts, worker/shards.ts, worker/conversation-idle.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACME_TOKEN, GLOBEX_TOKEN, TOKENS_ENV } from '../../support/auth-suite.ts'

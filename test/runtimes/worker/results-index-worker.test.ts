@@ -4,6 +4,7 @@
  * read the shards as one index (pages and cursors included), each tenant its own; a session's
  * conversation comes from its object; a session object evicted and rebuilt by replay adds nothing;
  * the dashboard page is served without a token.
+ * Covers: worker/index-shards.ts, worker/index-object.ts, worker/index-feed.ts, src/http/dashboard/routes.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -2,6 +2,7 @@
  * POST /v1/runs on Workers (workerd through Miniflare): the router names the run and hands it to a
  * Durable Object of its own (`run:<id>`), which runs the eval set against AGENT_URL (the loopback
  * ADK stand-in) and serves its results to every later request for that id.
+ * Covers: worker/index.ts, worker/session-object.ts, src/http/runs-routes.ts, src/runner/hosted-run.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG, FINAL_TEXT } from '../../support/weather-fixtures.ts'

@@ -4,6 +4,7 @@
  * (`deleteAll`); DELETE frees it at once. Through Miniflare (workerd runs the alarms), with the
  * limits shortened through the same bindings a deployment sets. What the object's SQLite holds is
  * read through the test hook, which does not count as activity.
+ * Covers: worker/session-object.ts, worker/durable-store.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../../support/api-suite.ts'
