@@ -1,8 +1,10 @@
 /**
  * Events per second through the whole Node service (POST events -> decode -> score -> SSE results
- * out), side by side with two relays that only parse the SSE body with eventsource-parser and
- * write each event back with hono's streamSSE: one write per event, and one write per body chunk
- * (a batching relay, the fairer baseline: the service batches its result frames too). Same body,
+ * out), side by side with three relays that parse the SSE body with eventsource-parser and write
+ * each event back with hono's streamSSE: one write per event; one write per body chunk (a batching
+ * relay: the service batches its result frames too); and one write per event whose JSON is parsed
+ * and serialised again on the way (a parsing relay: the least any service that reads the events
+ * does, and the baseline the service is held to). Same body,
  * same transport (HTTP/1.1 on loopback, one process), same run. The service runs two ways:
  *
  * - four requests: create, a subscriber on GET /results, POST /events with the whole body, POST
@@ -166,6 +168,12 @@ const relay = new Hono()
       const events = c.req.raw.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
       for await (const e of events) await stream.writeSSE({ data: e.data, event: e.event, id: e.id })
     }))
+  // Each event's data read as JSON and written again: the least a service that reads its events pays.
+  .post('/relay-parsed', (c) =>
+    streamSSE(c, async (stream) => {
+      const events = c.req.raw.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
+      for await (const e of events) await stream.writeSSE({ data: JSON.stringify(JSON.parse(e.data)), event: e.event, id: e.id })
+    }))
   // Every event parsed from one chunk of the body goes back in one write.
   .post('/relay-batched', (c) =>
     streamSSE(c, async (stream) => {
@@ -192,6 +200,7 @@ await evalstreamRound(service.url, warm, -1) // warm-up
 await duplexRound(service.url, warm, -1)
 await relayRound(bare.url, warm)
 await relayRound(bare.url, warm, '/relay-batched')
+await relayRound(bare.url, warm, '/relay-parsed')
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const rate = (ms: number) => Math.round(events / (ms / 1000)).toLocaleString('en-US')
 const pct = (service: number, relay: number) => `${((100 * relay) / service).toFixed(0)}%`
@@ -204,13 +213,16 @@ for (let r = 0; r < ROUNDS; r++) {
   const each = await relayRound(bare.url, text)
   gc()
   const batched = await relayRound(bare.url, text, '/relay-batched')
+  gc()
+  const parsed = await relayRound(bare.url, text, '/relay-parsed')
   console.log(
     `round ${r + 1}: evalstream 4 requests ${rate(four.ms)} events/s (${four.results} results), duplex ${
       rate(duplex.ms)
     } events/s (${duplex.results} results)` +
-      ` | relay per event ${rate(each.ms)}, batched ${rate(batched.ms)} events/s` +
+      ` | relay per event ${rate(each.ms)}, batched ${rate(batched.ms)}, parsing ${rate(parsed.ms)} events/s` +
       ` | 4 requests / relay ${pct(four.ms, each.ms)}, duplex / relay ${pct(duplex.ms, each.ms)}` +
-      ` | vs batched: ${pct(four.ms, batched.ms)}, ${pct(duplex.ms, batched.ms)}`,
+      ` | vs batched: ${pct(four.ms, batched.ms)}, ${pct(duplex.ms, batched.ms)}` +
+      ` | vs parsing: ${pct(four.ms, parsed.ms)}, ${pct(duplex.ms, parsed.ms)}`,
   )
 }
 service.close()
