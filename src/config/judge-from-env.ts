@@ -1,11 +1,11 @@
 /**
  * The deployment's judge from its environment: Gemini and every OpenAI-compatible provider it
  * configures (read by ./judge-env.ts), plus a Worker's Workers AI binding, behind one Judge
- * (src/judge/any-model.ts); Vertex AI's evaluation service for the metrics ADK computes there
+ * (src/judge/judge-router.ts); Vertex AI's evaluation service for the metrics ADK computes there
  * (src/judge/vertex-metrics.ts), with the credentials ./judge-env.ts reads. Null when none is configured.
  */
 import type { Judge } from '../judge/port.ts'
-import { createAnyModelJudge } from '../judge/any-model.ts'
+import { createAnyModelJudge } from '../judge/judge-router.ts'
 import { describeJudgeConfig } from '../judge/config.ts'
 import { createGeminiJudge } from '../judge/gemini.ts'
 import type { GeminiClientFactory } from '../judge/gemini-client.ts'

@@ -2,15 +2,15 @@
  * The judge this deployment runs (the Judge port's implementation): it decides where each request
  * goes. A request whose assessment a configured service makes natively goes there (a `safety`
  * assessment to Vertex AI's evaluation service, as ADK does, when Vertex is configured); every
- * other request is sent as its prompt to Gemini (./gemini-client.ts or ./gemini-fetch-client.ts, ./gemini-call.ts), its samples
- * drawn by ./gemini-samples.ts.
+ * other request is sent as its prompt to Gemini (./gemini-client.ts or ./gemini-fetch-client.ts, ./judge-call.ts), its samples
+ * drawn by ./judge-samples.ts.
  */
 import type { JudgeRequest } from '../core/criterion.ts'
 import type { JudgeConfig } from './config.ts'
-import { callGemini, type CallSettings } from './gemini-call.ts'
+import { callGemini, type CallSettings } from './judge-call.ts'
 import type { GeminiClientFactory } from './gemini-client.ts'
 import { createGeminiFetchClient } from './gemini-fetch-client.ts'
-import { drawSamples } from './gemini-samples.ts'
+import { drawSamples } from './judge-samples.ts'
 import type { Judge, JudgeCallOptions, JudgeReply } from './port.ts'
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, type RetryDeps, type RetryPolicy } from './retry.ts'
 import type { AuthHeaders } from './google-credentials.ts'

@@ -2,7 +2,7 @@
  * A judge client speaking OpenAI's chat-completions protocol over plain fetch (OpenAI, Azure
  * OpenAI's v1 API, vLLM, Ollama, LiteLLM, Cloudflare's OpenAI-compatible Workers AI endpoint). It
  * answers the same one-call contract as the Gemini client (./gemini-client.ts), so the same retry,
- * timeout and sampling code (./gemini-call.ts, ./gemini-samples.ts) drives it: `candidateCount`
+ * timeout and sampling code (./judge-call.ts, ./judge-samples.ts) drives it: `candidateCount`
  * becomes `n`, the system instruction a system message, the JSON schema `response_format`.
  */
 import type { JudgeSample } from '../core/criterion.ts'

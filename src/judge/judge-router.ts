@@ -3,13 +3,13 @@
  * request by its judge_model (./providers.ts): Gemini names go to the Gemini judge (./gemini.ts),
  * `provider/model` names to that OpenAI-compatible provider or, for `workers-ai/...` on a Worker,
  * to the AI binding. Criteria never learn who answered except through `via`. Every route draws
- * its samples the same way (./gemini-samples.ts): `n` candidates in one call where the provider
+ * its samples the same way (./judge-samples.ts): `n` candidates in one call where the provider
  * honours it, otherwise one call per sample with early stop, each call admitted by the budgets.
  */
 import type { JudgeRequest } from '../core/criterion.ts'
-import { callGemini, type CallSettings } from './gemini-call.ts'
+import { callGemini, type CallSettings } from './judge-call.ts'
 import type { GeminiClient } from './gemini-client.ts'
-import { drawSamples } from './gemini-samples.ts'
+import { drawSamples } from './judge-samples.ts'
 import { createChatClient } from './openai-client.ts'
 import type { Judge, JudgeCallOptions, JudgeReply } from './port.ts'
 import { type ChatProvider, providerVarPrefix, routeModel } from './providers.ts'

@@ -5,7 +5,7 @@
  * call is admitted first (budgets); a refusal fills the remaining samples with its reason.
  */
 import type { JudgeRequest, JudgeSample } from '../core/criterion.ts'
-import type { Batch } from './gemini-call.ts'
+import type { Batch } from './judge-call.ts'
 import type { JudgeCallOptions, JudgeReply } from './port.ts'
 import { emptyUsage, type JudgeUsage } from './port.ts'
 
