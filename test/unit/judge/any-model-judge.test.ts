@@ -10,7 +10,7 @@ import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import { createMemoryJudgeCache, type JudgeCache } from '../../../src/judge/cache.ts'
-import { createAnyModelJudge } from '../../../src/judge/judge-router.ts'
+import { createJudgeRouter } from '../../../src/judge/judge-router.ts'
 import type { WorkersAiBinding } from '../../../src/judge/workers-ai-client.ts'
 import { type ChatStub, startChatStub } from './chat-stub.ts'
 
@@ -217,7 +217,7 @@ describe('the Workers AI binding (a fake binding object: Miniflare has no offlin
       },
     }
     const waits: number[] = []
-    const judge = createAnyModelJudge({
+    const judge = createJudgeRouter({
       providers: new Map(),
       workersAi: binding,
       sleep: async (ms) => void waits.push(ms),
