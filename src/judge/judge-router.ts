@@ -5,16 +5,17 @@
  *
  * 1. A `safety` assessment (safety_v1) goes to Vertex AI's evaluation service whenever Vertex
  *    (GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION) is configured, whatever its judge_model, as
- *    ADK always uses Vertex for it; without Vertex it is a text judge (rule 3, the safety rubric).
+ *    ADK always uses Vertex for it (configured without credentials, it is not judged, naming them);
+ *    without Vertex it is a text judge (rule 3, the safety rubric).
  * 2. A Vertex-only assessment (`coherence`: response_evaluation_score; `conversation`: the
  *    multi_turn_*_v1 metrics) goes to Vertex's evaluation service when it is configured with
  *    credentials. Otherwise it is not judged (VERTEX_NOT_CONFIGURED), unless the operator opted in to
  *    evalstream's own judge (EVALSTREAM_VERTEX_METRICS_JUDGE=evalstream): then it is a text judge.
  * 3. A text judge is the request's prompt sent to its judge_model, read as ADK users write LiteLLM
  *    names, `provider/model` split at the first '/' (the provider's case and '_' or '-' do not
- *    matter): a plain name, `gemini/...` or `vertex_ai/...` to Gemini; `workers-ai/...` to a
- *    Worker's AI binding when there is one; any other `provider/...` (`workers-ai` off a Worker
- *    too) to that OpenAI-compatible chat provider.
+ *    matter; the service is asked for the model after the '/'): a plain name, `gemini/...` or
+ *    `vertex_ai/...` to Gemini; `workers-ai/...` to a Worker's AI binding when there is one; any
+ *    other `provider/...` (`workers-ai` off a Worker too) to that OpenAI-compatible chat provider.
  *
  * A request whose service is not configured is not judged: it never reaches a server, and its
  * answer is error samples giving the reason (NOT_EVALUATED), naming the variable to set.
@@ -90,7 +91,7 @@ function splitJudgeModel(judgeModel: string): { provider: string; model: string 
 function textJudgeRoute(judgeModel: string, config: RoutingConfig): Route {
   const { provider, model } = splitJudgeModel(judgeModel)
   if (GEMINI_PROVIDERS.has(provider)) {
-    if (config.gemini) return { target: 'gemini', model: judgeModel }
+    if (config.gemini) return { target: 'gemini', model }
     const reason = `judge_model '${judgeModel}' is a Gemini model but no Gemini judge is configured: ` +
       'set GEMINI_API_KEY or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION'
     return { target: 'unavailable', reason }
