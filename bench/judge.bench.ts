@@ -15,7 +15,7 @@ import { createJudgeExecutor } from '../src/judge/executor.ts'
 import { createGeminiJudge } from '../src/judge/gemini.ts'
 import type { JudgeRequest } from '../src/core/criterion.ts'
 import { apiError, startGeminiStub, type StubReply } from '../test/support/gemini-stub.ts'
-import { createAnyModelJudge } from '../src/judge/any-model.ts'
+import { createJudgeRouter } from '../src/judge/judge-router.ts'
 import { chatProviderFromEnv } from '../src/config/judge-env.ts'
 import type { ChatProvider } from '../src/judge/providers.ts'
 import { startChatStub } from '../test/unit/judge/chat-stub.ts'
@@ -92,7 +92,7 @@ async function chatCostRun(strategy: 'n' | 'no-n' | 'adk') {
   })
   const env = { EVALSTREAM_JUDGE_VLLM_BASE_URL: stub.url, EVALSTREAM_JUDGE_VLLM_N: strategy === 'n' ? 'true' : 'false' }
   const provider = chatProviderFromEnv('vllm', env) as ChatProvider
-  const judge = createAnyModelJudge({ providers: new Map([['vllm', provider]]) })
+  const judge = createJudgeRouter({ providers: new Map([['vllm', provider]]) })
   let samples = 0
   let promptTokens = 0
   for (let i = 0; i < INVOCATIONS; i++) {

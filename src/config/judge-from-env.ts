@@ -1,16 +1,14 @@
 /**
- * The deployment's judge from its environment: Gemini and every OpenAI-compatible provider it
- * configures (read by ./judge-env.ts), plus a Worker's Workers AI binding, behind one Judge
- * (src/judge/any-model.ts); Vertex AI's evaluation service for the metrics ADK computes there
- * (src/judge/vertex-metrics.ts), with the credentials ./judge-env.ts reads. Null when none is configured.
+ * The deployment's judge from its environment: Gemini, Vertex AI's evaluation service with the
+ * credentials, every OpenAI-compatible provider it configures (all read by ./judge-env.ts) and a
+ * Worker's Workers AI binding, behind the one judge router (src/judge/judge-router.ts), which decides
+ * where each request goes. Null when none is configured.
  */
 import type { Judge } from '../judge/port.ts'
-import { createAnyModelJudge } from '../judge/any-model.ts'
 import { describeJudgeConfig } from '../judge/config.ts'
-import { createGeminiJudge } from '../judge/gemini.ts'
 import type { GeminiClientFactory } from '../judge/gemini-client.ts'
 import { authHeaders } from '../judge/google-credentials.ts'
-import { withVertexMetrics } from '../judge/vertex-metrics.ts'
+import { createJudgeRouter, type VertexMetricsMode } from '../judge/judge-router.ts'
 import type { WorkersAiBinding } from '../judge/workers-ai-client.ts'
 import type { Env } from './env.ts'
 import { chatProvidersFromEnv, googleCredentialsFromEnv, judgeConfigFromEnv } from './judge-env.ts'
@@ -39,15 +37,17 @@ export function judgeFromEnv(
   const token = auth && credentials && typeof credentials !== 'string' && credentials.kind === 'service-account'
     ? async () => ((await auth()).authorization ?? '').replace(/^Bearer /, '')
     : undefined
-  const gemini = config
-    ? createGeminiJudge(config, {
-      ...(extra.fetch ? { fetch: extra.fetch } : {}),
-      ...(auth ? { auth } : {}),
-      ...(token ? { token } : {}),
-      ...(extra.geminiClient ? { client: extra.geminiClient } : {}),
-      ...(extra.maxResponseBytes !== undefined ? { maxResponseBytes: extra.maxResponseBytes } : {}),
-    })
-    : undefined
+  const judge = createJudgeRouter({
+    ...(config ? { google: config } : {}),
+    ...(auth ? { vertexAuth: auth } : {}),
+    ...(token ? { token } : {}),
+    ...(extra.geminiClient ? { geminiClient: extra.geminiClient } : {}),
+    vertexMetrics: mode as VertexMetricsMode,
+    providers,
+    ...(extra.workersAi ? { workersAi: extra.workersAi } : {}),
+    ...(extra.fetch ? { fetch: extra.fetch } : {}),
+    ...(extra.maxResponseBytes !== undefined ? { maxResponseBytes: extra.maxResponseBytes } : {}),
+  })
   const notes: string[] = []
   if (config) notes.push(describeJudgeConfig(config))
   for (const p of providers.values()) {
@@ -55,26 +55,13 @@ export function judgeFromEnv(
     notes.push(`judge_model '${p.name}/<model>': OpenAI-compatible ${p.baseUrl} (${n})`)
   }
   if (extra.workersAi) notes.push(`judge_model 'workers-ai/<model>': the Workers AI binding (one request per sample)`)
-  // Without a Gemini judge, only the composite can answer; with one and nothing else, it adds nothing.
-  const inner = gemini && providers.size === 0 && !extra.workersAi ? gemini : createAnyModelJudge({
-    gemini,
-    vertexSafety: config?.vertexSafety !== undefined,
-    providers,
-    workersAi: extra.workersAi,
-    fetch: extra.fetch,
-    maxResponseBytes: extra.maxResponseBytes,
-  })
-
-  const vertexTarget = config?.vertexSafety
-  const evalAuth = auth ?? (config?.accessToken ? authHeaders({ kind: 'access-token', token: config.accessToken }) : undefined)
-  const vertex = vertexTarget && evalAuth
-    ? { ...vertexTarget, auth: evalAuth, ...(extra.fetch ? { fetch: extra.fetch } : {}), maxResponseBytes: extra.maxResponseBytes }
-    : undefined
+  // Vertex's evaluation service answers when it has credentials: the service's, or GOOGLE_CLOUD_ACCESS_TOKEN.
+  const vertex = config?.vertexSafety !== undefined && (auth !== undefined || config.accessToken !== undefined)
   if (vertex) notes.push('response_evaluation_score and multi_turn_*_v1 via Vertex evaluateInstances')
   else if (mode === 'evalstream') {
     notes.push("response_evaluation_score and multi_turn_*_v1 by evalstream's own judge (labelled judge: evalstream), not Vertex")
   } else {notes.push(
       'response_evaluation_score and multi_turn_*_v1 need Vertex (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION and credentials): NOT_EVALUATED',
     )}
-  return { ok: true, judge: withVertexMetrics(inner, { vertex, mode: mode as 'vertex' | 'evalstream' }), notes }
+  return { ok: true, judge, notes }
 }

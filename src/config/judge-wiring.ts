@@ -52,7 +52,7 @@ export function judgeWiringFromEnv(
     deadlineTimer?: DeadlineTimer
     workersAi?: WorkersAiBinding
     fetch?: typeof fetch
-    /** The Gemini client (judge/gemini.ts): the plain-fetch one when absent. */
+    /** The Gemini client (judge/gemini-client.ts): the plain-fetch one when absent. */
     geminiClient?: GeminiClientFactory
   } = {},
 ): JudgeWiring {

@@ -12,7 +12,7 @@ export type JudgeConfig = {
   gemini: GeminiBackend
   /** GEMINI_BASE_URL: a gateway or a local stub; passed to the SDK as httpOptions.baseUrl. */
   baseUrl?: string
-  /** Vertex AI's evaluation service for safety_v1; present when a project and location are set. */
+  /** Vertex AI's evaluation service (safety_v1, response_evaluation_score, multi_turn_*_v1); present when a project and location are set. */
   vertexSafety?: { project: string; location: string; baseUrl?: string }
   /** GOOGLE_CLOUD_ACCESS_TOKEN: a ready OAuth token for Vertex calls (the simple case). */
   accessToken?: string

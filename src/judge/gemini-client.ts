@@ -6,38 +6,12 @@
  * Retry-After the server sent (the SDK's ApiError drops headers, so a per-call fetch keeps it).
  */
 import { ApiError, GoogleGenAI, type GoogleGenAIOptions } from '@google/genai'
-import type { JudgeSample } from '../core/criterion.ts'
 import type { JudgeConfig } from './config.ts'
 import { samplesOf, tokenCount, unreachableMessage } from './gemini-answer.ts'
+import type { ModelClient } from './model-client.ts'
 
 export { tokenCount }
 import { cappedResponse, DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage } from './capped-body.ts'
-
-export type GenerateCall = {
-  model: string
-  prompt: string
-  /** SDK config (camelCase), systemInstruction and candidateCount included. */
-  config: Record<string, unknown>
-  signal: AbortSignal
-}
-
-export type GenerateResult =
-  | { ok: true; samples: JudgeSample[]; promptTokens: number; outputTokens: number }
-  | {
-    ok: false
-    /** HTTP status of an API error; absent for network failures and unreadable bodies. */
-    status?: number
-    message: string
-    /** The Retry-After header of the failed response, raw. */
-    retryAfter?: string
-    /** The response came but could not be read (not JSON): another attempt will not help. */
-    malformed: boolean
-    /** The server refused several candidates in one request (set by clients that can tell). */
-    nRejected?: boolean
-  }
-
-/** One generateContent call; rejects only when `call.signal` aborts. */
-export type GeminiClient = { generate(call: GenerateCall): Promise<GenerateResult> }
 
 /** Builds the client for a judge configuration (and a Vertex token, when one is given). */
 export type GeminiClientFactory = (
@@ -45,7 +19,7 @@ export type GeminiClientFactory = (
   token: (() => Promise<string>) | undefined,
   /** Bytes of one answer read at most (default DEFAULT_JUDGE_MAX_RESPONSE_BYTES); past it the call fails. */
   maxResponseBytes?: number,
-) => GeminiClient
+) => ModelClient
 
 function sdkClient(config: JudgeConfig, token: (() => Promise<string>) | undefined): GoogleGenAI {
   const httpOptions = config.baseUrl ? { baseUrl: config.baseUrl } : undefined
@@ -69,7 +43,7 @@ export function createGeminiClient(
   config: JudgeConfig,
   token: (() => Promise<string>) | undefined,
   maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES,
-): GeminiClient {
+): ModelClient {
   let ai: GoogleGenAI
   try {
     ai = sdkClient(config, token)

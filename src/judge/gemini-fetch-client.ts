@@ -1,6 +1,6 @@
 /**
- * The Gemini API's generateContent over plain `fetch`, with the Gemini client's contract
- * (./gemini-client.ts): what a Worker uses, since the @google/genai SDK is the largest part of its
+ * The Gemini API's generateContent over plain `fetch`, with the judge model client's contract
+ * (./model-client.ts): what a Worker uses, since the @google/genai SDK is the largest part of its
  * bundle and a third of its cold start, and on Workers the SDK serves this one call with an API key
  * anyway (its browser build refuses Vertex). The request is the one the SDK sends for the Gemini API
  * (`POST {base}/v1/models/{model}:generateContent`, the key in `x-goog-api-key`, the
@@ -10,7 +10,7 @@
 import { type CappedText, DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage, readCappedText } from './capped-body.ts'
 import type { JudgeConfig } from './config.ts'
 import { samplesOf, tokenCount, unreachableMessage } from './gemini-answer.ts'
-import type { GeminiClient, GenerateResult } from './gemini-client.ts'
+import type { GenerateResult, ModelClient } from './model-client.ts'
 
 /** Where the Gemini API answers when GEMINI_BASE_URL does not say otherwise (the SDK's default). */
 export const GEMINI_API_BASE_URL = 'https://generativelanguage.googleapis.com'
@@ -113,7 +113,7 @@ export function createGeminiFetchClient(
   config: JudgeConfig,
   _token?: (() => Promise<string>) | undefined,
   maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES,
-): GeminiClient {
+): ModelClient {
   const g = config.gemini
   if (g.kind !== 'gemini-api') {
     // Vertex AI takes Google credentials the SDK finds and refreshes (application default

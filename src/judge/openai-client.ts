@@ -1,12 +1,12 @@
 /**
  * A judge client speaking OpenAI's chat-completions protocol over plain fetch (OpenAI, Azure
  * OpenAI's v1 API, vLLM, Ollama, LiteLLM, Cloudflare's OpenAI-compatible Workers AI endpoint). It
- * answers the same one-call contract as the Gemini client (./gemini-client.ts), so the same retry,
- * timeout and sampling code (./gemini-call.ts, ./gemini-samples.ts) drives it: `candidateCount`
+ * answers the same one-call contract as the Gemini clients (./model-client.ts), so the same retry,
+ * timeout and sampling code (./judge-call.ts, ./judge-samples.ts) drives it: `candidateCount`
  * becomes `n`, the system instruction a system message, the JSON schema `response_format`.
  */
 import type { JudgeSample } from '../core/criterion.ts'
-import type { GeminiClient, GenerateResult } from './gemini-client.ts'
+import type { GenerateResult, ModelClient } from './model-client.ts'
 import type { ChatProvider } from './providers.ts'
 import { DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage, readCappedText } from './capped-body.ts'
 
@@ -89,7 +89,7 @@ export function createChatClient(
   provider: ChatProvider,
   doFetch: typeof fetch = fetch,
   maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES,
-): GeminiClient {
+): ModelClient {
   const url = `${provider.baseUrl}/chat/completions`
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (provider.apiKey) {

@@ -1,11 +1,11 @@
 /**
  * A judge client over a Worker's Workers AI binding (`env.AI.run(model, inputs)`): an edge judge
- * with no key and no HTTP hop. It answers the Gemini client's one-call contract
- * (./gemini-client.ts) with exactly one candidate per call, since the binding has no `n`; the
+ * with no key and no HTTP hop. It answers the judge model client's one-call contract
+ * (./model-client.ts) with exactly one candidate per call, since the binding has no `n`; the
  * sampler then draws the samples one call at a time and stops as soon as the vote is decided.
  */
 import type { JudgeSample } from '../core/criterion.ts'
-import type { GeminiClient, GenerateResult } from './gemini-client.ts'
+import type { GenerateResult, ModelClient } from './model-client.ts'
 import { systemText } from './openai-client.ts'
 import { DEFAULT_JUDGE_MAX_RESPONSE_BYTES, overCapMessage } from './capped-body.ts'
 
@@ -58,7 +58,7 @@ function tokens(output: unknown, field: 'prompt_tokens' | 'completion_tokens'): 
  * const client = createWorkersAiClient(env.AI)
  * await client.generate({ model: '@cf/meta/llama-3.1-8b-instruct', prompt: 'Hi', config: {}, signal })
  */
-export function createWorkersAiClient(binding: WorkersAiBinding, maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES): GeminiClient {
+export function createWorkersAiClient(binding: WorkersAiBinding, maxResponseBytes = DEFAULT_JUDGE_MAX_RESPONSE_BYTES): ModelClient {
   return {
     async generate(call): Promise<GenerateResult> {
       call.signal.throwIfAborted()

@@ -2,7 +2,7 @@
  * Judges on any model and Vertex's evaluation service under Deno (workerd: worker-judges.test.ts;
  * Node: test/unit/judge): an OpenAI-compatible server answering n = 3 in one request, and
  * evaluateInstances with a token from a service account JWT signed by Deno's WebCrypto.
- * Covers: src/judge/any-model.ts, src/judge/vertex-eval.ts, src/judge/google-credentials.ts.
+ * Covers: src/judge/judge-router.ts, src/judge/vertex-eval.ts, src/judge/google-credentials.ts.
  */
 import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -2,7 +2,7 @@
  * The judge on Deno (the Node adapter's tests cover Node, test/worker covers workerd): attempt
  * timeouts and the judge deadline through AbortSignal.any + AbortSignal.timeout, Retry-After read
  * through the SDK's per-call fetch, and release(), all against the loopback Gemini stub.
- * Covers: src/judge/gemini.ts, src/judge/retry.ts.
+ * Covers: src/judge/judge-router.ts, src/judge/judge-call.ts, src/judge/retry.ts.
  */
 import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -6,7 +6,7 @@
  * with WebCrypto (the stub verifies the signature and claims). The Worker's Gemini client (plain
  * fetch, Gemini API only) does not call Vertex: the deployment still starts and Gemini-judged
  * criteria say why.
- * Covers: src/judge/any-model.ts, src/judge/vertex-eval.ts, src/judge/workers-ai-client.ts.
+ * Covers: src/judge/judge-router.ts, src/judge/vertex-eval.ts, src/judge/workers-ai-client.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../../support/api-suite.ts'

@@ -3,14 +3,14 @@
  * client over loopback (or the Workers AI binding adapter over a fake binding) -> a live session's
  * final_response_match_v2 verdict. Checks the wire requests (n, messages, schema, key headers),
  * early stop where n is not honoured, the cache, budgets and token usage.
- * Covers: src/judge/any-model.ts.
+ * Covers: src/judge/judge-router.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
 import { createMemoryJudgeCache, type JudgeCache } from '../../../src/judge/cache.ts'
-import { createAnyModelJudge } from '../../../src/judge/any-model.ts'
+import { createJudgeRouter } from '../../../src/judge/judge-router.ts'
 import type { WorkersAiBinding } from '../../../src/judge/workers-ai-client.ts'
 import { type ChatStub, startChatStub } from './chat-stub.ts'
 
@@ -217,7 +217,7 @@ describe('the Workers AI binding (a fake binding object: Miniflare has no offlin
       },
     }
     const waits: number[] = []
-    const judge = createAnyModelJudge({
+    const judge = createJudgeRouter({
       providers: new Map(),
       workersAi: binding,
       sleep: async (ms) => void waits.push(ms),

@@ -5,7 +5,8 @@
  * answers read as the SDK's are.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createGeminiClient, type GenerateCall } from '../../../src/judge/gemini-client.ts'
+import { createGeminiClient } from '../../../src/judge/gemini-client.ts'
+import type { GenerateCall } from '../../../src/judge/model-client.ts'
 import { createGeminiFetchClient } from '../../../src/judge/gemini-fetch-client.ts'
 import { toSdkConfig } from '../../../src/judge/model-config.ts'
 import { apiError, type GeminiStub, type RecordedRequest, startGeminiStub } from '../../support/gemini-stub.ts'

@@ -4,12 +4,13 @@
  * expectations come from the spec (vertex-stub.ts), authenticated with a service account JSON
  * exchanged for a token (WebCrypto RS256 JWT, verified by the stub). Then the defaults without
  * Vertex (NOT_EVALUATED with the reason) and the opt-in evalstream judge, labelled as such.
+ * Covers: src/judge/judge-router.ts, src/judge/vertex-eval.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { judgeWiringFromEnv } from '../../../src/config/judge-wiring.ts'
 import { decodeAll } from '../../../src/ingest/index.ts'
-import { VERTEX_NOT_CONFIGURED } from '../../../src/judge/vertex-metrics.ts'
+import { VERTEX_NOT_CONFIGURED } from '../../../src/judge/judge-router.ts'
 import { type ChatStub, startChatStub } from './chat-stub.ts'
 import { predefinedProblems, startVertexStub, testSigningKey, type VertexStub } from './vertex-stub.ts'
 import { Invocation } from '../../../src/adk/invocation.ts'

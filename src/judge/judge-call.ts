@@ -1,11 +1,11 @@
 /**
- * One logical judge call (n candidates of one request, through any client with the Gemini client's
- * contract: Gemini, an OpenAI-compatible server, the Workers AI binding) with its attempts: each attempt bounded by
+ * One logical judge call, n candidates of one request through any model client (./model-client.ts:
+ * Gemini, an OpenAI-compatible server, the Workers AI binding), with its attempts: each attempt bounded by
  * its own timeout (AbortSignal.timeout joined to the caller's signal with AbortSignal.any), failed
  * attempts retried with backoff, or after the server's Retry-After on a 429 or 503.
  */
 import type { JudgeRequest, JudgeSample } from '../core/criterion.ts'
-import type { GeminiClient } from './gemini-client.ts'
+import type { ModelClient } from './model-client.ts'
 import { toSdkConfig } from './model-config.ts'
 import type { JudgeCallOptions, JudgeUsage } from './port.ts'
 import { type Attempt, honoursRetryAfter, isRetryableStatus, retryAfterMs, type RetryDeps, type RetryPolicy, withRetry } from './retry.ts'
@@ -28,10 +28,10 @@ function sdkConfigFor(request: JudgeRequest, n: number): Record<string, unknown>
  * Ask for `n` candidates; counts the call and its attempts in `usage`. Rejects only when the
  * caller's signal aborts. A timed-out attempt is not retried (the model is slow, not unavailable).
  * @example
- * const batch = await callGemini(client, request, 5, { signal }, usage, { timeoutMs: 60_000, retry: DEFAULT_RETRY })
+ * const batch = await callModel(client, request, 5, { signal }, usage, { timeoutMs: 60_000, retry: DEFAULT_RETRY })
  */
-export async function callGemini(
-  client: GeminiClient,
+export async function callModel(
+  client: ModelClient,
   request: JudgeRequest,
   n: number,
   opts: JudgeCallOptions,

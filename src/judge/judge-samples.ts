@@ -5,7 +5,7 @@
  * call is admitted first (budgets); a refusal fills the remaining samples with its reason.
  */
 import type { JudgeRequest, JudgeSample } from '../core/criterion.ts'
-import type { Batch } from './gemini-call.ts'
+import type { Batch } from './judge-call.ts'
 import type { JudgeCallOptions, JudgeReply } from './port.ts'
 import { emptyUsage, type JudgeUsage } from './port.ts'
 
@@ -25,7 +25,10 @@ function fill(samples: JudgeSample[], want: number, error: string): void {
 
 /**
  * @example
- * const reply = await drawSamples(request, { signal }, (n, usage) => callGemini(client, request, n, { signal }, usage, settings), new Set())
+ * const reply = await drawSamples(request, { signal }, (n, usage) => callModel(client, request, n, { signal }, usage, settings), new Set(), {
+ *   via: 'gemini',
+ *   batches: true,
+ * })
  */
 export async function drawSamples(
   request: JudgeRequest,
@@ -33,7 +36,7 @@ export async function drawSamples(
   call: CallFn,
   noCandidateCount: CandidateCountMemory,
   /** The service's name in the answer, and whether it can return several candidates per call. */
-  service: { via: string; batches: boolean } = { via: 'gemini', batches: true },
+  service: { via: string; batches: boolean },
 ): Promise<JudgeReply> {
   const usage = emptyUsage()
   const want = Math.max(1, request.samples)
