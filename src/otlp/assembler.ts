@@ -59,7 +59,6 @@ type TraceState = {
   touchedAt: number
   completed: boolean
   reported: Set<string>
-  current: TraceInvocation | undefined
 }
 
 /** Identity of a call across re-mappings: its id, else its place and name. */
@@ -80,8 +79,9 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
 
   function update(state: TraceState, completed?: CompletionReason): TraceUpdate {
     const late = state.completed && completed === undefined
+    // Not kept on the state: a held trace's mapping would live (and be copied by every scavenge)
+    // until its next span, and each update maps it anew from the spans anyway.
     const trace = traceToInvocation(state.traceId, [...state.spans.values()], state.logs, options.bounds)
-    state.current = trace
     const newToolCalls = trace.toolCalls.filter((traced, i) => {
       const key = callKey(traced, i)
       if (state.reported.has(key)) return false
@@ -106,7 +106,7 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
           out.push(update(oldest, 'evicted'))
         }
       }
-      state = { traceId, spans: new Map(), logs: [], touchedAt: 0, completed: false, reported: new Set(), current: undefined }
+      state = { traceId, spans: new Map(), logs: [], touchedAt: 0, completed: false, reported: new Set() }
     }
     state.touchedAt = options.now()
     traces.set(traceId, state) // most recently touched last
