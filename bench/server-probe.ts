@@ -19,7 +19,8 @@
  *   timer: the CPU spent between two of its ticks is one iteration's work, callbacks and collections
  *   on this thread, whatever the machine's load), each with its wall time, the collection pauses
  *   inside it and when it ended (monotonic µs, the clock of a --cpu-prof profile, so
- *   bench/turn-anatomy.ts can say which functions ran in it).
+ *   bench/turn-anatomy.ts can say which functions ran in it), and the thread's CPU time in all
+ *   since the server listened.
  *
  * - with EVALSTREAM_PROBE_ALLOCATIONS=FILE, a sampled profile of every allocation (garbage included).
  *
@@ -73,10 +74,18 @@ const threadCpuMs = () => {
 }
 let lastTick = performance.now()
 let lastCpu = threadCpuMs()
+let cpuAtListen = lastCpu
 setInterval(() => {
   const at = performance.now()
   const cpu = threadCpuMs()
-  const turn = { cpuMs: cpu - lastCpu, wallMs: at - lastTick, gcMs: 0, majorGcMs: 0, endUs: Number(process.hrtime.bigint() / 1000n), endMs: at }
+  const turn = {
+    cpuMs: cpu - lastCpu,
+    wallMs: at - lastTick,
+    gcMs: 0,
+    majorGcMs: 0,
+    endUs: Number(process.hrtime.bigint() / 1000n),
+    endMs: at,
+  }
   lastTick = at
   lastCpu = cpu
   // Its collections are known only once the observer has run (a later turn): kept pending until then.
@@ -135,6 +144,7 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
     pendingTurns = []
     lastTick = performance.now()
     lastCpu = threadCpuMs()
+    cpuAtListen = lastCpu
   }
   return (emit as (...a: unknown[]) => boolean).apply(this, [event, ...args])
 } as typeof Server.prototype.emit
@@ -161,6 +171,8 @@ const write = () => {
     peakExternalMiB: Number((peakExternal / 2 ** 20).toFixed(1)),
     peakArrayBuffersMiB: Number((peakArrayBuffers / 2 ** 20).toFixed(1)),
     gc: { minor: round(gc.minor), major: round(gc.major) },
+    // The main thread's CPU since it started listening (module loading left out).
+    threadCpuMs: Math.round(threadCpuMs() - cpuAtListen),
     longestTurns: longestTurns.map((t) => ({
       cpuMs: Number(t.cpuMs.toFixed(1)),
       wallMs: Number(t.wallMs.toFixed(1)),
