@@ -146,6 +146,8 @@ describe('sessions opened by OTLP', () => {
       appConfig: () => ({ eval_config: { criteria: {} } }),
       assemblerLimits: DEFAULT_ASSEMBLER_LIMITS,
       pause: async () => void (pauses += 1),
+      // A clock that does not move (as on deployed Workers): only the counts end a slice.
+      sliceClock: () => 0,
       log: () => {},
     })
     const hex = (n: number, w: number) => n.toString(16).padStart(w, '0')
@@ -161,6 +163,50 @@ describe('sessions opened by OTLP', () => {
     const slices = 1_200 / OTLP_ITEMS_PER_SLICE
     expect(pauses).toBe(measured - 1 + slices - 1 + slices * Math.ceil(OTLP_ITEMS_PER_SLICE / OTLP_UPDATES_PER_SLICE - 1))
     expect(outcome.traces).toBe(1_200)
+  })
+
+  it('pushes into sessions end their turn once it has run MAX_TURN_SLICE_MS by the slice clock, before OTLP_UPDATES_PER_SLICE', async () => {
+    // The clock counts work: each delivery (opening a session, feeding it) costs 2 of its "ms".
+    const PUSH_COST = 2
+    const SLICE = 5
+    let work = 0
+    let turn = 0
+    const perTurn: number[] = [0]
+    const monitor = createOtlpMonitor({
+      store: memorySessionStore({ sweeper: 'manual' }),
+      createEngine: (o) => createSessionEngine(o),
+      appConfig: () => ({ eval_config: { criteria: {} } }),
+      assemblerLimits: DEFAULT_ASSEMBLER_LIMITS,
+      sessionCaps: { maxNewSessionsPerRequest: 1_000, maxSessionsPerTenant: 1_000 },
+      delivery: {
+        invocation: async () => {
+          work += PUSH_COST
+          perTurn[turn] = (perTurn[turn] ?? 0) + 1
+          return undefined
+        },
+        end: async () => {},
+      },
+      pause: async () => void (perTurn[++turn] = 0),
+      sliceClock: () => work,
+      sliceMs: SLICE,
+      log: () => {},
+    })
+    const hex = (n: number, w: number) => n.toString(16).padStart(w, '0')
+    const request = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }] })
+    // Each span a whole trace (a root call_llm with the user's message) of its own conversation.
+    const spans = range(1, 200).map((i) => ({
+      traceId: hex(i, 32),
+      spanId: hex(i, 16),
+      ...SPAN,
+      name: 'call_llm',
+      attributes: { 'gcp.vertex.agent.llm_request': request, 'gen_ai.conversation.id': `c${i}` },
+    }))
+    const outcome = await monitor.addSpans(undefined, spans)
+    expect(outcome.invocations).toBe(200)
+    // A turn's pushes stop once it has run SLICE: the push that passes it is the last.
+    expect(Math.max(...perTurn)).toBe(Math.ceil(SLICE / PUSH_COST))
+    expect(Math.ceil(SLICE / PUSH_COST)).toBeLessThan(OTLP_UPDATES_PER_SLICE)
+    expect(perTurn.reduce((a, b) => a + b, 0)).toBe(200)
   })
 })
 
