@@ -414,7 +414,8 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
         if (updates.length < max) break
       }
     }
-    held.sweep()
+    // Every held trace looked at, OTLP_ITEMS_MEASURED_PER_SLICE to a turn (a flood holds thousands).
+    for (const _ of held.sweepSteps(OTLP_ITEMS_MEASURED_PER_SLICE)) await pause()
     return logDrops(total)
   }
   /** One request's items in slices, a turn of the event loop given back between them; one session budget for all. */
@@ -435,7 +436,10 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     const opened = { count: 0 }
     for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
       if (at > 0) await pause()
-      add(total, await settle(tenant, noted(tenant, take(items.slice(at, at + OTLP_ITEMS_PER_SLICE))), opened))
+      const slice = items.slice(at, at + OTLP_ITEMS_PER_SLICE)
+      // Each trace noted as held with the slice that first has it, not all the request's at once.
+      held.hold(tenant ?? '', slice, sizes)
+      add(total, await settle(tenant, noted(tenant, take(slice)), opened))
     }
     return logDrops(total)
   }

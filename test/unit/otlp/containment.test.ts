@@ -19,6 +19,7 @@ import {
   type OtlpIngestOutcome,
 } from '../../../src/session/otlp-monitor.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
+import { heldBytes, measureItems } from '../../../src/session/otlp-held-bytes.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { DEFAULT_ASSEMBLER_LIMITS, type OtlpSpan } from '../../../src/otlp/index.ts'
 import { manualDeadlines } from '../../support/manual-deadlines.ts'
@@ -375,6 +376,69 @@ describe('what one OTLP request may hold', () => {
     r.clock.now += 66_000
     await r.monitor.tick()
     expect(r.deps.store.bytes!.used).toBe(0)
+  })
+})
+
+describe("a flood's held bytes are noted and swept a slice at a time", () => {
+  const spans = (from: number, count: number) =>
+    range(from, from + count - 1).map((i) => ({ traceId: i.toString(16).padStart(32, '0'), name: 'work', attributes: { a: 'x' } }))
+
+  it("hold notes only the given items' traces (each once), and the tenant's total counts the whole request at once", () => {
+    const clock = { now: 0 }
+    const held = heldBytes(1 << 30, undefined, DEFAULT_ASSEMBLER_LIMITS, () => clock.now)
+    const items = spans(1, 100) as unknown as OtlpSpan[]
+    const sizes = measureItems(items, { byTrace: new Map(), total: 0 })
+    const total = sizes.total
+    expect(held.charge('t', sizes)).toBeUndefined()
+    expect(held.held('t')).toBe(total)
+    held.hold('t', items.slice(0, OTLP_ITEMS_PER_SLICE), sizes)
+    expect(sizes.byTrace.size).toBe(100 - OTLP_ITEMS_PER_SLICE)
+    held.hold('t', items.slice(0, OTLP_ITEMS_PER_SLICE), sizes) // already noted: nothing again
+    expect(sizes.byTrace.size).toBe(100 - OTLP_ITEMS_PER_SLICE)
+    // Past the grace, the noted traces are let go; the rest of the request still counts.
+    clock.now = DEFAULT_ASSEMBLER_LIMITS.graceMs
+    held.sweep()
+    expect(held.held('t')).toBe(total - (total / 100) * OTLP_ITEMS_PER_SLICE)
+    held.hold('t', items.slice(OTLP_ITEMS_PER_SLICE), sizes)
+    clock.now *= 2
+    held.sweep()
+    expect(held.held('t')).toBe(0)
+  })
+
+  it('sweepSteps yields after every `per` traces looked at, and ends having let go of all that were due', () => {
+    const clock = { now: 0 }
+    const held = heldBytes(1 << 30, undefined, DEFAULT_ASSEMBLER_LIMITS, () => clock.now)
+    const items = spans(1, 2_500) as unknown as OtlpSpan[]
+    const sizes = measureItems(items, { byTrace: new Map(), total: 0 })
+    held.charge('t', sizes)
+    held.hold('t', items, sizes)
+    clock.now = DEFAULT_ASSEMBLER_LIMITS.graceMs
+    let steps = 0
+    for (const _ of held.sweepSteps(OTLP_ITEMS_MEASURED_PER_SLICE)) steps++
+    expect(steps).toBe(Math.floor(2_500 / OTLP_ITEMS_MEASURED_PER_SLICE))
+    expect(held.held('t')).toBe(0)
+  })
+
+  it("the monitor's tick sweeps the held traces OTLP_ITEMS_MEASURED_PER_SLICE to a turn", async () => {
+    let pauses = 0
+    const clock = { now: 0 }
+    const monitor = createOtlpMonitor({
+      store: memorySessionStore({ sweeper: 'manual' }),
+      createEngine: (o) => createSessionEngine(o),
+      appConfig: () => ({ eval_config: { criteria: {} } }),
+      assemblerLimits: { ...DEFAULT_ASSEMBLER_LIMITS, maxOpenTraces: 10_000 },
+      pause: async () => void (pauses += 1),
+      sliceClock: () => 0,
+      now: () => clock.now,
+      log: () => {},
+    })
+    const hex = (n: number, w: number) => n.toString(16).padStart(w, '0')
+    // Root-less spans: their traces stay open (and held) until their grace.
+    const open = range(1, 2_500).map((i) => ({ traceId: hex(i, 32), spanId: hex(i, 16), ...SPAN, parentSpanId: hex(0xffff, 16) }))
+    await monitor.addSpans(undefined, open)
+    pauses = 0
+    await monitor.tick() // nothing due: only the sweep's turns
+    expect(pauses).toBe(Math.floor(2_500 / OTLP_ITEMS_MEASURED_PER_SLICE))
   })
 })
 
