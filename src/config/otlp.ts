@@ -13,7 +13,14 @@
  */
 import { isRecord } from '../adk/json.ts'
 import type { Limits } from '../ingest/limits.ts'
-import { type AssemblerLimits, type OtlpLimits, otlpLimitsFromEnv } from '../otlp/index.ts'
+import {
+  type AssemblerLimits,
+  DEFAULT_ASSEMBLER_LIMITS,
+  DEFAULT_OTLP_LIMITS,
+  MAX_OTLP_VALUE_DEPTH_CEILING,
+  OTLP_LIMIT_ENV,
+  type OtlpLimits,
+} from '../otlp/index.ts'
 import {
   DEFAULT_CONVERSATION_IDLE_MS,
   DEFAULT_OTLP_MAX_NEW_SESSIONS_PER_REQUEST,
@@ -43,6 +50,24 @@ export type OtlpSettings = {
   /** What one request may hold: its body's read time, its tenant's bytes and decode slots (src/http/otlp-intake.ts). */
   intake: { bodyTimeoutMs: number; maxTenantBytes: number; maxConcurrentPerTenant: number }
   appConfig: (appName: string | undefined) => MonitoredApp
+}
+
+/**
+ * The EVALSTREAM_OTLP_* limits (src/otlp/limits.ts) over their defaults, on config/env.ts's rule;
+ * `event` gives the JSON bounds in force for events (EVALSTREAM_MAX_JSON_DEPTH / _STRING_LENGTH).
+ * @example otlpLimitsFromEnv({ EVALSTREAM_OTLP_TRACE_GRACE_MS: '3000' }, { maxJsonDepth: 100, maxStringLength: 1e6 })
+ */
+export function otlpLimitsFromEnv(
+  env: Env,
+  event: Pick<OtlpLimits, 'maxJsonDepth' | 'maxStringLength'>,
+): { ok: true; otlp: OtlpLimits; assembler: AssemblerLimits } | { ok: false; error: string } {
+  // What `event` holds is spread over the OTLP defaults, and the variables read over both.
+  const read = wholeNumbersFromEnv(env, OTLP_LIMIT_ENV, { ...DEFAULT_OTLP_LIMITS, ...event, ...DEFAULT_ASSEMBLER_LIMITS }, {
+    maxValueDepth: { max: MAX_OTLP_VALUE_DEPTH_CEILING },
+  })
+  if (!read.ok) return read
+  const { maxOpenTraces, maxSpansPerTrace, graceMs, idleMs, ...otlp } = read.value
+  return { ok: true, otlp: { ...event, ...otlp }, assembler: { maxOpenTraces, maxSpansPerTrace, graceMs, idleMs } }
 }
 
 /** @example otlpSettingsFromEnv({ EVALSTREAM_OTLP_CONFIG: '{"apps":{}}' }, limits, config, readFile) */

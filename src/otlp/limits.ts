@@ -90,33 +90,5 @@ export function otlpLimitName(limit: keyof typeof OTLP_LIMIT_ENV, limits: Partia
   return `${OTLP_LIMIT_ENV[limit]}=${limits[limit]}`
 }
 
-/** The highest EVALSTREAM_OTLP_MAX_VALUE_DEPTH: the value readers recurse once per level. */
+/** The highest EVALSTREAM_OTLP_MAX_VALUE_DEPTH: the value readers recurse once per level (src/config/otlp.ts reads the variables). */
 export const MAX_OTLP_VALUE_DEPTH_CEILING = 1_000
-
-/**
- * Reads the EVALSTREAM_OTLP_* variables over the defaults; `event` gives the JSON bounds in force
- * for events (EVALSTREAM_MAX_JSON_DEPTH / _STRING_LENGTH). A value that is not a positive whole
- * number is a configuration error naming the variable.
- * @example otlpLimitsFromEnv({ EVALSTREAM_OTLP_TRACE_GRACE_MS: '3000' }, { maxJsonDepth: 100, maxStringLength: 1e6 })
- */
-export function otlpLimitsFromEnv(
-  env: Record<string, string | undefined>,
-  event: Pick<OtlpLimits, 'maxJsonDepth' | 'maxStringLength'>,
-): { ok: true; otlp: OtlpLimits; assembler: AssemblerLimits } | { ok: false; error: string } {
-  const otlp: OtlpLimits = { ...DEFAULT_OTLP_LIMITS, ...event }
-  const assembler: AssemblerLimits = { ...DEFAULT_ASSEMBLER_LIMITS }
-  for (const [key, name] of Object.entries(OTLP_LIMIT_ENV) as [keyof typeof OTLP_LIMIT_ENV, string][]) {
-    const raw = env[name]?.trim().replaceAll('_', '')
-    if (!raw) continue
-    const value = Number(raw)
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
-      return { ok: false, error: `${name} must be a positive whole number, got '${env[name]}'` }
-    }
-    if (key === 'maxValueDepth' && value > MAX_OTLP_VALUE_DEPTH_CEILING) {
-      return { ok: false, error: `${name} is at most ${MAX_OTLP_VALUE_DEPTH_CEILING}, got ${value}` }
-    }
-    if (key in otlp) otlp[key as keyof OtlpLimits] = value
-    else assembler[key as keyof AssemblerLimits] = value
-  }
-  return { ok: true, otlp, assembler }
-}
