@@ -434,12 +434,17 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     const overloaded = held.charge(tenant ?? '', sizes)
     if (overloaded) return { ...total, overloaded }
     const opened = { count: 0 }
-    for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
-      if (at > 0) await pause()
-      const slice = items.slice(at, at + OTLP_ITEMS_PER_SLICE)
-      // Each trace noted as held with the slice that first has it, not all the request's at once.
-      held.hold(tenant ?? '', slice, sizes)
-      add(total, await settle(tenant, noted(tenant, take(slice)), opened))
+    try {
+      for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
+        if (at > 0) await pause()
+        const slice = items.slice(at, at + OTLP_ITEMS_PER_SLICE)
+        // Each trace noted as held with the slice that first has it, not all the request's at once.
+        held.hold(tenant ?? '', slice, sizes)
+        add(total, await settle(tenant, noted(tenant, take(slice)), opened))
+      }
+    } finally {
+      // Should a slice throw, the charged bytes of the traces not reached are still noted (and let go by the sweep).
+      if (sizes.byTrace.size > 0) held.hold(tenant ?? '', [...sizes.byTrace.keys()].map((traceId) => ({ traceId })), sizes)
     }
     return logDrops(total)
   }
