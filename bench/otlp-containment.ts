@@ -12,11 +12,13 @@
  *
  * Reported per case: /healthz latency (p50, p99, max), the good exporter's requests answered 200
  * without a partial success (of how many), the server's peak RSS (VmHWM) and its longest event-loop
- * delay and longest garbage-collection pause (bench/server-probe.ts), and what the attacker's
- * requests were answered.
+ * delay, longest garbage-collection pause, longest loop iteration in the server thread's CPU time
+ * (with the collection pauses inside it) and that thread's CPU time in all (with the collection
+ * pauses' total; bench/server-probe.ts), and what the attacker's requests were answered.
  *
  *   npx node bench/otlp-containment.ts [--case flood|slow|bomb|all] [--root DIR (another checkout's server, for before/after)]
- *     [--open (no tokens: one namespace for both exporters)]
+ *     [--open (no tokens: one namespace for both exporters)] [--keep-probe (the probe's last line to stderr)]
+ *     [--cpu-prof DIR (the server's CPU profile, 200 µs samples, into DIR; read it with bench/turn-anatomy.ts)]
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -30,7 +32,13 @@ import { startFlags } from './server-flags.ts'
 import { llmSpanFlood } from '../test/support/llm-span-flood.ts'
 
 const { values } = parseArgs({
-  options: { case: { type: 'string', default: 'all' }, root: { type: 'string', default: '.' }, open: { type: 'boolean', default: false } },
+  options: {
+    case: { type: 'string', default: 'all' },
+    root: { type: 'string', default: '.' },
+    open: { type: 'boolean', default: false },
+    'keep-probe': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
 })
 const CASES = values.case === 'all' ? ['flood', 'slow', 'bomb'] : [values.case!]
 const root = resolve(values.root!)
@@ -50,6 +58,7 @@ async function startServer() {
   const probeOut = join(work, 'probe.json')
   const child = spawn(process.execPath, [
     ...startFlags(root),
+    ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`, '--cpu-prof-interval=200'] : []),
     '--import',
     resolve('bench/server-probe.ts'),
     join(root, 'src/adapter/node/server.ts'),
@@ -78,16 +87,23 @@ async function startServer() {
     child.kill('SIGKILL')
     let loopMaxMs = NaN
     let gcMaxMs = NaN
+    let turn = { cpuMs: NaN, gcMs: NaN }
+    let threadCpuMs = NaN
+    let gcTotalMs = NaN
     try {
       const lines = readFileSync(probeOut, 'utf8').trim().split('\n')
       const probe = JSON.parse(lines.at(-1)!)
       loopMaxMs = probe.loopDelayMs.max
       gcMaxMs = Math.max(probe.gc.minor.maxMs, probe.gc.major.maxMs)
+      turn = probe.longestTurns?.[0] ?? turn
+      threadCpuMs = probe.threadCpuMs ?? NaN
+      gcTotalMs = probe.gc.minor.totalMs + probe.gc.major.totalMs
+      if (values['keep-probe']) console.error(`probe: ${JSON.stringify(probe)}`)
     } catch {
       // No probe line: reported as n/a.
     }
     rmSync(work, { recursive: true, force: true })
-    return { loopMaxMs, gcMaxMs }
+    return { loopMaxMs, gcMaxMs, turn, threadCpuMs, gcTotalMs }
   }
   process.once('SIGINT', () => (child.kill('SIGKILL'), rmSync(work, { recursive: true, force: true }), process.exit(130)))
   return { base: `http://127.0.0.1:${port}`, port, pid: child.pid!, stop }
@@ -212,9 +228,9 @@ const bomb = CASES.includes('bomb') ? gzipSync(Buffer.alloc(256 * 1024 * 1024, '
 
 console.log(`server: ${root}${values.open ? ' (open mode)' : ' (tokens, two tenants)'}`)
 console.log(
-  '| case | /healthz p50 / p99 / max (ms) | good exporter: 200 {} of requests | peak RSS (MiB) | longest loop delay (ms) | longest GC pause (ms) | attacker answered | seconds |',
+  '| case | /healthz p50 / p99 / max (ms) | good exporter: 200 {} of requests | peak RSS (MiB) | longest loop delay (ms) | longest GC pause (ms) | longest iteration, thread CPU (ms; GC in it) | server thread CPU (s; GC pauses) | attacker answered | seconds |',
 )
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const name of CASES) {
   const server = await startServer()
   const stop = new AbortController()
@@ -229,11 +245,13 @@ for (const name of CASES) {
   const [health, goods] = await Promise.all([probes, good])
   const rss = rssMiB(server.pid)?.peak ?? NaN
   const seconds = (performance.now() - t) / 1000
-  const { loopMaxMs: loopMax, gcMaxMs: gcMax } = await server.stop()
+  const { loopMaxMs: loopMax, gcMaxMs: gcMax, turn, threadCpuMs, gcTotalMs } = await server.stop()
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a')
   console.log(
     `| ${name} | ${f(pct(health, 0.5))} / ${f(pct(health, 0.99))} / ${f(Math.max(...health))} | ${
       goods.filter((g) => g.ok).length
-    } of ${goods.length}${failed(goods)} | ${f(rss)} | ${f(loopMax)} | ${f(gcMax)} | ${answered} | ${seconds.toFixed(0)} |`,
+    } of ${goods.length}${failed(goods)} | ${f(rss)} | ${f(loopMax)} | ${f(gcMax)} | ${f(turn.cpuMs)} (${f(turn.gcMs)}) | ${
+      (threadCpuMs / 1000).toFixed(1)
+    } (${(gcTotalMs / 1000).toFixed(1)}) | ${answered} | ${seconds.toFixed(0)} |`,
   )
 }

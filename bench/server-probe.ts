@@ -15,6 +15,13 @@
  * - the worker threads' heaps (the SQLite writer's, the results index's): each one's peak used and
  *   reserved sizes, sampled each second, since each is an isolate of its own inside the server's RSS.
  *
+ * - the longest loop iterations in this thread's CPU time (process.threadCpuUsage read by a 5 ms
+ *   timer: the CPU spent between two of its ticks is one iteration's work, callbacks and collections
+ *   on this thread, whatever the machine's load), each with its wall time, the collection pauses
+ *   inside it and when it ended (monotonic µs, the clock of a --cpu-prof profile, so
+ *   bench/turn-anatomy.ts can say which functions ran in it), and the thread's CPU time in all
+ *   since the server listened.
+ *
  * - with EVALSTREAM_PROBE_ALLOCATIONS=FILE, a sampled profile of every allocation (garbage included).
  *
  * The numbers go to the file named by EVALSTREAM_PROBE_OUT as one JSON line, every second and at
@@ -37,6 +44,8 @@ let peakHeapTotal = 0
 let peakExternal = 0
 let peakArrayBuffers = 0
 const gc = { minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 } }
+/** The last seconds' pauses (start and end in performance.now() ms, major or not), to tell what part of a long iteration was collection. */
+let recentPauses: Array<{ start: number; end: number; major: boolean }> = []
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind
@@ -44,8 +53,59 @@ new PerformanceObserver((list) => {
     bucket.count += 1
     bucket.totalMs += entry.duration
     bucket.maxMs = Math.max(bucket.maxMs, entry.duration)
+    recentPauses.push({
+      start: entry.startTime,
+      end: entry.startTime + entry.duration,
+      major: kind === constants.NODE_PERFORMANCE_GC_MAJOR,
+    })
   }
 }).observe({ entryTypes: ['gc'] })
+
+/** How often the iteration probe ticks: an iteration shorter than this is not told apart from idle time. */
+const TURN_TICK_MS = 5
+/** The longest iterations kept, by CPU time. */
+const TURNS_KEPT = 5
+type Turn = { cpuMs: number; wallMs: number; gcMs: number; majorGcMs: number; endUs: number; endMs: number }
+const longestTurns: Turn[] = []
+let pendingTurns: Turn[] = []
+const threadCpuMs = () => {
+  const { user, system } = process.threadCpuUsage()
+  return (user + system) / 1000
+}
+let lastTick = performance.now()
+let lastCpu = threadCpuMs()
+let cpuAtListen = lastCpu
+setInterval(() => {
+  const at = performance.now()
+  const cpu = threadCpuMs()
+  const turn = {
+    cpuMs: cpu - lastCpu,
+    wallMs: at - lastTick,
+    gcMs: 0,
+    majorGcMs: 0,
+    endUs: Number(process.hrtime.bigint() / 1000n),
+    endMs: at,
+  }
+  lastTick = at
+  lastCpu = cpu
+  // Its collections are known only once the observer has run (a later turn): kept pending until then.
+  if (turn.cpuMs > TURN_TICK_MS && (longestTurns.length < TURNS_KEPT || turn.cpuMs > longestTurns.at(-1)!.cpuMs)) pendingTurns.push(turn)
+}, TURN_TICK_MS).unref()
+/** Settles pending turns with the pauses inside them, and keeps the longest. */
+const settleTurns = () => {
+  for (const turn of pendingTurns) {
+    for (const p of recentPauses) {
+      const inside = Math.max(0, Math.min(p.end, turn.endMs) - Math.max(p.start, turn.endMs - turn.wallMs))
+      turn.gcMs += inside
+      if (p.major) turn.majorGcMs += inside
+    }
+    longestTurns.push(turn)
+  }
+  pendingTurns = []
+  longestTurns.sort((a, b) => b.cpuMs - a.cpuMs).splice(TURNS_KEPT)
+  const keepFrom = performance.now() - 10_000
+  recentPauses = recentPauses.filter((p) => p.end >= keepFrom)
+}
 
 // Every worker the server starts, to sample its heap (the server imports Worker after this runs).
 const workers: workerThreads.Worker[] = []
@@ -78,12 +138,21 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
     const res = args[1] as { setHeader(name: string, value: string): void }
     res.setHeader('x-probe-received-at', epochMs().toFixed(3))
   } else if (event === 'connection') connections += 1
+  else if (event === 'listening') {
+    // Loading the server's modules is not a loop iteration anyone waits on: measured from here.
+    longestTurns.length = 0
+    pendingTurns = []
+    lastTick = performance.now()
+    lastCpu = threadCpuMs()
+    cpuAtListen = lastCpu
+  }
   return (emit as (...a: unknown[]) => boolean).apply(this, [event, ...args])
 } as typeof Server.prototype.emit
 
 const ms = (ns: number) => Number((ns / 1e6).toFixed(2))
 const write = () => {
   if (!out) return
+  settleTurns()
   const memory = process.memoryUsage()
   peakHeapUsed = Math.max(peakHeapUsed, memory.heapUsed)
   peakHeapTotal = Math.max(peakHeapTotal, memory.heapTotal)
@@ -102,6 +171,15 @@ const write = () => {
     peakExternalMiB: Number((peakExternal / 2 ** 20).toFixed(1)),
     peakArrayBuffersMiB: Number((peakArrayBuffers / 2 ** 20).toFixed(1)),
     gc: { minor: round(gc.minor), major: round(gc.major) },
+    // The main thread's CPU since it started listening (module loading left out).
+    threadCpuMs: Math.round(threadCpuMs() - cpuAtListen),
+    longestTurns: longestTurns.map((t) => ({
+      cpuMs: Number(t.cpuMs.toFixed(1)),
+      wallMs: Number(t.wallMs.toFixed(1)),
+      gcMs: Number(t.gcMs.toFixed(1)),
+      majorGcMs: Number(t.majorGcMs.toFixed(1)),
+      endUs: t.endUs,
+    })),
     workerPeaks,
   }
   writeFileSync(out, JSON.stringify(line) + '\n')

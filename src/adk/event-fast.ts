@@ -10,6 +10,7 @@
  * plain. Then `parseAdkEvent` asks zod, so every error (and its path) is zod's own.
  * test/unit/adk/event-fast.test.ts checks this differentially against the schema.
  */
+import { Content, type Content as ContentType } from './content.ts'
 import { AdkEvent, type AdkEvent as AdkEventType, timestampSeconds } from './event.ts'
 import { intern } from './intern.ts'
 
@@ -187,4 +188,14 @@ export function fastAdkEvent(input: unknown): AdkEventType | undefined {
 export function parseAdkEvent(input: unknown): ReturnType<typeof AdkEvent.safeParse> {
   const fast = fastAdkEvent(input)
   return fast === undefined ? AdkEvent.safeParse(input) : { success: true, data: fast }
+}
+
+/**
+ * `Content.safeParse` with the same fast path in front (an event's `content` is read by it): same
+ * result, errors always from zod. The OTLP mapping reads every model message through it.
+ * @example parseContent({ role: 'user', parts: [{ text: 'hi' }] }).success // true
+ */
+export function parseContent(input: unknown): ReturnType<typeof Content.safeParse> {
+  const fast = readModel(CONTENT, input)
+  return fast === BAIL ? Content.safeParse(input) : { success: true, data: fast as ContentType }
 }

@@ -10,7 +10,7 @@
  */
 import { joinChunks, OtlpRequestError } from '../otlp/index.ts'
 import { otlpLimitName, type OtlpLimits } from '../otlp/limits.ts'
-import { dropRefusedBody } from './read-body.ts'
+import { type BodyReader, dropRefusedBody } from './read-body.ts'
 import type { ProcessByteBudget } from '../session/byte-budget.ts'
 import type { TurnSlicer } from '../ingest/turn-slicer.ts'
 
@@ -150,16 +150,15 @@ async function joinSliced(chunks: readonly Uint8Array[], total: number, slicer: 
 /** Bytes copied between two looks at the clock when joining a body's chunks. */
 const JOIN_PIECE_BYTES = 256 * 1024
 
-/** Every chunk of `stream`, each charged before it is kept; 413 past `max` bytes. */
+/** Every chunk `reader` gives, each charged before it is kept; 413 past `max` bytes. */
 async function readCharged(
-  stream: ReadableStream<Uint8Array>,
+  reader: BodyReader,
   max: number,
   tooLarge: () => string,
   held: Holding,
   deadline?: { signal: AbortSignal; timeoutMs: number },
   slicer?: TurnSlicer,
 ): Promise<Uint8Array> {
-  const reader = stream.getReader()
   const chunks: Uint8Array[] = []
   let total = 0
   try {
@@ -183,10 +182,13 @@ async function readCharged(
 
 /**
  * The body as sent, read to its end within `timeoutMs` (by `deadline`'s clock) and charged to `held`.
- * @example const raw = await readBodyWithin(req.body, limits, held, AbortSignal.timeout(10_000), 10_000)
+ * On Node the reader is node-body.ts's, on the request message itself, without node-server's two
+ * web streams per request (their work per chunk was among the longest loop iterations of an OTLP
+ * flood, bench/README.md).
+ * @example const raw = await readBodyWithin(bodyReader(c), limits, held, AbortSignal.timeout(10_000), 10_000)
  */
 export function readBodyWithin(
-  body: ReadableStream<Uint8Array> | null,
+  body: BodyReader | null,
   limits: OtlpLimits,
   held: Holding,
   signal: AbortSignal,
@@ -212,7 +214,7 @@ export async function inflateCharged(raw: Uint8Array, limits: OtlpLimits, held: 
   try {
     const inflated = source.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>)
     const tooLarge = () => `the body inflates past ${otlpLimitName('maxDecompressedBytes', limits)} bytes`
-    return await readCharged(inflated, limits.maxDecompressedBytes, tooLarge, held, undefined, slicer)
+    return await readCharged(inflated.getReader(), limits.maxDecompressedBytes, tooLarge, held, undefined, slicer)
   } catch (error) {
     if (error instanceof OtlpRequestError || error instanceof IntakeRefused) throw error
     throw new OtlpRequestError(400, `the body is not valid gzip: ${(error as Error).message}`)

@@ -41,6 +41,7 @@ import {
 } from './otlp-intake.ts'
 import { describeRoute, type RouteDoc } from './openapi/describe.ts'
 import { dropRefusedBody } from './read-body.ts'
+import { bodyReader } from './node-body.ts'
 import { createTurnSlicer, type TurnSlicerOptions } from '../ingest/turn-slicer.ts'
 
 /** OTLP requests decoded at once per process; more are answered 429 with Retry-After. */
@@ -173,9 +174,11 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
     const contentType = c.req.header('content-type')
     const encoding = otlpEncodingOf(contentType) ?? 'json'
     const tenant = tenantOf(c)
+    // Once reading has begun the body is the reader's: a refusal then drops nothing more itself.
+    let reading = false
     const refuse = async (reason: OtlpRequestRefusal, code: number, message: string, retryAfterS?: number) => {
       host.refused?.(reason)
-      await dropRefusedBody(c.req.raw)
+      if (!reading) await dropRefusedBody(c.req.raw)
       return status(encoding, code, message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) })
     }
     const key = tenant ?? ''
@@ -198,7 +201,8 @@ export function otlpRoute(kind: 'traces' | 'logs', receiver: OtlpReceiver, host:
       // Joining, inflating and decoding the body give the loop back between slices: a request of
       // megabytes holds it a slice at a time.
       const slicer = createTurnSlicer({ maxUnits: OTLP_DECODE_UNITS_PER_SLICE, ...host.turns })
-      const raw = await readBodyWithin(c.req.raw.body, receiver.limits, held, deadline(timeoutMs), timeoutMs, slicer)
+      reading = true
+      const raw = await readBodyWithin(bodyReader(c), receiver.limits, held, deadline(timeoutMs), timeoutMs, slicer)
       const slot = slots.take(tenant)
       if (typeof slot === 'string') {
         const message = slot === 'decode_slots'

@@ -32,12 +32,19 @@ type Entry = { bytes: number; touchedAt: number; completed: boolean }
 export type ItemSizes = { byTrace: Map<string, number>; total: number }
 
 export type HeldBytes = {
-  /** Charges a request's measured items to their traces; returns the refusal (nothing charged) when they do not fit. */
+  /**
+   * Charges a request's measured total to its tenant; returns the refusal (nothing charged) when it
+   * does not fit. Its traces are then noted with `hold`, a slice of items at a time.
+   */
   charge(tenant: string, sizes: ItemSizes): HeldRefusal | undefined
+  /** Notes the traces of `items` (of a charged request) as held, each once: their entries from `sizes` are moved here. */
+  hold(tenant: string, items: readonly { traceId: string }[], sizes: ItemSizes): void
   /** A trace completed (evicted: the assembler let it go at once). */
   completed(tenant: string, traceId: string, evicted: boolean): void
   /** Gives back what the assembler has let go of by now (idle completed traces, span-less ones past their grace). */
   sweep(): void
+  /** `sweep` in steps: a yield after every `per` held traces looked at, so a caller can give the loop back between them. */
+  sweepSteps(per: number): Generator<void>
   /** Bytes held for a tenant. */
   held(tenant: string): number
 }
@@ -71,10 +78,26 @@ export function heldBytes(
     t.traces.delete(traceId)
     t.total -= entry.bytes
     budget?.release(entry.bytes)
-    if (t.traces.size === 0) tenants.delete(tenant)
+    // A charged request whose traces are not all noted yet keeps its tenant's total above 0.
+    if (t.traces.size === 0 && t.total === 0) tenants.delete(tenant)
+  }
+  function* sweepSteps(per: number): Generator<void> {
+    let looked = 0
+    let t = now()
+    // Live iteration: entries released meanwhile are not visited, ones added meanwhile are.
+    for (const [tenant, { traces }] of tenants) {
+      for (const [traceId, entry] of traces) {
+        if (++looked % per === 0) {
+          yield
+          t = now()
+        }
+        const idle = t - entry.touchedAt
+        if (entry.completed ? idle >= assembler.idleMs : idle >= assembler.graceMs) release(tenant, traceId)
+      }
+    }
   }
   return {
-    charge(tenant, { byTrace, total }) {
+    charge(tenant, { total }) {
       const t = tenants.get(tenant) ?? { total: 0, traces: new Map<string, Entry>() }
       // Spans that alone need more than a whole share would be refused on every retry: 413, not 429/503.
       const processMax = budget?.limits.maxProcessBytes ?? Infinity
@@ -107,32 +130,33 @@ export function heldBytes(
           retryAfterS: HELD_RETRY_AFTER_S,
         }
       }
+      t.total += total
+      tenants.set(tenant, t)
+      return undefined
+    },
+    hold(tenant, items, sizes) {
+      const t = tenants.get(tenant)
+      if (!t) return
       const at = now()
-      for (const [traceId, bytes] of byTrace) {
+      for (const { traceId } of items) {
+        const bytes = sizes.byTrace.get(traceId)
+        if (bytes === undefined) continue
+        sizes.byTrace.delete(traceId)
         const entry = t.traces.get(traceId)
         if (entry) {
           entry.bytes += bytes
           entry.touchedAt = at
         } else t.traces.set(traceId, { bytes, touchedAt: at, completed: false })
       }
-      t.total += total
-      tenants.set(tenant, t)
-      return undefined
     },
     completed(tenant, traceId, evicted) {
       if (evicted) return release(tenant, traceId)
       const entry = tenants.get(tenant)?.traces.get(traceId)
       if (entry) entry.completed = true
     },
-    sweep() {
-      const t = now()
-      for (const [tenant, { traces }] of [...tenants]) {
-        for (const [traceId, entry] of [...traces]) {
-          const idle = t - entry.touchedAt
-          if (entry.completed ? idle >= assembler.idleMs : idle >= assembler.graceMs) release(tenant, traceId)
-        }
-      }
-    },
+    // Steps of Infinity never yield: the first next() runs the whole sweep.
+    sweep: () => void sweepSteps(Infinity).next(),
+    sweepSteps,
     held: (tenant) => tenants.get(tenant)?.total ?? 0,
   }
 }

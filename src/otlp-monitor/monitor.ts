@@ -28,7 +28,7 @@ import {
   unscorableMetrics,
 } from '../otlp/index.ts'
 import { feedSession } from '../session/feed.ts'
-import { nextMacrotask } from '../ingest/turn-slicer.ts'
+import { MAX_TURN_SLICE_MS, nextMacrotask } from '../ingest/turn-slicer.ts'
 import type { EngineFactory, HostedSession } from '../session/session.ts'
 import type { SessionStore } from '../session/store.ts'
 import { TRACE_MARK_KEY, type TraceMark } from '../otlp/trace-mark.ts'
@@ -55,7 +55,10 @@ const LOGGED_DROPS = 5
 export const OTLP_ITEMS_PER_SLICE = 25
 /** Spans (or log records) sized per turn for the held-bytes charge (a few µs each). */
 export const OTLP_ITEMS_MEASURED_PER_SLICE = 1_000
-/** Completed or updated traces pushed into sessions per turn of the event loop (opening a session costs a few ms). */
+/**
+ * Completed or updated traces pushed into sessions per turn of the event loop at most (opening a
+ * session costs a few ms); fewer once the turn has run MAX_TURN_SLICE_MS by the slice clock.
+ */
 export const OTLP_UPDATES_PER_SLICE = 5
 
 /** Caps on the sessions the monitor opens, so no exporter can crowd out other sessions. */
@@ -110,6 +113,13 @@ export type OtlpMonitorOptions = {
   endsConversations?: boolean
   /** Lets other work run between slices of a request (default: a macrotask); tests count the slices. */
   pause?: () => Promise<void>
+  /**
+   * What times a slice of pushes (ms, any origin; default performance.now): a turn that has run
+   * `sliceMs` (default MAX_TURN_SLICE_MS) gives the loop back before its next push. Tests inject
+   * one that counts work; on deployed Workers it does not move, and OTLP_UPDATES_PER_SLICE bounds a turn.
+   */
+  sliceClock?: () => number
+  sliceMs?: number
   now?: () => number
   log?: (message: string) => void
 }
@@ -184,7 +194,16 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     if (active.delete(id)) bump(id, -1)
     times.remove(id)
   }
-  const pause = options.pause ?? nextMacrotask
+  const yieldTurn = options.pause ?? nextMacrotask
+  const sliceClock = options.sliceClock ?? (() => performance.now())
+  const sliceMs = options.sliceMs ?? MAX_TURN_SLICE_MS
+  // When the code running now got the loop back (every pause notes it): a push is made to wait for
+  // the next turn once this turn has run sliceMs, whichever request's slices ran in it.
+  let turnStartedAt = sliceClock()
+  const pause = async () => {
+    await yieldTurn()
+    turnStartedAt = sliceClock()
+  }
   // Traces are pushed one at a time, in order, so two batches never interleave one session's events.
   let queue: Promise<unknown> = Promise.resolve()
 
@@ -321,8 +340,13 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
   const settle = (tenant: string | undefined, updates: TraceUpdate[], opened = { count: 0 }): Promise<OtlpIngestOutcome> => {
     const run = queue.then(async () => {
       const outcome: OtlpIngestOutcome = { traces: updates.length, invocations: 0, dropped: [], refused: [] }
-      for (const [i, update] of updates.entries()) {
-        if (i > 0 && i % OTLP_UPDATES_PER_SLICE === 0) await pause()
+      let pushed = 0
+      for (const update of updates) {
+        if (pushed === OTLP_UPDATES_PER_SLICE || (pushed > 0 && sliceClock() - turnStartedAt >= sliceMs)) {
+          await pause()
+          pushed = 0
+        }
+        pushed += 1
         if (update.late) {
           counted('late')
           outcome.dropped.push(`trace ${update.trace.traceId}: spans after the trace was scored are not scored again`)
@@ -383,7 +407,8 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
         if (updates.length < max) break
       }
     }
-    held.sweep()
+    // Every held trace looked at, OTLP_ITEMS_MEASURED_PER_SLICE to a turn (a flood holds thousands).
+    for (const _ of held.sweepSteps(OTLP_ITEMS_MEASURED_PER_SLICE)) await pause()
     return logDrops(total)
   }
   /** One request's items in slices, a turn of the event loop given back between them; one session budget for all. */
@@ -402,9 +427,17 @@ export function createOtlpMonitor(options: OtlpMonitorOptions): OtlpMonitor {
     const overloaded = held.charge(tenant ?? '', sizes)
     if (overloaded) return { ...total, overloaded }
     const opened = { count: 0 }
-    for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
-      if (at > 0) await pause()
-      add(total, await settle(tenant, noted(tenant, take(items.slice(at, at + OTLP_ITEMS_PER_SLICE))), opened))
+    try {
+      for (let at = 0; at < items.length || at === 0; at += OTLP_ITEMS_PER_SLICE) {
+        if (at > 0) await pause()
+        const slice = items.slice(at, at + OTLP_ITEMS_PER_SLICE)
+        // Each trace noted as held with the slice that first has it, not all the request's at once.
+        held.hold(tenant ?? '', slice, sizes)
+        add(total, await settle(tenant, noted(tenant, take(slice)), opened))
+      }
+    } finally {
+      // Should a slice throw, the charged bytes of the traces not reached are still noted (and let go by the sweep).
+      if (sizes.byTrace.size > 0) held.hold(tenant ?? '', [...sizes.byTrace.keys()].map((traceId) => ({ traceId })), sizes)
     }
     return logDrops(total)
   }

@@ -59,7 +59,13 @@ type TraceState = {
   touchedAt: number
   completed: boolean
   reported: Set<string>
-  current: TraceInvocation | undefined
+  /**
+   * An open trace as last mapped, until a span or log record is added: an open trace is mapped when
+   * it gains spans and again when it completes, and a trace evicted or past its grace with nothing
+   * new (every trace of a flood of single spans) maps to the same; mapping is a pure function of the
+   * spans. Bounded by maxOpenTraces; dropped at completion.
+   */
+  mapped: TraceInvocation | undefined
 }
 
 /** Identity of a call across re-mappings: its id, else its place and name. */
@@ -80,8 +86,7 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
 
   function update(state: TraceState, completed?: CompletionReason): TraceUpdate {
     const late = state.completed && completed === undefined
-    const trace = traceToInvocation(state.traceId, [...state.spans.values()], state.logs, options.bounds)
-    state.current = trace
+    const trace = state.mapped ?? traceToInvocation(state.traceId, [...state.spans.values()], state.logs, options.bounds)
     const newToolCalls = trace.toolCalls.filter((traced, i) => {
       const key = callKey(traced, i)
       if (state.reported.has(key)) return false
@@ -89,6 +94,8 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
       return true
     })
     if (completed) state.completed = true
+    // A completed trace is mapped again only if late spans come (and change it): not kept meanwhile.
+    state.mapped = state.completed ? undefined : trace
     const out: TraceUpdate = { trace, newToolCalls, late }
     if (completed) out.completed = completed
     return out
@@ -106,7 +113,7 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
           out.push(update(oldest, 'evicted'))
         }
       }
-      state = { traceId, spans: new Map(), logs: [], touchedAt: 0, completed: false, reported: new Set(), current: undefined }
+      state = { traceId, spans: new Map(), logs: [], touchedAt: 0, completed: false, reported: new Set(), mapped: undefined }
     }
     state.touchedAt = options.now()
     traces.set(traceId, state) // most recently touched last
@@ -127,7 +134,10 @@ export function createSpanAssembler(options: AssemblerOptions): SpanAssembler {
       const state = stateFor(item.traceId, out)
       const entry = touched.get(item.traceId) ?? { state, rootArrived: false }
       entry.state = state
-      if (room(state) && put(state, item)) entry.rootArrived = true
+      if (room(state)) {
+        state.mapped = undefined
+        if (put(state, item)) entry.rootArrived = true
+      }
       touched.set(item.traceId, entry)
     }
     for (const { state, rootArrived } of touched.values()) {

@@ -5,7 +5,8 @@
  * GenAI semantic conventions' messages (`[{role, parts: [{type: 'text' | 'reasoning' | 'tool_call' |
  * 'tool_call_response' | 'blob' | 'uri', ...}]}]`, roles `assistant` for the model, `tool` for results).
  */
-import { Content, type FunctionCall, type Part } from '../adk/content.ts'
+import type { Content, FunctionCall, Part } from '../adk/content.ts'
+import { parseContent } from '../adk/event-fast.ts'
 import { findJsonBoundsViolation, type JsonBounds } from '../adk/json-bounds.ts'
 import { isRecord } from '../adk/json.ts'
 import type { AttrValue } from './model.ts'
@@ -43,7 +44,7 @@ export function parseJsonAttribute(value: AttrValue | undefined, bounds: JsonBou
 /** google-genai Content in either spelling to ADK's (snake_case); undefined when it is not Content. */
 export function toContent(raw: unknown): Content | undefined {
   if (!isRecord(raw)) return undefined
-  const parsed = Content.safeParse(raw)
+  const parsed = parseContent(raw)
   return parsed.success ? parsed.data : undefined
 }
 

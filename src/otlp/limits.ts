@@ -90,5 +90,5 @@ export function otlpLimitName(limit: keyof typeof OTLP_LIMIT_ENV, limits: Partia
   return `${OTLP_LIMIT_ENV[limit]}=${limits[limit]}`
 }
 
-/** The highest EVALSTREAM_OTLP_MAX_VALUE_DEPTH: the value readers recurse once per level. */
+/** The highest EVALSTREAM_OTLP_MAX_VALUE_DEPTH: the value readers recurse once per level (src/config/otlp.ts reads the variables). */
 export const MAX_OTLP_VALUE_DEPTH_CEILING = 1_000

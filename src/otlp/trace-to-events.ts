@@ -11,7 +11,8 @@
  * spans given: the assembler calls it again whenever a trace gains spans.
  */
 import type { Content, FunctionCall, Part } from '../adk/content.ts'
-import { AdkEvent } from '../adk/event.ts'
+import type { AdkEvent } from '../adk/event.ts'
+import { parseAdkEvent } from '../adk/event-fast.ts'
 import type { AppDetails } from '../adk/invocation.ts'
 import { isRecord } from '../adk/json.ts'
 import { callsOf, toContent } from './genai-content.ts'
@@ -206,7 +207,7 @@ export function traceToInvocation(
   }
   const events: AdkEvent[] = []
   const push = (raw: Record<string, unknown>, what: string) => {
-    const parsed = AdkEvent.safeParse(raw)
+    const parsed = parseAdkEvent(raw)
     if (parsed.success) events.push(parsed.data)
     else {ctx.issues.push(
         `${what}: not a valid ADK event (${parsed.error.issues[0]?.message ?? 'invalid'} at ${

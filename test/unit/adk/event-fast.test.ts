@@ -7,7 +7,7 @@
  */
 import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { FAST_MODEL_FIELDS, fastAdkEvent, parseAdkEvent } from '../../../src/adk/event-fast.ts'
+import { FAST_MODEL_FIELDS, fastAdkEvent, parseAdkEvent, parseContent } from '../../../src/adk/event-fast.ts'
 import { Content, FunctionCall, FunctionResponse, Part } from '../../../src/adk/content.ts'
 import { AdkEvent, EventActions } from '../../../src/adk/event.ts'
 import { readShared, readSharedJson, sharedPath } from '../../support/shared-data.ts'
@@ -109,6 +109,37 @@ describe('fastAdkEvent edge cases', () => {
     expect(fastAdkEvent(Object.create(null))).toBeUndefined()
     expect(fastAdkEvent([])).toBeUndefined()
     expect(parseAdkEvent(new Event())).toStrictEqual(AdkEvent.safeParse(new Event()))
+  })
+})
+
+/** parseContent agrees with Content.safeParse on this input (the OTLP mapping's model messages). */
+function checkContentAgainstZod(input: unknown): boolean {
+  const zod = Content.safeParse(input)
+  const combined = parseContent(input)
+  expect(combined.success).toBe(zod.success)
+  if (zod.success) {
+    expect(deepDiff(combined.data, zod.data)).toBeUndefined()
+    expect(exact(combined.data)).toBe(exact(zod.data))
+  } else expect(combined.error?.issues).toStrictEqual(zod.error.issues)
+  return zod.success
+}
+
+describe('parseContent against zod', () => {
+  const contentOf = (event: unknown) => (event as { content?: unknown } | null)?.content
+  it('agrees on the content of every sample event, and on seeded random mutations of them', () => {
+    const withContent = ALL.filter((s) => contentOf(s.event) !== undefined)
+    expect(withContent.length).toBeGreaterThan(30)
+    for (const { event } of withContent) expect(checkContentAgainstZod(JSON.parse(JSON.stringify(contentOf(event))))).toBe(true)
+    const random = rng(5)
+    const tally = { ok: 0, failed: 0 }
+    for (let i = 0; i < 2000; i++) {
+      const base = withContent[Math.floor(random() * withContent.length)]!.event
+      const mutated = JSON.parse(mutate(base, random)) as { content?: unknown; contents?: unknown }
+      if (checkContentAgainstZod(mutated?.content ?? mutated)) tally.ok++
+      else tally.failed++
+    }
+    expect(tally.ok).toBeGreaterThan(200)
+    expect(tally.failed).toBeGreaterThan(200)
   })
 })
 

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest'
 /**
  * The OTLP receiver's limits from the environment, read on config/env.ts's one rule for whole numbers.
  * Covers: src/config/otlp.ts, src/otlp/limits.ts.
  */
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_ASSEMBLER_LIMITS, DEFAULT_OTLP_LIMITS, OTLP_LIMIT_ENV } from '../../../src/otlp/index.ts'
 import { otlpLimitsFromEnv } from '../../../src/config/otlp.ts'
 
@@ -30,7 +30,7 @@ describe('OTLP limits from the environment', () => {
     Object.keys(OTLP_LIMIT_ENV).forEach((key, i) => expect([key, all[key]]).toEqual([key, i + 2]))
   })
 
-  it('refuses a value that is not a positive whole number, or a depth above its ceiling, naming the variable', () => {
+  it("refuses a value that is not a positive whole number, or a depth above its ceiling, naming the variable (config/env.ts's rule)", () => {
     expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_ATTRIBUTES: '-3' }, EVENT)).toEqual({
       ok: false,
       error: "EVALSTREAM_OTLP_MAX_ATTRIBUTES must be a whole number >= 1, not '-3'",
@@ -39,5 +39,11 @@ describe('OTLP limits from the environment', () => {
       ok: false,
       error: "EVALSTREAM_OTLP_MAX_VALUE_DEPTH must be a whole number from 1 to 1000, not '5000'",
     })
+    expect(otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_OPEN_TRACES: '1e3' }, EVENT)).toEqual({
+      ok: false,
+      error: "EVALSTREAM_OTLP_MAX_OPEN_TRACES must be a whole number >= 1, not '1e3'",
+    })
+    const grouped = otlpLimitsFromEnv({ EVALSTREAM_OTLP_MAX_REQUEST_BYTES: '16_000_000' }, EVENT)
+    expect(grouped.ok && grouped.value.otlp.maxRequestBytes).toBe(16_000_000)
   })
 })

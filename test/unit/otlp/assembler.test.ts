@@ -117,6 +117,31 @@ describe('span assembler', () => {
     expect(assembler.dropped().evictedOpen).toBe(1)
   })
 
+  it('maps a trace again only when it gained spans: completing one with nothing new (grace, eviction) reuses its mapping', () => {
+    const { spans } = loadFixture('adk-go.jsonl')
+    const [t1, t2] = [...new Set(spans.map((s) => s.traceId))]
+    const c = clock()
+    const assembler = createSpanAssembler({ bounds: BOUNDS, now: c.now, limits: { maxOpenTraces: 2, graceMs: 1000 } })
+    const of = (id: string | undefined) => spans.filter((s) => s.traceId === id && s.parentSpanId !== '')
+    const [first] = assembler.addSpans(of(t1).slice(0, 1))
+    const [grown] = assembler.addSpans(of(t1).slice(1))
+    expect(grown!.trace).not.toBe(first!.trace)
+    const [other] = assembler.addSpans(of(t2))
+    c.ms = 1000
+    const graced = assembler.tick()
+    expect(graced.map((u) => [u.trace.traceId, u.completed])).toEqual([[t1, 'grace'], [t2, 'grace']])
+    expect(graced[0]!.trace).toBe(grown!.trace)
+    expect(graced[1]!.trace).toBe(other!.trace)
+    // Evicted with nothing new since its last update: the same mapping again.
+    const copy = (traceId: string) => of(t1).map((s) => ({ ...s, traceId }))
+    const [a, b, d] = ['a', 'b', 'd'].map((x) => x.repeat(32))
+    const [open] = assembler.addSpans(copy(a!))
+    assembler.addSpans(copy(b!))
+    const evicting = assembler.addSpans(copy(d!))
+    expect(evicting.map((u) => [u.trace.traceId, u.completed])).toEqual([[a, 'evicted'], [d, undefined]])
+    expect(evicting[0]!.trace).toBe(open!.trace)
+  })
+
   it('drops and counts spans past maxSpansPerTrace', () => {
     const { spans } = loadFixture('adk-python-v1.jsonl')
     const trace = spans.filter((s) => s.traceId === spans[0]!.traceId)

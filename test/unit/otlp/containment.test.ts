@@ -20,6 +20,7 @@ import {
   type OtlpIngestOutcome,
 } from '../../../src/otlp-monitor/monitor.ts'
 import { memorySessionStore } from '../../../src/session/store.ts'
+import { heldBytes, measureItems } from '../../../src/otlp-monitor/held-bytes.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { DEFAULT_ASSEMBLER_LIMITS, type OtlpSpan } from '../../../src/otlp/index.ts'
 import { manualDeadlines } from '../../support/manual-deadlines.ts'
@@ -147,6 +148,8 @@ describe('sessions opened by OTLP', () => {
       appConfig: () => ({ eval_config: { criteria: {} } }),
       assemblerLimits: DEFAULT_ASSEMBLER_LIMITS,
       pause: async () => void (pauses += 1),
+      // A clock that does not move (as on deployed Workers): only the counts end a slice.
+      sliceClock: () => 0,
       log: () => {},
     })
     const hex = (n: number, w: number) => n.toString(16).padStart(w, '0')
@@ -162,6 +165,50 @@ describe('sessions opened by OTLP', () => {
     const slices = 1_200 / OTLP_ITEMS_PER_SLICE
     expect(pauses).toBe(measured - 1 + slices - 1 + slices * Math.ceil(OTLP_ITEMS_PER_SLICE / OTLP_UPDATES_PER_SLICE - 1))
     expect(outcome.traces).toBe(1_200)
+  })
+
+  it('pushes into sessions end their turn once it has run MAX_TURN_SLICE_MS by the slice clock, before OTLP_UPDATES_PER_SLICE', async () => {
+    // The clock counts work: each delivery (opening a session, feeding it) costs 2 of its "ms".
+    const PUSH_COST = 2
+    const SLICE = 5
+    let work = 0
+    let turn = 0
+    const perTurn: number[] = [0]
+    const monitor = createOtlpMonitor({
+      store: memorySessionStore({ sweeper: 'manual' }),
+      createEngine: (o) => createSessionEngine(o),
+      appConfig: () => ({ eval_config: { criteria: {} } }),
+      assemblerLimits: DEFAULT_ASSEMBLER_LIMITS,
+      sessionCaps: { maxNewSessionsPerRequest: 1_000, maxSessionsPerTenant: 1_000 },
+      delivery: {
+        invocation: async () => {
+          work += PUSH_COST
+          perTurn[turn] = (perTurn[turn] ?? 0) + 1
+          return undefined
+        },
+        end: async () => {},
+      },
+      pause: async () => void (perTurn[++turn] = 0),
+      sliceClock: () => work,
+      sliceMs: SLICE,
+      log: () => {},
+    })
+    const hex = (n: number, w: number) => n.toString(16).padStart(w, '0')
+    const request = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }] })
+    // Each span a whole trace (a root call_llm with the user's message) of its own conversation.
+    const spans = range(1, 200).map((i) => ({
+      traceId: hex(i, 32),
+      spanId: hex(i, 16),
+      ...SPAN,
+      name: 'call_llm',
+      attributes: { 'gcp.vertex.agent.llm_request': request, 'gen_ai.conversation.id': `c${i}` },
+    }))
+    const outcome = await monitor.addSpans(undefined, spans)
+    expect(outcome.invocations).toBe(200)
+    // A turn's pushes stop once it has run SLICE: the push that passes it is the last.
+    expect(Math.max(...perTurn)).toBe(Math.ceil(SLICE / PUSH_COST))
+    expect(Math.ceil(SLICE / PUSH_COST)).toBeLessThan(OTLP_UPDATES_PER_SLICE)
+    expect(perTurn.reduce((a, b) => a + b, 0)).toBe(200)
   })
 })
 
@@ -330,6 +377,69 @@ describe('what one OTLP request may hold', () => {
     r.clock.now += 66_000
     await r.monitor.tick()
     expect(r.deps.store.bytes!.used).toBe(0)
+  })
+})
+
+describe("a flood's held bytes are noted and swept a slice at a time", () => {
+  const spans = (from: number, count: number) =>
+    range(from, from + count - 1).map((i) => ({ traceId: i.toString(16).padStart(32, '0'), name: 'work', attributes: { a: 'x' } }))
+
+  it("hold notes only the given items' traces (each once), and the tenant's total counts the whole request at once", () => {
+    const clock = { now: 0 }
+    const held = heldBytes(1 << 30, undefined, DEFAULT_ASSEMBLER_LIMITS, () => clock.now)
+    const items = spans(1, 100) as unknown as OtlpSpan[]
+    const sizes = measureItems(items, { byTrace: new Map(), total: 0 })
+    const total = sizes.total
+    expect(held.charge('t', sizes)).toBeUndefined()
+    expect(held.held('t')).toBe(total)
+    held.hold('t', items.slice(0, OTLP_ITEMS_PER_SLICE), sizes)
+    expect(sizes.byTrace.size).toBe(100 - OTLP_ITEMS_PER_SLICE)
+    held.hold('t', items.slice(0, OTLP_ITEMS_PER_SLICE), sizes) // already noted: nothing again
+    expect(sizes.byTrace.size).toBe(100 - OTLP_ITEMS_PER_SLICE)
+    // Past the grace, the noted traces are let go; the rest of the request still counts.
+    clock.now = DEFAULT_ASSEMBLER_LIMITS.graceMs
+    held.sweep()
+    expect(held.held('t')).toBe(total - (total / 100) * OTLP_ITEMS_PER_SLICE)
+    held.hold('t', items.slice(OTLP_ITEMS_PER_SLICE), sizes)
+    clock.now *= 2
+    held.sweep()
+    expect(held.held('t')).toBe(0)
+  })
+
+  it('sweepSteps yields after every `per` traces looked at, and ends having let go of all that were due', () => {
+    const clock = { now: 0 }
+    const held = heldBytes(1 << 30, undefined, DEFAULT_ASSEMBLER_LIMITS, () => clock.now)
+    const items = spans(1, 2_500) as unknown as OtlpSpan[]
+    const sizes = measureItems(items, { byTrace: new Map(), total: 0 })
+    held.charge('t', sizes)
+    held.hold('t', items, sizes)
+    clock.now = DEFAULT_ASSEMBLER_LIMITS.graceMs
+    let steps = 0
+    for (const _ of held.sweepSteps(OTLP_ITEMS_MEASURED_PER_SLICE)) steps++
+    expect(steps).toBe(Math.floor(2_500 / OTLP_ITEMS_MEASURED_PER_SLICE))
+    expect(held.held('t')).toBe(0)
+  })
+
+  it("the monitor's tick sweeps the held traces OTLP_ITEMS_MEASURED_PER_SLICE to a turn", async () => {
+    let pauses = 0
+    const clock = { now: 0 }
+    const monitor = createOtlpMonitor({
+      store: memorySessionStore({ sweeper: 'manual' }),
+      createEngine: (o) => createSessionEngine(o),
+      appConfig: () => ({ eval_config: { criteria: {} } }),
+      assemblerLimits: { ...DEFAULT_ASSEMBLER_LIMITS, maxOpenTraces: 10_000 },
+      pause: async () => void (pauses += 1),
+      sliceClock: () => 0,
+      now: () => clock.now,
+      log: () => {},
+    })
+    const hex = (n: number, w: number) => n.toString(16).padStart(w, '0')
+    // Root-less spans: their traces stay open (and held) until their grace.
+    const open = range(1, 2_500).map((i) => ({ traceId: hex(i, 32), spanId: hex(i, 16), ...SPAN, parentSpanId: hex(0xffff, 16) }))
+    await monitor.addSpans(undefined, open)
+    pauses = 0
+    await monitor.tick() // nothing due: only the sweep's turns
+    expect(pauses).toBe(Math.floor(2_500 / OTLP_ITEMS_MEASURED_PER_SLICE))
   })
 })
 
