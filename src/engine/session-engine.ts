@@ -34,7 +34,7 @@ import { settle, waitForJudges } from './metric-run.ts'
 import { CASE_KEY, errorKey, startedKey } from './result-keys.ts'
 import { criterionResult, progressResult, resultsSnapshot } from './slot-results.ts'
 import { planSession, type SessionPlan, type SpecProblem, withUserContent } from './plan.ts'
-import { compactVerdicts, expandVerdicts, scoreTable, seqTable } from './verdicts.ts'
+import { compactVerdicts, expandVerdicts, scoreTable, seqTable, snapshotScore } from './verdicts.ts'
 import type { IngestedEvent, RejectedEvent, SessionEngine, SessionEngineOptions, SessionSnapshot } from './types.ts'
 
 /** How long `end()` waits for outstanding judge calls before reporting them NOT_EVALUATED. */
@@ -302,8 +302,24 @@ class LiveSession implements SessionEngine {
 
   #record(invocation: InvocationState, slot: MetricSlot, generation: number, result: InvocationScore): void {
     if (generation !== invocation.generation || this.#ended) return
+    // A reopened invocation that scores exactly as before has nothing to revise: its logged result
+    // stands (an agent whose every event reads as a final response would otherwise log each
+    // metric's result again per event, and a webhook would deliver the same failure again).
+    const threshold = slot.plan.metric.threshold
+    const unchanged = generation > 0 && slot.score !== undefined &&
+      sameScore(snapshotScore(slot.score, threshold), snapshotScore(result, threshold))
     slot.score = result
+    if (unchanged) return
     const seq = this.#options.emit(criterionResult(invocation, slot, generation, result))
     slot.seq = typeof seq === 'number' ? seq : undefined
   }
+}
+
+/**
+ * Whether two scores, as the snapshot shows them (status resolved, details an object: the same for a
+ * score held and one read back from the log), are the same result, the revision number aside.
+ */
+function sameScore(a: InvocationScore, b: InvocationScore): boolean {
+  return Object.is(a.score, b.score) && a.status === b.status && a.reason === b.reason &&
+    (a.details === b.details || JSON.stringify(a.details) === JSON.stringify(b.details))
 }

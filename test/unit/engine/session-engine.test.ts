@@ -171,6 +171,21 @@ describe('session engine', () => {
     expect(overall.find((m) => m.metric_name === 'response_match_score')?.score).toBe(1)
   })
 
+  it('logs no revision of a reopened invocation whose results come out the same; revises the one that changed', async () => {
+    const { engine, emitted } = start({ eval_case: weatherCase([], 'Second agent answer.') })
+    const event = (author: string, t: string) => ({ index: 0, raw: {}, event: { invocation_id: 'e-1', author, content: text(t) } })
+    engine.push(event('first_agent', 'Second agent answer.'))
+    engine.push(event('second_agent', 'Second agent answer.'))
+    engine.push(event('third_agent', 'Something else entirely.'))
+    const caseResult = await engine.end()
+    const byMetric = (name: string) => results(emitted).filter((r) => r.metric_name === name).map((r) => [r.score, r.revision ?? 0])
+    // The same text twice: ROUGE-1 is 1 both times, so the first reopening logs nothing; the third text changes it.
+    expect(byMetric('response_match_score')).toEqual([[1, 0], [0, 2]])
+    // No tool calls expected or made: 1 each time, logged once.
+    expect(byMetric('tool_trajectory_avg_score')).toEqual([[1, 0]])
+    expect(caseResult.overall_eval_metric_results.find((m) => m.metric_name === 'response_match_score')?.score).toBe(0)
+  })
+
   it('reports a rejected event as an error result and goes on', async () => {
     const { engine, emitted } = start({ eval_case: weatherCase(BOTH_CALLS) })
     const events = sample('adk-js-weather.sse')

@@ -26,7 +26,7 @@ const createEngine = (o: Parameters<typeof createSessionEngine>[0]) => createSes
 const event = (n: number, chars: number) => {
   const decoded = decodeFrameValue({
     author: 'agent',
-    invocationId: `i${n % 50}`,
+    invocationId: `i${n}`,
     content: { role: 'model', parts: [{ text: `${n}`.padEnd(chars, 'x') }] },
   }, n)
   if (isIngestIssue(decoded)) throw new Error(decoded.message)
