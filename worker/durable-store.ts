@@ -10,10 +10,10 @@
  * every session is its own object.
  */
 import { createSessionStore, type SessionLimits, type SessionStore } from '../src/session/store.ts'
-import { sqliteSessionRecords } from '../src/session/sqlite-records.ts'
+import { sqliteSessionRecords } from '../src/session/sqlite/records.ts'
 import { sqlFromDurable } from '../src/session/sql.ts'
 import type { ResultFeed } from '../src/session/result-feed.ts'
-import type { SqliteJudgeCache } from '../src/session/sqlite-judge-cache.ts'
+import type { SqliteJudgeCache } from '../src/session/sqlite/judge-cache.ts'
 import type { DurableObjectStorage } from './types.ts'
 
 /** Something else in the object that wants its alarm (a conversation's idle end). */

@@ -1,8 +1,8 @@
 /**
- * The Durable Object's judge cache: the shared SQLite judge cache (src/session/sqlite-judge-cache.ts)
+ * The Durable Object's judge cache: the shared SQLite judge cache (src/session/sqlite/judge-cache.ts)
  * over this object's `ctx.storage.sql`.
  */
-import { type SqliteJudgeCache, sqliteJudgeCache } from '../src/session/sqlite-judge-cache.ts'
+import { type SqliteJudgeCache, sqliteJudgeCache } from '../src/session/sqlite/judge-cache.ts'
 import { sqlFromDurable } from '../src/session/sql.ts'
 import type { SqlStorage } from './types.ts'
 

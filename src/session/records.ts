@@ -2,7 +2,7 @@
  * Session records: what a session store keeps about each session besides the live engine (its
  * spec, when it was last active, when it ended, its journal and result log) and the notices left
  * for sessions that are gone. Two implementations: in memory (here) and SQLite
- * (sqlite-records.ts). The store (store.ts) holds the policy; records only keep.
+ * (sqlite/records.ts). The store (store.ts) holds the policy; records only keep.
  */
 import type { SessionSpec } from '../engine/types.ts'
 import { memoryResultStorage, type ResultStorage } from './result-log.ts'

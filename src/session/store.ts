@@ -14,7 +14,7 @@ import { type GoneNotice, type GoneReason, memorySessionRecords, type SessionRec
 import { fedSession, type ResultFeed } from './result-feed.ts'
 import { OPEN_SESSION_BYTES } from './session-bytes.ts'
 import { type EngineFactory, HostedSession, type SessionLifecycleHooks } from './session.ts'
-import { sqliteSessionRecords } from './sqlite-records.ts'
+import { sqliteSessionRecords } from './sqlite/records.ts'
 import type { Sql } from './sql.ts'
 
 /** An open session with no request for this long is evicted (EVALSTREAM_SESSION_IDLE_TTL_MS). */

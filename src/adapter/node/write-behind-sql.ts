@@ -17,7 +17,7 @@
  * connection; WAL readers never wait for the writer) first has the writer commit what was sent
  * (Atomics.wait, at most WRITE_BEHIND_SETTLE_MS). A write that returns rows (RETURNING) runs on
  * the writer synchronously the same way. On the request path reads are rare: session records are
- * kept in memory (sqlite-records.ts), so it is a session's creation and a stream's resume that wait.
+ * kept in memory (src/session/sqlite/records.ts), so it is a session's creation and a stream's resume that wait.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'

@@ -5,7 +5,7 @@
  * SIGKILL in the middle of a session, and restarted on the same database. The session comes back
  * by replay: every event and result is there exactly once, the answered judge call is not sent
  * again, and the session ends with the same case result as one that was never interrupted.
- * Covers: src/session/session.ts, src/session/sqlite-journal.ts, src/session/sqlite-judge-cache.ts, src/adapter/node/server.ts, src/adapter/deno/server.ts.
+ * Covers: src/session/session.ts, src/session/sqlite/journal.ts, src/session/sqlite/judge-cache.ts, src/adapter/node/server.ts, src/adapter/deno/server.ts.
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'

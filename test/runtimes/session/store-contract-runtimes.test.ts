@@ -1,7 +1,7 @@
 /**
  * The same store contract (store-contract.ts) on the other two runtimes: under Deno over its
  * node:sqlite, and inside a Durable Object in workerd (Miniflare) over ctx.storage.sql.
- * Covers: src/session/store.ts, src/session/sqlite-records.ts, worker/durable-store.ts.
+ * Covers: src/session/store.ts, src/session/sqlite/records.ts, worker/durable-store.ts.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

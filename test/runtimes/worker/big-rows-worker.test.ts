@@ -2,8 +2,8 @@
  * No row too big on Workers (workerd via Miniflare, SQLite Durable Objects, whose values stop at
  * 2 MB): three ~990 KB text events, each within EVALSTREAM_MAX_EVENT_BYTES, make a case result of
  * about 3 MB. The session ends, and after its object restarts it is still read, ended again and
- * deleted: the long texts are stored split over rows (src/session/sql-chunks.ts).
- * Covers: src/session/sql-chunks.ts, worker/durable-store.ts.
+ * deleted: the long texts are stored split over rows (src/session/sqlite/chunks.ts).
+ * Covers: src/session/sqlite/chunks.ts, worker/durable-store.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -4,7 +4,7 @@
  * SQLite, so after the restart an answered judge request is never sent again; a request that was
  * still in flight when the object died had no answer to keep and is sent once more. Results are
  * never duplicated: the log holds exactly one final result per (invocation, metric).
- * Covers: worker/judge-cache.ts, src/session/sqlite-judge-cache.ts, worker/session-object.ts.
+ * Covers: worker/judge-cache.ts, src/session/sqlite/judge-cache.ts, worker/session-object.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient, uniqueId } from '../../support/api-suite.ts'

@@ -3,7 +3,7 @@
  * (node:sqlite's `limits.length`), three ~990 KB text events make a ~3 MB case result, and the
  * session still ends; a fresh store over the same database (a restarted host) reads it, ends it
  * again and deletes it, leaving no part behind.
- * Covers: src/session/sql-chunks.ts, src/session/sqlite-journal.ts, src/session/sqlite-results.ts, src/session/sqlite-records.ts.
+ * Covers: src/session/sqlite/chunks.ts, src/session/sqlite/journal.ts, src/session/sqlite/results.ts, src/session/sqlite/records.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
@@ -11,7 +11,7 @@ import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import { decodeFrameValue, isIngestIssue } from '../../../src/ingest/index.ts'
 import { sqliteSessionStore } from '../../../src/session/store.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
-import { CHUNK_CHARS } from '../../../src/session/sql-chunks.ts'
+import { CHUNK_CHARS } from '../../../src/session/sqlite/chunks.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'
 
 /** A Durable Object's SQLite refuses any string or row over 2 MB (SQLITE_TOOBIG). */

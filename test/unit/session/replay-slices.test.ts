@@ -17,7 +17,7 @@ import {
   REPLAY_SLICE_BYTES,
   REPLAY_SLICE_ENTRIES,
 } from '../../../src/session/session.ts'
-import { sqliteSessionRecords } from '../../../src/session/sqlite-records.ts'
+import { sqliteSessionRecords } from '../../../src/session/sqlite/records.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 import { jsonBytes } from '../../../src/session/byte-budget.ts'
 import { CONFIG } from '../../support/weather-fixtures.ts'

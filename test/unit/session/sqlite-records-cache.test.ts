@@ -2,11 +2,11 @@
  * A session's record (spec, touched and ended times) is read from SQLite once and then kept in
  * memory, written through: a request to a live session runs no SELECT of its spec. What is kept
  * stays true: touch, end, removal and a wiped storage (forgetSchema) are all seen.
- * Covers: src/session/sqlite-records.ts.
+ * Covers: src/session/sqlite/records.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
-import { sqliteSessionRecords } from '../../../src/session/sqlite-records.ts'
+import { sqliteSessionRecords } from '../../../src/session/sqlite/records.ts'
 import { type Sql, sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 
 /** node:sqlite in memory, counting the statements that read es_sessions' spec, and all SELECTs. */

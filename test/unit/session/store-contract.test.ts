@@ -2,7 +2,7 @@
  * The session store contract (store-contract.ts) in-process on Node: the memory store and the
  * SQLite store over node:sqlite, on a file and in memory. Deno and the Durable Object run the same cases in
  * store-contract-runtimes.test.ts.
- * Covers: src/session/store.ts, src/session/records.ts, src/session/sqlite-records.ts.
+ * Covers: src/session/store.ts, src/session/records.ts, src/session/sqlite/records.ts.
  */
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'

@@ -3,7 +3,7 @@
  * least recently active sessions, and when the process is full of other tenants' sessions the
  * create is refused (503) rather than evicting them. An evicted session's 410 (when and why) is
  * told only to its own tenant; anyone else gets the plain 404. Memory and SQLite stores alike.
- * Covers: src/session/store.ts, src/session/records.ts, src/session/sqlite-records.ts.
+ * Covers: src/session/store.ts, src/session/records.ts, src/session/sqlite/records.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'

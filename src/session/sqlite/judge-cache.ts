@@ -5,9 +5,9 @@
  * never sends an answered judge call again. Like the session records, the table is created on the
  * first write, so a Durable Object that never judged keeps no storage.
  */
-import type { JudgeAnswer } from '../core/criterion.ts'
-import type { JudgeCache } from '../judge/cache.ts'
-import type { Sql } from './sql.ts'
+import type { JudgeAnswer } from '../../core/criterion.ts'
+import type { JudgeCache } from '../../judge/cache.ts'
+import type { Sql } from '../sql.ts'
 
 /** Answers kept at most (a few KB each); the oldest go first. Bounds the file, not correctness. */
 export const MAX_JUDGE_CACHE_ROWS = 100_000

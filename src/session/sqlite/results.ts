@@ -1,13 +1,13 @@
 /**
  * A session's result log in SQLite (`es_results`): every logged result with its seq, what a
  * resumed stream and an ended session's case result read back. Texts longer than one SQLite value
- * are split over rows (sql-chunks.ts).
+ * are split over rows (chunks.ts).
  */
-import type { ResultEvent } from '../engine/types.ts'
-import { resultDataJson } from './result-json.ts'
-import type { ResultStorage } from './result-log.ts'
-import { committedUpTo, readFor, type SessionSql } from './sqlite-journal.ts'
-import type { SqlRow } from './sql.ts'
+import type { ResultEvent } from '../../engine/types.ts'
+import { resultDataJson } from '../result-json.ts'
+import type { ResultStorage } from '../result-log.ts'
+import { committedUpTo, readFor, type SessionSql } from './journal.ts'
+import type { SqlRow } from '../sql.ts'
 
 /** `fresh`: created by this process just now, so there is nothing stored to count. */
 export function sqliteResults(id: string, sql: SessionSql, fresh: boolean): ResultStorage {

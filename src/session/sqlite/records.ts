@@ -9,18 +9,18 @@
  * the whole spec per request cost more than the request's own work. The spec object is the one the
  * live session holds, so the cache adds a few numbers per session, not a copy.
  */
-import type { SessionSpec } from '../engine/types.ts'
-import type { GoneReason, SessionRecord, SessionRecords } from './records.ts'
-import type { Sql, SqlRow } from './sql.ts'
-import { CHUNKS_SCHEMA, sqlChunks } from '../session/sql-chunks.ts'
-import { type SessionSql, sqliteJournal } from './sqlite-journal.ts'
-import { sqliteResults } from './sqlite-results.ts'
+import type { SessionSpec } from '../../engine/types.ts'
+import type { GoneReason, SessionRecord, SessionRecords } from '../records.ts'
+import type { Sql, SqlRow } from '../sql.ts'
+import { CHUNKS_SCHEMA, sqlChunks } from './chunks.ts'
+import { type SessionSql, sqliteJournal } from './journal.ts'
+import { sqliteResults } from './results.ts'
 
-export { JOURNAL_PAGE_ROWS } from './sqlite-journal.ts'
+export { JOURNAL_PAGE_ROWS } from './journal.ts'
 
 /**
  * A tenant's sessions found without parsing every spec (its quota is checked on each create): the
- * tenant is a column of its own, since a long spec is stored in parts (sql-chunks.ts) and is then
+ * tenant is a column of its own, since a long spec is stored in parts (chunks.ts) and is then
  * no JSON SQLite could read.
  */
 const TENANT_INDEX = 'CREATE INDEX IF NOT EXISTS es_sessions_by_tenant ON es_sessions (tenant)'
@@ -33,7 +33,7 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS es_results (session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
   'CREATE TABLE IF NOT EXISTS es_gone (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at_ms INTEGER NOT NULL, tenant TEXT)',
   'CREATE INDEX IF NOT EXISTS es_gone_at ON es_gone (at_ms)',
-  // Texts longer than one SQLite value may be (src/session/sql-chunks.ts).
+  // Texts longer than one SQLite value may be (src/session/sqlite/chunks.ts).
   CHUNKS_SCHEMA,
 ]
 

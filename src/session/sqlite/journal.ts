@@ -1,10 +1,10 @@
 /**
  * A session's journal in SQLite (`es_journal`): every input in order, what a rebuilt session
- * replays. Texts longer than one SQLite value are split over rows (sql-chunks.ts).
+ * replays. Texts longer than one SQLite value are split over rows (chunks.ts).
  */
-import type { Journal, JournalEntry } from './journal.ts'
-import type { SqlChunks } from './sql-chunks.ts'
-import type { SqlRun as Run } from './sql.ts'
+import type { Journal, JournalEntry } from '../journal.ts'
+import type { SqlChunks } from './chunks.ts'
+import type { SqlRun as Run } from '../sql.ts'
 
 /** Journal entries read per query during a replay: each slice of the replay reads only its own. */
 export const JOURNAL_PAGE_ROWS = 200
