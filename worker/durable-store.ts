@@ -50,7 +50,8 @@ export function durableSessions(
 
   const settle = async () => {
     if (records.isEmpty()) {
-      // The object of an app's eval sets keeps them: they have no TTL (eval-sets-route.ts).
+      // An app's eval sets kept here before they had objects of their own (eval-sets-object.ts)
+      // stay: they have no TTL, and their object copies them from here on its first request.
       if (!hasTables(storage) || holdsEvalSets(storage)) return
       await storage.deleteAll()
       records.forgetSchema()
@@ -86,7 +87,7 @@ function hasTables(storage: DurableObjectStorage): boolean {
   return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name LIKE 'es\\_%' ESCAPE '\\'").toArray().length > 0
 }
 
-/** The eval set tables (src/http/dev-eval/sqlite-eval-set-store.ts): this object keeps an app's eval sets. */
+/** The eval set tables (src/http/dev-eval/sqlite-eval-set-store.ts) an object of this class kept before EvalSets. */
 function holdsEvalSets(storage: DurableObjectStorage): boolean {
   return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ev_sets'").toArray().length > 0
 }

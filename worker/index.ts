@@ -24,6 +24,8 @@ import { depsFromEnv } from '../src/config/setup.ts'
 import { DEFAULT_LIMITS, type Limits, utf8ByteLength } from '../src/ingest/index.ts'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { EvalSession, EVICT_PATH } from './session-object.ts'
+import { EvalRun } from './run-object.ts'
+import { EvalSets, OBJECT_NAME_HEADER } from './eval-sets-object.ts'
 import { OtlpShard, shardedOtlpMonitor, shardStub } from './otlp-shard.ts'
 import { evalSetsObjectName } from './eval-sets-route.ts'
 import { EvalIndex } from './index-object.ts'
@@ -34,13 +36,22 @@ import { WORKER_MAX_SPEC_BYTES } from './spec-limit.ts'
 import { stringEnv, type WorkerEnv } from './types.ts'
 import { isRecord } from '../src/adk/json.ts'
 
-export { EvalIndex, EvalSession, OtlpShard }
+export { EvalIndex, EvalRun, EvalSession, EvalSets, OtlpShard }
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(?:\/.*)?$/
 const RUN_PATH = /^\/v1\/runs\/([^/]+)(?:\/.*)?$/
 
 function toObject(env: WorkerEnv, sessionId: string, request: Request): Promise<Response> {
   return env.SESSIONS.get(env.SESSIONS.idFromName(sessionId)).fetch(request)
+}
+
+/**
+ * To the object of its own kind (RUNS, EVAL_SETS); a deployment whose wrangler.toml has no such
+ * binding yet keeps them in SESSIONS objects of the same name, as before those classes existed.
+ */
+function toNamed(env: WorkerEnv, binding: 'RUNS' | 'EVAL_SETS', name: string, request: Request): Promise<Response> {
+  const namespace = env[binding] ?? env.SESSIONS
+  return namespace.get(namespace.idFromName(name)).fetch(request)
 }
 
 /** Only the top-level ids are read, so no depth check is needed: JSON.parse itself is iterative. */
@@ -137,7 +148,7 @@ function toObjectByPath(
   } catch {
     return problem(c, 'invalid_id', `Invalid ${what} path`, `'${match[1]}' is not a valid percent-encoded ${what} id`)
   }
-  const forwarded = toObject(c.env, `${prefix}${id}`, c.req.raw)
+  const forwarded = what === 'run' ? toNamed(c.env, 'RUNS', `${prefix}${id}`, c.req.raw) : toObject(c.env, `${prefix}${id}`, c.req.raw)
   // The eviction test hook (EVALSTREAM_TEST_HOOKS=1) resets the object inside the request, so the
   // stub's fetch rejects: answered here, or workerd drops the client's connection unanswered.
   if (c.req.method === 'POST' && EVICT_PATH.test(path)) return forwarded.catch(() => new Response(null, { status: 204 }))
@@ -146,15 +157,15 @@ function toObjectByPath(
 
 router.all('/v1/sessions/*', (c) => toObjectByPath(c, SESSION_PATH, 'session'))
 
-// An eval set run lives in a Durable Object of its own (`run:<id>`), so its results outlive the
-// request that started it and every later request for it reaches the same object.
+// An eval set run lives in a Durable Object of its own (`run:<id>` in RUNS), so its results outlive
+// the request that started it and every later request for it reaches the same object.
 router.post('/v1/runs', async (c) => {
   const body = await parseCreateBody(c.req.raw, c.var.configured.limits, 'a run')
   if (!body.ok) return problem(c, body.problem)
   if (!isRecord(body.value)) return problem(c, 'invalid_request', 'Invalid run request', 'the body must be a JSON object')
   const id = typeof body.value.run_id === 'string' ? body.value.run_id : crypto.randomUUID()
   const forwarded = body.value.run_id === undefined ? { ...body.value, run_id: id } : body.value
-  return toObject(c.env, `run:${id}`, withBody(c.req.raw, JSON.stringify(forwarded)))
+  return toNamed(c.env, 'RUNS', `run:${id}`, withBody(c.req.raw, JSON.stringify(forwarded)))
 })
 
 router.all('/v1/runs/*', (c) => toObjectByPath(c, RUN_PATH, 'run', 'run:'))
@@ -210,10 +221,14 @@ router.post('*', async (c, next) => {
   return id ? toObject(c.env, id, request) : c.var.configured.app.fetch(request)
 })
 
-// The Eval tab's eval sets of one tenant's app: one object holds them (eval-sets-route.ts).
+// The Eval tab's eval sets of one tenant's app: one EvalSets object holds them (eval-sets-route.ts).
 router.all('/dev/apps/*', (c) => {
   const name = c.env.AGENT_URL ? evalSetsObjectName(new URL(c.req.url).pathname, tenantOf(c)) : undefined
-  return name ? toObject(c.env, name, c.req.raw) : c.var.configured.app.fetch(c.req.raw)
+  if (!name) return c.var.configured.app.fetch(c.req.raw)
+  // The object learns its name from the router alone (it carries over eval sets kept under it).
+  const headers = new Headers(c.req.raw.headers)
+  headers.set(OBJECT_NAME_HEADER, name)
+  return toNamed(c.env, 'EVAL_SETS', name, new Request(c.req.raw, { headers }))
 })
 
 router.all('*', (c) => c.var.configured.app.fetch(c.req.raw))

@@ -3,13 +3,13 @@
  * a store kept in this object's SQLite storage (durable-store.ts), with an alarm that frees the
  * storage once the session's idle TTL or retention is over. A session born from OTLP traces takes
  * them from the OTLP shards (otlp-shard.ts) and ends itself once its conversation is idle
- * (conversation-idle.ts), on the same alarm.
+ * (conversation-idle.ts), on the same alarm. Eval set runs and the Eval tab's eval sets have
+ * objects of their own (run-object.ts, eval-sets-object.ts); a deployment without their bindings
+ * (RUNS, EVAL_SETS) sends them here, as before those classes existed.
  */
 import { createApp } from '../src/http/app.ts'
 import type { Exporters } from '../src/export/exporters.ts'
 import { depsFromEnv } from '../src/config/setup.ts'
-import { sqliteEvalSetStore } from '../src/http/dev-eval/sqlite-eval-set-store.ts'
-import { sqlFromDurable } from '../src/session/sql.ts'
 import { type DurableSessions, durableSessions } from './durable-store.ts'
 import { forwardResults } from './index-feed.ts'
 import { durableJudgeCache } from './judge-cache.ts'
@@ -22,6 +22,9 @@ import { storeDelivery } from '../src/otlp-monitor/monitor.ts'
 import { workerShardsFromEnv } from '../src/config/worker-shards.ts'
 import { problemOf } from '../src/engine/problem.ts'
 import { problemResponse } from '../src/http/problem.ts'
+import { sqliteEvalSetStore } from '../src/http/dev-eval/sqlite-eval-set-store.ts'
+import { sqlFromDurable } from '../src/session/sql.ts'
+import { exportEvalTables, LEGACY_EXPORT_PATH } from './legacy-eval-sets.ts'
 
 /**
  * EVALSTREAM_MAX_PROCESS_BYTES by default in a Durable Object: a quarter of the 128 MB an isolate
@@ -55,9 +58,10 @@ export class EvalSession {
       },
       judgeCache,
       defaultProcessBytes: WORKER_PROCESS_BYTES,
-      workersAi: env.AI,
-      // Used only by the object named evalsets/<tenant>/<app> (eval-sets-route.ts); no tables until a write.
+      // Only where the deployment has no EVAL_SETS binding (the router sends an app's eval sets
+      // here then, as before that class existed); no tables until a write.
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
+      workersAi: env.AI,
       // Spans go to the OTLP shards, never here; this object's conversation ends itself (below).
       otlpEndsConversations: false,
     })
@@ -82,7 +86,10 @@ export class EvalSession {
       if (hooked) return hooked
     }
     const deps = this.deps
-    const internal = request.method === 'POST' && deps && OTLP_INTERNAL_PATH.test(new URL(request.url).pathname)
+    const path = new URL(request.url).pathname
+    // An app's eval sets from before EvalSets, asked for by its object (eval-sets-object.ts).
+    if (request.method === 'POST' && path === LEGACY_EXPORT_PATH) return Response.json(exportEvalTables(this.state.storage.sql))
+    const internal = request.method === 'POST' && deps && OTLP_INTERNAL_PATH.test(path)
     const response = internal
       ? await receiveInternal(
         request,

@@ -31,6 +31,10 @@ export type WorkerEnv = {
   SESSIONS: DurableObjectNamespace
   /** The results index shards (index-object.ts, index-shards.ts); without it the monitoring routes answer 404. */
   INDEX?: DurableObjectNamespace
+  /** Eval set runs, an object each (run-object.ts); without it they live in SESSIONS objects. */
+  RUNS?: DurableObjectNamespace
+  /** The Eval tab's eval sets, an object per tenant's app (eval-sets-object.ts); without it they live in SESSIONS objects. */
+  EVAL_SETS?: DurableObjectNamespace
   /** The OTLP shards (otlp-shard.ts); without it /v1/traces and /v1/logs answer 404. */
   OTLP?: DurableObjectNamespace
   /** The Workers AI binding ([ai] in wrangler.toml): judge_model `workers-ai/@cf/...` runs on it, with no key. */

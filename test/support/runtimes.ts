@@ -70,12 +70,22 @@ export async function startDeno(env: Env): Promise<Running> {
  * The port is the one workerd itself was given by the OS (port 0): no window in which another
  * server can take it. stop() removes the bundle, and the storage folder unless the caller gave it.
  */
-export async function startWorker(bindings: Record<string, string>, persistDir?: string): Promise<Running & { mf: Miniflare }> {
+export async function startWorker(
+  bindings: Record<string, string>,
+  persistDir?: string,
+  options: { withoutEvalSets?: boolean } = {},
+): Promise<Running & { mf: Miniflare }> {
   const scriptPath = await bundleWorker()
   const storage = persistDir ?? mkdtempSync(join(tmpdir(), 'evalstream-do-'))
   const mf = new Miniflare({
     ...servingBundle(scriptPath),
-    durableObjects: { SESSIONS: { className: 'EvalSession', useSQLite: true }, OTLP: { className: 'OtlpShard', useSQLite: true } },
+    durableObjects: {
+      SESSIONS: { className: 'EvalSession', useSQLite: true },
+      RUNS: { className: 'EvalRun', useSQLite: true },
+      // A deployment from before the EVAL_SETS binding, when asked (its eval sets in SESSIONS objects).
+      ...(options.withoutEvalSets ? {} : { EVAL_SETS: { className: 'EvalSets', useSQLite: true } }),
+      OTLP: { className: 'OtlpShard', useSQLite: true },
+    },
     durableObjectsPersist: storage,
     bindings: { ...NO_JUDGE_ENV, EVALSTREAM_TEST_HOOKS: '1', ...bindings },
   })

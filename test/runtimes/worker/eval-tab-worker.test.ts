@@ -1,9 +1,10 @@
 /**
  * The Eval tab routes on Workers (real workerd through Miniflare, proxy mode against the loopback
- * agent): an app's eval sets and results live in the Durable Object `evalsets/<tenant>/<app>`,
- * a run happens inside it, and everything is still there after workerd restarts on the same
- * storage; the object's settle step does not delete them for lack of sessions.
- * Covers: worker/eval-sets-route.ts, src/http/dev-eval/sqlite-eval-set-store.ts, worker/session-object.ts.
+ * agent): an app's eval sets and results live in the EvalSets object `evalsets/<tenant>/<app>`, a
+ * run happens inside it, and everything is still there after workerd restarts on the same
+ * storage. A deployment from before that class kept them in the SESSIONS object of the same name:
+ * once the EVAL_SETS binding is there, its object carries them over, once.
+ * Covers: worker/eval-sets-route.ts, worker/eval-sets-object.ts, src/http/dev-eval/sqlite-eval-set-store.ts, worker/session-object.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -80,4 +81,47 @@ describe('Eval tab on Workers', () => {
       await worker.stop()
     }
   }, 120_000)
+
+  it('carries over the eval sets a deployment kept in SESSIONS objects before it had EVAL_SETS, once', async () => {
+    const storage = mkdtempSync(join(tmpdir(), 'evalstream-evalsets-legacy-'))
+    const list = async (base: string) => (await fetch(`${base}/dev/apps/${APP}/eval_sets`)).json()
+    const create = (base: string, id: string) =>
+      fetch(`${base}/dev/apps/${APP}/eval-sets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ eval_set: { eval_set_id: id, eval_cases: [] } }),
+      })
+    try {
+      let worker = await startWorker({ AGENT_URL: agent.url }, storage, { withoutEvalSets: true })
+      try {
+        expect((await create(worker.baseUrl, 'kept_before')).status).toBe(200)
+        expect(await list(worker.baseUrl)).toEqual(['kept_before'])
+      } finally {
+        await worker.stop()
+      }
+      worker = await startWorker({ AGENT_URL: agent.url }, storage)
+      try {
+        expect(await list(worker.baseUrl)).toEqual(['kept_before'])
+        expect((await create(worker.baseUrl, 'made_after')).status).toBe(200)
+      } finally {
+        await worker.stop()
+      }
+      // Once: a later start neither copies them again nor loses the new one.
+      worker = await startWorker({ AGENT_URL: agent.url }, storage)
+      try {
+        expect(await list(worker.baseUrl)).toEqual(['kept_before', 'made_after'])
+      } finally {
+        await worker.stop()
+      }
+      // The new set went to the EvalSets object: the old SESSIONS object still holds only its own.
+      worker = await startWorker({ AGENT_URL: agent.url }, storage, { withoutEvalSets: true })
+      try {
+        expect(await list(worker.baseUrl)).toEqual(['kept_before'])
+      } finally {
+        await worker.stop()
+      }
+    } finally {
+      rmSync(storage, { recursive: true, force: true })
+    }
+  }, 180_000)
 })
