@@ -36,6 +36,13 @@ export type EventDecoder = {
   endInSteps(): Generator<void, void>
 }
 
+/**
+ * How many times longer JSON.stringify of a parsed element can be than the element's text: a
+ * number is written out in full (`1e20` is 21 characters from 4, 5.25 times), strings and the rest
+ * never grow. An element whose text times this cannot reach the byte limit needs no measuring.
+ */
+export const MAX_JSON_REWRITE_GROWTH = 6
+
 /** JSON bodies up to this many characters are parsed whole; larger ones element by element, in steps. */
 export const WHOLE_JSON_BODY_CHARS = 1 << 20
 
@@ -68,7 +75,7 @@ function* jsonSplitter(
       })
       return
     }
-    const measure = mayExceedLimit(text.length, limits.maxEventBytes)
+    const measure = mayExceedLimit(text.length * MAX_JSON_REWRITE_GROWTH, limits.maxEventBytes)
     for (const item of scanned.items) {
       deliverItem(text.slice(item.start, item.end), item.violation, next(), deliver, limits, measure)
       yield
@@ -83,8 +90,8 @@ function* jsonSplitter(
     return
   }
   const items: unknown[] = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value.events) ? value.events : [value]
-  // Only a body that could exceed the limit pays for measuring its elements.
-  const measure = mayExceedLimit(text.length, limits.maxEventBytes)
+  // Only a body that could exceed the limit once written again pays for measuring its elements.
+  const measure = mayExceedLimit(text.length * MAX_JSON_REWRITE_GROWTH, limits.maxEventBytes)
   for (const item of items) {
     const index = next()
     // Bounds first: JSON.stringify recurses, so it only ever sees an element of bounded depth.
@@ -114,7 +121,10 @@ function deliverItem(
   } catch (error) {
     return deliver({ index, kind: 'invalid_json', message: `invalid JSON: ${(error as Error).message}` })
   }
-  const bytes = measure ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
+  // The limit holds the element as written again (as a body parsed whole measures it); most
+  // elements are far enough below it that their text alone says so.
+  const near = measure && mayExceedLimit(text.length * MAX_JSON_REWRITE_GROWTH, limits.maxEventBytes)
+  const bytes = near ? utf8ByteLength(JSON.stringify(item) ?? '') : 0
   deliver(bytes > limits.maxEventBytes ? tooLarge(index, bytes, limits) : decodeCheckedValue(item, index))
 }
 

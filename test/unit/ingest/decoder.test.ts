@@ -1,8 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { contentText } from '../../../src/adk/content.ts'
 import { eventsToInvocations } from '../../../src/core/events-to-invocations.ts'
-import { createEventDecoder, decodeAll, EventDecoderStream } from '../../../src/ingest/decoder.ts'
+import {
+  createEventDecoder,
+  decodeAll,
+  EventDecoderStream,
+  MAX_JSON_REWRITE_GROWTH,
+  WHOLE_JSON_BODY_CHARS,
+} from '../../../src/ingest/decoder.ts'
+import { DEFAULT_LIMITS } from '../../../src/ingest/limits.ts'
 import { type DecodedEvent, type EventFormat, type IngestIssue, isIngestIssue, MAX_EVENT_BYTES } from '../../../src/ingest/types.ts'
 import { sharedPath } from '../../support/shared-data.ts'
 import { seededRandom as rng } from '../../support/prng.ts'
@@ -191,6 +198,35 @@ describe('size limit', () => {
     const { events, issues } = decodeAll('json', `[${big}, ${small}]`)
     expect(issues.map((i) => [i.index, i.kind])).toEqual([[0, 'too_large']])
     expect(events.map((e) => e.index)).toEqual([1])
+  })
+})
+
+describe('a list body element is measured as written again, only when its text says it may be near the limit', () => {
+  it(`JSON.stringify of a parsed element is at most MAX_JSON_REWRITE_GROWTH (${MAX_JSON_REWRITE_GROWTH}) times its text`, () => {
+    const worst = ['1e20', '9e20', '-1e20', '1E+20', '1.5e20', '1e-6', '-0', '0', '[1e20,1e20]', '{"a":1e20}', '"\\u00e9"', '"\\/"']
+    for (const text of worst) expect(JSON.stringify(JSON.parse(text)).length).toBeLessThanOrEqual(MAX_JSON_REWRITE_GROWTH * text.length)
+  })
+
+  it('a short element that grows past the limit when written again is too_large, in a body parsed whole and element by element', () => {
+    const limits = { ...DEFAULT_LIMITS, maxEventBytes: 5_000 }
+    // 250 numbers: 1,250 characters as sent, 5,500 bytes written again.
+    const growing = `{"author":"agent","n":[${Array(250).fill('1e20').join(',')}]}`
+    const filler = JSON.stringify({ author: 'agent', invocationId: 'e-1', content: { parts: [{ text: 'x'.repeat(180) }] } })
+    const count = Math.ceil(WHOLE_JSON_BODY_CHARS / filler.length) + 1
+    const sliced = `[${growing},${Array(count).fill(filler).join(',')}]`
+    expect(sliced.length).toBeGreaterThan(WHOLE_JSON_BODY_CHARS)
+    const stringify = vi.spyOn(JSON, 'stringify')
+    try {
+      const bySlices = decodeAll('json', sliced, limits)
+      expect(bySlices.issues.map((i) => [i.index, i.kind])).toEqual([[0, 'too_large']])
+      expect(bySlices.events).toHaveLength(count)
+      // The filler elements (about 240 characters each) are too short to reach 5,000 bytes: not written again.
+      expect(stringify.mock.calls.length).toBeLessThan(10)
+    } finally {
+      stringify.mockRestore()
+    }
+    const whole = decodeAll('json', `[${growing},${filler}]`, limits)
+    expect(whole.issues.map((i) => [i.index, i.kind])).toEqual([[0, 'too_large']])
   })
 })
 
