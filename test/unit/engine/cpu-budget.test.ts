@@ -4,7 +4,7 @@
  * limit, the event and the time spent, scores nothing more, and can still be read and ended.
  */
 import { describe, expect, it } from 'vitest'
-import { cpuBudget } from '../../../src/engine/cpu-budget.ts'
+import { CPU_CLOCK_REUSE_MS, cpuBudget, threadCpuClock } from '../../../src/engine/cpu-budget.ts'
 import { createSessionEngine } from '../../../src/engine/session-engine.ts'
 import type { EngineEmission } from '../../../src/engine/types.ts'
 import { DEFAULT_LIMITS } from '../../../src/ingest/limits.ts'
@@ -96,5 +96,39 @@ describe('CPU budget per session and per event', () => {
     const read = limitsFromEnv({ EVALSTREAM_MAX_EVENT_CPU_MS: '20', EVALSTREAM_MAX_SESSION_CPU_MS: '5_000' })
     expect(read).toEqual({ ok: true, value: { ...DEFAULT_LIMITS, maxEventCpuMs: 20, maxSessionCpuMs: 5000 } })
     expect(limitsFromEnv({ EVALSTREAM_MAX_EVENT_CPU_MS: '0' })).toMatchObject({ ok: false })
+  })
+})
+
+describe('the thread CPU clock', () => {
+  it(`reads the thread's CPU time at most once per CPU_CLOCK_REUSE_MS (${CPU_CLOCK_REUSE_MS} ms) of wall time, high by no more than the wall time since, and never goes back`, () => {
+    let wall = 1_000
+    let cpuUs = 5_000
+    let reads = 0
+    const clock = threadCpuClock(() => (reads++, { user: cpuUs, system: 0 }), () => wall)!
+    reads = 0 // the probe's call when the clock is made
+    expect(clock()).toBe(5)
+    expect(reads).toBe(1)
+    // 0.03 ms later, with 0.02 ms of CPU: the last reading plus the wall time, no new read.
+    wall += 0.03
+    cpuUs += 20
+    expect(clock()).toBeCloseTo(5.03, 9)
+    expect(reads).toBe(1)
+    // Past the window: read again. The thread ran 0.02 ms of the 0.06: the estimate above was high,
+    // so the clock holds at it rather than going back.
+    wall += 0.03
+    expect(clock()).toBeCloseTo(5.03, 9)
+    expect(reads).toBe(2)
+    // Later work is counted from the new reading.
+    wall += 10
+    cpuUs += 4_000
+    expect(clock()).toBeCloseTo(9.02, 9)
+    expect(reads).toBe(3)
+  })
+
+  it("is undefined where the host cannot tell a thread's CPU time", () => {
+    expect(threadCpuClock(null as never)).toBeUndefined()
+    expect(threadCpuClock(() => {
+      throw new Error('not implemented')
+    })).toBeUndefined()
   })
 })
