@@ -15,6 +15,7 @@ import { sqlFromDurable } from '../src/session/sql.ts'
 import type { ResultFeed } from '../src/session/result-feed.ts'
 import type { SqliteJudgeCache } from '../src/session/sqlite/judge-cache.ts'
 import type { DurableObjectStorage } from './types.ts'
+import { EVAL_TABLES } from './legacy-eval-sets.ts'
 
 /** Something else in the object that wants its alarm (a conversation's idle end). */
 export type AlarmNeed = {
@@ -89,5 +90,5 @@ function hasTables(storage: DurableObjectStorage): boolean {
 
 /** The eval set tables (src/http/dev-eval/sqlite-eval-set-store.ts) an object of this class kept before EvalSets. */
 function holdsEvalSets(storage: DurableObjectStorage): boolean {
-  return storage.sql.exec("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ev_sets'").toArray().length > 0
+  return storage.sql.exec(`SELECT 1 AS x FROM sqlite_master WHERE ${EVAL_TABLES}`).toArray().length > 0
 }

@@ -10,13 +10,11 @@
  */
 import { createApp } from '../src/http/app.ts'
 import { depsFromEnv } from '../src/config/setup.ts'
-import { problemOf } from '../src/engine/problem.ts'
-import { problemResponse } from '../src/http/problem.ts'
 import { sqliteEvalSetStore } from '../src/http/dev-eval/sqlite-eval-set-store.ts'
 import { sqlFromDurable } from '../src/session/sql.ts'
 import { memorySessionStore } from '../src/session/store.ts'
 import { type DurableObjectState, stringEnv, type WorkerEnv } from './types.ts'
-import { WORKER_PROCESS_BYTES } from './session-object.ts'
+import { misconfigured, WORKER_PROCESS_BYTES } from './session-object.ts'
 import { EVAL_TABLES, LEGACY_EXPORT_PATH, type TableExport } from './legacy-eval-sets.ts'
 
 /** Marks an object that has asked for legacy eval sets (whatever it got), so it asks once. */
@@ -39,9 +37,7 @@ export class EvalSets {
       workersAi: env.AI,
       evalSets: sqliteEvalSetStore(sqlFromDurable(state.storage.sql)),
     })
-    this.app = setup.ok
-      ? createApp({ ...setup.deps, cors: undefined })
-      : { fetch: () => problemResponse(problemOf('misconfigured', 'Misconfigured deployment', setup.error)) }
+    this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
 
   async fetch(request: Request): Promise<Response> {

@@ -7,11 +7,9 @@
 import { createApp } from '../src/http/app.ts'
 import type { Exporters } from '../src/export/exporters.ts'
 import { depsFromEnv } from '../src/config/setup.ts'
-import { problemOf } from '../src/engine/problem.ts'
-import { problemResponse } from '../src/http/problem.ts'
 import { memorySessionStore } from '../src/session/store.ts'
 import { type DurableObjectState, stringEnv, type WorkerEnv } from './types.ts'
-import { WORKER_PROCESS_BYTES } from './session-object.ts'
+import { misconfigured, WORKER_PROCESS_BYTES } from './session-object.ts'
 
 export class EvalRun {
   state: DurableObjectState
@@ -27,9 +25,7 @@ export class EvalRun {
     })
     this.exporters = setup.ok ? setup.deps.exporters : undefined
     // The router (index.ts) answers CORS; the object checks the bearer token again itself.
-    this.app = setup.ok
-      ? createApp({ ...setup.deps, cors: undefined })
-      : { fetch: () => problemResponse(problemOf('misconfigured', 'Misconfigured deployment', setup.error)) }
+    this.app = setup.ok ? createApp({ ...setup.deps, cors: undefined }) : { fetch: () => misconfigured(setup.error) }
   }
 
   async fetch(request: Request): Promise<Response> {

@@ -142,6 +142,7 @@ export class EvalSession {
   }
 }
 
-function misconfigured(error: string): Response {
+/** What an object whose deployment's variables do not parse answers to everything (fail closed). */
+export function misconfigured(error: string): Response {
   return problemResponse(problemOf('misconfigured', 'Misconfigured deployment', error))
 }
