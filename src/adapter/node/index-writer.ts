@@ -54,7 +54,8 @@ export function indexPathFor(sessionsPath: string): string {
 export function startIndexWriter(
   path: string,
   limits: IndexLimits,
-  options: { flushMs?: number; maxBatchRows?: number } = {},
+  /** `settleDeadlineMs`: how long a read waits for the worker (SETTLE_DEADLINE_MS; a test proving the wait sets it out of reach). */
+  options: { flushMs?: number; maxBatchRows?: number; settleDeadlineMs?: number } = {},
 ): IndexWriter {
   const counters = new SharedArrayBuffer(8)
   const view = new Int32Array(counters)
@@ -92,7 +93,7 @@ export function startIndexWriter(
     post()
     if (!alive || Atomics.load(view, 1) >= sent) return
     worker.postMessage({ flush: true } satisfies IndexWorkerMessage)
-    const deadline = performance.now() + SETTLE_DEADLINE_MS
+    const deadline = performance.now() + (options.settleDeadlineMs ?? SETTLE_DEADLINE_MS)
     for (let seen = Atomics.load(view, 1); seen < sent && alive; seen = Atomics.load(view, 1)) {
       const left = deadline - performance.now()
       if (left <= 0) return
