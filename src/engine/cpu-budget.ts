@@ -12,10 +12,13 @@ type ThreadCpuUsage = () => { user: number; system: number }
  * Wall-clock ms within which the thread's CPU time is not read again: the clock answers the last
  * reading plus the wall time since, which the CPU time cannot have outgrown. Reading it is a
  * system call and an object (about 2 µs); the engine reads the clock before and after every event,
- * and that was 13% of the route fuzzer's CPU. A reading is high by at most the time the thread
- * was not running within this window, so no event's or session's count is off by more than that.
+ * which takes tens of µs, so a shorter window still read it about twice per event (3.3% of the
+ * server's main thread under bench/load.ts at 0.05 ms). A reading is high by at most the time the
+ * thread was not running within this window, so an event's count is high by at most 1 ms against
+ * EVALSTREAM_MAX_EVENT_CPU_MS's 250 ms default, and only on a machine busy enough to take the core
+ * away in the middle of that event.
  */
-export const CPU_CLOCK_REUSE_MS = 0.05
+export const CPU_CLOCK_REUSE_MS = 1
 
 /**
  * The calling thread's CPU time in ms, where the host can tell it (Node 24), else undefined. Time

@@ -101,6 +101,7 @@ describe('CPU budget per session and per event', () => {
 
 describe('the thread CPU clock', () => {
   it(`reads the thread's CPU time at most once per CPU_CLOCK_REUSE_MS (${CPU_CLOCK_REUSE_MS} ms) of wall time, high by no more than the wall time since, and never goes back`, () => {
+    const w = CPU_CLOCK_REUSE_MS
     let wall = 1_000
     let cpuUs = 5_000
     let reads = 0
@@ -108,20 +109,20 @@ describe('the thread CPU clock', () => {
     reads = 0 // the probe's call when the clock is made
     expect(clock()).toBe(5)
     expect(reads).toBe(1)
-    // 0.03 ms later, with 0.02 ms of CPU: the last reading plus the wall time, no new read.
-    wall += 0.03
-    cpuUs += 20
-    expect(clock()).toBeCloseTo(5.03, 9)
+    // 0.6 of the window later, with 0.4 of it in CPU: the last reading plus the wall time, no new read.
+    wall += 0.6 * w
+    cpuUs += 400 * w
+    expect(clock()).toBeCloseTo(5 + 0.6 * w, 9)
     expect(reads).toBe(1)
-    // Past the window: read again. The thread ran 0.02 ms of the 0.06: the estimate above was high,
-    // so the clock holds at it rather than going back.
-    wall += 0.03
-    expect(clock()).toBeCloseTo(5.03, 9)
+    // Past the window: read again. The thread ran 0.4 of the 1.2 windows: the estimate above was
+    // high, so the clock holds at it rather than going back.
+    wall += 0.6 * w
+    expect(clock()).toBeCloseTo(5 + 0.6 * w, 9)
     expect(reads).toBe(2)
     // Later work is counted from the new reading.
-    wall += 10
-    cpuUs += 4_000
-    expect(clock()).toBeCloseTo(9.02, 9)
+    wall += 10 * w
+    cpuUs += 4_000 * w
+    expect(clock()).toBeCloseTo(5 + 4.4 * w, 9)
     expect(reads).toBe(3)
   })
 
