@@ -49,7 +49,7 @@ import { parseArgs } from 'node:util'
 import { CONFIG, invocationBody, loadCase, METRIC } from './load-case.ts'
 import { countStreams, readResultStream, type ReceivedStream } from './load-client.ts'
 import { abortAll, type Answer, call, openStream } from './load-http.ts'
-import { acceptQueue, cpuSeconds, freePort, rssMiB } from './proc-stats.ts'
+import { acceptQueue, cpuSeconds, freePort, rssMiB, threadCpuSeconds } from './proc-stats.ts'
 import { allocationsOf } from './heap-profile.ts'
 import { startFlags } from './server-flags.ts'
 
@@ -290,6 +290,7 @@ async function runSession(n: number): Promise<void> {
 }
 
 const cpuAtStart = cpuSeconds(server.pid!)
+const threadsAtStart = threadCpuSeconds(server.pid!)
 const clientCpuAtStart = process.cpuUsage()
 const started = performance.now()
 const runStartEpoch = epochMs()
@@ -299,6 +300,7 @@ clearTimeout(deadline)
 clearInterval(sampler)
 const peak = rssMiB(server.pid!)?.peak ?? null
 const cpuAtEnd = cpuSeconds(server.pid!)
+const threadsAtEnd = threadCpuSeconds(server.pid!)
 const clientCpu = process.cpuUsage(clientCpuAtStart)
 // One more loop-delay report covers the end of the run.
 await new Promise((resolve) => setTimeout(resolve, 300))
@@ -368,6 +370,13 @@ if (cpuAtStart !== null && cpuAtEnd !== null) {
   console.log(
     `  server CPU (all threads): ${cpu.toFixed(1)} s, ${((cpu * 1e6) / (SESSIONS * INVOCATIONS * 4)).toFixed(0)} us per event posted`,
   )
+}
+if (threadsAtStart && threadsAtEnd) {
+  // Which threads the CPU went to: the event loop, each writer thread, the collector's helpers.
+  const perEvent = (s: number) => ((s * 1e6) / (SESSIONS * INVOCATIONS * 4)).toFixed(0)
+  const parts = [...threadsAtEnd].map(([kind, s]) => [kind, s - (threadsAtStart.get(kind) ?? 0)] as const)
+    .filter(([, s]) => s >= 0.05).sort((a, b) => b[1] - a[1])
+  console.log(`  server CPU by thread: ${parts.map(([kind, s]) => `${kind} ${s.toFixed(1)} s (${perEvent(s)} us/event)`).join(', ')}`)
 }
 // The client shares the machine's cores with the server: what it takes is not the server's.
 if (allocations) {

@@ -3,7 +3,7 @@
  * resident set, its CPU time, and its listening socket's accept queue. Each is null or undefined
  * where there is no `/proc` (the bench then reports n/a).
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 
 /** A port free on loopback right now, for a server the bench is about to start. */
@@ -33,6 +33,42 @@ export function cpuSeconds(pid: number): number | null {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
     // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command's ')', in ticks.
     return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return null
+  }
+}
+
+/**
+ * What a thread of a Node server is, by its name (Linux `comm`, at most 15 characters): Node 24
+ * names its main thread and a worker thread by the `name` it was started with (the sessions
+ * database's and the results index's writers name theirs); V8's helpers (garbage collection,
+ * compilation) and libuv's pool have names of their own.
+ */
+function threadKind(comm: string): string {
+  if (comm === 'MainThread' || comm === 'node') return 'main'
+  if (comm.startsWith('V8Worker') || comm.startsWith('V8 ')) return 'V8 helpers'
+  if (comm.startsWith('libuv-worker')) return 'libuv pool'
+  return comm
+}
+
+/**
+ * CPU time each kind of thread of a process used so far (threadKind), in seconds; threads that
+ * have exited are not in it (a server's are started once and live as long as it does).
+ */
+export function threadCpuSeconds(pid: number): Map<string, number> | null {
+  try {
+    const byKind = new Map<string, number>()
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+        const kind = threadKind(comm)
+        byKind.set(kind, (byKind.get(kind) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100)
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return byKind
   } catch {
     return null
   }

@@ -28,6 +28,8 @@ export const INDEX_FLUSH_MS = 5
 export const INDEX_BATCH_ROWS = 2_000
 /** A reader waits at most this long for the worker (ms); past it, it reads what is committed. */
 export const SETTLE_DEADLINE_MS = 2_000
+/** The writer thread's name, as tools that list a process's threads show it (Linux keeps 15 characters). */
+export const INDEX_THREAD_NAME = 'es-index-db'
 
 export type IndexWriter = {
   /** The index database on the main thread: reads wait for the worker first. */
@@ -67,7 +69,7 @@ export function startIndexWriter(
     counters,
   }
   // The worker creates the schema before the main thread's connection reads it.
-  const worker = new Worker(siblingModule('./index-worker', import.meta.url), { workerData })
+  const worker = new Worker(siblingModule('./index-worker', import.meta.url), { workerData, name: INDEX_THREAD_NAME })
   worker.unref()
   let alive = true
   worker.on('error', (e) => {

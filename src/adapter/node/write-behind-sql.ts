@@ -31,6 +31,8 @@ export const WRITE_BEHIND_FLUSH_MS = 5
 export const WRITE_BEHIND_MAX_STATEMENTS = 5_000
 /** A read waits at most this long for the writer (ms); past it, it reads what is committed and says so. */
 export const WRITE_BEHIND_SETTLE_MS = 5_000
+/** The writer thread's name, as tools that list a process's threads show it (Linux keeps 15 characters). */
+export const WRITER_THREAD_NAME = 'es-sessions-db'
 
 /** `Atomics.waitAsync` (ES2024; Node has it, the project's TypeScript lib predates it). */
 const waitAsync = (Atomics as unknown as {
@@ -72,7 +74,11 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
     counters,
     replies: replyPort,
   }
-  const worker = new Worker(siblingModule('./write-behind-worker', import.meta.url), { workerData, transferList: [replyPort] })
+  const worker = new Worker(siblingModule('./write-behind-worker', import.meta.url), {
+    workerData,
+    transferList: [replyPort],
+    name: WRITER_THREAD_NAME,
+  })
   worker.unref()
   let alive = true
   worker.on('error', (e) => {
