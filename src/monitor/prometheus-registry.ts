@@ -106,15 +106,32 @@ export function createRegistry(): Registry {
 function boundedSeries<V>(labelNames: readonly string[]) {
   const values = new Map<string, V>()
   // Counters are bumped per event and per result: the rendered key of a label set is built once
-  // and found again by its plain values, so a bump costs a join and two lookups.
-  const rendered = new Map<string, string>()
+  // and found again by its plain values, one map per label (the last one's values lead to the
+  // key), so a bump allocates nothing. Bounded like the series themselves: past the cap, a new
+  // label set's key is built each time and not kept.
+  const rendered = new Map<string, unknown>()
+  let renderedCount = 0
   const renderedKey = (labels: Labels): string => {
-    const id = labelNames.map((n) => labels[n] ?? '').join('\u0000')
-    let key = rendered.get(id)
+    const last = labelNames.length - 1
+    if (last < 0) return ''
+    let level = rendered
+    for (let i = 0; i < last; i++) {
+      const value = labels[labelNames[i]!] ?? ''
+      let next = level.get(value) as Map<string, unknown> | undefined
+      if (next === undefined) {
+        if (renderedCount >= MAX_SERIES_PER_METRIC) return labelText(pick(labelNames, labels))
+        level.set(value, next = new Map())
+      }
+      level = next
+    }
+    const value = labels[labelNames[last]!] ?? ''
+    let key = level.get(value) as string | undefined
     if (key === undefined) {
       key = labelText(pick(labelNames, labels))
-      // Bounded like the series themselves: label sets past the cap all map to `other`.
-      if (rendered.size < MAX_SERIES_PER_METRIC) rendered.set(id, key)
+      if (renderedCount < MAX_SERIES_PER_METRIC) {
+        level.set(value, key)
+        renderedCount += 1
+      }
     }
     return key
   }

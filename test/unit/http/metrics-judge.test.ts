@@ -84,4 +84,20 @@ describe('metrics registry', () => {
     expect(m.value('t_total', { k: 'other' })).toBe(6)
     expect(() => r.counter('t_total', 'again')).toThrow(/registered twice/)
   })
+
+  it('tells label sets apart by every value, whatever characters the values hold, and counts each once per bump', () => {
+    const r = createRegistry()
+    const c = r.counter('pair_total', 'pairs', ['a', 'b'])
+    // Joined with a separator these two sets would read the same; each label is its own level.
+    c.inc({ a: 'x\u0000y', b: 'z' })
+    c.inc({ a: 'x', b: 'y\u0000z' }, 2)
+    c.inc({ b: 'z', a: 'x\u0000y' })
+    c.inc({ a: 'only' })
+    expect([c.get({ a: 'x\u0000y', b: 'z' }), c.get({ a: 'x', b: 'y\u0000z' }), c.get({ a: 'only', b: '' })]).toEqual([2, 2, 1])
+    const h = r.histogram('pair_seconds', 'seconds', [1], ['a', 'b'])
+    for (let i = 0; i < MAX_SERIES_PER_METRIC + 3; i++) h.observe(0.5, { a: `a${i % 7}`, b: `b${i}` })
+    const m = parseExposition(r.render())
+    expect(m.samples.filter((s) => s.name === 'pair_seconds_count')).toHaveLength(MAX_SERIES_PER_METRIC + 1)
+    expect(m.value('pair_seconds_count', { a: 'other', b: 'other' })).toBe(3)
+  })
 })
