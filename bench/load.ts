@@ -316,6 +316,8 @@ let probe:
     peakArrayBuffersMiB?: number
     gc?: { minor: GcPauses; major: GcPauses }
     workerPeaks?: Array<{ usedMiB: number; totalMiB: number }>
+    workerCpuMs?: number[]
+    threadCpuMs?: number
   }
   | undefined
 try {
@@ -411,6 +413,16 @@ if (probe?.gc) {
 if (probe?.workerPeaks) {
   const peaks = probe.workerPeaks.map((w) => `${w.usedMiB} MiB used (of ${w.totalMiB} reserved)`)
   console.log(`  server worker threads' peak heaps, in the order they started: ${peaks.join('; ') || 'none'}`)
+}
+if (probe?.workerCpuMs) {
+  // Sampled each second: the last second's CPU can be missing. Node's server starts the sessions'
+  // writer thread first, then the results index's.
+  const events = SESSIONS * INVOCATIONS * 4
+  const perEvent = probe.workerCpuMs.map((ms) => `${((ms * 1000) / events).toFixed(0)} us`)
+  const main = probe.threadCpuMs === undefined ? 'n/a' : `${((probe.threadCpuMs * 1000) / events).toFixed(0)} us`
+  console.log(
+    `  server CPU per event posted: main thread ${main}; worker threads, in the order they started: ${perEvent.join('; ') || 'none'}`,
+  )
 }
 console.log(
   `  accept queue: max ${queueSamples.length ? Math.max(...queueSamples) : 'n/a'}, mean ${meanQueue.toFixed(1)} connections; ` +

@@ -119,8 +119,12 @@ workerThreads.Worker = class extends OriginalWorker {
   }
 } as typeof OriginalWorker
 syncBuiltinESMExports()
+/** Per worker, in the order the server started them: its CPU since it started, in ms, as last sampled. */
+const workerCpuMs: number[] = []
 const sampleWorkers = async () => {
   for (const [i, worker] of workers.entries()) {
+    const cpu = await worker.cpuUsage().catch(() => undefined)
+    if (cpu) workerCpuMs[i] = Math.round((cpu.user + cpu.system) / 1000)
     const stats = await worker.getHeapStatistics().catch(() => undefined)
     const peak = (workerPeaks[i] ??= { usedMiB: 0, totalMiB: 0 })
     peak.usedMiB = Math.max(peak.usedMiB, Number(((stats?.used_heap_size ?? 0) / 2 ** 20).toFixed(1)))
@@ -181,6 +185,7 @@ const write = () => {
       endUs: t.endUs,
     })),
     workerPeaks,
+    workerCpuMs,
   }
   writeFileSync(out, JSON.stringify(line) + '\n')
 }
