@@ -8,7 +8,19 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-const BENCHMARKS = ['rouge', 'trajectory', 'judge', 'http', 'proxy', 'sessions', 'long-invocation', 'run', 'otlp-decode', 'worker-bundle']
+const BENCHMARKS = [
+  'rouge',
+  'trajectory',
+  'judge',
+  'http',
+  'proxy',
+  'sessions',
+  'long-invocation',
+  'run',
+  'otlp-decode',
+  'worker-bundle',
+  'results-index',
+]
 /** Scripts that are not timing benchmarks but belong to the same run: bench/<name>.ts. */
 const RELIABILITY = ['fuzz', 'load', 'otlp-containment', 'admission']
 const only = process.argv.slice(2)

@@ -17,7 +17,7 @@ import { statusFromCode } from '../adk/status.ts'
 import type { FedResult } from '../session/result-feed.ts'
 import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, type IndexLimits, MAX_INDEXED_DATA_CHARS } from './results-index-limits.ts'
 import { type IndexReads, indexReads } from './results-index-query.ts'
-import type { Sql } from '../session/sql.ts'
+import type { Sql, SqlValue } from '../session/sql.ts'
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS es_index_results (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
@@ -34,6 +34,10 @@ const SCHEMA = [
     first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL, invocations INTEGER NOT NULL DEFAULT 0, status TEXT)`,
   'CREATE INDEX IF NOT EXISTS es_index_sessions_time ON es_index_sessions (tenant, last_ms)',
 ]
+
+const INSERT_RESULT =
+  `INSERT INTO es_index_results (session_id, seq, at_ms, tenant, app, type, criterion, invocation_index, status, score, threshold, data)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 
 export type ResultsIndex = IndexReads & {
   /** Takes one result (synchronous and quick: a few statements). Returns false when it was a repeat. */
@@ -67,8 +71,25 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   let rows = Number(sql.query('SELECT COUNT(*) AS n FROM es_index_results')[0]?.n ?? 0)
   let lastAgePrune = 0
 
+  // Writes go through `run` where the Sql has one (node:sqlite): no RETURNING clause, no row
+  // objects. The Durable Object's Sql has only `query`, and RETURNING says what changed there.
+  const write = (statement: string, ...params: SqlValue[]): void =>
+    void (sql.run ? sql.run(statement, ...params) : sql.query(statement, ...params))
+  /** Deletes, and says how many rows went. */
+  const deleted = (statement: string, ...params: SqlValue[]): number =>
+    sql.run ? sql.run(statement, ...params).changes : sql.query(`${statement} RETURNING 1 AS x`, ...params).length
+  /** Inserts a result's row; its id, or undefined when (session, seq, time) was there already. */
+  const insertRow = (...params: SqlValue[]): number | undefined => {
+    if (!sql.run) {
+      const id = sql.query(`${INSERT_RESULT} RETURNING id`, ...params)[0]?.id
+      return id === undefined ? undefined : Number(id)
+    }
+    const done = sql.run(INSERT_RESULT, ...params)
+    return done.changes > 0 ? done.lastRowId : undefined
+  }
+
   const touchSession = (r: FedResult, invocations: number, status: string | null, firstMs = r.atMs, lastMs = r.atMs) =>
-    sql.query(
+    write(
       `INSERT INTO es_index_sessions (session_id, tenant, app, first_ms, last_ms, invocations, status) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET last_ms = MAX(last_ms, excluded.last_ms),
        invocations = MAX(invocations, excluded.invocations), status = COALESCE(excluded.status, status)`,
@@ -84,18 +105,16 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   /** Oldest first, down to maxRows: at steady state one row per insert, by the primary key. */
   const trimRows = () => {
     const excess = rows - limits.maxRows
-    // RETURNING counts what went without a COUNT(*) scan per insert.
+    // The changes (or RETURNING) count what went without a COUNT(*) scan per insert.
     if (excess > 0) {
-      rows -=
-        sql.query('DELETE FROM es_index_results WHERE id IN (SELECT id FROM es_index_results ORDER BY id LIMIT ?) RETURNING 1 AS x', excess)
-          .length
+      rows -= deleted('DELETE FROM es_index_results WHERE id IN (SELECT id FROM es_index_results ORDER BY id LIMIT ?)', excess)
     }
   }
 
   const prune = () => {
     const cutoff = now() - limits.maxAgeMs
     lastAgePrune = now()
-    rows -= sql.query('DELETE FROM es_index_results WHERE at_ms < ? RETURNING 1 AS x', cutoff).length
+    rows -= deleted('DELETE FROM es_index_results WHERE at_ms < ?', cutoff)
     trimRows()
     // A session goes with its last result (or, with none, once it is older than the age limit).
     sql.query(
@@ -115,9 +134,7 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
       return true
     }
     const row = rowOf(r)
-    const inserted = sql.query(
-      `INSERT INTO es_index_results (session_id, seq, at_ms, tenant, app, type, criterion, invocation_index, status, score, threshold, data)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+    const id = insertRow(
       r.sessionId,
       seq,
       r.atMs,
@@ -131,18 +148,17 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
       row.threshold,
       row.data,
     )
-    const id = inserted[0]?.id
     if (id === undefined) return false
     rows += 1
     if (type === 'criterion.result' && data.revision !== undefined && data.revision > 0) {
       // The latest revision of a criterion on an invocation is the one that counts (revision 0,
       // the common case, has nothing before it: no statement for it).
-      sql.query(
+      write(
         'UPDATE es_index_results SET current = 0 WHERE session_id = ? AND invocation_index = ? AND criterion = ? AND id <> ? AND current = 1',
         r.sessionId,
         row.invocation,
         row.criterion,
-        Number(id),
+        id,
       )
     }
     touch(r, row.invocation === null ? 0 : row.invocation + 1, type === 'case.result' ? row.status : null)

@@ -17,13 +17,27 @@ export interface Sql {
   readCommitted?(statement: string, ...params: SqlValue[]): SqlRow[]
   /** Resolves once every write queued so far is committed; absent where writes commit as they run. */
   durable?(): Promise<unknown>
+  /**
+   * Runs one write and says what it changed, with no rows built: node:sqlite spends about a third
+   * of a small INSERT's time on a RETURNING clause (bench/results-index.bench.ts). Absent where only
+   * `query` is offered; callers then use RETURNING.
+   */
+  run?(statement: string, ...params: SqlValue[]): SqlChange
 }
+
+/** What one write changed: rows written, and the rowid of the last row it inserted (0 if none). */
+export type SqlChange = { changes: number; lastRowId: number }
 
 /** The part of `ctx.storage.sql` (Workers) used here. */
 export type DurableSqlLike = { exec(query: string, ...bindings: unknown[]): { toArray(): SqlRow[] } }
 
 /** The part of `node:sqlite`'s DatabaseSync used here. */
-export type DatabaseSyncLike = { prepare(statement: string): { all(...params: SqlValue[]): unknown[] } }
+export type DatabaseSyncLike = {
+  prepare(statement: string): {
+    all(...params: SqlValue[]): unknown[]
+    run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint }
+  }
+}
 
 /**
  * @example
@@ -65,28 +79,33 @@ export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit
       console.error(`evalstream: SQLite commit failed: ${e instanceof Error ? e.message : String(e)}`)
     }
   }
+  const statementFor = (statement: string) => {
+    if (grouping) {
+      const control = CONTROL.exec(statement)?.[1]?.toUpperCase()
+      if (control === 'BEGIN') {
+        flush()
+        explicit = true
+      } else if (control) {
+        explicit = false
+        grouped = false
+      } else if (!grouped && !explicit && !READ.test(statement)) {
+        ;(db as DatabaseSyncExec).exec('BEGIN')
+        grouped = true
+        queueMicrotask(flush)
+      }
+    }
+    let prepared1 = prepared.get(statement)
+    if (!prepared1) {
+      prepared1 = db.prepare(statement)
+      prepared.set(statement, prepared1)
+    }
+    return prepared1
+  }
   return {
-    query(statement, ...params) {
-      if (grouping) {
-        const control = CONTROL.exec(statement)?.[1]?.toUpperCase()
-        if (control === 'BEGIN') {
-          flush()
-          explicit = true
-        } else if (control) {
-          explicit = false
-          grouped = false
-        } else if (!grouped && !explicit && !READ.test(statement)) {
-          ;(db as DatabaseSyncExec).exec('BEGIN')
-          grouped = true
-          queueMicrotask(flush)
-        }
-      }
-      let prepared1 = prepared.get(statement)
-      if (!prepared1) {
-        prepared1 = db.prepare(statement)
-        prepared.set(statement, prepared1)
-      }
-      return prepared1.all(...params) as SqlRow[]
+    query: (statement, ...params) => statementFor(statement).all(...params) as SqlRow[],
+    run(statement, ...params) {
+      const { changes, lastInsertRowid } = statementFor(statement).run(...params)
+      return { changes: Number(changes), lastRowId: Number(lastInsertRowid) }
     },
     flush,
   }

@@ -133,7 +133,8 @@ export function startIndexWriter(
  * so a case result is not copied, parsed and stringified again only to be cut. An
  * `invocation.started` or `criterion.progress` goes with its `invocation_index` alone: the index
  * keeps no row for them and reads nothing else of them (results-index.ts `insert` only moves the
- * session's row), and they are most of a session's results (6 of 8 per invocation in bench/load.ts).
+ * session's row). In bench/load.ts they are 2 of each invocation's 8 results; the other 6 are
+ * criterion results, each a row.
  * @example JSON.parse(indexRowJson(r)).event.data // r.event.data
  */
 export function indexRowJson(r: FedResult): string {
