@@ -10,7 +10,7 @@
 import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
 import { scoresAt } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
-import { resultDataJson } from './result-json.ts'
+import { cachedResultDataJson } from './result-json.ts'
 
 type Snapshot = Omit<SessionSnapshot, 'case_result'>
 type InvocationEntry = Snapshot['invocations'][number]
@@ -51,12 +51,19 @@ export class EndedAnswers {
     return this.#recent?.deref() ?? this.#log.eventAt(this.#caseResultSeq)?.data
   }
 
-  /** The case result's stored text: no parse and stringify of what is ~200 KB for 50 invocations. */
+  /**
+   * The case result's text as it was made when it was logged: still kept by the JSON text cache, or
+   * its row's. Never stringified again (~200 KB for 50 invocations): when 200 sessions end
+   * together, the cache has let most of their texts go by the time their snapshots are asked for.
+   */
   caseResultJson(): string | undefined {
+    return this.cachedCaseResultJson() ?? this.#log.dataText(this.#caseResultSeq)
+  }
+
+  /** The case result's text while the JSON text cache still keeps it (no read of the log). */
+  cachedCaseResultJson(): string | undefined {
     const recent = this.#recent?.deref()
-    if (recent) return resultDataJson(recent)
-    this.#recent = undefined
-    return this.#log.dataText(this.#caseResultSeq)
+    return recent && cachedResultDataJson(recent)
   }
 
   /** The snapshot, with the log's counters as they are now. */

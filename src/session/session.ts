@@ -305,14 +305,21 @@ export class HostedSession {
     return this.#final.snapshotJson()
   }
 
-  /** `end()` as JSON text: an ended session's stored case result, or the text its case.result was logged with. */
+  /**
+   * `end()` as JSON text: the text its case.result was logged with, never stringified again (the
+   * JSON text cache lets it go when many sessions end together): kept by the cache, else its row's.
+   */
   async endJson(): Promise<string> {
-    if (this.#final) {
-      await this.#final.settle()
-      const text = this.#final.caseResultJson()
+    const result = this.#final ? undefined : await this.end()
+    const final = this.#final
+    if (final) {
+      const known = final.cachedCaseResultJson()
+      if (known !== undefined) return known
+      await final.settle()
+      const text = final.caseResultJson()
       if (text !== undefined) return text
     }
-    return resultDataJson(await this.end())
+    return resultDataJson(result ?? await this.end())
   }
 
   snapshot(): Record<string, unknown> {

@@ -4,7 +4,7 @@
  * are split over rows (chunks.ts).
  */
 import type { ResultEvent } from '../../engine/types.ts'
-import { resultDataJson } from '../result-json.ts'
+import { rememberResultDataJson, resultDataJson } from '../result-json.ts'
 import type { ResultStorage } from '../result-log.ts'
 import { committedUpTo, readFor, type SessionSql } from './journal.ts'
 import type { SqlRow } from '../sql.ts'
@@ -102,11 +102,10 @@ class SqliteResults implements ResultStorage {
 
   // Rows this store wrote itself from logged results: read back as they were written.
   #event(row: SqlRow): ResultEvent {
-    return {
-      seq: Number(row.seq),
-      type: row.type,
-      key: String(row.key),
-      data: JSON.parse(this.#sql.chunks.get(this.#id, `r:${row.seq}`, String(row.data))),
-    } as ResultEvent
+    const text = this.#sql.chunks.get(this.#id, `r:${row.seq}`, String(row.data))
+    const data = JSON.parse(text)
+    // A case result read back (a stream that starts after the end) is written out as its stored text, not stringified again.
+    if (row.type === 'case.result') rememberResultDataJson(data, text)
+    return { seq: Number(row.seq), type: row.type, key: String(row.key), data } as ResultEvent
   }
 }
