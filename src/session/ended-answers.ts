@@ -11,6 +11,7 @@ import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
 import { scoresAt } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
 import { cachedResultDataJson } from './result-json.ts'
+import { snapshotText } from './snapshot-text.ts'
 
 type Snapshot = Omit<SessionSnapshot, 'case_result'>
 type InvocationEntry = Snapshot['invocations'][number]
@@ -73,7 +74,10 @@ export class EndedAnswers {
 
   /** The snapshot as JSON text, the case result put in as stored. */
   snapshotJson(): string {
-    const rest = JSON.stringify({ ...this.#withResults(), ...this.#counters() })
+    const seqs = this.#seqs
+    const counters = this.#counters()
+    const rest = (seqs && snapshotText(this.#snapshot, seqs, this.#log.dataTextsAt(logged(seqs), 'criterion.result'), counters)) ??
+      JSON.stringify({ ...this.#withResults(), ...counters })
     return `${rest.slice(0, -1)},"case_result":${this.caseResultJson() ?? 'null'}}`
   }
 
@@ -93,6 +97,13 @@ export class EndedAnswers {
   #counters() {
     return { last_seq: this.#log.lastSeq(), subscribers: this.#log.subscriberCount() }
   }
+}
+
+/** The seqs of results logged (-1: none yet). */
+function logged(seqs: Int32Array): number[] {
+  const out: number[] = []
+  for (const seq of seqs) if (seq >= 0) out.push(seq)
+  return out
 }
 
 /** A session's logged criterion results by seq, as their data: the engine's `loggedResults`. */

@@ -84,6 +84,16 @@ class SqliteResults implements ResultStorage {
     ).map((row) => this.#event(row))
   }
 
+  readTextsBetween(first: number, last: number, type: string): Array<{ seq: number; text: string }> {
+    return readFor(this.#sql, this.#committed, last)(
+      'SELECT seq, data FROM es_results WHERE session_id = ? AND seq BETWEEN ? AND ? AND type = ? ORDER BY seq',
+      this.#id,
+      first,
+      last,
+      type,
+    ).map((row) => ({ seq: Number(row.seq), text: this.#sql.chunks.get(this.#id, `r:${row.seq}`, String(row.data)) }))
+  }
+
   dataText(seq: number): string | undefined {
     const row = this.#run()('SELECT data FROM es_results WHERE session_id = ? AND seq = ?', this.#id, seq)[0]
     return row && this.#sql.chunks.get(this.#id, `r:${seq}`, String(row.data))
