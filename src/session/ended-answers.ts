@@ -29,14 +29,30 @@ export class EndedAnswers {
    * itself keeps nothing of it.
    */
   #recent: WeakRef<Record<string, unknown>> | undefined
+  /**
+   * The snapshot with the results the end read, for as long as nothing collected it: the snapshot
+   * a client asks for right after the end is written from it instead of reading every result back
+   * again. Weak, and dropped once used: the ended session keeps nothing of it.
+   */
+  #withEndResults: WeakRef<Snapshot> | undefined
 
-  /** With `seqs` (`SessionEngine.resultSeqs`), the snapshot is without its results (they are read back). */
-  constructor(snapshot: Snapshot, caseResultSeq: number, log: ResultLog, seqs?: Int32Array, recent?: WeakRef<Record<string, unknown>>) {
+  /**
+   * With `seqs` (`SessionEngine.resultSeqs`), the snapshot is without its results (they are read
+   * back); `recent.snapshot` is the same snapshot with them, while it lives.
+   */
+  constructor(
+    snapshot: Snapshot,
+    caseResultSeq: number,
+    log: ResultLog,
+    seqs?: Int32Array,
+    recent?: { data?: WeakRef<Record<string, unknown>>; snapshot?: WeakRef<Snapshot> },
+  ) {
     this.#seqs = seqs
     this.#snapshot = snapshot
     this.#caseResultSeq = caseResultSeq
     this.#log = log
-    this.#recent = recent
+    this.#recent = recent?.data
+    this.#withEndResults = recent?.snapshot
   }
 
   /**
@@ -76,7 +92,10 @@ export class EndedAnswers {
   snapshotJson(): string {
     const seqs = this.#seqs
     const counters = this.#counters()
-    const rest = (seqs && snapshotText(this.#snapshot, seqs, this.#log.dataTextsAt(logged(seqs), 'criterion.result'), counters)) ??
+    const withEndResults = this.#withEndResults?.deref()
+    this.#withEndResults = undefined
+    const rest = (withEndResults && JSON.stringify({ ...withEndResults, ...counters })) ??
+      (seqs && snapshotText(this.#snapshot, seqs, this.#log.dataTextsAt(logged(seqs), 'criterion.result'), counters)) ??
       JSON.stringify({ ...this.#withResults(), ...counters })
     return `${rest.slice(0, -1)},"case_result":${this.caseResultJson() ?? 'null'}}`
   }

@@ -206,9 +206,12 @@ export class HostedSession {
     if (this.#final || this.#closed) return
     // Each result is kept as its seq in the log when the engine has them (read back when asked).
     const seqs = this.#engine.resultSeqs?.()
-    const { case_result: typed, ...snapshot } = this.#engine.snapshot(seqs === undefined)
+    // With the results the end just read (no read-back): the snapshot asked for right after the end.
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot(true)
     if (!typed || this.#caseResultSeq === undefined) return
-    this.#final = new EndedAnswers(snapshot, this.#caseResultSeq, this.log, seqs, this.#caseResultData)
+    const kept = seqs ? { ...snapshot, invocations: snapshot.invocations.map((inv) => ({ ...inv, results: {} })) } : snapshot
+    const recent = seqs ? { data: this.#caseResultData, snapshot: new WeakRef(snapshot) } : { data: this.#caseResultData }
+    this.#final = new EndedAnswers(kept, this.#caseResultSeq, this.log, seqs, recent)
     this.#caseResultData = undefined
     this.#caseResultValue = undefined
     this.#engine = endedEngine(this.id)

@@ -40,7 +40,7 @@ function fillTextCache(): void {
 describe("an ended session's case result", () => {
   it('is written from the text made when it was logged, without reading the log, while the cache keeps it', () => {
     const { log, data, seq, reads, made, text } = loggedCase()
-    const answers = new EndedAnswers(snapshot, seq, log, undefined, new WeakRef(data))
+    const answers = new EndedAnswers(snapshot, seq, log, undefined, { data: new WeakRef(data) })
     expect(answers.caseResultJson()).toBe(text)
     expect(answers.caseResult()).toBe(data)
     expect(reads).toEqual({ readAfter: 0, dataText: 0 })
@@ -49,7 +49,7 @@ describe("an ended session's case result", () => {
 
   it('is its row as stored once the cache let it go, though the data object is alive: not stringified again', () => {
     const { log, data, seq, reads, made, text } = loggedCase()
-    const answers = new EndedAnswers(snapshot, seq, log, undefined, new WeakRef(data))
+    const answers = new EndedAnswers(snapshot, seq, log, undefined, { data: new WeakRef(data) })
     fillTextCache()
     expect(answers.cachedCaseResultJson()).toBeUndefined()
     expect(answers.caseResultJson()).toBe(text)

@@ -179,3 +179,49 @@ describe('snapshotText', () => {
     expect(answers.snapshotJson()).toContain('"reason":"the result is no longer in the session log"')
   })
 })
+
+describe('the snapshot right after the end', () => {
+  it('is written from the results the end read, while they live, with the same bytes and no read of the log', async () => {
+    const store = STORES.sqlite()
+    const createEngine = (o: Parameters<typeof createSessionEngine>[0]) => createSessionEngine(o)
+    const app = createApp({ store, createEngine })
+    await app.fetch(jsonRequest('POST', '/v1/sessions', { session_id: 's', eval_config: CONFIG, eval_case: CASE }))
+    const body = ndjson([calls(0), says(0, 'In Paris'), calls(0, 'Nice'), says(0, 'In Paris it is sunny'), calls(1), says(1, 'Lima')])
+    await app.fetch(
+      new Request('http://x/v1/sessions/s/events', { method: 'POST', body, headers: { 'content-type': 'application/x-ndjson' } }),
+    )
+    await app.fetch(jsonRequest('POST', '/v1/sessions/s/end'))
+    const session = (await store.get('s', createEngine))!
+    const { case_result, ...withResults } = session.snapshot()
+    const { last_seq, subscribers, ...ended } = withResults
+    const seqs = Int32Array.from(
+      (ended.invocations as Array<{ invocation_index: number }>).flatMap((inv) =>
+        (ended.metrics as string[]).map((metric) =>
+          session.log.keys(0, 1000).findLast((k) => k.key.startsWith(`result/${inv.invocation_index}/${metric}/`))?.seq ?? -1
+        )
+      ),
+    )
+    expect(seqs.every((seq) => seq > 0)).toBe(true)
+    const kept = { ...ended, invocations: (ended.invocations as object[]).map((inv) => ({ ...inv, results: {} })) } as never
+    let reads = 0
+    const log = new Proxy(session.log, {
+      get(target, key) {
+        if (key === 'dataTextsAt' || key === 'eventsAt') reads++
+        const value = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const held = ended as never
+    const fresh = new EndedAnswers(kept, session.endSeq!, log, seqs, { snapshot: new WeakRef(held) })
+    const fromTexts = new EndedAnswers(kept, session.endSeq!, session.log, seqs)
+    const expected = JSON.stringify({ ...withResults, case_result })
+    expect(fresh.snapshotJson()).toBe(expected)
+    expect(reads).toBe(0)
+    expect(fromTexts.snapshotJson()).toBe(expected)
+    // Used once, then let go: the next one reads the texts.
+    expect(fresh.snapshotJson()).toBe(expected)
+    expect(reads).toBe(1)
+    expect(last_seq).toBe(session.log.lastSeq())
+    expect(subscribers).toBe(0)
+  })
+})
