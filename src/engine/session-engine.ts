@@ -68,6 +68,8 @@ class LiveSession implements SessionEngine {
   #order: InvocationState[] = []
   #abort = new AbortController()
   #ended?: EvalCaseResult
+  /** The results the case result was built from: final once ended, so a snapshot takes them without reading them back again. */
+  #endScores?: Array<Array<InvocationScore | undefined>>
   #errors = 0
   /** Scoring time spent so far (by the budget's clock), and whether a budget ran out. */
   #cpuMs = 0
@@ -189,19 +191,16 @@ class LiveSession implements SessionEngine {
     const all = () => (actual ??= this.#actualInvocations())
     await this.#close(all)
     if (this.#ended) return this.#ended
-    const result = buildCaseResult({
-      sessionId: this.#options.spec.session_id,
-      plan: this.#plan,
-      scores: scoreTable(this.#order, this.#options.loggedResults),
-      actual: all(),
-    })
+    const scores = scoreTable(this.#order, this.#options.loggedResults)
+    const result = buildCaseResult({ sessionId: this.#options.spec.session_id, plan: this.#plan, scores, actual: all() })
     this.#ended = result
+    this.#endScores = scores
     this.#options.emit({ type: 'case.result', key: CASE_KEY, data: result })
     return result
   }
 
   snapshot(withResults = true): SessionSnapshot {
-    const scores = withResults ? scoreTable(this.#order, this.#options.loggedResults) : undefined
+    const scores = withResults ? (this.#endScores ?? scoreTable(this.#order, this.#options.loggedResults)) : undefined
     return resultsSnapshot(this.#options.spec.session_id, this.#plan, this.#order, scores, this.#ended)
   }
 

@@ -10,7 +10,8 @@
 import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
 import { scoresAt } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
-import { resultDataJson } from './result-json.ts'
+import { cachedResultDataJson } from './result-json.ts'
+import { snapshotText } from './snapshot-text.ts'
 
 type Snapshot = Omit<SessionSnapshot, 'case_result'>
 type InvocationEntry = Snapshot['invocations'][number]
@@ -28,14 +29,30 @@ export class EndedAnswers {
    * itself keeps nothing of it.
    */
   #recent: WeakRef<Record<string, unknown>> | undefined
+  /**
+   * The snapshot with the results the end read, for as long as nothing collected it: the snapshot
+   * a client asks for right after the end is written from it instead of reading every result back
+   * again. Weak, and dropped once used: the ended session keeps nothing of it.
+   */
+  #withEndResults: WeakRef<Snapshot> | undefined
 
-  /** With `seqs` (`SessionEngine.resultSeqs`), the snapshot is without its results (they are read back). */
-  constructor(snapshot: Snapshot, caseResultSeq: number, log: ResultLog, seqs?: Int32Array, recent?: WeakRef<Record<string, unknown>>) {
+  /**
+   * With `seqs` (`SessionEngine.resultSeqs`), the snapshot is without its results (they are read
+   * back); `recent.snapshot` is the same snapshot with them, while it lives.
+   */
+  constructor(
+    snapshot: Snapshot,
+    caseResultSeq: number,
+    log: ResultLog,
+    seqs?: Int32Array,
+    recent?: { data?: WeakRef<Record<string, unknown>>; snapshot?: WeakRef<Snapshot> },
+  ) {
     this.#seqs = seqs
     this.#snapshot = snapshot
     this.#caseResultSeq = caseResultSeq
     this.#log = log
-    this.#recent = recent
+    this.#recent = recent?.data
+    this.#withEndResults = recent?.snapshot
   }
 
   /**
@@ -51,12 +68,19 @@ export class EndedAnswers {
     return this.#recent?.deref() ?? this.#log.eventAt(this.#caseResultSeq)?.data
   }
 
-  /** The case result's stored text: no parse and stringify of what is ~200 KB for 50 invocations. */
+  /**
+   * The case result's text as it was made when it was logged: still kept by the JSON text cache, or
+   * its row's. Never stringified again (~200 KB for 50 invocations): when 200 sessions end
+   * together, the cache has let most of their texts go by the time their snapshots are asked for.
+   */
   caseResultJson(): string | undefined {
+    return this.cachedCaseResultJson() ?? this.#log.dataText(this.#caseResultSeq)
+  }
+
+  /** The case result's text while the JSON text cache still keeps it (no read of the log). */
+  cachedCaseResultJson(): string | undefined {
     const recent = this.#recent?.deref()
-    if (recent) return resultDataJson(recent)
-    this.#recent = undefined
-    return this.#log.dataText(this.#caseResultSeq)
+    return recent && cachedResultDataJson(recent)
   }
 
   /** The snapshot, with the log's counters as they are now. */
@@ -66,7 +90,13 @@ export class EndedAnswers {
 
   /** The snapshot as JSON text, the case result put in as stored. */
   snapshotJson(): string {
-    const rest = JSON.stringify({ ...this.#withResults(), ...this.#counters() })
+    const seqs = this.#seqs
+    const counters = this.#counters()
+    const withEndResults = this.#withEndResults?.deref()
+    this.#withEndResults = undefined
+    const rest = (withEndResults && JSON.stringify({ ...withEndResults, ...counters })) ??
+      (seqs && snapshotText(this.#snapshot, seqs, this.#log.dataTextsAt(logged(seqs), 'criterion.result'), counters)) ??
+      JSON.stringify({ ...this.#withResults(), ...counters })
     return `${rest.slice(0, -1)},"case_result":${this.caseResultJson() ?? 'null'}}`
   }
 
@@ -86,6 +116,13 @@ export class EndedAnswers {
   #counters() {
     return { last_seq: this.#log.lastSeq(), subscribers: this.#log.subscriberCount() }
   }
+}
+
+/** The seqs of results logged (-1: none yet). */
+function logged(seqs: Int32Array): number[] {
+  const out: number[] = []
+  for (const seq of seqs) if (seq >= 0) out.push(seq)
+  return out
 }
 
 /** A session's logged criterion results by seq, as their data: the engine's `loggedResults`. */

@@ -34,10 +34,25 @@ export function resultDataJson(data: Record<string, unknown>): string {
   if (known !== undefined) return known
   if (large?.data === data) return large.text
   const text = JSON.stringify(data)
+  keep(data, text)
+  return text
+}
+
+/**
+ * Keeps `text` as `data`'s (what `resultDataJson` would make of it), for a data object it has
+ * not seen: a result read back from a row comes with the text it was stored as, which its stream
+ * writes again as is.
+ * @example rememberResultDataJson(JSON.parse(row.data), row.data)
+ */
+export function rememberResultDataJson(data: Record<string, unknown>, text: string): void {
+  keep(data, text)
+}
+
+function keep(data: object, text: string): void {
   // One text that would take a good part of the budget is not kept with the others: it would push out hundreds.
   if (text.length > RECENT_RESULT_TEXT_CHARS / 16) {
     large = { data, text }
-    return text
+    return
   }
   while (recentChars + text.length > RECENT_RESULT_TEXT_CHARS && head < order.length) {
     const oldest = order[head]!
@@ -53,7 +68,15 @@ export function resultDataJson(data: Record<string, unknown>): string {
   recent.set(data, text)
   order.push(data)
   recentChars += text.length
-  return text
+}
+
+/**
+ * The text `resultDataJson` made for this data object, if it is still kept; never makes one. For a
+ * large result whose stored text (a row) is cheaper to read than the object is to stringify again.
+ * @example cachedResultDataJson(data) ?? log.dataText(seq)
+ */
+export function cachedResultDataJson(data: Record<string, unknown>): string | undefined {
+  return recent.get(data) ?? (large?.data === data ? large.text : undefined)
 }
 
 /** Characters of the texts kept right now in the recent table (at most RECENT_RESULT_TEXT_CHARS). */

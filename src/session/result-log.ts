@@ -27,6 +27,8 @@ export interface ResultStorage<T extends string = ResultEventType> {
   settle?(): Promise<void>
   /** One result's data as the JSON text it was stored as (no parse and stringify of a large case result). */
   dataText?(seq: number): string | undefined
+  /** `readBetween`'s results as their stored data texts, unparsed, in seq order. */
+  readTextsBetween?(first: number, last: number, type: T): Array<{ seq: number; text: string }>
   /** The results are kept outside the heap (a database): holding them costs the process no memory. */
   readonly outsideHeap?: boolean
 }
@@ -52,6 +54,8 @@ export interface ResultLog<T extends string = ResultEventType> {
   eventsAt(seqs: readonly number[], type: T): Map<number, LoggedEvent<T>>
   /** One logged result's data as JSON text (undefined when there is no such seq). */
   dataText(seq: number): string | undefined
+  /** `eventsAt`'s results as their data's JSON text: as stored (a database's rows), else made from the data. */
+  dataTextsAt(seqs: readonly number[], type: T): Map<number, string>
   /**
    * Returns the function that unsubscribes. `onClose` hears when the log is closed; subscribing to
    * a closed log hears it at once (on a microtask), so no subscriber waits for a session that left.
@@ -143,20 +147,39 @@ class StoredResultLog<T extends string> implements ResultLog<T> {
 
   eventsAt(seqs: readonly number[], type: T): Map<number, LoggedEvent<T>> {
     const found = new Map<number, LoggedEvent<T>>()
-    let first = Infinity
-    let last = 0
-    for (const seq of seqs) {
-      if (seq < first) first = seq
-      if (seq > last) last = seq
-    }
-    first = Math.max(1, first)
-    last = Math.min(this.#last, last)
+    const [first, last] = this.#span(seqs)
     if (first > last) return found
     const wanted = new Set(seqs)
     const events = this.#storage.readBetween?.(first, last, type) ??
       this.#storage.readAfter(first - 1).filter((e) => e.seq <= last && e.type === type)
     for (const event of events) if (wanted.has(event.seq)) found.set(event.seq, event)
     return found
+  }
+
+  dataTextsAt(seqs: readonly number[], type: T): Map<number, string> {
+    const readTexts = this.#storage.readTextsBetween
+    if (!readTexts) {
+      const texts = new Map<number, string>()
+      for (const [seq, event] of this.eventsAt(seqs, type)) texts.set(seq, resultDataJson(event.data))
+      return texts
+    }
+    const found = new Map<number, string>()
+    const [first, last] = this.#span(seqs)
+    if (first > last) return found
+    const wanted = new Set(seqs)
+    for (const { seq, text } of readTexts.call(this.#storage, first, last, type)) if (wanted.has(seq)) found.set(seq, text)
+    return found
+  }
+
+  /** The seqs' first and last within the log (first > last: none of them is). */
+  #span(seqs: readonly number[]): [number, number] {
+    let first = Infinity
+    let last = 0
+    for (const seq of seqs) {
+      if (seq < first) first = seq
+      if (seq > last) last = seq
+    }
+    return [Math.max(1, first), Math.min(this.#last, last)]
   }
 
   dataText(seq: number): string | undefined {

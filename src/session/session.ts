@@ -206,9 +206,12 @@ export class HostedSession {
     if (this.#final || this.#closed) return
     // Each result is kept as its seq in the log when the engine has them (read back when asked).
     const seqs = this.#engine.resultSeqs?.()
-    const { case_result: typed, ...snapshot } = this.#engine.snapshot(seqs === undefined)
+    // With the results the end just read (no read-back): the snapshot asked for right after the end.
+    const { case_result: typed, ...snapshot } = this.#engine.snapshot(true)
     if (!typed || this.#caseResultSeq === undefined) return
-    this.#final = new EndedAnswers(snapshot, this.#caseResultSeq, this.log, seqs, this.#caseResultData)
+    const kept = seqs ? { ...snapshot, invocations: snapshot.invocations.map((inv) => ({ ...inv, results: {} })) } : snapshot
+    const recent = seqs ? { data: this.#caseResultData, snapshot: new WeakRef(snapshot) } : { data: this.#caseResultData }
+    this.#final = new EndedAnswers(kept, this.#caseResultSeq, this.log, seqs, recent)
     this.#caseResultData = undefined
     this.#caseResultValue = undefined
     this.#engine = endedEngine(this.id)
@@ -305,14 +308,21 @@ export class HostedSession {
     return this.#final.snapshotJson()
   }
 
-  /** `end()` as JSON text: an ended session's stored case result, or the text its case.result was logged with. */
+  /**
+   * `end()` as JSON text: the text its case.result was logged with, never stringified again (the
+   * JSON text cache lets it go when many sessions end together): kept by the cache, else its row's.
+   */
   async endJson(): Promise<string> {
-    if (this.#final) {
-      await this.#final.settle()
-      const text = this.#final.caseResultJson()
+    const result = this.#final ? undefined : await this.end()
+    const final = this.#final
+    if (final) {
+      const known = final.cachedCaseResultJson()
+      if (known !== undefined) return known
+      await final.settle()
+      const text = final.caseResultJson()
       if (text !== undefined) return text
     }
-    return resultDataJson(await this.end())
+    return resultDataJson(result ?? await this.end())
   }
 
   snapshot(): Record<string, unknown> {

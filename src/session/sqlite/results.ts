@@ -4,7 +4,7 @@
  * are split over rows (chunks.ts).
  */
 import type { ResultEvent } from '../../engine/types.ts'
-import { resultDataJson } from '../result-json.ts'
+import { rememberResultDataJson, resultDataJson } from '../result-json.ts'
 import type { ResultStorage } from '../result-log.ts'
 import { committedUpTo, readFor, type SessionSql } from './journal.ts'
 import type { SqlRow } from '../sql.ts'
@@ -84,6 +84,16 @@ class SqliteResults implements ResultStorage {
     ).map((row) => this.#event(row))
   }
 
+  readTextsBetween(first: number, last: number, type: string): Array<{ seq: number; text: string }> {
+    return readFor(this.#sql, this.#committed, last)(
+      'SELECT seq, data FROM es_results WHERE session_id = ? AND seq BETWEEN ? AND ? AND type = ? ORDER BY seq',
+      this.#id,
+      first,
+      last,
+      type,
+    ).map((row) => ({ seq: Number(row.seq), text: this.#sql.chunks.get(this.#id, `r:${row.seq}`, String(row.data)) }))
+  }
+
   dataText(seq: number): string | undefined {
     const row = this.#run()('SELECT data FROM es_results WHERE session_id = ? AND seq = ?', this.#id, seq)[0]
     return row && this.#sql.chunks.get(this.#id, `r:${seq}`, String(row.data))
@@ -102,11 +112,10 @@ class SqliteResults implements ResultStorage {
 
   // Rows this store wrote itself from logged results: read back as they were written.
   #event(row: SqlRow): ResultEvent {
-    return {
-      seq: Number(row.seq),
-      type: row.type,
-      key: String(row.key),
-      data: JSON.parse(this.#sql.chunks.get(this.#id, `r:${row.seq}`, String(row.data))),
-    } as ResultEvent
+    const text = this.#sql.chunks.get(this.#id, `r:${row.seq}`, String(row.data))
+    const data = JSON.parse(text)
+    // A case result read back (a stream that starts after the end) is written out as its stored text, not stringified again.
+    if (row.type === 'case.result') rememberResultDataJson(data, text)
+    return { seq: Number(row.seq), type: row.type, key: String(row.key), data } as ResultEvent
   }
 }

@@ -85,6 +85,20 @@ describe('completed invocations keep only their results seqs when the host logs 
     expect(compact.engine.snapshot()).toEqual(held.engine.snapshot())
   })
 
+  it('the snapshot after the end takes the results the case result was built from, reading nothing back', async () => {
+    const list = [...invocation(0), ...invocation(1), ...invocation(2)]
+    const held = host(CRITERIA, false)
+    const compact = host(CRITERIA, true)
+    feed(held, list)
+    feed(compact, list)
+    await held.engine.end()
+    await compact.engine.end()
+    const reads = compact.log.asked.length
+    expect(compact.engine.snapshot()).toEqual(held.engine.snapshot())
+    expect(JSON.stringify(compact.engine.snapshot())).toBe(JSON.stringify(held.engine.snapshot()))
+    expect(compact.log.asked).toHaveLength(reads)
+  })
+
   it('the engine does not hold them: a result gone from the log is NOT_EVALUATED in the snapshot, with the reason', () => {
     const compact = host(CRITERIA, true)
     feed(compact, [...invocation(0), ...invocation(1)])
