@@ -315,7 +315,8 @@ let probe:
     peakExternalMiB?: number
     peakArrayBuffersMiB?: number
     gc?: { minor: GcPauses; major: GcPauses }
-    workerPeaks?: Array<{ usedMiB: number; totalMiB: number }>
+    threadCpuMs?: number
+    workerPeaks?: Array<{ usedMiB: number; totalMiB: number; cpuMs?: number }>
   }
   | undefined
 try {
@@ -411,6 +412,10 @@ if (probe?.gc) {
 if (probe?.workerPeaks) {
   const peaks = probe.workerPeaks.map((w) => `${w.usedMiB} MiB used (of ${w.totalMiB} reserved)`)
   console.log(`  server worker threads' peak heaps, in the order they started: ${peaks.join('; ') || 'none'}`)
+  // Each thread's share of the server CPU above (the workers' read up to a second before exit).
+  const perEvent = (ms: number | undefined) => ms === undefined ? 'n/a' : `${Math.round((1000 * ms) / (SESSIONS * INVOCATIONS * 4))} us`
+  const threads = [`main ${perEvent(probe.threadCpuMs)}`, ...probe.workerPeaks.map((w, i) => `worker ${i + 1} ${perEvent(w.cpuMs)}`)]
+  console.log(`  server CPU per event posted, by thread: ${threads.join('; ')}`)
 }
 console.log(
   `  accept queue: max ${queueSamples.length ? Math.max(...queueSamples) : 'n/a'}, mean ${meanQueue.toFixed(1)} connections; ` +

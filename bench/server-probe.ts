@@ -13,7 +13,8 @@
  *   second, so a long loop turn can be told apart from a long collection.
  *
  * - the worker threads' heaps (the SQLite writer's, the results index's): each one's peak used and
- *   reserved sizes, sampled each second, since each is an isolate of its own inside the server's RSS.
+ *   reserved sizes, sampled each second, since each is an isolate of its own inside the server's RSS;
+ *   and each one's CPU (worker.cpuUsage), read with them, beside the main thread's.
  *
  * - the longest loop iterations in this thread's CPU time (process.threadCpuUsage read by a 5 ms
  *   timer: the CPU spent between two of its ticks is one iteration's work, callbacks and collections
@@ -109,8 +110,11 @@ const settleTurns = () => {
 
 // Every worker the server starts, to sample its heap (the server imports Worker after this runs).
 const workers: workerThreads.Worker[] = []
-/** Per worker, in the order the server started them: peak heap used and reserved, in MiB. */
-const workerPeaks: Array<{ usedMiB: number; totalMiB: number }> = []
+/**
+ * Per worker, in the order the server started them: peak heap used and reserved, in MiB, and the
+ * thread's CPU since it started (ms; read with the heap, so up to a second old at exit).
+ */
+const workerPeaks: Array<{ usedMiB: number; totalMiB: number; cpuMs?: number }> = []
 const OriginalWorker = workerThreads.Worker
 workerThreads.Worker = class extends OriginalWorker {
   constructor(...args: ConstructorParameters<typeof OriginalWorker>) {
@@ -125,6 +129,8 @@ const sampleWorkers = async () => {
     const peak = (workerPeaks[i] ??= { usedMiB: 0, totalMiB: 0 })
     peak.usedMiB = Math.max(peak.usedMiB, Number(((stats?.used_heap_size ?? 0) / 2 ** 20).toFixed(1)))
     peak.totalMiB = Math.max(peak.totalMiB, Number(((stats?.total_heap_size ?? 0) / 2 ** 20).toFixed(1)))
+    const cpu = await worker.cpuUsage().catch(() => undefined)
+    if (cpu) peak.cpuMs = Math.round((cpu.user + cpu.system) / 1000)
   }
 }
 
