@@ -7,18 +7,18 @@
  * commit everything) loses none of them: each was answered only once committed. The replayed
  * session has every invocation sent, its results numbered 1..n with no gap and no repeat, and it
  * takes more events and ends. A statement's text crosses to the writer thread once, however many
- * rows use it.
+ * rows use it, and the WAL grows to WAL_CHECKPOINT_PAGES before the writer checkpoints it.
  * Covers: src/adapter/node/write-behind-sql.ts, src/adapter/node/write-behind-worker.ts, src/adapter/node/server.ts.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
+import { WAL_CHECKPOINT_PAGES, writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
 import { sqliteSessionRecords } from '../../../src/session/sqlite/records.ts'
 import { CONFIG, MATCHING_CASE } from '../../support/weather-fixtures.ts'
 import { WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
@@ -82,6 +82,28 @@ describe('statements cross to the writer by number', () => {
     // Callers' BEGIN and COMMIT do not cross at all: the writer's transaction groups them already.
     expect(crossed).not.toMatch(/"BEGIN"|"COMMIT"/)
     expect(crossed).toContain('"v50"')
+  })
+})
+
+describe('checkpoints', () => {
+  it("lets the WAL grow past SQLite's 1,000-page default before copying it into the database file", async () => {
+    const path = join(dir, 'checkpoints.db')
+    const sql = writeBehindSql(path, { flushMs: 3_600_000 })
+    try {
+      sql.query('CREATE TABLE t (n INTEGER PRIMARY KEY, v TEXT)')
+      // 3,000 rows of 3 KB (about a page each), committed 100 at a time, nothing read meanwhile: at
+      // 1,000 pages the writer would have checkpointed and started the WAL over, under 5 MB.
+      for (let n = 1; n <= 3_000; n++) {
+        sql.query('INSERT INTO t (n, v) VALUES (?, ?)', n, String(n).padEnd(3_000, '.'))
+        if (n % 100 === 0) sql.settle()
+      }
+      sql.settle()
+      expect(statSync(`${path}-wal`).size).toBeGreaterThan(2_500 * 4_096)
+      expect(statSync(`${path}-wal`).size).toBeLessThan(WAL_CHECKPOINT_PAGES * 4_200)
+      expect(sql.query('SELECT COUNT(*) AS n FROM t')).toEqual([{ n: 3_000 }])
+    } finally {
+      await sql.close()
+    }
   })
 })
 
