@@ -5,50 +5,58 @@
  * main thread asks (a read that must see every write before it, or a write that returns rows).
  * After each commit it publishes the number of the last batch in, so the main thread can wait for
  * exactly the batches it sent.
+ *
+ * Statements arrive by number: the main thread sends a statement's text once, the first time it is
+ * used, and the writer keeps its prepared statement by that number (write-behind-rows.ts).
  */
 import { DatabaseSync } from 'node:sqlite'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
-import type { SqlValue } from '../../session/sql.ts'
+import { type EncodedRows, readRows } from './write-behind-rows.ts'
 
 export type WriteBehindWorkerData = {
   path: string
   flushMs: number
   maxStatements: number
+  /** WAL pages between checkpoints (WAL_CHECKPOINT_PAGES). */
+  checkpointPages: number
   counters: SharedArrayBuffer
   replies: MessagePort
 }
-export type QueuedStatement = [statement: string, params: SqlValue[]]
 /**
- * `batch`: statements queued in one turn, numbered from 1. `commit`: commit now. `call`: one
- * statement whose rows (or error) the main thread waits for, committed with everything before it.
+ * `batch`: statements queued in one turn (write-behind-rows.ts), batches numbered from 1.
+ * `commit`: commit now. `call`: one statement whose rows (or error) the main thread waits for,
+ * committed with everything before it.
  */
-export type WriteBehindMessage = { batch: QueuedStatement[]; n: number } | { commit: true } | { call: QueuedStatement; id: number }
+export type WriteBehindMessage = { batch: EncodedRows; n: number } | { commit: true } | { call: EncodedRows; id: number }
 export type WriteBehindReply = { id: number; rows?: unknown[]; error?: string }
 
 const data = workerData as WriteBehindWorkerData
 const db = new DatabaseSync(data.path)
 db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
+db.exec(`PRAGMA wal_autocheckpoint = ${data.checkpointPages}`)
 /** [0]: batches received; [1]: batches committed; [2]: calls answered. */
 const counters = new Int32Array(data.counters)
-const prepared = new Map<string, ReturnType<DatabaseSync['prepare']>>()
+/** Each statement's text and, once it prepared, its prepared statement, by number. */
+const texts: string[] = []
+const prepared: ReturnType<DatabaseSync['prepare']>[] = []
 let open = false
 let inTransaction = 0
 let received = 0
 let timer: ReturnType<typeof setTimeout> | undefined
 
-/** Callers' own BEGIN/COMMIT/ROLLBACK: the writer's transaction already groups them. */
-const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b/i
+/** A statement's prepared form; a statement that fails to prepare (its table not there yet) is tried again next time. */
+const statement = (n: number) => {
+  let p = prepared[n]
+  if (p === undefined) prepared[n] = p = db.prepare(texts[n]!)
+  return p
+}
 
-const run = ([statement, params]: QueuedStatement): unknown[] => {
-  if (CONTROL.test(statement)) return []
+const begin = () => {
   if (!open) {
     db.exec('BEGIN')
     open = true
   }
   inTransaction += 1
-  let p = prepared.get(statement)
-  if (!p) prepared.set(statement, p = db.prepare(statement))
-  return p.all(...params)
 }
 
 const commit = () => {
@@ -72,26 +80,30 @@ const commit = () => {
 parentPort!.on('message', (message: WriteBehindMessage) => {
   if ('commit' in message) return commit()
   if ('call' in message) {
-    let reply: WriteBehindReply
-    try {
-      reply = { id: message.id, rows: run(message.call) }
-    } catch (e) {
-      reply = { id: message.id, error: e instanceof Error ? e.message : String(e) }
-    }
+    let reply: WriteBehindReply = { id: message.id }
+    readRows(message.call, texts, (n, params) => {
+      try {
+        begin()
+        reply = { id: message.id, rows: statement(n).all(...params) }
+      } catch (e) {
+        reply = { id: message.id, error: e instanceof Error ? e.message : String(e) }
+      }
+    })
     commit()
     data.replies.postMessage(reply)
     Atomics.store(counters, 2, message.id)
     Atomics.notify(counters, 2)
     return
   }
-  for (const statement of message.batch) {
+  readRows(message.batch, texts, (n, params) => {
     try {
-      run(statement)
+      begin()
+      statement(n).run(...params)
     } catch (e) {
       // One failed write must not cost the others (the caller was answered when it queued it).
-      console.error(`evalstream: SQLite write failed (${statement[0].slice(0, 60)}): ${e instanceof Error ? e.message : String(e)}`)
+      console.error(`evalstream: SQLite write failed (${texts[n]!.slice(0, 60)}): ${e instanceof Error ? e.message : String(e)}`)
     }
-  }
+  })
   received = message.n
   Atomics.store(counters, 0, received)
   if (inTransaction >= data.maxStatements) commit()

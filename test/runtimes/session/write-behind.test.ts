@@ -6,17 +6,19 @@
  * real Node server, a kill -9 right after acknowledged uploads (no read in between, which would
  * commit everything) loses none of them: each was answered only once committed. The replayed
  * session has every invocation sent, its results numbered 1..n with no gap and no repeat, and it
- * takes more events and ends.
+ * takes more events and ends. A statement's text crosses to the writer thread once, however many
+ * rows use it, and the WAL grows to WAL_CHECKPOINT_PAGES before the writer checkpoints it.
  * Covers: src/adapter/node/write-behind-sql.ts, src/adapter/node/write-behind-worker.ts, src/adapter/node/server.ts.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
-import { afterAll, describe, expect, it } from 'vitest'
-import { writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
+import { Worker } from 'node:worker_threads'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { WAL_CHECKPOINT_PAGES, writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
 import { sqliteSessionRecords } from '../../../src/session/sqlite/records.ts'
 import { CONFIG, MATCHING_CASE } from '../../support/weather-fixtures.ts'
 import { WEATHER_EVENTS } from '../../support/weather-fixtures.ts'
@@ -45,6 +47,61 @@ describe('write-behind SQL', () => {
       expect(() => sql.query("INSERT INTO t (n, v) VALUES (1, 'again') RETURNING n")).toThrow(/UNIQUE/)
     } finally {
       outside.close()
+      await sql.close()
+    }
+  })
+})
+
+describe('statements cross to the writer by number', () => {
+  it("sends a statement's text once, its rows as numbers and params, and prepares again a statement that failed to", async () => {
+    // Every message the main thread posts to the writer thread, cloned as it is sent.
+    const posted = vi.spyOn(Worker.prototype, 'postMessage')
+    const sql = writeBehindSql(join(dir, 'numbers.db'), { flushMs: 3_600_000 })
+    try {
+      const insert = 'INSERT INTO t (n, v) VALUES (?, ?)'
+      // The table is not there yet: the write fails alone, and the statement is prepared again later.
+      sql.query(insert, 0, 'before the table')
+      sql.settle()
+      sql.query('CREATE TABLE t (n INTEGER PRIMARY KEY, v TEXT)')
+      for (let n = 1; n <= 50; n++) {
+        sql.query(insert, n, `v${n}`)
+        if (n % 10 === 0) sql.settle()
+      }
+      sql.query('BEGIN')
+      sql.query('COMMIT')
+      expect(sql.query('SELECT COUNT(*) AS n, MIN(n) AS low FROM t')).toEqual([{ n: 50, low: 1 }])
+      expect(sql.query('UPDATE t SET v = ? WHERE n = ? RETURNING n', 'x', 7)).toEqual([{ n: 7 }])
+      expect(sql.query('UPDATE t SET v = ? WHERE n = ? RETURNING n', 'y', 8)).toEqual([{ n: 8 }])
+    } finally {
+      await sql.close()
+    }
+    const crossed = JSON.stringify(posted.mock.calls.map(([message]) => message))
+    posted.mockRestore()
+    expect(crossed.split(JSON.stringify('INSERT INTO t (n, v) VALUES (?, ?)')).length - 1).toBe(1)
+    expect(crossed.split('RETURNING').length - 1).toBe(1)
+    // Callers' BEGIN and COMMIT do not cross at all: the writer's transaction groups them already.
+    expect(crossed).not.toMatch(/"BEGIN"|"COMMIT"/)
+    expect(crossed).toContain('"v50"')
+  })
+})
+
+describe('checkpoints', () => {
+  it("lets the WAL grow past SQLite's 1,000-page default before copying it into the database file", async () => {
+    const path = join(dir, 'checkpoints.db')
+    const sql = writeBehindSql(path, { flushMs: 3_600_000 })
+    try {
+      sql.query('CREATE TABLE t (n INTEGER PRIMARY KEY, v TEXT)')
+      // 3,000 rows of 3 KB (about a page each), committed 100 at a time, nothing read meanwhile: at
+      // 1,000 pages the writer would have checkpointed and started the WAL over, under 5 MB.
+      for (let n = 1; n <= 3_000; n++) {
+        sql.query('INSERT INTO t (n, v) VALUES (?, ?)', n, String(n).padEnd(3_000, '.'))
+        if (n % 100 === 0) sql.settle()
+      }
+      sql.settle()
+      expect(statSync(`${path}-wal`).size).toBeGreaterThan(2_500 * 4_096)
+      expect(statSync(`${path}-wal`).size).toBeLessThan(WAL_CHECKPOINT_PAGES * 4_200)
+      expect(sql.query('SELECT COUNT(*) AS n FROM t')).toEqual([{ n: 3_000 }])
+    } finally {
       await sql.close()
     }
   })
