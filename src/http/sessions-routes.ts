@@ -25,6 +25,20 @@ export function sessionUrls(id: string, publicUrl: string | undefined) {
   return { events: `${self}/events`, results: `${self}/results`, end: `${self}/end`, self }
 }
 
+const utf8 = new TextEncoder()
+
+/**
+ * A large JSON text (a snapshot, a case result: ~200 KB) answered as its UTF-8 bytes. Given the
+ * string, @hono/node-server measured it (`Buffer.byteLength`) for Content-Length and Node then
+ * wrote it through `writeUtf8String` after prepending the headers: two passes over it plus a
+ * slower encoder, ~9% of a loaded server's main thread; the bytes are one fast encode, their
+ * length is known, and the socket takes them as they are. The same bytes on every runtime.
+ * @example return jsonBytes(c, await session.snapshotJson())
+ */
+export function jsonBytes(c: Context, text: string): Response {
+  return c.body(utf8.encode(text), 200, { 'content-type': 'application/json' })
+}
+
 /**
  * @example app.route('/v1/sessions', sessionsRoutes(deps))
  */
@@ -83,11 +97,11 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       return problem(c, 'session_not_found', 'Session not found', `no session with id '${s.id}'`)
     }))
 
-  app.get('/:id', (c) => withSession(c, async (s) => c.body(await s.snapshotJson(), 200, { 'content-type': 'application/json' })))
+  app.get('/:id', (c) => withSession(c, async (s) => jsonBytes(c, await s.snapshotJson())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
   // The case result's text is the one its case.result event was logged and streamed with (made
   // once: about 200 KB for 50 invocations in ADK's file shape), not stringified again.
-  app.post('/:id/end', (c) => withSession(c, async (s) => c.body(await s.endJson(), 200, { 'content-type': 'application/json' })))
+  app.post('/:id/end', (c) => withSession(c, async (s) => jsonBytes(c, await s.endJson())))
   app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s, limits, deps.turns)))
   return app
 }
