@@ -176,9 +176,10 @@ export function contextsFor(session: SessionFacts, index: number): (metric: Metr
       caseRubrics,
       // Judge request ids derive from it: the same on replay, so cached answers are found again.
       key: `${sessionId}/${index}/${metric.metric.metric_name}`,
-      ...(scenario ? { scenario } : {}),
-      ...(previous ? { previous } : {}),
     }
+    // Set when present, not spread from a one-key object made for the purpose (per metric and invocation).
+    if (scenario) context.scenario = scenario
+    if (previous) context.previous = previous
     return { criterion: runnable.criterion, context }
   }
 }
