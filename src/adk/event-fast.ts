@@ -21,7 +21,12 @@ type Reader = (value: unknown) => unknown
 
 /** A field of an ADK model: its snake_case name, its camelCase alias (if different), its reader. */
 type Field = { readonly name: string; readonly alias: string | undefined; readonly read: Reader; readonly required: boolean }
-type Model = { readonly fields: readonly Field[]; readonly slots: ReadonlyMap<string, number> }
+type Model = {
+  readonly fields: readonly Field[]
+  readonly slots: ReadonlyMap<string, number>
+  /** The field slots' array between reads (all MISSING); taken while a read uses it. */
+  scratch: unknown[] | undefined
+}
 
 const OBJECT_PROTO = Object.prototype
 
@@ -74,7 +79,7 @@ function model(shape: Record<string, Reader>, required: readonly string[] = []):
     slots.set(f.name, 2 * i)
     if (f.alias !== undefined) slots.set(f.alias, 2 * i + 1)
   })
-  return { fields, slots }
+  return { fields, slots, scratch: undefined }
 }
 
 /** Marks a field slot whose key the input does not have. */
@@ -86,8 +91,19 @@ const MISSING: unique symbol = Symbol('missing')
  */
 function readModel(m: Model, input: unknown): Record<string, unknown> | Bail {
   if (!isPlain(input)) return BAIL
+  // Every object of every event is read through one of six models: each model's slots array is
+  // reused, not made per object. Taken while in use, so a nested read of the same model makes its own.
+  const found = m.scratch ?? new Array<unknown>(m.fields.length * 2).fill(MISSING)
+  m.scratch = undefined
+  const out = readFields(m, input, found)
+  // Cleared after the read, so it holds nothing of the event between reads.
+  m.scratch = found.fill(MISSING)
+  return out
+}
+
+/** readModel's work; `found` is all MISSING. */
+function readFields(m: Model, input: Record<string, unknown>, found: unknown[]): Record<string, unknown> | Bail {
   // slot 2i holds field i under its snake_case name, slot 2i+1 under its camelCase alias.
-  const found: unknown[] = new Array(m.fields.length * 2).fill(MISSING)
   let extras: string[] | undefined
   for (const key in input) {
     const slot = m.slots.get(key)

@@ -28,7 +28,12 @@ function anyValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(anyValue)
   if (isRecord(value)) {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) put(out, k, anyValue(v))
+    // for-in with an own-key check reads Object.keys' keys in its order without making its array.
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue
+      const v = value[k]
+      if (v !== undefined) put(out, k, anyValue(v))
+    }
     return out
   }
   const text = JSON.stringify(value)
@@ -85,7 +90,7 @@ function compile(spec: Exclude<JsonSpec, string>): Convert {
       if (value === null || value === undefined) return null
       if (!isRecord(value)) return anyValue(value)
       const out: Record<string, unknown> = {}
-      for (const k of Object.keys(value)) put(out, k, convertValue(value[k]))
+      for (const k in value) if (Object.hasOwn(value, k)) put(out, k, convertValue(value[k]))
       return out
     }
   }
@@ -98,8 +103,8 @@ function compile(spec: Exclude<JsonSpec, string>): Convert {
     const out: Record<string, unknown> = {}
     for (let i = 0; i < keys.length; i++) put(out, keys[i]!, converts[i]!(value[keys[i]!]))
     // Keys the spec does not declare follow the declared ones, as the writer puts them.
-    for (const key of Object.keys(value)) {
-      if (known.has(key)) continue
+    for (const key in value) {
+      if (known.has(key) || !Object.hasOwn(value, key)) continue
       const v = value[key]
       if (v !== undefined) put(out, key, anyValue(v))
     }

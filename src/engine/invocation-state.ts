@@ -176,32 +176,31 @@ export function contextsFor(session: SessionFacts, index: number): (metric: Metr
       caseRubrics,
       // Judge request ids derive from it: the same on replay, so cached answers are found again.
       key: `${sessionId}/${index}/${metric.metric.metric_name}`,
-      ...(scenario ? { scenario } : {}),
-      ...(previous ? { previous } : {}),
     }
+    // Set when present, not spread from a one-key object made for the purpose (per metric and invocation).
+    if (scenario) context.scenario = scenario
+    if (previous) context.previous = previous
     return { criterion: runnable.criterion, context }
   }
 }
 
 /**
- * What each slot of a completing invocation gives: an outcome, a score now or judge work that gives
+ * What a slot of a completing invocation gives: an outcome, a score now or judge work that gives
  * one later. A metric that cannot be evaluated, or that the source ruled out on this invocation
- * (`ruledOut`, by metric name, with the reason), is NOT_EVALUATED with its reason.
- * @example for (const { slot, outcome } of finishSlots(invocation, actual, timing, undefined)) record(slot, outcome)
+ * (`ruledOut`, by metric name, with the reason), is NOT_EVALUATED with its reason. Asked slot by
+ * slot, in config order: no array of (slot, outcome) pairs is made per completed invocation.
+ * @example for (const slot of invocation.slots!) record(slot, finishSlot(slot, actual, timing, undefined))
  */
-export function finishSlots(
-  invocation: InvocationState,
+export function finishSlot(
+  slot: MetricSlot,
   actual: Invocation,
   timing: InvocationTiming | undefined,
   ruledOut: ReadonlyMap<string, string> | undefined,
-): Array<{ slot: MetricSlot; outcome: Outcome }> {
-  // A completing invocation is not compacted: only a completed one is.
-  return invocation.slots!.map((slot) => {
-    const { plan } = slot
-    if ('reason' in plan.runnable) return { slot, outcome: { kind: 'score', result: { score: null, reason: plan.runnable.reason } } }
-    const unscorable = ruledOut?.get(plan.metric.metric_name)
-    if (unscorable !== undefined) return { slot, outcome: { kind: 'score', result: { score: null, reason: unscorable } } }
-    // Runnable, on an invocation that is not complete yet, so not released: its run is there.
-    return { slot, outcome: slot.run!.finish(actual, timing) }
-  })
+): Outcome {
+  const { plan } = slot
+  if ('reason' in plan.runnable) return { kind: 'score', result: { score: null, reason: plan.runnable.reason } }
+  const unscorable = ruledOut?.get(plan.metric.metric_name)
+  if (unscorable !== undefined) return { kind: 'score', result: { score: null, reason: unscorable } }
+  // Runnable, on an invocation that is not complete yet, so not released: its run is there.
+  return slot.run!.finish(actual, timing)
 }

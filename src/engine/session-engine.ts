@@ -18,7 +18,7 @@ import { createInvocationBuilder, type InvocationBuilder } from '../core/invocat
 import { buildCaseResult } from './case-result.ts'
 import { budgetExceeded } from './cpu-budget.ts'
 import {
-  finishSlots,
+  finishSlot,
   type InvocationState,
   keepForRebuild,
   type MetricSlot,
@@ -280,7 +280,10 @@ class LiveSession implements SessionEngine {
     const actual = withUserContent(built, this.#plan.expected?.[invocation.index])
     const generation = invocation.generation
     const timing = timingOf(invocation, this.#options.clock)
-    for (const { slot, outcome } of finishSlots(invocation, actual, timing, this.#options.unscorable?.(id))) {
+    const ruledOut = this.#options.unscorable?.(id)
+    // A completing invocation is not compacted (only a completed one is): its slots are there.
+    for (const slot of invocation.slots!) {
+      const outcome = finishSlot(slot, actual, timing, ruledOut)
       if (outcome.kind === 'score') {
         this.#record(invocation, slot, generation, outcome.result)
         continue

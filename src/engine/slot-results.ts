@@ -12,6 +12,7 @@ import type { SessionPlan } from './plan.ts'
 import { progressKey, resultKey } from './result-keys.ts'
 import { snapshotScore } from './verdicts.ts'
 import type { EngineEmission, SessionSnapshot } from './types.ts'
+import type { CriterionResultData } from './result-events.ts'
 
 /**
  * The slot's `progressCount`-th early verdict (the caller counts it first).
@@ -23,7 +24,9 @@ export function progressResult(invocation: InvocationState, slot: MetricSlot, pr
     type: 'criterion.progress',
     key: progressKey(invocation.index, metric_name, slot.progressCount),
     data: {
-      ...identity(invocation, slot),
+      invocation_id: invocation.id,
+      invocation_index: invocation.index,
+      metric_name,
       score: provisional.score,
       threshold,
       eval_status: statusFor(provisional.score, threshold),
@@ -44,19 +47,20 @@ export function criterionResult(
   result: InvocationScore,
 ): EngineEmission {
   const { threshold, metric_name } = slot.plan.metric
-  return {
-    type: 'criterion.result',
-    key: resultKey(invocation.index, metric_name, generation),
-    data: {
-      ...identity(invocation, slot),
-      score: result.score,
-      threshold,
-      eval_status: result.status ?? statusFor(result.score, threshold),
-      details: result.details ?? {},
-      ...(result.reason !== undefined ? { reason: result.reason } : {}),
-      ...(generation > 0 ? { revision: generation } : {}),
-    },
+  // Written field by field, optional ones last, in the order the spreads gave: one object per
+  // result, where spreading made two or three more (every result the engine emits is one).
+  const data: CriterionResultData = {
+    invocation_id: invocation.id,
+    invocation_index: invocation.index,
+    metric_name,
+    score: result.score,
+    threshold,
+    eval_status: result.status ?? statusFor(result.score, threshold),
+    details: result.details ?? {},
   }
+  if (result.reason !== undefined) data.reason = result.reason
+  if (generation > 0) data.revision = generation
+  return { type: 'criterion.result', key: resultKey(invocation.index, metric_name, generation), data }
 }
 
 /**
@@ -86,8 +90,4 @@ export function resultsSnapshot(
     })),
     case_result: ended ?? null,
   }
-}
-
-function identity(invocation: InvocationState, slot: MetricSlot) {
-  return { invocation_id: invocation.id, invocation_index: invocation.index, metric_name: slot.plan.metric.metric_name }
 }

@@ -124,7 +124,11 @@ export function processBytesDefault(heapLimitBytes: number | undefined): number 
  */
 export function jsonBytes(value: unknown): number {
   let bytes = 0
-  const stack: unknown[] = [value]
+  // One walk at a time (nothing here calls out), so one stack serves every walk; it is empty after
+  // each, and one that grew past a small event's size is let go rather than kept.
+  const stack = walkStack.length === 0 ? walkStack : []
+  stack.push(value)
+  let deepest = 1
   while (stack.length > 0) {
     const v = stack.pop()
     if (typeof v === 'string') bytes += v.length + 2
@@ -141,6 +145,12 @@ export function jsonBytes(value: unknown): number {
         stack.push((v as Record<string, unknown>)[key])
       }
     }
+    if (stack.length > deepest) deepest = stack.length
   }
+  if (deepest > KEPT_STACK_ENTRIES) walkStack = []
   return bytes
 }
+
+/** jsonBytes' stack, kept between walks up to this many entries (an ordinary event needs a few dozen). */
+const KEPT_STACK_ENTRIES = 1024
+let walkStack: unknown[] = []

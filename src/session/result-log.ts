@@ -86,6 +86,8 @@ class StoredResultLog<T extends string> implements ResultLog<T> {
   #storage: ResultStorage<T>
   // Made with the first subscriber: most sessions' logs have none for most of their life.
   #subscribers: Set<ResultSubscriber<T>> | undefined
+  /** `#subscribers` as an array, made on the first append after the set changed. */
+  #fanout: Array<ResultSubscriber<T>> | undefined
   #closeSubscribers: Map<ResultSubscriber<T>, CloseSubscriber> | undefined
   #closed: LogClosing | undefined
   #last: number
@@ -101,15 +103,18 @@ class StoredResultLog<T extends string> implements ResultLog<T> {
     this.#last += 1
     const event: LoggedEvent<T> = { seq: this.#last, type: body.type, key: body.key, data: body.data }
     this.#storage.insert(event)
-    // Copy first: a subscriber may unsubscribe itself (stream closing on case.result).
     const subscribers = this.#subscribers
     if (subscribers?.size) {
-      for (const subscriber of [...subscribers]) {
+      // A copy, made when the set changes rather than per result: a subscriber may unsubscribe
+      // itself (stream closing on case.result), and this result still goes to the ones it had.
+      const fanout = (this.#fanout ??= [...subscribers])
+      for (const subscriber of fanout) {
         try {
           subscriber(event)
         } catch {
           // One broken subscriber must not stop the others or the engine that emitted.
           subscribers.delete(subscriber)
+          this.#fanout = undefined
         }
       }
     }
@@ -197,9 +202,11 @@ class StoredResultLog<T extends string> implements ResultLog<T> {
     }
     const subscribers = (this.#subscribers ??= new Set())
     subscribers.add(subscriber)
+    this.#fanout = undefined
     if (onClose) (this.#closeSubscribers ??= new Map()).set(subscriber, onClose)
     return () => {
       this.#closeSubscribers?.delete(subscriber)
+      this.#fanout = undefined
       return subscribers.delete(subscriber)
     }
   }
@@ -209,6 +216,7 @@ class StoredResultLog<T extends string> implements ResultLog<T> {
     this.#closed = closing
     const toTell = [...(this.#closeSubscribers?.values() ?? [])]
     this.#subscribers?.clear()
+    this.#fanout = undefined
     this.#closeSubscribers?.clear()
     for (const onClose of toTell) {
       try {

@@ -10,7 +10,7 @@ import type { AdkEvent } from '../../adk/event.ts'
 import type { Invocation } from '../../adk/invocation.ts'
 import { meanAggregate } from '../aggregate.ts'
 import type { Criterion, InvocationContext, Outcome, Provisional } from '../criterion.ts'
-import { rouge1, StreamingRouge, type Unigrams, unigrams } from '../text/rouge.ts'
+import { rouge1Unigrams, StreamingRouge, type Unigrams, unigrams } from '../text/rouge.ts'
 import { tokenize, TOKENIZERS } from '../text/tokenize.ts'
 
 /** Numbers, and numeric strings as pydantic's lax float accepts them. */
@@ -42,13 +42,29 @@ export type ResponseMatchState = {
   streaming: StreamingRouge
 }
 
+/**
+ * The reference text and its unigrams, per expected invocation and tokenizer: read, never changed,
+ * so every run on that expected invocation (a session's, its revivals', a replay's) shares them
+ * rather than tokenizing the same text again.
+ */
+const references = new WeakMap<Invocation, { tokenizer: string | undefined; text: string; unigrams: Unigrams }>()
+
+function referenceOf(expected: Invocation, tokenizer: ResponseMatchConfig['tokenizer']) {
+  const known = references.get(expected)
+  if (known?.tokenizer === tokenizer) return known
+  const text = contentText(expected.final_response)
+  const made = { tokenizer, text, unigrams: unigrams(tokenize(text, tokenizer)) }
+  references.set(expected, made)
+  return made
+}
+
 function init(context: InvocationContext<ResponseMatchConfig>): ResponseMatchState {
   const { config, expected } = context
-  const reference = expected ? contentText(expected.final_response) : undefined
+  const reference = expected ? referenceOf(expected, config.tokenizer) : undefined
   return {
     config,
-    reference,
-    referenceUnigrams: reference === undefined ? undefined : unigrams(tokenize(reference, config.tokenizer)),
+    reference: reference?.text,
+    referenceUnigrams: reference?.unigrams,
     streaming: new StreamingRouge(config.tokenizer),
   }
 }
@@ -77,8 +93,9 @@ function finish(state: ResponseMatchState, actual: Invocation): Outcome {
   if (state.reference === undefined) {
     return { kind: 'score', result: { score: null, status: 'NOT_EVALUATED', reason: NO_REFERENCE_REASON } }
   }
-  const candidate = contentText(actual.final_response)
-  const { precision, recall, fmeasure } = rouge1(candidate, state.reference, { tokenizer: state.config.tokenizer })
+  const candidate = unigrams(tokenize(contentText(actual.final_response), state.config.tokenizer))
+  // rouge1(candidate, reference), with the reference's unigrams counted once at init.
+  const { precision, recall, fmeasure } = rouge1Unigrams(candidate, state.referenceUnigrams!)
   return { kind: 'score', result: { score: fmeasure, details: { precision, recall } } }
 }
 

@@ -110,6 +110,23 @@ describe('fastAdkEvent edge cases', () => {
     expect(fastAdkEvent([])).toBeUndefined()
     expect(parseAdkEvent(new Event())).toStrictEqual(AdkEvent.safeParse(new Event()))
   })
+
+  it('reads each event afresh: nothing of the event read before (answered or given up) carries over', () => {
+    const full = {
+      id: 'x',
+      invocationId: 'e-1',
+      author: 'a',
+      branch: 'b',
+      partial: true,
+      content: { role: 'model', parts: [{ text: 't' }] },
+    }
+    expect(fastAdkEvent(full)).toStrictEqual(AdkEvent.parse(full))
+    // Gives up on its last field, after the fields before it were found.
+    expect(fastAdkEvent({ ...full, usageMetadata: 3 })).toBeUndefined()
+    const bare = { author: 'a', content: { parts: [{}] } }
+    expect(fastAdkEvent(bare)).toStrictEqual(AdkEvent.parse(bare))
+    expect(Object.keys(fastAdkEvent(bare)!)).toStrictEqual(['author', 'content'])
+  })
 })
 
 /** parseContent agrees with Content.safeParse on this input (the OTLP mapping's model messages). */

@@ -87,6 +87,18 @@ describe('response_match_score', () => {
     expect(u.score).toBe(rouge1('東京は今日晴れです', '東京は晴れです', { tokenizer: 'unicode' }).fmeasure)
     expect(u.score).toBeGreaterThan(0.5)
   })
+
+  it('scores every run on one expected invocation alike, whatever was scored on it before and with which tokenizer', () => {
+    // Runs on one expected invocation share its reference's unigrams: scoring must not change them.
+    const expected = invocation('東京は晴れです and Paris is sunny')
+    const answers = ['東京は今日晴れです', 'Paris is sunny', 'Paris Paris Paris sunny sunny', '']
+    for (const tokenizer of ['adk', 'unicode', 'adk', 'unicode'] as const) {
+      for (const answer of answers) {
+        const r = scoreOne({ threshold: 0.5, tokenizer }, expected, invocation(answer))
+        expect(r.score).toBe(rouge1(answer, '東京は晴れです and Paris is sunny', { tokenizer }).fmeasure)
+      }
+    }
+  })
 })
 
 describe('response_match_score while the answer streams', () => {

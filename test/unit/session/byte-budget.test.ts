@@ -193,4 +193,15 @@ describe('jsonBytes', () => {
       expect(jsonBytes(value)).toBeLessThanOrEqual(exact * 1.5 + 8)
     }
   })
+
+  it('counts each value alone, whatever was walked before (its stack is reused between walks)', () => {
+    const small = { a: [1, true, null, 'x'], b: { c: {} } }
+    const wide = { items: Array.from({ length: 5000 }, (_, i) => ({ i })) }
+    const first = jsonBytes(small)
+    expect(first).toBe(46)
+    expect(jsonBytes(wide)).toBe(2 + 9 + 2 + 5000 + 5000 * (2 + 5 + 8))
+    expect(jsonBytes(small)).toBe(first)
+    expect(jsonBytes('plain')).toBe(7)
+    expect(jsonBytes(small)).toBe(first)
+  })
 })
