@@ -11,7 +11,7 @@
  * `before` is the index over a Sql without `run` (every insert `... RETURNING id`, as a Durable
  * Object's storage still is) with the thread's former settings (a checkpoint every 1,000 WAL
  * pages); `run` the index over node:sqlite's Sql, same settings; `run + checkpoint` the thread as
- * it is now (src/adapter/node/index-pragmas.ts). All must end with the same index (checked). CPU
+ * it is now (src/adapter/node/writer-pragmas.ts). All must end with the same index (checked). CPU
  * is this thread's (user + system).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { evalCaseResultValue } from '../src/adk/results-json.ts'
-import { INDEX_WRITER_PRAGMAS } from '../src/adapter/node/index-pragmas.ts'
+import { WRITER_PRAGMAS } from '../src/adapter/node/writer-pragmas.ts'
 import { indexRowJson } from '../src/adapter/node/index-writer.ts'
 import { recordBatch, sqlTransaction } from '../src/config/results-index.ts'
 import type { EngineEmission } from '../src/engine/types.ts'
@@ -79,7 +79,7 @@ const BEFORE_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; 
 const SIDES: Record<string, { sql: (sql: Sql) => Sql; pragmas: string }> = {
   before: { sql: (sql) => ({ query: sql.query }), pragmas: BEFORE_PRAGMAS },
   run: { sql: (sql) => sql, pragmas: BEFORE_PRAGMAS },
-  'run + checkpoint': { sql: (sql) => sql, pragmas: INDEX_WRITER_PRAGMAS },
+  'run + checkpoint': { sql: (sql) => sql, pragmas: WRITER_PRAGMAS },
 }
 
 function round(side: string, posted: string[], dir: string): { us: number; results: number; kept: number; dump: string } {

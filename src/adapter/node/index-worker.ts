@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
 import { recordBatch, sqlTransaction } from '../../config/results-index.ts'
 import { sqliteResultsIndex } from '../../monitor/results-index.ts'
-import { INDEX_WRITER_PRAGMAS } from './index-pragmas.ts'
+import { WRITER_PRAGMAS } from './writer-pragmas.ts'
 import type { IndexLimits } from '../../monitor/results-index-limits.ts'
 import type { FedResult } from '../../session/result-feed.ts'
 import { sqlFromDatabaseSync } from '../../session/sql.ts'
@@ -20,7 +20,7 @@ export type IndexWorkerMessage = { batch: string; n: number } | { flush: true }
 
 const data = workerData as IndexWorkerData
 const db = new DatabaseSync(data.path)
-db.exec(INDEX_WRITER_PRAGMAS)
+db.exec(WRITER_PRAGMAS)
 const sql = sqlFromDatabaseSync(db)
 const index = sqliteResultsIndex(sql, { limits: data.limits, transaction: sqlTransaction(sql) })
 /** [0]: batches the main thread sent; [1]: batches committed here. */

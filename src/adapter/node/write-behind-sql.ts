@@ -30,14 +30,6 @@ import { siblingModule } from './sibling-module.ts'
 export const WRITE_BEHIND_FLUSH_MS = 5
 /** ...or as soon as this many statements wait. */
 export const WRITE_BEHIND_MAX_STATEMENTS = 5_000
-/**
- * WAL pages (4 KiB each) the writer lets grow before it copies them into the database file. A
- * checkpoint copies each page once however many commits rewrote it, and every commit rewrites the
- * same index leaves (one per session it touched): at SQLite's 1,000-page default the writer copied
- * them ten times as often, and spent a fifth more CPU on the load bench's writes. A commit is in the
- * WAL either way, so what a kill -9 keeps is the same; the WAL file stays at about 40 MiB.
- */
-export const WAL_CHECKPOINT_PAGES = 10_000
 /** A read waits at most this long for the writer (ms); past it, it reads what is committed and says so. */
 export const WRITE_BEHIND_SETTLE_MS = 5_000
 /** The writer thread's name, as tools that list a process's threads show it (Linux keeps 15 characters). */
@@ -76,7 +68,6 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
     path,
     flushMs: options.flushMs ?? WRITE_BEHIND_FLUSH_MS,
     maxStatements: options.maxStatements ?? WRITE_BEHIND_MAX_STATEMENTS,
-    checkpointPages: WAL_CHECKPOINT_PAGES,
     counters,
     replies: replyPort,
   }

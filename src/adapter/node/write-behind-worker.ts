@@ -12,13 +12,12 @@
 import { DatabaseSync } from 'node:sqlite'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import { type EncodedRows, readRows } from './write-behind-rows.ts'
+import { WRITER_PRAGMAS } from './writer-pragmas.ts'
 
 export type WriteBehindWorkerData = {
   path: string
   flushMs: number
   maxStatements: number
-  /** WAL pages between checkpoints (WAL_CHECKPOINT_PAGES). */
-  checkpointPages: number
   counters: SharedArrayBuffer
   replies: MessagePort
 }
@@ -32,8 +31,7 @@ export type WriteBehindReply = { id: number; rows?: unknown[]; error?: string }
 
 const data = workerData as WriteBehindWorkerData
 const db = new DatabaseSync(data.path)
-db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
-db.exec(`PRAGMA wal_autocheckpoint = ${data.checkpointPages}`)
+db.exec(WRITER_PRAGMAS)
 /** [0]: batches received; [1]: batches committed; [2]: calls answered. */
 const counters = new Int32Array(data.counters)
 /** Each statement's text and, once it prepared, its prepared statement, by number. */
