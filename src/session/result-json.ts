@@ -30,11 +30,10 @@ let recentChars = 0
  * @example resultDataJson(event.data) === JSON.stringify(event.data)
  */
 export function resultDataJson(data: Record<string, unknown>): string {
-  const known = recent.get(data)
+  const known = cachedResultDataJson(data)
   if (known !== undefined) return known
-  if (large?.data === data) return large.text
   const text = JSON.stringify(data)
-  keep(data, text)
+  rememberResultDataJson(data, text)
   return text
 }
 
@@ -44,11 +43,7 @@ export function resultDataJson(data: Record<string, unknown>): string {
  * writes again as is.
  * @example rememberResultDataJson(JSON.parse(row.data), row.data)
  */
-export function rememberResultDataJson(data: Record<string, unknown>, text: string): void {
-  keep(data, text)
-}
-
-function keep(data: object, text: string): void {
+export function rememberResultDataJson(data: object, text: string): void {
   // One text that would take a good part of the budget is not kept with the others: it would push out hundreds.
   if (text.length > RECENT_RESULT_TEXT_CHARS / 16) {
     large = { data, text }

@@ -111,8 +111,10 @@ export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit
   }
 }
 
-const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b/i
-const READ = /^\s*(SELECT|PRAGMA|WITH)\b/i
+/** A caller's own transaction control: BEGIN, COMMIT, END or ROLLBACK (the word is group 1). */
+export const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b/i
+/** A statement that only reads (unless it also says RETURNING). */
+export const READ = /^\s*(SELECT|PRAGMA|WITH)\b/i
 
 /** One statement with its parameters through a store's SQL, as the session stores call it. */
 export type SqlRun = (statement: string, ...params: (string | number | null)[]) => SqlRow[]

@@ -6,15 +6,12 @@
  * yet. A structured clone costs per object and per character: a flat array of primitives clones
  * and reads back in a fraction of the time of an array per row carrying its SQL text each time.
  */
-import type { SqlValue } from '../../session/sql.ts'
+import { CONTROL, READ, type SqlValue } from '../../session/sql.ts'
 
 export type EncodedRows = (string | number | null)[]
 
-/** Reads: SELECT, PRAGMA and WITH without RETURNING run on the main thread's connection. */
-const READ = /^\s*(SELECT|PRAGMA|WITH)\b/i
+/** Reads (READ without RETURNING) run on the main thread's connection; callers' own CONTROL is dropped: the writer's transaction already groups them. */
 const RETURNING = /\bRETURNING\b/i
-/** Callers' own BEGIN/COMMIT/ROLLBACK: the writer's transaction already groups them. */
-const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b/i
 
 /** `read`: on the main thread; `call`: on the writer, rows awaited; `write`: queued; `control`: dropped. */
 export type StatementKind = 'read' | 'call' | 'write' | 'control'
