@@ -12,10 +12,9 @@
  * One implementation over the `Sql` interface: node:sqlite on Node and Deno (the EVALSTREAM_DB
  * file, or an in-memory database), `ctx.storage.sql` in the index Durable Object on Workers.
  */
-import { isRecord } from '../adk/json.ts'
-import { statusFromCode } from '../adk/status.ts'
 import type { FedResult } from '../session/result-feed.ts'
-import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, type IndexLimits, MAX_INDEXED_DATA_CHARS } from './results-index-limits.ts'
+import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, type IndexLimits } from './results-index-limits.ts'
+import { INDEX_ROW_VALUES, type IndexRow, indexRowOf, type IndexRowValue, readIndexRow } from './results-index-rows.ts'
 import { type IndexReads, indexReads } from './results-index-query.ts'
 import type { Sql, SqlValue } from '../session/sql.ts'
 
@@ -44,6 +43,8 @@ export type ResultsIndex = IndexReads & {
   record(result: FedResult): boolean
   /** Takes many in one transaction when the options gave one; returns how many were new. */
   recordAll(results: readonly FedResult[]): number
+  /** The same for rows made elsewhere (pushIndexRow): a writer thread's batch, nothing to parse. */
+  recordRows(values: readonly IndexRowValue[]): number
   /** Drops what the limits no longer allow; `record` calls it as needed, tests call it directly. */
   prune(): void
   readonly limits: IndexLimits
@@ -88,14 +89,14 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     return done.changes > 0 ? done.lastRowId : undefined
   }
 
-  const touchSession = (r: FedResult, invocations: number, status: string | null, firstMs = r.atMs, lastMs = r.atMs) =>
+  const touchSession = (r: IndexRow, invocations: number, status: string | null, firstMs = r.atMs, lastMs = r.atMs) =>
     write(
       `INSERT INTO es_index_sessions (session_id, tenant, app, first_ms, last_ms, invocations, status) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET last_ms = MAX(last_ms, excluded.last_ms),
        invocations = MAX(invocations, excluded.invocations), status = COALESCE(excluded.status, status)`,
       r.sessionId,
-      r.tenant ?? '',
-      r.appName ?? '',
+      r.tenant,
+      r.app,
       firstMs,
       lastMs,
       invocations,
@@ -125,21 +126,20 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     )
   }
 
-  /** Indexes one result and says what it changes in its session's row (written by the caller). */
-  const insert = (r: FedResult, touch: (r: FedResult, invocations: number, status: string | null) => void): boolean => {
-    const { type, data, seq } = r.event
+  /** Indexes one result's row and says what it changes in its session's row (written by the caller). */
+  const insert = (row: IndexRow, touch: (r: IndexRow, invocations: number, status: string | null) => void): boolean => {
+    const { type } = row
     if (type === 'invocation.started' || type === 'criterion.progress') {
-      // Their invocation_index alone: on Node the writer thread is sent nothing else of them (index-writer.ts).
-      touch(r, data.invocation_index + 1, null)
+      // Their invocation_index alone: the index keeps no row for them (indexRowOf sends nothing else).
+      touch(row, row.invocation! + 1, null)
       return true
     }
-    const row = rowOf(r)
     const id = insertRow(
-      r.sessionId,
-      seq,
-      r.atMs,
-      r.tenant ?? '',
-      r.appName ?? '',
+      row.sessionId,
+      row.seq,
+      row.atMs,
+      row.tenant,
+      row.app,
       type,
       row.criterion,
       row.invocation,
@@ -150,95 +150,50 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     )
     if (id === undefined) return false
     rows += 1
-    if (type === 'criterion.result' && data.revision !== undefined && data.revision > 0) {
+    if (row.revision > 0) {
       // The latest revision of a criterion on an invocation is the one that counts (revision 0,
       // the common case, has nothing before it: no statement for it).
       write(
         'UPDATE es_index_results SET current = 0 WHERE session_id = ? AND invocation_index = ? AND criterion = ? AND id <> ? AND current = 1',
-        r.sessionId,
+        row.sessionId,
         row.invocation,
         row.criterion,
         id,
       )
     }
-    touch(r, row.invocation === null ? 0 : row.invocation + 1, type === 'case.result' ? row.status : null)
+    touch(row, row.invocation === null ? 0 : row.invocation + 1, type === 'case.result' ? row.status : null)
     if (now() - lastAgePrune >= AGE_PRUNE_INTERVAL_MS) prune()
     else trimRows()
     return true
   }
-  const record = (r: FedResult): boolean => insert(r, touchSession)
 
   // A batch touches each of its sessions' rows once, not once per result: the upsert was half the
   // index's statements. The row ends the same: the first result's time, the latest, most invocations, last status.
-  const recordAll = (results: readonly FedResult[]) => {
+  const insertAll = (count: number, rowAt: (i: number) => IndexRow) => {
     let added = 0
     const all = () => {
       const touches = new Map<string, SessionTouch>()
-      const touch = (r: FedResult, invocations: number, status: string | null) => {
+      const touch = (r: IndexRow, invocations: number, status: string | null) => {
         const seen = touches.get(r.sessionId)
         if (!seen) return void touches.set(r.sessionId, { r, firstMs: r.atMs, lastMs: r.atMs, invocations, status })
         seen.lastMs = Math.max(seen.lastMs, r.atMs)
         seen.invocations = Math.max(seen.invocations, invocations)
         if (status !== null) seen.status = status
       }
-      for (const r of results) if (insert(r, touch)) added += 1
+      for (let i = 0; i < count; i++) if (insert(rowAt(i), touch)) added += 1
       for (const t of touches.values()) touchSession(t.r, t.invocations, t.status, t.firstMs, t.lastMs)
     }
     if (options.transaction) options.transaction(all)
     else all()
     return added
   }
-  return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, prune, limits, now }
+  const record = (r: FedResult): boolean => insert(indexRowOf(r), touchSession)
+  const recordAll = (results: readonly FedResult[]) => insertAll(results.length, (i) => indexRowOf(results[i]!))
+  const recordRows = (values: readonly IndexRowValue[]) => {
+    return insertAll(values.length / INDEX_ROW_VALUES, (i) => readIndexRow(values, i * INDEX_ROW_VALUES))
+  }
+  return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, recordRows, prune, limits, now }
 }
 
 /** What a batch's results change in one session's row, merged. */
-type SessionTouch = { r: FedResult; firstMs: number; lastMs: number; invocations: number; status: string | null }
-
-type Row = {
-  criterion: string | null
-  invocation: number | null
-  status: string | null
-  score: number | null
-  threshold: number | null
-  data: string
-}
-
-function rowOf(r: FedResult): Row {
-  const { type, data } = r.event
-  if (type === 'case.result') {
-    // ADK's file shape: the case status is its number.
-    const code = data.final_eval_status
-    const status = typeof code === 'number' && Number.isFinite(code) ? statusFromCode(code) : null
-    return { criterion: null, invocation: null, status, score: null, threshold: null, data: indexedDataJson(data) }
-  }
-  if (type !== 'criterion.result') {
-    return { criterion: null, invocation: null, status: null, score: null, threshold: null, data: indexedDataJson(data) }
-  }
-  return {
-    criterion: data.metric_name,
-    invocation: data.invocation_index,
-    status: data.eval_status,
-    score: data.score,
-    threshold: data.threshold,
-    data: indexedDataJson(data),
-  }
-}
-
-/**
- * A result's data as the index stores it: the JSON as is when short; else its scalar top-level
- * fields, a clipped rationale and a marker. Indexing a summary again gives the same summary, so a
- * writer thread may be sent the summary instead of the whole data (a case result is ~200 KB).
- * @example indexedDataJson(data, textAlreadyMade)
- */
-export function indexedDataJson(data: Record<string, unknown>, json: string = JSON.stringify(data)): string {
-  if (json.length <= MAX_INDEXED_DATA_CHARS) return json
-  const summary: Record<string, unknown> = { truncated: true, chars: json.length }
-  for (const [k, v] of Object.entries(data)) {
-    if (v === null || typeof v !== 'object') {
-      summary[k] = typeof v === 'string' ? v.slice(0, 1024) : v
-    }
-  }
-  const rationale = isRecord(data.details) ? data.details.rationale : undefined
-  if (typeof rationale === 'string') summary.details = { rationale: rationale.slice(0, 2048) }
-  return JSON.stringify(summary)
-}
+type SessionTouch = { r: IndexRow; firstMs: number; lastMs: number; invocations: number; status: string | null }

@@ -7,16 +7,16 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { parentPort, workerData } from 'node:worker_threads'
-import { recordBatch, sqlTransaction } from '../../config/results-index.ts'
+import { recordCounted, sqlTransaction } from '../../config/results-index.ts'
 import { sqliteResultsIndex } from '../../monitor/results-index.ts'
+import { INDEX_ROW_VALUES, type IndexRowValue } from '../../monitor/results-index-rows.ts'
 import { WRITER_PRAGMAS } from './writer-pragmas.ts'
 import type { IndexLimits } from '../../monitor/results-index-limits.ts'
-import type { FedResult } from '../../session/result-feed.ts'
 import { sqlFromDatabaseSync } from '../../session/sql.ts'
 
 export type IndexWorkerData = { path: string; limits: IndexLimits; flushMs: number; maxBatchRows: number; counters: SharedArrayBuffer }
-/** From the main thread: a batch as JSON (numbered from 1), or a reader asking for the queue to go in now. */
-export type IndexWorkerMessage = { batch: string; n: number } | { flush: true }
+/** From the main thread: a batch of flat rows (pushIndexRow; numbered from 1), or a reader asking for the queue to go in now. */
+export type IndexWorkerMessage = { rows: IndexRowValue[]; n: number } | { flush: true }
 
 const data = workerData as IndexWorkerData
 const db = new DatabaseSync(data.path)
@@ -25,7 +25,7 @@ const sql = sqlFromDatabaseSync(db)
 const index = sqliteResultsIndex(sql, { limits: data.limits, transaction: sqlTransaction(sql) })
 /** [0]: batches the main thread sent; [1]: batches committed here. */
 const counters = new Int32Array(data.counters)
-let queue: FedResult[] = []
+let queue: IndexRowValue[] = []
 let lastBatch = 0
 let timer: ReturnType<typeof setTimeout> | undefined
 
@@ -34,15 +34,16 @@ const commit = () => {
   timer = undefined
   const batch = queue
   queue = []
-  recordBatch(index, batch)
+  recordCounted(batch.length / INDEX_ROW_VALUES, () => index.recordRows(batch))
   Atomics.store(counters, 1, lastBatch)
   Atomics.notify(counters, 1)
 }
 
 parentPort!.on('message', (message: IndexWorkerMessage) => {
   if ('flush' in message) return commit()
-  for (const r of JSON.parse(message.batch) as FedResult[]) queue.push(r)
+  if (queue.length === 0) queue = message.rows
+  else for (const value of message.rows) queue.push(value)
   lastBatch = message.n
-  if (queue.length >= data.maxBatchRows) commit()
+  if (queue.length >= data.maxBatchRows * INDEX_ROW_VALUES) commit()
   else timer ??= setTimeout(commit, data.flushMs)
 })

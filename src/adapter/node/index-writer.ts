@@ -15,7 +15,7 @@ import { basename, dirname, extname, join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
 import type { IndexLimits } from '../../monitor/results-index-limits.ts'
-import { indexedDataJson } from '../../monitor/results-index.ts'
+import { indexRowOf, type IndexRowValue, pushIndexRow } from '../../monitor/results-index-rows.ts'
 import type { FedResult } from '../../session/result-feed.ts'
 import { resultDataJson } from '../../session/result-json.ts'
 import { type Sql, sqlFromDatabaseSync } from '../../session/sql.ts'
@@ -34,7 +34,7 @@ export const INDEX_THREAD_NAME = 'es-index-db'
 export type IndexWriter = {
   /** The index database on the main thread: reads wait for the worker first. */
   readSql: Sql
-  /** Hands a batch to the worker (as one JSON string; nothing is written here). */
+  /** Hands a batch to the worker (as flat rows, pushIndexRow; nothing is written here). */
   write(batch: readonly FedResult[]): void
   /** Waits until every batch sent so far is committed (or the deadline passed). */
   settle(): void
@@ -84,12 +84,13 @@ export function startIndexWriter(
   const post = () => {
     if (!alive || queued.length === 0) return
     sent += 1
-    // One JSON string, not objects: copying a string costs a fraction of a structured clone of
-    // the same results (measured: postMessage of the objects was ~10% of the server's CPU under
-    // load). Each result's data is the text its session's row was written with, not stringified again.
-    const rows = `[${queued.map(indexRowJson).join(',')}]`
+    // Flat rows of primitives, not the results' objects: a structured clone of the objects was ~10%
+    // of the server's CPU under load. Each result's data is the text its session's row was written
+    // with, not stringified again, and the thread parses nothing.
+    const rows: IndexRowValue[] = []
+    for (const r of queued) pushIndexRow(rows, indexRowOf(r, resultDataJson))
     queued = []
-    worker.postMessage({ batch: rows, n: sent } satisfies IndexWorkerMessage)
+    worker.postMessage({ rows, n: sent } satisfies IndexWorkerMessage)
   }
   const settle = () => {
     post()
@@ -125,25 +126,4 @@ export function startIndexWriter(
       db.close()
     },
   }
-}
-
-/**
- * One fed result as the index worker parses it, without the session's webhook (and its secret):
- * the index reads none of it. Data longer than the index keeps goes as the summary it would keep,
- * so a case result is not copied, parsed and stringified again only to be cut. An
- * `invocation.started` or `criterion.progress` goes with its `invocation_index` alone: the index
- * keeps no row for them and reads nothing else of them (results-index.ts `insert` only moves the
- * session's row). In bench/load.ts they are 2 of each invocation's 8 results; the other 6 are
- * criterion results, each a row.
- * @example JSON.parse(indexRowJson(r)).event.data // r.event.data
- */
-export function indexRowJson(r: FedResult): string {
-  const { event } = r
-  const data = event.type === 'invocation.started' || event.type === 'criterion.progress'
-    ? `{"invocation_index":${JSON.stringify(event.data.invocation_index)}}`
-    : indexedDataJson(event.data, resultDataJson(event.data))
-  const tenant = r.tenant !== undefined ? `,"tenant":${JSON.stringify(r.tenant)}` : ''
-  const appName = r.appName !== undefined ? `,"appName":${JSON.stringify(r.appName)}` : ''
-  return `{"sessionId":${JSON.stringify(r.sessionId)}${tenant}${appName},"atMs":${JSON.stringify(r.atMs)},"event":{"seq":${event.seq},` +
-    `"type":${JSON.stringify(event.type)},"key":${JSON.stringify(event.key)},"data":${data}}}`
 }

@@ -4,8 +4,8 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it, vi } from 'vitest'
-import { indexRowJson } from '../../../src/adapter/node/index-writer.ts'
-import { indexedDataJson, sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
+import { sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
+import { INDEX_ROW_VALUES, indexedDataJson, indexRowOf, type IndexRowValue, pushIndexRow } from '../../../src/monitor/results-index-rows.ts'
 import { MAX_INDEXED_DATA_CHARS } from '../../../src/monitor/results-index-limits.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
 import { sqlFromDatabaseSync } from '../../../src/session/sql.ts'
@@ -63,10 +63,10 @@ describe('resultDataJson', () => {
   })
 })
 
-describe('indexRowJson', () => {
+describe('indexRowOf and pushIndexRow (what crosses to the index thread)', () => {
   const event: FedResult['event'] = { seq: 4, type: 'criterion.result', key: 'result/0/tool_trajectory_avg_score/0', data: data(1) }
 
-  it('parses back to the fed result without its webhook', () => {
+  it('takes the score columns out of the data, its text as made once, and nothing of the webhook', () => {
     const fed: FedResult = {
       sessionId: 's "1"',
       tenant: 'team-ä',
@@ -75,12 +75,30 @@ describe('indexRowJson', () => {
       event,
       atMs: 1_700_000_000_123,
     }
-    const { webhook: _, ...expected } = fed
-    expect(JSON.parse(indexRowJson(fed))).toEqual(expected)
-    expect(indexRowJson(fed)).not.toContain('do-not-send')
+    const row = indexRowOf(fed, resultDataJson)
+    expect(row).toEqual({
+      sessionId: 's "1"',
+      seq: 4,
+      atMs: 1_700_000_000_123,
+      tenant: 'team-ä',
+      app: 'weather_agent',
+      type: 'criterion.result',
+      criterion: 'tool_trajectory_avg_score',
+      invocation: 1,
+      status: 'FAILED',
+      score: 1 / 7,
+      threshold: 1,
+      revision: 0,
+      data: JSON.stringify(data(1)),
+    })
+    expect(row.data).toBe(resultDataJson(event.data))
+    const values: IndexRowValue[] = []
+    pushIndexRow(values, row)
+    expect(values).toHaveLength(INDEX_ROW_VALUES)
+    expect(JSON.stringify(values)).not.toContain('do-not-send')
   })
 
-  it('sends data longer than the index keeps as the summary the index would keep of it', () => {
+  it('keeps data longer than the index keeps as the summary the index would keep of it', () => {
     const big = {
       final_eval_status: 2,
       eval_id: 'case',
@@ -89,36 +107,37 @@ describe('indexRowJson', () => {
     const caseEvent: FedResult['event'] = { seq: 9, type: 'case.result', key: 'case', data: big }
     const full = JSON.stringify(big)
     expect(full.length).toBeGreaterThan(MAX_INDEXED_DATA_CHARS)
-    const sent = JSON.parse(indexRowJson({ sessionId: 's', event: caseEvent, atMs: 5 })).event.data
-    expect(sent).toEqual({ truncated: true, chars: full.length, final_eval_status: 2, eval_id: 'case' })
-    // The index stores the same row from the summary as from the whole data.
-    expect(indexedDataJson(sent)).toBe(indexedDataJson(big))
+    const row = indexRowOf({ sessionId: 's', event: caseEvent, atMs: 5 })
+    expect(JSON.parse(row.data)).toEqual({ truncated: true, chars: full.length, final_eval_status: 2, eval_id: 'case' })
+    expect(row.status).toBe('FAILED')
+    expect(row.data).toBe(indexedDataJson(big))
   })
 
-  it('sends a started invocation and a progress result as their invocation index: the index ends the same', () => {
+  it('a batch of flat rows leaves the same index as the results themselves, started and progress results included', () => {
     const results: FedResult[] = [
       { seq: 1, type: 'invocation.started', key: 'started/0', data: { invocation_id: 'i0', invocation_index: 0 } },
       { seq: 2, type: 'criterion.progress', key: 'progress/0/m/1', data: { ...data(0), final: false } },
       { seq: 3, type: 'criterion.result', key: 'result/0/m/0', data: data(0) },
       { seq: 4, type: 'invocation.started', key: 'started/1', data: { invocation_id: 'i1', invocation_index: 1 } },
       { seq: 5, type: 'criterion.progress', key: 'progress/1/m/1', data: { ...data(1), final: true } },
+      { seq: 6, type: 'criterion.result', key: 'result/1/m/1', data: { ...data(1), revision: 1 } },
+      { seq: 7, type: 'error', key: 'error/1', data: { message: 'judge failed' } },
     ].map((event, i) => ({ sessionId: 's', tenant: 't', appName: 'a', event, atMs: 1_000 + i }) as FedResult)
-    const sent = results.map((r) => JSON.parse(indexRowJson(r)) as FedResult)
-    expect(sent[1]!.event.data).toEqual({ invocation_index: 0 })
-    expect(sent[0]!.event.data).toEqual({ invocation_index: 0 })
-    expect(sent[2]!.event).toEqual(results[2]!.event)
-    const rows = (fed: FedResult[]) => {
+    const values: IndexRowValue[] = []
+    for (const r of results) pushIndexRow(values, indexRowOf(r, resultDataJson))
+    expect(indexRowOf(results[1]!)).toMatchObject({ invocation: 0, data: '' })
+    const tables = (record: (index: ReturnType<typeof sqliteResultsIndex>) => number) => {
       const sql = sqlFromDatabaseSync(new DatabaseSync(':memory:'))
-      sqliteResultsIndex(sql, { now: () => 2_000 }).recordAll(fed)
-      return [sql.query('SELECT * FROM es_index_results ORDER BY id'), sql.query('SELECT * FROM es_index_sessions')]
+      const recorded = record(sqliteResultsIndex(sql, { now: () => 2_000 }))
+      return [recorded, sql.query('SELECT * FROM es_index_results ORDER BY id'), sql.query('SELECT * FROM es_index_sessions')]
     }
-    expect(rows(sent)).toEqual(rows(results))
-    expect(rows(sent)[1]).toEqual([expect.objectContaining({ session_id: 's', invocations: 2, first_ms: 1_000, last_ms: 1_004 })])
+    const fromRows = tables((index) => index.recordRows(values))
+    expect(fromRows).toEqual(tables((index) => index.recordAll(results)))
+    expect(fromRows[0]).toBe(7)
+    expect(fromRows[2]).toEqual([expect.objectContaining({ session_id: 's', invocations: 2, first_ms: 1_000, last_ms: 1_006 })])
   })
 
-  it('leaves out a tenant and an app name the session does not have', () => {
-    const parsed = JSON.parse(indexRowJson({ sessionId: 's', event, atMs: 5 }))
-    expect(parsed).toEqual({ sessionId: 's', event, atMs: 5 })
-    expect('tenant' in parsed || 'appName' in parsed).toBe(false)
+  it('gives a session without a tenant or an app name empty ones, as the index stores them', () => {
+    expect(indexRowOf({ sessionId: 's', event, atMs: 5 })).toMatchObject({ tenant: '', app: '' })
   })
 })
