@@ -2,7 +2,7 @@
  * The results index's writer thread, without the server: what indexing costs per result on a
  * database file, fed load-shaped batches (each session's invocations as bench/load.ts's sessions
  * make them: 8 results, 6 of them kept rows; a case result at each session's end), each committed
- * in one transaction, as src/adapter/node/index-worker.ts does.
+ * in one transaction, as the writer thread does (src/adapter/node/write-behind-index.ts).
  *
  *   npx node bench/results-index.bench.ts [sessions=200] [sessions per batch=8] [rounds=3]
  *

@@ -17,9 +17,9 @@ import { createGeminiClient } from '../../judge/gemini-client.ts'
 import { processBytesDefault } from '../../session/byte-budget.ts'
 import { resultsIndexFromEnv } from '../../config/results-index.ts'
 import { indexLimitsFromEnv } from '../../config/results-index.ts'
-import { DEFAULT_DB_PATH, MEMORY_DB, openSessionDb } from '../sqlite-db.ts'
-import { indexPathFor, startIndexWriter } from './index-writer.ts'
-import { writeBehindSql } from './write-behind-sql.ts'
+import { DEFAULT_DB_PATH, openSessionDb } from '../sqlite-db.ts'
+import { indexOnSessionsWriter, indexPathFor } from './index-writer.ts'
+import { type WriteBehindSql, writeBehindSql } from './write-behind-sql.ts'
 import { admissionLimitsFromEnv } from '../../config/admission.ts'
 import { type Admission, admissionFromLoop } from '../../http/admission.ts'
 import { loopPressureMonitor } from './loop-monitor.ts'
@@ -40,8 +40,14 @@ export const LISTEN_BACKLOG = 4096
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 
 const dbPath = process.env.EVALSTREAM_DB?.trim() || DEFAULT_DB_PATH
-// Journal, results and session rows are written by a worker thread (write-behind-sql.ts).
-const db = openSessionDb(dbPath, { sql: (path) => writeBehindSql(path) })
+const indexLimits = indexLimitsFromEnv(process.env)
+// Journal, results and session rows are written by a worker thread (write-behind-sql.ts), and with
+// them the results index, into its own file beside the sessions' (index-writer.ts).
+let sessionsWriter: WriteBehindSql | undefined
+const db = openSessionDb(dbPath, {
+  sql: (path) =>
+    sessionsWriter = writeBehindSql(path, indexLimits.ok ? { index: { path: indexPathFor(path), limits: indexLimits.value } } : {}),
+})
 const setup = depsFromEnv(process.env, {
   store: db.store,
   judgeCache: db.judgeCache,
@@ -60,9 +66,8 @@ if (!setup.ok) {
   console.error(`evalstream: ${setup.error}`)
   process.exit(2)
 }
-// With a database file, the results index is written by a worker thread into its own file.
-const indexLimits = indexLimitsFromEnv(process.env)
-const writer = dbPath !== MEMORY_DB && indexLimits.ok ? startIndexWriter(indexPathFor(dbPath), indexLimits.value) : undefined
+// With a database file, the results index is read here and written by the sessions' writer thread.
+const writer = sessionsWriter && indexLimits.ok ? indexOnSessionsWriter(sessionsWriter, indexPathFor(dbPath)) : undefined
 const index = writer
   ? resultsIndexFromEnv(process.env, writer.readSql, setup.deps.feed, { write: writer.write })
   : resultsIndexFromEnv(process.env, db.indexSql, setup.deps.feed)
@@ -118,8 +123,11 @@ server.listen({ port, host: hostname, backlog: LISTEN_BACKLOG }, () => {
 const stop = () =>
   server.close(() => {
     // Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out.
-    void Promise.allSettled([setup.deps.exporters?.close(), writer?.close()])
-      .then(() => db.close())
+    void Promise.allSettled([setup.deps.exporters?.close()])
+      .then(() => {
+        writer?.close()
+        return db.close()
+      })
       .finally(() => process.exit(0))
   })
 process.on('SIGINT', stop)

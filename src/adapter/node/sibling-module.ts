@@ -4,7 +4,7 @@
  * specifiers to `.js`, but not a string handed to `new URL()`, such as a worker thread's module.
  *
  * @example
- * new Worker(siblingModule('./index-worker', import.meta.url))
+ * new Worker(siblingModule('./write-behind-worker', import.meta.url))
  */
 export function siblingModule(path: string, base: string): URL {
   return new URL(`${path}${base.endsWith('.ts') ? '.ts' : '.js'}`, base)

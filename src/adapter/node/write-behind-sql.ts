@@ -18,10 +18,17 @@
  * (Atomics.wait, at most WRITE_BEHIND_SETTLE_MS). A write that returns rows (RETURNING) runs on
  * the writer synchronously the same way. On the request path reads are rare: session records are
  * kept in memory (src/session/sqlite/records.ts), so it is a session's creation and a stream's resume that wait.
+ *
+ * With `index`, the same thread writes the results index into its own file (write-behind-index.ts):
+ * `indexResults` turns results into rows here and they leave with the turn's one message.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
+import { indexRowOf, type IndexRowValue, pushIndexRow } from '../../monitor/results-index-rows.ts'
+import type { FedResult } from '../../session/result-feed.ts'
+import { resultDataJson } from '../../session/result-json.ts'
 import type { Sql, SqlValue } from '../../session/sql.ts'
+import type { IndexTarget } from './write-behind-index.ts'
 import type { WriteBehindMessage, WriteBehindReply, WriteBehindWorkerData } from './write-behind-worker.ts'
 import { type EncodedRows, pushRow, type Statement, statementNumbers } from './write-behind-rows.ts'
 import { siblingModule } from './sibling-module.ts'
@@ -50,6 +57,11 @@ export type WriteBehindSql = Sql & {
   durable(): Promise<boolean>
   /** Commits what is queued and stops the writer (the main thread's connection closes too). */
   close(): Promise<void>
+  /**
+   * Queues results for the results index the writer was given (`index`; without one, nothing is
+   * written): they are committed with the turn's statements, and a read that settles sees them.
+   */
+  indexResults(batch: readonly FedResult[]): void
 }
 
 /**
@@ -57,7 +69,10 @@ export type WriteBehindSql = Sql & {
  * const sql = writeBehindSql('.evalstream/evalstream.db')
  * sqliteSessionStore(sql)
  */
-export function writeBehindSql(path: string, options: { flushMs?: number; maxStatements?: number } = {}): WriteBehindSql {
+export function writeBehindSql(
+  path: string,
+  options: { flushMs?: number; maxStatements?: number; index?: IndexTarget } = {},
+): WriteBehindSql {
   // The main thread's connection (reads only) creates the file and sets WAL before the writer opens it.
   const reader = new DatabaseSync(path)
   reader.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000')
@@ -70,6 +85,7 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
     maxStatements: options.maxStatements ?? WRITE_BEHIND_MAX_STATEMENTS,
     counters,
     replies: replyPort,
+    ...(options.index ? { index: options.index } : {}),
   }
   const worker = new Worker(siblingModule('./write-behind-worker', import.meta.url), {
     workerData,
@@ -88,13 +104,25 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
 
   const statements = statementNumbers()
   let queued: EncodedRows = []
+  let queuedIndex: IndexRowValue[] = []
+  let scheduled = false
   let sent = 0
   let calls = 0
   const post = () => {
-    if (queued.length === 0) return
+    scheduled = false
+    if (queued.length === 0 && queuedIndex.length === 0) return
     sent += 1
-    worker.postMessage({ batch: queued, n: sent } satisfies WriteBehindMessage)
+    const message: WriteBehindMessage = queuedIndex.length > 0 ? { batch: queued, index: queuedIndex, n: sent } : { batch: queued, n: sent }
+    worker.postMessage(message)
     queued = []
+    queuedIndex = []
+  }
+  // One message per turn of the event loop (setImmediate runs after the turn's I/O callbacks),
+  // however many requests the turn served: a message costs ~10 µs before its bytes.
+  const schedule = () => {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(post)
   }
   /** Waits (blocking) until counter `at` reaches `target`; false past the deadline or without a writer. */
   const waitFor = (at: 1 | 2, target: number): boolean => {
@@ -173,14 +201,18 @@ export function writeBehindSql(path: string, options: { flushMs?: number; maxSta
       if (statement.kind === 'call') return call(statement, params) as ReturnType<Sql['query']>
       // The writer's one transaction already groups what a caller's BEGIN and COMMIT would.
       if (statement.kind === 'control') return []
-      // One message per turn of the event loop (setImmediate runs after the turn's I/O callbacks),
-      // however many requests the turn served: a message costs ~10 µs before its bytes.
-      if (queued.length === 0) setImmediate(post)
+      schedule()
       pushRow(queued, statement, params)
       return []
     },
     settle,
     durable,
+    indexResults(batch) {
+      if (!options.index || !alive || batch.length === 0) return
+      schedule()
+      // The data's text is the one its session's row was written with, not stringified again.
+      for (const r of batch) pushIndexRow(queuedIndex, indexRowOf(r, resultDataJson))
+    },
     async close() {
       settle()
       await worker.terminate()

@@ -8,9 +8,14 @@
  *
  * Statements arrive by number: the main thread sends a statement's text once, the first time it is
  * used, and the writer keeps its prepared statement by that number (write-behind-rows.ts).
+ *
+ * Given an index target, the same thread writes the results index into its own file: a batch may
+ * carry that turn's index rows, and each commit commits them too (write-behind-index.ts).
  */
 import { DatabaseSync } from 'node:sqlite'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { INDEX_ROW_VALUES, type IndexRowValue } from '../../monitor/results-index-rows.ts'
+import { indexOnWriter, type IndexTarget } from './write-behind-index.ts'
 import { type EncodedRows, readRows } from './write-behind-rows.ts'
 import { WRITER_PRAGMAS } from './writer-pragmas.ts'
 
@@ -20,18 +25,25 @@ export type WriteBehindWorkerData = {
   maxStatements: number
   counters: SharedArrayBuffer
   replies: MessagePort
+  /** The results index this thread writes too (the Node server's), if any. */
+  index?: IndexTarget
 }
 /**
- * `batch`: statements queued in one turn (write-behind-rows.ts), batches numbered from 1.
+ * `batch`: statements queued in one turn (write-behind-rows.ts), batches numbered from 1, with the
+ * turn's results index rows in `index` (pushIndexRow) when there were some.
  * `commit`: commit now. `call`: one statement whose rows (or error) the main thread waits for,
  * committed with everything before it.
  */
-export type WriteBehindMessage = { batch: EncodedRows; n: number } | { commit: true } | { call: EncodedRows; id: number }
+export type WriteBehindMessage = { batch: EncodedRows; index?: IndexRowValue[]; n: number } | { commit: true } | {
+  call: EncodedRows
+  id: number
+}
 export type WriteBehindReply = { id: number; rows?: unknown[]; error?: string }
 
 const data = workerData as WriteBehindWorkerData
 const db = new DatabaseSync(data.path)
 db.exec(WRITER_PRAGMAS)
+const index = data.index ? indexOnWriter(data.index) : undefined
 /** [0]: batches received; [1]: batches committed; [2]: calls answered. */
 const counters = new Int32Array(data.counters)
 /** Each statement's text and, once it prepared, its prepared statement, by number. */
@@ -69,8 +81,10 @@ const commit = () => {
       if (db.isTransaction) db.exec('ROLLBACK')
     }
     open = false
-    inTransaction = 0
   }
+  inTransaction = 0
+  // The index's rows after the sessions' own: a reader of the index waits for this commit.
+  index?.commit()
   Atomics.store(counters, 1, received)
   Atomics.notify(counters, 1)
 }
@@ -102,6 +116,10 @@ parentPort!.on('message', (message: WriteBehindMessage) => {
       console.error(`evalstream: SQLite write failed (${texts[n]!.slice(0, 60)}): ${e instanceof Error ? e.message : String(e)}`)
     }
   })
+  if (message.index && index) {
+    index.record(message.index)
+    inTransaction += message.index.length / INDEX_ROW_VALUES
+  }
   received = message.n
   Atomics.store(counters, 0, received)
   if (inTransaction >= data.maxStatements) commit()

@@ -1,10 +1,10 @@
 /**
- * How the two writer threads (the sessions database's, write-behind-worker.ts, and the results
- * index's, index-worker.ts) open their database files. WAL, so the main thread's reads never wait
- * for them; NORMAL skips the fsync per commit that only a power loss would need (a kill -9 loses
+ * How the writer thread (write-behind-worker.ts) opens its two database files, the sessions' and
+ * the results index's (write-behind-index.ts). WAL, so the main thread's reads never wait
+ * for it; NORMAL skips the fsync per commit that only a power loss would need (a kill -9 loses
  * nothing committed).
  *
- * Both commit small batches often (every few ms), each rewriting the same hot pages (the newest
+ * Both files commit small batches often (every few ms), each rewriting the same hot pages (the newest
  * rows, each session's place in the session-keyed indexes); at SQLite's default checkpoint of
  * 1,000 WAL pages those pages were copied into the file again every few commits. At
  * WAL_CHECKPOINT_PAGES a page is copied once per many commits: measured, 13-30% less CPU per

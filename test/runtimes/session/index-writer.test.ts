@@ -1,15 +1,19 @@
 /**
- * The results index written by a worker thread (src/adapter/node/index-writer.ts): a read on the
- * main thread sees every batch sent before it, even long before the worker's own flush would run;
- * and through the real Node server on a database file, what /v1/results showed before a kill -9 is
- * all there after the restart, once, from the index's own file beside the sessions'.
+ * The results index written by the sessions database's writer thread into its own file
+ * (src/adapter/node/index-writer.ts, write-behind-index.ts): a read on the main thread sees every
+ * batch sent before it, even long before the writer's own flush would run; a batch the index
+ * refuses costs neither the sessions' rows nor the next batch; and through the real Node server on
+ * a database file, what /v1/results showed before a kill -9 is all there after the restart, once,
+ * from the index's own file beside the sessions'.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { indexPathFor, startIndexWriter } from '../../../src/adapter/node/index-writer.ts'
+import { indexOnSessionsWriter, indexPathFor } from '../../../src/adapter/node/index-writer.ts'
+import { writeBehindSql } from '../../../src/adapter/node/write-behind-sql.ts'
 import { DEFAULT_INDEX_LIMITS } from '../../../src/monitor/results-index-limits.ts'
+import { sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
 import { CONFIG, MATCHING_CASE, WEATHER_SSE } from '../../support/weather-fixtures.ts'
 import { type ServerProcess, spawnServer } from '../../support/server-process.ts'
@@ -30,25 +34,51 @@ const result = (sessionId: string, seq: number): FedResult =>
     },
   }) as unknown as FedResult
 
-describe('index writer thread', () => {
+describe('the results index on the sessions writer thread', () => {
   it('names its file beside the sessions database', () => {
     expect(indexPathFor('.evalstream/evalstream.db')).toBe(join('.evalstream', 'evalstream-index.db'))
     expect(indexPathFor('/data/sessions')).toBe('/data/sessions-index.db')
   })
 
   it('a read waits for what was sent before it, however long the flush interval', async () => {
-    // An hour between flushes: only the read's own request can have committed the rows. The read
-    // waits for them without a deadline in reach: on a busy machine the worker's start alone can
-    // take longer than SETTLE_DEADLINE_MS, and what is proved here is the wait, not its bound.
-    const writer = startIndexWriter(join(dir, 'unit-index.db'), DEFAULT_INDEX_LIMITS, { flushMs: 3_600_000, settleDeadlineMs: 120_000 })
+    // An hour between flushes: only the read's own request can have committed the rows.
+    const path = join(dir, 'unit.db')
+    const sessions = writeBehindSql(path, { flushMs: 3_600_000, index: { path: indexPathFor(path), limits: DEFAULT_INDEX_LIMITS } })
+    const index = indexOnSessionsWriter(sessions, indexPathFor(path))
     try {
-      writer.write([result('a', 1), result('a', 2)])
-      writer.write([result('b', 1)])
-      const rows = writer.readSql.query('SELECT session_id, seq, data FROM es_index_results ORDER BY session_id, seq')
+      sessions.query('CREATE TABLE IF NOT EXISTS t (n INTEGER)')
+      sessions.query('INSERT INTO t (n) VALUES (?)', 1)
+      index.write([result('a', 1), result('a', 2)])
+      index.write([result('b', 1)])
+      const rows = index.readSql.query('SELECT session_id, seq, data FROM es_index_results ORDER BY session_id, seq')
       expect(rows.map((r) => `${r.session_id}/${r.seq}`)).toEqual(['a/1', 'a/2', 'b/1'])
       expect(rows.every((r) => !String(r.data).includes('never-indexed'))).toBe(true)
+      expect(sessions.query('SELECT n FROM t')).toEqual([{ n: 1 }])
     } finally {
-      await writer.close()
+      index.close()
+      await sessions.close()
+    }
+  })
+
+  it("a batch the index refuses is not indexed, and costs neither the sessions' rows nor the next batch", async () => {
+    const path = join(dir, 'refused.db')
+    const sessions = writeBehindSql(path, { flushMs: 3_600_000, index: { path: indexPathFor(path), limits: DEFAULT_INDEX_LIMITS } })
+    const index = indexOnSessionsWriter(sessions, indexPathFor(path))
+    try {
+      // The schema, as the server's own index over these reads makes it; then a trigger that refuses seq 2.
+      sqliteResultsIndex(index.readSql)
+      index.readSql.query("CREATE TRIGGER refuse BEFORE INSERT ON es_index_results WHEN NEW.seq = 2 BEGIN SELECT RAISE(ABORT, 'no'); END")
+      sessions.query('CREATE TABLE IF NOT EXISTS t (n INTEGER)')
+      index.write([result('a', 1), result('a', 2)])
+      sessions.query('INSERT INTO t (n) VALUES (?)', 7)
+      sessions.settle()
+      index.write([result('b', 1)])
+      const rows = index.readSql.query('SELECT session_id, seq FROM es_index_results ORDER BY session_id, seq')
+      expect(rows.map((r) => `${r.session_id}/${r.seq}`)).toEqual(['b/1'])
+      expect(sessions.query('SELECT n FROM t')).toEqual([{ n: 7 }])
+    } finally {
+      index.close()
+      await sessions.close()
     }
   })
 })
