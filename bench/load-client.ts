@@ -94,8 +94,12 @@ function parsed(text: string): unknown {
   }
 }
 
-/** Runs the load against `base` and reports what arrived; never throws for a failed session. */
-export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome> {
+/**
+ * Runs the load against `base` and reports what arrived; never throws for a failed session. `base`
+ * may be a function of the session's number: several servers, each owning the sessions sent to it.
+ */
+export async function runLoad(base: string | ((session: number) => string), o: LoadOptions): Promise<LoadOutcome> {
+  const baseOf = typeof base === 'string' ? () => base : base
   const body = JSON.stringify({ eval_config: CONFIG, eval_case: loadCase(o.invocations) })
   const uploads = Array.from({ length: o.invocations }, (_, k) => invocationBody(k))
   const t = { lost: 0, duplicates: 0, received: 0, expected: 0, unfinished: 0, missingVerdicts: 0, failedRequests: 0, refusedCreates: 0 }
@@ -118,6 +122,7 @@ export async function runLoad(base: string, o: LoadOptions): Promise<LoadOutcome
 
   async function session(n: number): Promise<void> {
     const id = `load-${n}`
+    const base = baseOf(n)
     for (;;) {
       const res = await call(base, 'POST', '/v1/sessions', { body: `{"session_id":"${id}",${body.slice(1)}` })
       if (res.status === 201) break
