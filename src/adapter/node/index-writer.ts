@@ -8,7 +8,8 @@
  *
  * Durability window: a result is indexed within WRITE_BEHIND_FLUSH_MS (plus the commit) of being
  * logged; a kill -9 inside that window loses those rows from the index (never from the session's own
- * log, whose rows are committed before the request that made them is answered). Readers see their
+ * log, whose rows are committed before the request that made them is answered: the writer commits
+ * the sessions' rows first, and writes the index's after, so no request waits for the index). Readers see their
  * writes all the same: every read of the index first has the writer commit what was sent before it
  * (Atomics.wait, at most WRITE_BEHIND_SETTLE_MS), so /v1/results right after an upload shows that
  * upload's results.
@@ -47,7 +48,7 @@ export function indexOnSessionsWriter(writer: WriteBehindSql, path: string): Ind
   return {
     readSql: {
       query(statement, ...params) {
-        writer.settle()
+        writer.settleIndex()
         return reads.query(statement, ...params)
       },
     },

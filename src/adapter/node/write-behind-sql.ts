@@ -50,6 +50,8 @@ const waitAsync = (Atomics as unknown as {
 export type WriteBehindSql = Sql & {
   /** Waits until every write queued so far is committed. */
   settle(): void
+  /** Waits until every result queued for the index so far is committed there (`indexResults`). */
+  settleIndex(): void
   /**
    * Resolves once every write queued so far is committed, without blocking the thread: false when
    * the writer is gone or took longer than WRITE_BEHIND_SETTLE_MS.
@@ -76,7 +78,7 @@ export function writeBehindSql(
   // The main thread's connection (reads only) creates the file and sets WAL before the writer opens it.
   const reader = new DatabaseSync(path)
   reader.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000')
-  const counters = new SharedArrayBuffer(12)
+  const counters = new SharedArrayBuffer(16)
   const view = new Int32Array(counters)
   const { port1: replies, port2: replyPort } = new MessageChannel()
   const workerData: WriteBehindWorkerData = {
@@ -125,7 +127,7 @@ export function writeBehindSql(
     setImmediate(post)
   }
   /** Waits (blocking) until counter `at` reaches `target`; false past the deadline or without a writer. */
-  const waitFor = (at: 1 | 2, target: number): boolean => {
+  const waitFor = (at: 1 | 2 | 3, target: number): boolean => {
     const deadline = performance.now() + WRITE_BEHIND_SETTLE_MS
     for (let seen = Atomics.load(view, at); seen < target; seen = Atomics.load(view, at)) {
       const left = deadline - performance.now()
@@ -134,12 +136,14 @@ export function writeBehindSql(
     }
     return true
   }
-  const settle = () => {
+  /** Has the writer commit now what was sent, and waits until counter `at` says it did. */
+  const settleAt = (at: 1 | 3) => {
     post()
-    if (Atomics.load(view, 1) >= sent) return
+    if (Atomics.load(view, at) >= sent) return
     worker.postMessage({ commit: true } satisfies WriteBehindMessage)
-    if (!waitFor(1, sent)) console.error('evalstream: the SQLite writer did not commit in time; reading what is committed')
+    if (!waitFor(at, sent)) console.error('evalstream: the SQLite writer did not commit in time; reading what is committed')
   }
+  const settle = () => settleAt(1)
   const call = (statement: Statement, params: SqlValue[]): unknown[] => {
     post()
     calls += 1
@@ -206,6 +210,7 @@ export function writeBehindSql(
       return []
     },
     settle,
+    settleIndex: () => settleAt(3),
     durable,
     indexResults(batch) {
       if (!options.index || !alive || batch.length === 0) return

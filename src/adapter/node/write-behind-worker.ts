@@ -44,7 +44,7 @@ const data = workerData as WriteBehindWorkerData
 const db = new DatabaseSync(data.path)
 db.exec(WRITER_PRAGMAS)
 const index = data.index ? indexOnWriter(data.index) : undefined
-/** [0]: batches received; [1]: batches committed; [2]: calls answered. */
+/** [0]: batches received; [1]: batches committed; [2]: calls answered; [3]: batches whose index rows are committed. */
 const counters = new Int32Array(data.counters)
 /** Each statement's text and, once it prepared, its prepared statement, by number. */
 const texts: string[] = []
@@ -53,6 +53,8 @@ let open = false
 let inTransaction = 0
 let received = 0
 let timer: ReturnType<typeof setTimeout> | undefined
+/** Index rows received since the last commit: written after the sessions' commit, so no request waits for them. */
+let pendingIndex: IndexRowValue[][] = []
 
 /** A statement's prepared form; a statement that fails to prepare (its table not there yet) is tried again next time. */
 const statement = (n: number) => {
@@ -83,10 +85,17 @@ const commit = () => {
     open = false
   }
   inTransaction = 0
-  // The index's rows after the sessions' own: a reader of the index waits for this commit.
-  index?.commit()
   Atomics.store(counters, 1, received)
   Atomics.notify(counters, 1)
+  // The requests waiting for the sessions' rows are answered; now the index's rows of the same
+  // batches, which only a reader of the index waits for ([3]).
+  if (index) {
+    for (const rows of pendingIndex) index.record(rows)
+    pendingIndex = []
+    index.commit()
+  }
+  Atomics.store(counters, 3, received)
+  Atomics.notify(counters, 3)
 }
 
 parentPort!.on('message', (message: WriteBehindMessage) => {
@@ -117,7 +126,7 @@ parentPort!.on('message', (message: WriteBehindMessage) => {
     }
   })
   if (message.index && index) {
-    index.record(message.index)
+    pendingIndex.push(message.index)
     inTransaction += message.index.length / INDEX_ROW_VALUES
   }
   received = message.n
