@@ -4,7 +4,7 @@
  * `adkObject` reproduces that with zod: aliases are renamed to the snake_case field name before
  * validation, so the rest of evalstream sees one spelling, the one ADK writes to files.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { isRecord } from './json.ts'
 
 /** What a model does with keys it does not know: pydantic's `extra` setting. */

@@ -5,7 +5,7 @@
  * SDK version (every release adds Part fields). evalstream types the fields it reads and keeps any
  * other key as it is, so newer agents' events and files still load.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { type AdkModel, adkObject, optionalField } from './casing.ts'
 
 /** JSON `null` is how migrated ADK files spell "absent"; treat both the same. */

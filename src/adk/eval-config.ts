@@ -3,7 +3,7 @@
  * evaluator runs. Each criterion is kept as ADK keeps it, a BaseCriterion with every extra key in its
  * original spelling; each criterion re-validates its own options later (match_type, judge options...).
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { laxFloat } from './eval-set.ts'
 import { parseErrorFromZod, type ParseFailure } from './parse-error.ts'

@@ -5,7 +5,7 @@
  * top-level keys are ignored; everything below it accepts both casings and rejects unknown keys, so a
  * typo inside an eval case fails the whole file, as it does in ADK.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { Invocation, Rubric } from './invocation.ts'
 

@@ -3,7 +3,7 @@
  * (snake_case). Both spellings are accepted; the fields evalstream reads are typed and every other
  * field is kept, so a proxied or stored event loses nothing.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { Content } from './content.ts'
 

@@ -3,7 +3,7 @@
  * intermediate data in its two shapes, rubrics and app details. Field names are ADK's snake_case;
  * camelCase aliases are accepted on input (spec §1.1), unknown keys are rejected as ADK does.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { Content, FunctionCall, FunctionResponse, Part } from './content.ts'
 

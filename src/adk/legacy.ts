@@ -10,7 +10,7 @@
  * n-th invocation (0-based) of case `c` gets the id `${c}-${n}` and every timestamp is the
  * `timestamp` option (default 0). Scores do not depend on either.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { EvalSet } from './eval-set.ts'
 
 /** An expected tool call of a legacy row. */

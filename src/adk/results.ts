@@ -3,7 +3,7 @@
  * EvalSetResult. Files store statuses as 1/2/3; in memory they are EvalStatus names (status.ts), and
  * results-json.ts writes the numbers back. Absent values are `null` here, as they are in the files.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { type CaseStatus, caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from './status.ts'
 import { type AdkModel, adkObject, optionalField } from './casing.ts'
 import { BaseCriterion, type EvalMetric } from './eval-config.ts'

@@ -8,7 +8,7 @@
  * Result data objects are loose (extra keys pass): the run stream extends a criterion result with
  * the case it belongs to, and a client written today still reads a field added later.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { EVAL_STATUS_CODE, type EvalStatus } from '../adk/status.ts'
 
 /** Every status a result can have (INFORMATIONAL: the efficiency metrics, which have no threshold). */

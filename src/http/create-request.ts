@@ -5,7 +5,7 @@
  */
 import { failure, type ProblemOf } from '../engine/problem.ts'
 import { shareEvalCase } from '../engine/interned-cases.ts'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { SessionWebhook } from '../engine/types.ts'
 import { EvalSet } from '../adk/eval-set.ts'
 import { findJsonBoundsViolation } from '../adk/json-bounds.ts'

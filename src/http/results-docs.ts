@@ -2,7 +2,7 @@
  * /openapi.json entries for the dashboard and the monitoring routes (results-routes.ts,
  * conversation-route.ts, dashboard/routes.ts), with zod schemas of what they answer.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeRoute, type RouteDoc } from './openapi/describe.ts'
 
 const Status = z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL'])

@@ -4,7 +4,7 @@
  * from the same schemas. A run's `criterion.result` is the session's result (the engine's wire
  * schema) plus the case and run it belongs to.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { CriterionResult, type CriterionResultData } from '../engine/result-events.ts'
 
 /** What a whole case can end as. */

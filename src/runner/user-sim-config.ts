@@ -5,7 +5,7 @@
  * available here. `custom_instructions` must use `{{ stop_signal }}`, `{{ conversation_plan }}` and
  * `{{ conversation_history }}` (and `{{ persona }}` when a scenario has a persona), as ADK checks.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { adkObject } from '../adk/casing.ts'
 import { parseEvalConfig } from '../adk/eval-config.ts'
 import { describeZodError } from '../adk/parse-error.ts'

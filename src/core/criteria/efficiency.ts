@@ -13,7 +13,7 @@
  * event carrying the same call's usage: counting either would count one model call several times
  * (docs/adk-parity.md, "Live streams"). A streamed run so counts what the same run gives unstreamed.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { AdkEvent } from '../../adk/event.ts'
 import { isRecord } from '../../adk/json.ts'
 import { floatMean } from '../aggregate.ts'

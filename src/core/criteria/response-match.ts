@@ -3,7 +3,7 @@
  * response against the expected final response; overall the mean. Live: while the final text
  * streams in as partial chunks, a provisional score follows it chunk by chunk.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { adkObject } from '../../adk/casing.ts'
 import { contentText } from '../../adk/content.ts'
 import type { AdkEvent } from '../../adk/event.ts'

@@ -4,7 +4,7 @@
  * the mean. Live: EXACT can fail at the first wrong call, IN_ORDER / ANY_ORDER can pass as soon as
  * every expected call has been seen.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { adkObject } from '../../adk/casing.ts'
 import { type AdkEvent, isFinalResponse } from '../../adk/event.ts'
 import { type Invocation, toolCallsOf } from '../../adk/invocation.ts'

@@ -4,7 +4,7 @@
  * only one criterion has lives with that criterion. Criteria are loose objects: ADK keeps unknown keys of a
  * criterion (`extra="allow"`), and so do we.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { adkObject } from '../../adk/casing.ts'
 import { Rubric } from '../../adk/invocation.ts'
 

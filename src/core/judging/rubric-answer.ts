@@ -3,7 +3,7 @@
  * echoed so answers match rubrics by id (text matching, ADK's only way, drops any property the judge
  * paraphrases: issue #5732); the ADK text format (Property/Rationale/Verdict lines) stays the fallback.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 export const RUBRIC_ANSWER_SCHEMA = {
   type: 'object',

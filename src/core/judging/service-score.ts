@@ -5,7 +5,7 @@
  * evalstream's own judge answering the request's prompt (`{"explanation", "score"}`): labelled
  * `judge: "evalstream"` so it is never mistaken for the service's score.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { JudgeAnswer, JudgeSample, Outcome } from '../criterion.ts'
 import { parseJsonAnswer, samplesFor, viaFor } from './answers.ts'
 import { scoreOutcome } from './request.ts'

@@ -3,7 +3,7 @@
  * models in camelCase (EvalSet, EvalCase, RunEvalResult, EvalSetResult), given here as JSON
  * objects: their field lists are ADK's (docs/eval-tab.md), not evalstream's.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeRoute, type RouteDoc } from '../openapi/describe.ts'
 
 const Ids = { name: 'DevEvalIds', schema: z.array(z.string()).describe('ids, as ADK lists them') }

@@ -5,7 +5,7 @@
  * (src/engine/result-events.ts); other answers the routes build as plain objects get a schema here,
  * which test/unit/http/openapi/contract.test.ts checks against real answers.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { AdkEvent } from '../../adk/event.ts'
 import { EvalConfig } from '../../adk/eval-config.ts'
 import { EvalCase, EvalSet } from '../../adk/eval-set.ts'

@@ -4,7 +4,7 @@
  * over the invocations that got a verdict. Reference-based: without an expected invocation the
  * invocation is NOT_EVALUATED (ADK raises and loses the whole metric).
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { adkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'

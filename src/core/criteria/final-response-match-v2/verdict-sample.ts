@@ -4,7 +4,7 @@
  * whitespace before the colon) is NOT_FOUND here as in ADK. The JSON, when the answer is JSON, is
  * used for the judge's reasoning only, which ADK does not extract at all.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { JudgeSample } from '../../criterion.ts'
 import { parseJsonAnswer } from '../../judging/answers.ts'
 import { parseVerdictLabel, type VerdictLabel, verdictLabelScore } from './verdict-label.ts'

@@ -4,7 +4,7 @@
  * tools, earlier messages and tool results). Two judge rounds: `resume` of the first returns the
  * second. num_samples is ignored (one sample per call), as in ADK.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { adkObject } from '../../../adk/casing.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { exactMean, exactMeanAggregate } from '../../aggregate.ts'

@@ -3,7 +3,7 @@
  * sentences, verbatim. The JSON answer is a list of sentences; ADK's `<sentence>` tag format is
  * the text fallback (spec §2.6).
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const SYSTEM = `You split a text written by an AI agent into sentences so that each can be fact-checked on its own.
 Rules:

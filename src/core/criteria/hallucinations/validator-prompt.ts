@@ -3,7 +3,7 @@
  * agent could know (instructions, user prompt, tool definitions, earlier messages and tool
  * results). ADK's labels (spec §2.6); the text block format is the fallback.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 export const HALLUCINATION_LABELS = ['supported', 'unsupported', 'contradictory', 'disputed', 'not_applicable'] as const
 

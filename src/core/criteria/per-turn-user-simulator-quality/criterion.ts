@@ -12,7 +12,7 @@
  * A turn the judge could not answer at all (no judge configured, every call failed) makes the
  * metric NOT_EVALUATED with that reason, as ADK's raised error does.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { adkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'

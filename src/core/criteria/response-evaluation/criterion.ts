@@ -6,7 +6,7 @@
  * is configured; otherwise, only if the operator opted in, our own prompt goes to the judge model
  * and the result says `judge: "evalstream"`; by default it is NOT_EVALUATED with the reason.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { adkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'

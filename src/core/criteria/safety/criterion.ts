@@ -6,7 +6,7 @@
  * The result says which answered (`judged_by`), since the two scores are not the same measurement.
  * A failure is a null score with its reason, never a silent 1.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { adkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'

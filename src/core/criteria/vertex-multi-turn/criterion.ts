@@ -10,7 +10,7 @@
  * goes to the judge model and the result says `judge: "evalstream"`; by default the metric is
  * NOT_EVALUATED with the reason the judge gives.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { adkObject } from '../../../adk/casing.ts'
 import type { ClosingContext, Criterion, InvocationContext, JudgeAnswer, Outcome } from '../../criterion.ts'
 import { judgedCriterionFields } from '../../judging/options.ts'
