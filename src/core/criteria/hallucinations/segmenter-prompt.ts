@@ -4,6 +4,7 @@
  * the text fallback (spec §2.6).
  */
 import * as z from 'zod'
+import { lazySchema } from '../../../adk/lazy-schema.ts'
 
 const SYSTEM = `You split a text written by an AI agent into sentences so that each can be fact-checked on its own.
 Rules:
@@ -27,5 +28,5 @@ export const SEGMENTER_SCHEMA = {
   required: ['sentences'],
 } as const
 
-export const SegmenterAnswer = z.looseObject({ sentences: z.array(z.string()) })
+export const SegmenterAnswer = lazySchema(() => z.looseObject({ sentences: z.array(z.string()) }))
 export type SegmenterAnswer = z.infer<typeof SegmenterAnswer>

@@ -7,7 +7,7 @@
  * and the result says `judge: "evalstream"`; by default it is NOT_EVALUATED with the reason.
  */
 import type * as z from 'zod'
-import { adkObject } from '../../../adk/casing.ts'
+import { lazyAdkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { meanAggregate } from '../../aggregate.ts'
@@ -19,7 +19,7 @@ import { coherencePrompt, SCORE_ANSWER_SCHEMA } from './prompt.ts'
 
 const KEY = 'response_evaluation_score'
 
-export const ResponseEvaluationCriterion = adkObject(judgedCriterionFields, 'allow')
+export const ResponseEvaluationCriterion = lazyAdkObject(judgedCriterionFields, 'allow')
 type Config = z.infer<typeof ResponseEvaluationCriterion>
 type State = InvocationContext<Config>
 
