@@ -3,7 +3,7 @@
  * and minified), what it is made of (each npm package, and our code by folder, from wrangler's
  * esbuild metafile), and how long workerd takes from `new Miniflare()` to the first /healthz answer.
  *
- *   npx node bench/worker-bundle.bench.ts [runs=5] [--base DIR]
+ *   npx node bench/worker-bundle.bench.ts [runs=5] [--base DIR] [--minify]
  *
  * Cold start is measured side by side in one run for three scripts: the Worker as bundled (its Gemini
  * judge speaks to the API over plain fetch, so @google/genai is not in it; the bench says so); the
@@ -16,7 +16,8 @@
  *
  * `--base DIR` adds a row, interleaved with the others: the Worker of another checkout (DIR, e.g. a
  * `git archive` of an earlier commit with node_modules linked in), bundled the same way, for a
- * before/after in one run.
+ * before/after in one run. `--minify` adds the Worker minified (as `minify = true` in wrangler.toml
+ * would deploy it).
  *
  * Each row also gets workerd's CPU time (Linux: its threads' run time from /proc, read when the first
  * body has arrived) and this process's own CPU time over the same span. On a shared machine the wall
@@ -37,6 +38,8 @@ import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS, WORKERD_BUILD } from '../test/
 const args = process.argv.slice(2)
 const baseAt = args.indexOf('--base')
 const BASE = baseAt >= 0 ? resolve(args.splice(baseAt, 2)[1] ?? '') : undefined
+const minifyAt = args.indexOf('--minify')
+const MINIFY = minifyAt >= 0 && args.splice(minifyAt, 1).length === 1
 const RUNS = Number(args[0] ?? 5)
 const ROOT = new URL('../', import.meta.url).pathname
 if (BASE && !existsSync(join(BASE, 'worker/index.ts'))) throw new Error(`--base ${BASE}: no worker/index.ts there`)
@@ -94,8 +97,8 @@ const withSdk: Plugin = {
 }
 
 /** The Worker (of `root`) bundled as wrangler bundles it (esbuild, workerd conditions), optionally with the SDK's Gemini client. */
-async function esbuildWorker(outfile: string, sdk: boolean, root = ROOT): Promise<void> {
-  await build({ ...WORKERD_BUILD, entryPoints: [join(root, 'worker/index.ts')], outfile, plugins: sdk ? [withSdk] : [] })
+async function esbuildWorker(outfile: string, sdk: boolean, root = ROOT, minify = false): Promise<void> {
+  await build({ ...WORKERD_BUILD, entryPoints: [join(root, 'worker/index.ts')], outfile, plugins: sdk ? [withSdk] : [], minify })
 }
 
 /** The workerd processes this one has started (Linux), by their /proc entries. */
@@ -193,9 +196,11 @@ try {
   const heavy = join(work, 'sdk', 'index.js')
   const floor = join(work, 'floor', 'index.js')
   const base = join(work, 'base', 'index.js')
+  const minifiedScript = join(work, 'min', 'index.js')
   await esbuildWorker(full, false)
   await esbuildWorker(heavy, true)
   if (BASE) await esbuildWorker(base, false, BASE)
+  if (MINIFY) await esbuildWorker(minifiedScript, false, ROOT, true)
   mkdirSync(dirname(floor))
   writeFileSync(
     floor,
@@ -206,6 +211,7 @@ try {
   const rows: Array<[string, string]> = [
     ['the Worker', full],
     ...(BASE ? [['the Worker at --base', base] as [string, string]] : []),
+    ...(MINIFY ? [['the Worker, --minify', minifiedScript] as [string, string]] : []),
     ['with the SDK client', heavy],
     ['trivial Worker', floor],
   ]
