@@ -3,7 +3,7 @@
  * and minified), what it is made of (each npm package, and our code by folder, from wrangler's
  * esbuild metafile), and how long workerd takes from `new Miniflare()` to the first /healthz answer.
  *
- *   npx node bench/worker-bundle.bench.ts [runs=5] [--base DIR] [--minify]
+ *   npx node bench/worker-bundle.bench.ts [runs=5] [--base DIR] [--minify] [--direct]
  *
  * Cold start is measured side by side in one run for three scripts: the Worker as bundled (its Gemini
  * judge speaks to the API over plain fetch, so @google/genai is not in it; the bench says so); the
@@ -23,11 +23,17 @@
  * body has arrived) and this process's own CPU time over the same span. On a shared machine the wall
  * times swing with other load while workerd's CPU time barely moves, so its ratio to the trivial
  * Worker is the steadier figure. This process's part is Miniflare building workerd's configuration,
- * which grows faster than the script (it copies its growing buffer for each piece after the script):
- * local development's cost, not the runtime's.
+ * which grows with the script (its configuration writer copies its whole buffer each time the buffer
+ * grows): local development's cost, not the runtime's, and most of the wall time between the rows.
+ *
+ * `--direct` also starts each script in workerd without Miniflare, interleaved with the rest: the
+ * binary Miniflare runs, given a configuration that embeds the script and the two Durable Object
+ * classes, from its spawn to the first /healthz body, with its CPU time by then.
  */
-import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -40,6 +46,8 @@ const baseAt = args.indexOf('--base')
 const BASE = baseAt >= 0 ? resolve(args.splice(baseAt, 2)[1] ?? '') : undefined
 const minifyAt = args.indexOf('--minify')
 const MINIFY = minifyAt >= 0 && args.splice(minifyAt, 1).length === 1
+const directAt = args.indexOf('--direct')
+const DIRECT = directAt >= 0 && args.splice(directAt, 1).length === 1
 const RUNS = Number(args[0] ?? 5)
 const ROOT = new URL('../', import.meta.url).pathname
 if (BASE && !existsSync(join(BASE, 'worker/index.ts'))) throw new Error(`--base ${BASE}: no worker/index.ts there`)
@@ -125,7 +133,7 @@ function cpuMs(pid: number): number {
   return ns / 1e6
 }
 
-type Start = { ready: number; first: number; workerdCpu: number; nodeCpu: number }
+type Start = { ready: number; first: number; workerdCpu: number; nodeCpu: number; directFirst: number; directCpu: number }
 
 /**
  * Milliseconds from `new Miniflare()` to ready and to the first /healthz body; workerd's CPU time by
@@ -155,9 +163,77 @@ async function coldStart(scriptPath: string): Promise<Start> {
     const workerd = workerdChildren()
     const workerdCpu = workerd.length === 1 ? cpuMs(workerd[0]!) : NaN
     if (response.status !== 200 || !body.includes('"ok":true')) throw new Error(`/healthz answered ${response.status}: ${body}`)
-    return { ready: t1 - t0, first: t2 - t0, workerdCpu, nodeCpu: (cpu.user + cpu.system) / 1000 }
+    return { ready: t1 - t0, first: t2 - t0, workerdCpu, nodeCpu: (cpu.user + cpu.system) / 1000, directFirst: NaN, directCpu: NaN }
   } finally {
     await mf.dispose()
+  }
+}
+
+/** The workerd binary Miniflare runs (the `workerd` package, Miniflare's dependency). */
+function workerdBinary(): string {
+  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve('miniflare'))
+  return (fromMiniflare('workerd') as { default: string }).default
+}
+
+/** A loopback port free a moment ago, for a workerd configuration (it has no port 0 to report back). */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer().once('error', fail)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => done(port))
+    })
+  })
+}
+
+/** Milliseconds from spawning workerd itself (no Miniflare) to the first /healthz body, and its CPU time by then. */
+async function directStart(scriptPath: string, dir: string): Promise<{ first: number; cpu: number }> {
+  mkdirSync(dir)
+  copyFileSync(scriptPath, join(dir, 'index.js'))
+  const port = await freePort()
+  const flags = COMPATIBILITY_FLAGS.map((f) => JSON.stringify(f)).join(', ')
+  writeFileSync(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "index.js", esModule = embed "index.js")],
+  compatibilityDate = "${COMPATIBILITY_DATE}",
+  compatibilityFlags = [${flags}],
+  durableObjectNamespaces = [
+    (className = "EvalSession", uniqueKey = "sessions", enableSql = true),
+    (className = "EvalIndex", uniqueKey = "index", enableSql = true),
+  ],
+  durableObjectStorage = (inMemory = void),
+  bindings = [(name = "SESSIONS", durableObjectNamespace = "EvalSession"), (name = "INDEX", durableObjectNamespace = "EvalIndex")],
+);
+`,
+  )
+  const t0 = performance.now()
+  const child = spawn(workerdBinary(), ['serve', join(dir, 'config.capnp')], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise((done) => child.once('exit', done))
+  try {
+    // Polled until workerd listens: how long that takes is what is measured.
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`workerd exited ${child.exitCode}: ${stderr}`)
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined)
+      if (!response) {
+        await new Promise((done) => setTimeout(done, 2))
+        continue
+      }
+      const body = await response.text()
+      const first = performance.now() - t0
+      if (response.status !== 200 || !body.includes('"ok":true')) throw new Error(`/healthz answered ${response.status}: ${body}`)
+      return { first, cpu: cpuMs(child.pid!) }
+    }
+  } finally {
+    child.kill()
+    await exited
   }
 }
 
@@ -218,7 +294,14 @@ try {
   const times = new Map(rows.map(([name]) => [name, [] as Start[]]))
   // Interleaved, so a burst of load on the shared machine falls on all rows alike.
   for (let run = 0; run < RUNS; run++) {
-    for (const [name, script] of rows) times.get(name)!.push(await coldStart(script))
+    for (const [name, script] of rows) {
+      const start = await coldStart(script)
+      if (DIRECT) {
+        const direct = await directStart(script, join(work, `direct-${run}-${rows.findIndex(([n]) => n === name)}`))
+        Object.assign(start, { directFirst: direct.first, directCpu: direct.cpu })
+      }
+      times.get(name)!.push(start)
+    }
   }
   const med = (name: string, key: keyof Start) => median(times.get(name)!.map((t) => t[key]))
   console.log(
@@ -237,6 +320,21 @@ try {
   }
   for (const [name] of rows.slice(0, -1)) {
     console.log(`  ${name} / trivial Worker: to the first body ${ratio(name, 'first')}; workerd CPU ${ratio(name, 'workerdCpu')}`)
+  }
+  if (DIRECT) {
+    console.log(
+      `\nThe same, workerd started without Miniflare (median of ${RUNS}): spawn to the first /healthz body; workerd CPU time by then:`,
+    )
+    for (const [name] of rows) {
+      console.log(
+        `  ${name.padEnd(22)} ${med(name, 'directFirst').toFixed(0).padStart(5)} ms;  CPU ${
+          med(name, 'directCpu').toFixed(0).padStart(4)
+        } ms`,
+      )
+    }
+    for (const [name] of rows.slice(0, -1)) {
+      console.log(`  ${name} / trivial Worker: to the first body ${ratio(name, 'directFirst')}; workerd CPU ${ratio(name, 'directCpu')}`)
+    }
   }
 } finally {
   rmSync(work, { recursive: true, force: true })
