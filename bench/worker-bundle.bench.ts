@@ -3,7 +3,7 @@
  * and minified), what it is made of (each npm package, and our code by folder, from wrangler's
  * esbuild metafile), and how long workerd takes from `new Miniflare()` to the first /healthz answer.
  *
- *   npx node bench/worker-bundle.bench.ts [runs=5]
+ *   npx node bench/worker-bundle.bench.ts [runs=5] [--base DIR] [--minify] [--direct]
  *
  * Cold start is measured side by side in one run for three scripts: the Worker as bundled (its Gemini
  * judge speaks to the API over plain fetch, so @google/genai is not in it; the bench says so); the
@@ -13,9 +13,29 @@
  * Miniflare's start includes spawning workerd, so only the differences between the rows are the
  * scripts' own parse and top-level evaluation. Everything is written under one temporary folder,
  * removed at the end.
+ *
+ * `--base DIR` adds a row, interleaved with the others: the Worker of another checkout (DIR, e.g. a
+ * `git archive` of an earlier commit with node_modules linked in), bundled the same way, for a
+ * before/after in one run. `--minify` adds the Worker minified (as `minify = true` in wrangler.toml
+ * would deploy it).
+ *
+ * Each row also gets workerd's CPU time (Linux: its threads' run time from /proc, read when the first
+ * body has arrived) and this process's own CPU time over the same span. On a shared machine the wall
+ * times swing with other load while workerd's CPU time barely moves, so its ratio to the trivial
+ * Worker is the steadier figure. This process's part is Miniflare building workerd's configuration
+ * (its writer copies its whole buffer each time it grows), which grows with the script's size, not
+ * in proportion: on 2026-11-27 about 200 ms above the trivial Worker's for 0.6 MB, 420 for 1.1 and
+ * 1.6 MB, 540 for 2 MB. That is local development's cost, not the runtime's, and most of the wall
+ * time between the rows.
+ *
+ * `--direct` also starts each script in workerd without Miniflare, interleaved with the rest: the
+ * binary Miniflare runs, given a configuration that embeds the script and the two Durable Object
+ * classes, from its spawn to the first /healthz body, with its CPU time by then.
  */
-import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -23,8 +43,16 @@ import { build, type Plugin } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS, WORKERD_BUILD } from '../test/support/worker-build.ts'
 
-const RUNS = Number(process.argv[2] ?? 5)
+const args = process.argv.slice(2)
+const baseAt = args.indexOf('--base')
+const BASE = baseAt >= 0 ? resolve(args.splice(baseAt, 2)[1] ?? '') : undefined
+const minifyAt = args.indexOf('--minify')
+const MINIFY = minifyAt >= 0 && args.splice(minifyAt, 1).length === 1
+const directAt = args.indexOf('--direct')
+const DIRECT = directAt >= 0 && args.splice(directAt, 1).length === 1
+const RUNS = Number(args[0] ?? 5)
 const ROOT = new URL('../', import.meta.url).pathname
+if (BASE && !existsSync(join(BASE, 'worker/index.ts'))) throw new Error(`--base ${BASE}: no worker/index.ts there`)
 const BIN = join(ROOT, 'node_modules/.bin')
 const KIB = 1024
 
@@ -78,13 +106,43 @@ const withSdk: Plugin = {
   },
 }
 
-/** The Worker bundled as wrangler bundles it (esbuild, workerd conditions), optionally with the SDK's Gemini client. */
-async function esbuildWorker(outfile: string, sdk: boolean): Promise<void> {
-  await build({ ...WORKERD_BUILD, entryPoints: [join(ROOT, 'worker/index.ts')], outfile, plugins: sdk ? [withSdk] : [] })
+/** The Worker (of `root`) bundled as wrangler bundles it (esbuild, workerd conditions), optionally with the SDK's Gemini client. */
+async function esbuildWorker(outfile: string, sdk: boolean, root = ROOT, minify = false): Promise<void> {
+  await build({ ...WORKERD_BUILD, entryPoints: [join(root, 'worker/index.ts')], outfile, plugins: sdk ? [withSdk] : [], minify })
 }
 
-/** Milliseconds from `new Miniflare()` to ready, and to the first /healthz body. */
-async function coldStart(scriptPath: string): Promise<{ ready: number; first: number }> {
+/** The workerd processes this one has started (Linux), by their /proc entries. */
+function workerdChildren(): number[] {
+  const pids: number[] = []
+  try {
+    for (const task of readdirSync('/proc/self/task')) {
+      for (const pid of readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number)) {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd') pids.push(pid)
+      }
+    }
+  } catch {
+    return [] // not Linux, or the process already gone
+  }
+  return pids
+}
+
+/** Milliseconds a process's threads have run (the first field of each thread's schedstat, in ns). */
+function cpuMs(pid: number): number {
+  let ns = 0
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0])
+  }
+  return ns / 1e6
+}
+
+type Start = { ready: number; first: number; workerdCpu: number; nodeCpu: number; directFirst: number; directCpu: number }
+
+/**
+ * Milliseconds from `new Miniflare()` to ready and to the first /healthz body; workerd's CPU time by
+ * then (NaN where /proc cannot tell) and this process's over the same span.
+ */
+async function coldStart(scriptPath: string): Promise<Start> {
+  const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   const mf = new Miniflare({
     // The module given whole: with `modules: true` Miniflare would parse the script in Node first
@@ -103,10 +161,81 @@ async function coldStart(scriptPath: string): Promise<{ ready: number; first: nu
     const response = await mf.dispatchFetch('http://localhost/healthz')
     const body = await response.text()
     const t2 = performance.now()
+    const cpu = process.cpuUsage(cpu0)
+    const workerd = workerdChildren()
+    const workerdCpu = workerd.length === 1 ? cpuMs(workerd[0]!) : NaN
     if (response.status !== 200 || !body.includes('"ok":true')) throw new Error(`/healthz answered ${response.status}: ${body}`)
-    return { ready: t1 - t0, first: t2 - t0 }
+    return { ready: t1 - t0, first: t2 - t0, workerdCpu, nodeCpu: (cpu.user + cpu.system) / 1000, directFirst: NaN, directCpu: NaN }
   } finally {
     await mf.dispose()
+  }
+}
+
+/** The workerd binary Miniflare runs (the `workerd` package, Miniflare's dependency). */
+function workerdBinary(): string {
+  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve('miniflare'))
+  return (fromMiniflare('workerd') as { default: string }).default
+}
+
+/** A loopback port free a moment ago, for a workerd configuration (it has no port 0 to report back). */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer().once('error', fail)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => done(port))
+    })
+  })
+}
+
+/** Milliseconds from spawning workerd itself (no Miniflare) to the first /healthz body, and its CPU time by then. */
+async function directStart(scriptPath: string, dir: string): Promise<{ first: number; cpu: number }> {
+  mkdirSync(dir)
+  copyFileSync(scriptPath, join(dir, 'index.js'))
+  const port = await freePort()
+  const flags = COMPATIBILITY_FLAGS.map((f) => JSON.stringify(f)).join(', ')
+  writeFileSync(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "index.js", esModule = embed "index.js")],
+  compatibilityDate = "${COMPATIBILITY_DATE}",
+  compatibilityFlags = [${flags}],
+  durableObjectNamespaces = [
+    (className = "EvalSession", uniqueKey = "sessions", enableSql = true),
+    (className = "EvalIndex", uniqueKey = "index", enableSql = true),
+  ],
+  durableObjectStorage = (inMemory = void),
+  bindings = [(name = "SESSIONS", durableObjectNamespace = "EvalSession"), (name = "INDEX", durableObjectNamespace = "EvalIndex")],
+);
+`,
+  )
+  const t0 = performance.now()
+  const child = spawn(workerdBinary(), ['serve', join(dir, 'config.capnp')], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise((done) => child.once('exit', done))
+  try {
+    // Polled until workerd listens: how long that takes is what is measured.
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`workerd exited ${child.exitCode}: ${stderr}`)
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined)
+      if (!response) {
+        await new Promise((done) => setTimeout(done, 2))
+        continue
+      }
+      const body = await response.text()
+      const first = performance.now() - t0
+      if (response.status !== 200 || !body.includes('"ok":true')) throw new Error(`/healthz answered ${response.status}: ${body}`)
+      return { first, cpu: cpuMs(child.pid!) }
+    }
+  } finally {
+    child.kill()
+    await exited
   }
 }
 
@@ -144,8 +273,12 @@ try {
   const full = join(work, 'full', 'index.js')
   const heavy = join(work, 'sdk', 'index.js')
   const floor = join(work, 'floor', 'index.js')
+  const base = join(work, 'base', 'index.js')
+  const minifiedScript = join(work, 'min', 'index.js')
   await esbuildWorker(full, false)
   await esbuildWorker(heavy, true)
+  if (BASE) await esbuildWorker(base, false, BASE)
+  if (MINIFY) await esbuildWorker(minifiedScript, false, ROOT, true)
   mkdirSync(dirname(floor))
   writeFileSync(
     floor,
@@ -153,28 +286,57 @@ try {
       'export class EvalSession extends DurableObject {}\nexport class EvalIndex extends DurableObject {}\n' +
       'export default { fetch() { return Response.json({ ok: true }) } }\n',
   )
-  const rows: Array<[string, string]> = [['the Worker', full], ['with the SDK client', heavy], ['trivial Worker', floor]]
-  const times = new Map(rows.map(([name]) => [name, { ready: [] as number[], first: [] as number[] }]))
+  const rows: Array<[string, string]> = [
+    ['the Worker', full],
+    ...(BASE ? [['the Worker at --base', base] as [string, string]] : []),
+    ...(MINIFY ? [['the Worker, --minify', minifiedScript] as [string, string]] : []),
+    ['with the SDK client', heavy],
+    ['trivial Worker', floor],
+  ]
+  const times = new Map(rows.map(([name]) => [name, [] as Start[]]))
   // Interleaved, so a burst of load on the shared machine falls on all rows alike.
   for (let run = 0; run < RUNS; run++) {
     for (const [name, script] of rows) {
-      const t = await coldStart(script)
-      times.get(name)!.ready.push(t.ready)
-      times.get(name)!.first.push(t.first)
+      const start = await coldStart(script)
+      if (DIRECT) {
+        const direct = await directStart(script, join(work, `direct-${run}-${rows.findIndex(([n]) => n === name)}`))
+        Object.assign(start, { directFirst: direct.first, directCpu: direct.cpu })
+      }
+      times.get(name)!.push(start)
     }
   }
-  console.log(`\nCold start, median of ${RUNS} fresh workerd processes (new Miniflare() to ready / to the first /healthz body):`)
+  const med = (name: string, key: keyof Start) => median(times.get(name)!.map((t) => t[key]))
+  console.log(
+    `\nCold start, median of ${RUNS} fresh workerd processes: new Miniflare() to ready / to the first /healthz body;` +
+      ' workerd CPU time by then; this process (Miniflare) CPU time:',
+  )
   for (const [name, script] of rows) {
-    const t = times.get(name)!
     const size = `${kib(statSync(script).size)} raw, ${kib(gzipped(script))} gzip`
-    console.log(
-      `  ${name.padEnd(22)} ${median(t.ready).toFixed(0).padStart(5)} ms / ${median(t.first).toFixed(0).padStart(5)} ms   (${size})`,
-    )
+    const wall = `${med(name, 'ready').toFixed(0).padStart(5)} ms / ${med(name, 'first').toFixed(0).padStart(5)} ms`
+    const cpu = `${med(name, 'workerdCpu').toFixed(0).padStart(4)} ms; ${med(name, 'nodeCpu').toFixed(0).padStart(4)} ms`
+    console.log(`  ${name.padEnd(22)} ${wall};  CPU ${cpu}   (${size})`)
   }
-  const trivial = median(times.get('trivial Worker')!.first)
-  for (const name of ['the Worker', 'with the SDK client']) {
-    const first = median(times.get(name)!.first)
-    console.log(`  ${name} / trivial Worker, to the first body: ${(first / trivial).toFixed(2)}x (${(first - trivial).toFixed(0)} ms more)`)
+  const ratio = (name: string, key: keyof Start) => {
+    const [a, b] = [med(name, key), med('trivial Worker', key)]
+    return `${(a / b).toFixed(2)}x (${(a - b).toFixed(0)} ms more)`
+  }
+  for (const [name] of rows.slice(0, -1)) {
+    console.log(`  ${name} / trivial Worker: to the first body ${ratio(name, 'first')}; workerd CPU ${ratio(name, 'workerdCpu')}`)
+  }
+  if (DIRECT) {
+    console.log(
+      `\nThe same, workerd started without Miniflare (median of ${RUNS}): spawn to the first /healthz body; workerd CPU time by then:`,
+    )
+    for (const [name] of rows) {
+      console.log(
+        `  ${name.padEnd(22)} ${med(name, 'directFirst').toFixed(0).padStart(5)} ms;  CPU ${
+          med(name, 'directCpu').toFixed(0).padStart(4)
+        } ms`,
+      )
+    }
+    for (const [name] of rows.slice(0, -1)) {
+      console.log(`  ${name} / trivial Worker: to the first body ${ratio(name, 'directFirst')}; workerd CPU ${ratio(name, 'directCpu')}`)
+    }
   }
 } finally {
   rmSync(work, { recursive: true, force: true })

@@ -4,8 +4,9 @@
  * `adkObject` reproduces that with zod: aliases are renamed to the snake_case field name before
  * validation, so the rest of evalstream sees one spelling, the one ADK writes to files.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { isRecord } from './json.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /** What a model does with keys it does not know: pydantic's `extra` setting. */
 export type ExtraKeys = 'forbid' | 'allow' | 'ignore'
@@ -49,6 +50,14 @@ export function renameAliases(input: unknown, fieldNames: readonly string[]): un
   return renamed ?? input
 }
 
+/** The object schema behind an ADK model, by its `extra` setting. */
+function modelObject<Shape extends z.ZodRawShape>(shape: Shape, extra: ExtraKeys): z.ZodObject<Shape, z.core.$strip> {
+  return (extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)) as z.ZodObject<
+    Shape,
+    z.core.$strip
+  >
+}
+
 /**
  * A zod object for an ADK model: accepts snake_case or camelCase keys, outputs snake_case.
  * @example
@@ -57,13 +66,34 @@ export function renameAliases(input: unknown, fieldNames: readonly string[]): un
  */
 export function adkObject<Shape extends z.ZodRawShape>(shape: Shape, extra: ExtraKeys): AdkObject<Shape> {
   const fieldNames = Object.keys(shape)
-  const object = extra === 'forbid' ? z.strictObject(shape) : extra === 'allow' ? z.looseObject(shape) : z.object(shape)
   // The field names ride along, so code that reads the same models another way (event-fast.ts)
   // can be checked against this one list.
   return Object.assign(
-    z.preprocess((input) => renameAliases(input, fieldNames), object),
+    z.preprocess((input) => renameAliases(input, fieldNames), modelObject(shape, extra)),
     { fieldNames: fieldNames as readonly (keyof Shape & string)[] },
   )
+}
+
+/** What `lazyAdkObject` builds: `adkObject`'s alias renaming in front of an object schema made on first use. */
+export type LazyAdkObject<Shape extends z.ZodRawShape> =
+  & z.ZodPreprocess<z.ZodLazy<z.ZodObject<Shape, z.core.$strip>>>
+  & { readonly fieldNames: readonly (keyof Shape & string)[] }
+
+/**
+ * `adkObject` whose object schema is built on first use (lazy-schema.ts): the shape is a function,
+ * called then, and so are the field names. The renaming stays in front, where adkObject has it:
+ * zod's JSON Schema looks through a preprocess, not through a lazy, for whether a field that holds
+ * this model is required.
+ * @example
+ * const Rubric = lazyAdkObject(() => ({ rubric_id: z.string() }), 'forbid')
+ * Rubric.parse({ rubricId: 'r1' }) // { rubric_id: 'r1' }
+ */
+export function lazyAdkObject<Shape extends z.ZodRawShape>(shape: () => Shape, extra: ExtraKeys): LazyAdkObject<Shape> {
+  const object = lazySchema(() => modelObject(shape(), extra))
+  let fieldNames: (keyof Shape & string)[] | undefined
+  const names = () => (fieldNames ??= Object.keys(object.unwrap().shape) as (keyof Shape & string)[])
+  const model = z.preprocess((input) => renameAliases(input, names()), object)
+  return Object.defineProperty(model, 'fieldNames', { get: names, enumerable: true }) as LazyAdkObject<Shape>
 }
 
 /**

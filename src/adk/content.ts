@@ -5,8 +5,8 @@
  * SDK version (every release adds Part fields). evalstream types the fields it reads and keeps any
  * other key as it is, so newer agents' events and files still load.
  */
-import { z } from 'zod'
-import { type AdkModel, adkObject, optionalField } from './casing.ts'
+import * as z from 'zod'
+import { type AdkModel, lazyAdkObject, optionalField } from './casing.ts'
 
 /** JSON `null` is how migrated ADK files spell "absent"; treat both the same. */
 const optional = optionalField
@@ -20,15 +20,15 @@ export type FunctionCall = {
   partial_args?: unknown
   will_continue?: boolean
 }
-export const FunctionCall: AdkModel<FunctionCall> = adkObject(
-  {
+export const FunctionCall: AdkModel<FunctionCall> = lazyAdkObject(
+  () => ({
     id: optional(z.string()),
     name: z.string(),
     // `args: null` and a missing `args` are the same to ADK (None), and both differ from `{}`.
     args: optional(z.record(z.string(), z.unknown())),
     partial_args: optional(z.unknown()),
     will_continue: optional(z.boolean()),
-  },
+  }),
   'allow',
 )
 
@@ -40,14 +40,14 @@ export type FunctionResponse = {
   will_continue?: boolean
   scheduling?: string
 }
-export const FunctionResponse: AdkModel<FunctionResponse> = adkObject(
-  {
+export const FunctionResponse: AdkModel<FunctionResponse> = lazyAdkObject(
+  () => ({
     id: optional(z.string()),
     name: optional(z.string()),
     response: optional(z.record(z.string(), z.unknown())),
     will_continue: optional(z.boolean()),
     scheduling: optional(z.string()),
-  },
+  }),
   'allow',
 )
 
@@ -64,8 +64,8 @@ export type Part = {
   code_execution_result?: Record<string, unknown>
   video_metadata?: Record<string, unknown>
 }
-export const Part: AdkModel<Part> = adkObject(
-  {
+export const Part: AdkModel<Part> = lazyAdkObject(
+  () => ({
     text: optional(z.string()),
     thought: optional(z.boolean()),
     thought_signature: optional(z.string()),
@@ -76,7 +76,7 @@ export const Part: AdkModel<Part> = adkObject(
     executable_code: optional(z.record(z.string(), z.unknown())),
     code_execution_result: optional(z.record(z.string(), z.unknown())),
     video_metadata: optional(z.record(z.string(), z.unknown())),
-  },
+  }),
   'allow',
 )
 
@@ -85,11 +85,11 @@ export type Content = {
   role?: string
   parts?: Part[]
 }
-export const Content: AdkModel<Content> = adkObject(
-  {
+export const Content: AdkModel<Content> = lazyAdkObject(
+  () => ({
     role: optional(z.string()),
     parts: optional(z.array(Part)),
-  },
+  }),
   'allow',
 )
 

@@ -3,8 +3,9 @@
  * evaluator runs. Each criterion is kept as ADK keeps it, a BaseCriterion with every extra key in its
  * original spelling; each criterion re-validates its own options later (match_type, judge options...).
  */
-import { z } from 'zod'
-import { type AdkModel, adkObject, optionalField } from './casing.ts'
+import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
+import { type AdkModel, adkObject, lazyAdkObject, optionalField } from './casing.ts'
 import { laxFloat } from './eval-set.ts'
 import { parseErrorFromZod, type ParseFailure } from './parse-error.ts'
 import { isRecord } from './json.ts'
@@ -23,8 +24,8 @@ export type BaseCriterion = {
   /** Extras are typed `unknown`: each criterion parses its own options. */
   [option: string]: unknown
 }
-export const BaseCriterion: AdkModel<BaseCriterion> = adkObject(
-  { threshold: laxFloat, include_intermediate_responses_in_final: z.boolean().default(false) },
+export const BaseCriterion: AdkModel<BaseCriterion> = lazyAdkObject(
+  () => ({ threshold: laxFloat, include_intermediate_responses_in_final: z.boolean().default(false) }),
   'allow',
 )
 
@@ -40,12 +41,12 @@ export type CustomMetricConfig = {
   metric_info?: unknown
   description?: string
 }
-export const CustomMetricConfig: AdkModel<CustomMetricConfig> = adkObject(
-  {
+export const CustomMetricConfig: AdkModel<CustomMetricConfig> = lazyAdkObject(
+  () => ({
     code_config: adkObject({ name: z.string() }, 'allow'),
     metric_info: nullish(z.unknown()),
     description: nullish(z.string()),
-  },
+  }),
   'ignore',
 )
 
@@ -59,8 +60,8 @@ export type EvalConfig = {
   custom_metrics?: Record<string, CustomMetricConfig>
   user_simulator_config?: Record<string, unknown>
 }
-export const EvalConfig: AdkModel<EvalConfig> = adkObject(
-  {
+export const EvalConfig: AdkModel<EvalConfig> = lazyAdkObject(
+  () => ({
     criteria: z
       .record(z.string(), CriterionValue)
       .nullish()
@@ -68,14 +69,21 @@ export const EvalConfig: AdkModel<EvalConfig> = adkObject(
     custom_metrics: nullish(z.record(z.string(), CustomMetricConfig)),
     // BaseUserSimulatorConfig has extra="allow"; its typed fields are the simulator's business.
     user_simulator_config: nullish(z.record(z.string(), z.unknown())),
-  },
+  }),
   'ignore',
 )
 
-/** What ADK uses with no config file (or a path that does not exist). */
-export const DEFAULT_EVAL_CONFIG: EvalConfig = EvalConfig.parse({
-  criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 },
-})
+/**
+ * What ADK uses with no config file (or a path that does not exist): `{ criteria: {
+ * tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }` as EvalConfig parses it, written
+ * out so that loading this module builds no schema (tested equal to the parse).
+ */
+export const DEFAULT_EVAL_CONFIG: EvalConfig = {
+  criteria: {
+    tool_trajectory_avg_score: { threshold: 1.0, include_intermediate_responses_in_final: false },
+    response_match_score: { threshold: 0.8, include_intermediate_responses_in_final: false },
+  },
+}
 
 /** The only criteria AgentEvaluator allows with a flat legacy `.test.json` (spec §1.3). */
 export const FLAT_LEGACY_CRITERIA = [
@@ -89,15 +97,17 @@ export const FLAT_LEGACY_CRITERIA = [
  * ADK's EvalMetric: one entry of the config, ready to run. A metric given without a criterion (the
  * web UI sends `{metric_name, threshold}`) gets `BaseCriterion(threshold)`, as ADK's evaluators do.
  */
-export const EvalMetric: z.ZodType<EvalMetric> = adkObject(
-  {
-    metric_name: z.string(),
-    threshold: laxFloat,
-    criterion: nullish(BaseCriterion),
-    custom_function_path: nullish(z.string()),
-  },
-  'forbid',
-).transform((m): EvalMetric => ({ ...m, criterion: m.criterion ?? BaseCriterion.parse({ threshold: m.threshold }) }))
+export const EvalMetric: z.ZodType<EvalMetric> = lazySchema(() =>
+  adkObject(
+    {
+      metric_name: z.string(),
+      threshold: laxFloat,
+      criterion: nullish(BaseCriterion),
+      custom_function_path: nullish(z.string()),
+    },
+    'forbid',
+  ).transform((m): EvalMetric => ({ ...m, criterion: m.criterion ?? BaseCriterion.parse({ threshold: m.threshold }) }))
+)
 export type EvalMetric = {
   metric_name: string
   /** Null only for metrics ADK reports without configuration (the informational efficiency metrics). */

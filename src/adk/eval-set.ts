@@ -5,8 +5,9 @@
  * top-level keys are ignored; everything below it accepts both casings and rejects unknown keys, so a
  * typo inside an eval case fails the whole file, as it does in ADK.
  */
-import { z } from 'zod'
-import { type AdkModel, adkObject, optionalField } from './casing.ts'
+import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
+import { type AdkModel, lazyAdkObject, optionalField } from './casing.ts'
 import { Invocation, Rubric } from './invocation.ts'
 
 const nullish = optionalField
@@ -29,15 +30,15 @@ export type SessionInput = {
   user_id: string
   state: Record<string, unknown>
 }
-export const SessionInput: AdkModel<SessionInput> = adkObject(
-  {
+export const SessionInput: AdkModel<SessionInput> = lazyAdkObject(
+  () => ({
     app_name: z.string(),
     user_id: z.string(),
     state: z
       .record(z.string(), z.unknown())
       .nullish()
       .transform((v) => v ?? {}),
-  },
+  }),
   'forbid',
 )
 
@@ -48,13 +49,13 @@ export type PersonaBehavior = {
   behavior_instructions: string[]
   violation_rubrics: string[]
 }
-export const PersonaBehavior: AdkModel<PersonaBehavior> = adkObject(
-  {
+export const PersonaBehavior: AdkModel<PersonaBehavior> = lazyAdkObject(
+  () => ({
     name: z.string(),
     description: z.string(),
     behavior_instructions: z.array(z.string()),
     violation_rubrics: z.array(z.string()),
-  },
+  }),
   'forbid',
 )
 
@@ -64,8 +65,8 @@ export type UserPersona = {
   description: string
   behaviors: PersonaBehavior[]
 }
-export const UserPersona: AdkModel<UserPersona> = adkObject(
-  { id: z.string(), description: z.string(), behaviors: z.array(PersonaBehavior) },
+export const UserPersona: AdkModel<UserPersona> = lazyAdkObject(
+  () => ({ id: z.string(), description: z.string(), behaviors: z.array(PersonaBehavior) }),
   'forbid',
 )
 
@@ -79,12 +80,12 @@ export type ConversationScenario = {
   /** A persona, or the id of a built-in one (`BUILT_IN_PERSONAS`). */
   user_persona?: UserPersona | string
 }
-export const ConversationScenario: AdkModel<ConversationScenario> = adkObject(
-  {
+export const ConversationScenario: AdkModel<ConversationScenario> = lazyAdkObject(
+  () => ({
     starting_prompt: z.string(),
     conversation_plan: z.string(),
     user_persona: nullish(z.union([UserPersona, z.string()])),
-  },
+  }),
   'forbid',
 )
 
@@ -98,8 +99,8 @@ export type EvalCase = {
   rubrics?: Rubric[]
   final_session_state?: Record<string, unknown>
 }
-export const EvalCase: z.ZodType<EvalCase> = adkObject(
-  {
+export const EvalCase: z.ZodType<EvalCase> = lazyAdkObject(
+  () => ({
     eval_id: z.string(),
     conversation: nullish(z.array(Invocation)),
     conversation_scenario: nullish(ConversationScenario),
@@ -107,7 +108,7 @@ export const EvalCase: z.ZodType<EvalCase> = adkObject(
     creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
     rubrics: nullish(z.array(Rubric)),
     final_session_state: nullish(z.record(z.string(), z.unknown())),
-  },
+  }),
   'forbid',
 ).superRefine((evalCase, ctx) => {
   // ADK's model validator: a case is either a static conversation or a simulated one, never both.
@@ -131,13 +132,15 @@ export type EvalSet = {
   eval_cases: EvalCase[]
   creation_timestamp: number
 }
-export const EvalSet: z.ZodType<EvalSet> = z.object({
-  eval_set_id: z.string(),
-  name: nullish(z.string()),
-  description: nullish(z.string()),
-  eval_cases: z.array(EvalCase),
-  creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
-})
+export const EvalSet: z.ZodType<EvalSet> = lazySchema(() =>
+  z.object({
+    eval_set_id: z.string(),
+    name: nullish(z.string()),
+    description: nullish(z.string()),
+    eval_cases: z.array(EvalCase),
+    creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
+  })
+)
 
 /** The camelCase spellings of EvalSet's keys, which ADK does not accept (used for a hint). */
 export const CAMEL_EVAL_SET_KEYS = ['evalSetId', 'evalCases', 'creationTimestamp'] as const

@@ -3,8 +3,8 @@
  * (snake_case). Both spellings are accepted; the fields evalstream reads are typed and every other
  * field is kept, so a proxied or stored event loses nothing.
  */
-import { z } from 'zod'
-import { type AdkModel, adkObject, optionalField } from './casing.ts'
+import * as z from 'zod'
+import { type AdkModel, lazyAdkObject, optionalField } from './casing.ts'
 import { Content } from './content.ts'
 
 const nullish = optionalField
@@ -27,14 +27,14 @@ export type EventActions = {
   state_delta?: Record<string, unknown>
   artifact_delta?: Record<string, unknown>
 }
-export const EventActions: AdkModel<EventActions> = adkObject(
-  {
+export const EventActions: AdkModel<EventActions> = lazyAdkObject(
+  () => ({
     skip_summarization: nullish(z.boolean()),
     transfer_to_agent: nullish(z.string()),
     escalate: nullish(z.boolean()),
     state_delta: nullish(z.record(z.string(), z.unknown())),
     artifact_delta: nullish(z.record(z.string(), z.unknown())),
-  },
+  }),
   'allow',
 )
 
@@ -57,8 +57,8 @@ export type AdkEvent = {
   finish_reason?: string
   usage_metadata?: Record<string, unknown>
 }
-export const AdkEvent: AdkModel<AdkEvent> = adkObject(
-  {
+export const AdkEvent: AdkModel<AdkEvent> = lazyAdkObject(
+  () => ({
     id: nullish(z.string()),
     invocation_id: nullish(z.string()),
     author: nullish(z.string()),
@@ -74,7 +74,7 @@ export const AdkEvent: AdkModel<AdkEvent> = adkObject(
     error_message: nullish(z.string()),
     finish_reason: nullish(z.string()),
     usage_metadata: nullish(z.record(z.string(), z.unknown())),
-  },
+  }),
   'allow',
 )
 

@@ -3,8 +3,9 @@
  * intermediate data in its two shapes, rubrics and app details. Field names are ADK's snake_case;
  * camelCase aliases are accepted on input (spec §1.1), unknown keys are rejected as ADK does.
  */
-import { z } from 'zod'
-import { type AdkModel, adkObject, optionalField } from './casing.ts'
+import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
+import { type AdkModel, lazyAdkObject, optionalField } from './casing.ts'
 import { Content, FunctionCall, FunctionResponse, Part } from './content.ts'
 
 const nullish = optionalField
@@ -13,7 +14,7 @@ const nullish = optionalField
 export type RubricContent = {
   text_property?: string
 }
-export const RubricContent: AdkModel<RubricContent> = adkObject({ text_property: nullish(z.string()) }, 'forbid')
+export const RubricContent: AdkModel<RubricContent> = lazyAdkObject(() => ({ text_property: nullish(z.string()) }), 'forbid')
 
 /** One property a judge checks an answer against. */
 export type Rubric = {
@@ -22,13 +23,13 @@ export type Rubric = {
   description?: string
   type?: string
 }
-export const Rubric: AdkModel<Rubric> = adkObject(
-  {
+export const Rubric: AdkModel<Rubric> = lazyAdkObject(
+  () => ({
     rubric_id: z.string(),
     rubric_content: RubricContent,
     description: nullish(z.string()),
     type: nullish(z.string()),
-  },
+  }),
   'forbid',
 )
 
@@ -38,15 +39,15 @@ export type IntermediateData = {
   tool_responses: FunctionResponse[]
   intermediate_responses: [string, Part[]][]
 }
-export const IntermediateData: AdkModel<IntermediateData> = adkObject(
-  {
+export const IntermediateData: AdkModel<IntermediateData> = lazyAdkObject(
+  () => ({
     tool_uses: z.array(FunctionCall).nullish().transform((v) => v ?? []),
     tool_responses: z.array(FunctionResponse).nullish().transform((v) => v ?? []),
     intermediate_responses: z
       .array(z.tuple([z.string(), z.array(Part)]))
       .nullish()
       .transform((v) => v ?? []),
-  },
+  }),
   'forbid',
 )
 
@@ -55,8 +56,8 @@ export type InvocationEvent = {
   author: string
   content: Content | null
 }
-export const InvocationEvent: AdkModel<InvocationEvent> = adkObject(
-  { author: z.string(), content: Content.nullish().transform((v) => v ?? null) },
+export const InvocationEvent: AdkModel<InvocationEvent> = lazyAdkObject(
+  () => ({ author: z.string(), content: Content.nullish().transform((v) => v ?? null) }),
   'forbid',
 )
 
@@ -64,7 +65,10 @@ export const InvocationEvent: AdkModel<InvocationEvent> = adkObject(
 export type InvocationEvents = {
   invocation_events: InvocationEvent[]
 }
-export const InvocationEvents: AdkModel<InvocationEvents> = adkObject({ invocation_events: z.array(InvocationEvent).default([]) }, 'forbid')
+export const InvocationEvents: AdkModel<InvocationEvents> = lazyAdkObject(
+  () => ({ invocation_events: z.array(InvocationEvent).default([]) }),
+  'forbid',
+)
 
 /**
  * `IntermediateData | InvocationEvents`. pydantic ends up choosing by the keys present (both shapes
@@ -72,17 +76,19 @@ export const InvocationEvents: AdkModel<InvocationEvents> = adkObject({ invocati
  * `invocation_events` is InvocationEvents, anything else IntermediateData (`{}` included). Unlike
  * z.union, this reports a bad file's errors inside the shape its author meant.
  */
-export const IntermediateDataOrEvents: z.ZodType<IntermediateData | InvocationEvents> = z.unknown().transform(
-  (value, ctx): IntermediateData | InvocationEvents => {
-    const isEvents = typeof value === 'object' && value !== null && ('invocation_events' in value || 'invocationEvents' in value)
-    const parsed = isEvents
-      ? InvocationEvents.safeParse(value, { reportInput: true })
-      : IntermediateData.safeParse(value, { reportInput: true })
-    if (parsed.success) return parsed.data
-    // Issue paths are relative to this value; zod prefixes them with where it sits in the document.
-    for (const issue of parsed.error.issues) ctx.issues.push(issue as (typeof ctx.issues)[number])
-    return z.NEVER
-  },
+export const IntermediateDataOrEvents: z.ZodType<IntermediateData | InvocationEvents> = lazySchema(() =>
+  z.unknown().transform(
+    (value, ctx): IntermediateData | InvocationEvents => {
+      const isEvents = typeof value === 'object' && value !== null && ('invocation_events' in value || 'invocationEvents' in value)
+      const parsed = isEvents
+        ? InvocationEvents.safeParse(value, { reportInput: true })
+        : IntermediateData.safeParse(value, { reportInput: true })
+      if (parsed.success) return parsed.data
+      // Issue paths are relative to this value; zod prefixes them with where it sits in the document.
+      for (const issue of parsed.error.issues) ctx.issues.push(issue as (typeof ctx.issues)[number])
+      return z.NEVER
+    },
+  )
 )
 
 /** An agent of the app: its name, instructions and tool declarations. */
@@ -91,19 +97,22 @@ export type AgentDetails = {
   instructions: string
   tool_declarations: unknown[]
 }
-export const AgentDetails: AdkModel<AgentDetails> = adkObject(
-  {
+export const AgentDetails: AdkModel<AgentDetails> = lazyAdkObject(
+  () => ({
     name: z.string(),
     instructions: z.string().default(''),
     tool_declarations: z.array(z.unknown()).default([]),
-  },
+  }),
   'forbid',
 )
 /** The app's agents, by name. */
 export type AppDetails = {
   agent_details: Record<string, AgentDetails>
 }
-export const AppDetails: AdkModel<AppDetails> = adkObject({ agent_details: z.record(z.string(), AgentDetails).default({}) }, 'forbid')
+export const AppDetails: AdkModel<AppDetails> = lazyAdkObject(
+  () => ({ agent_details: z.record(z.string(), AgentDetails).default({}) }),
+  'forbid',
+)
 
 /** One user turn and the agent's answer to it. */
 export type Invocation = {
@@ -115,8 +124,8 @@ export type Invocation = {
   rubrics?: Rubric[]
   app_details?: AppDetails
 }
-export const Invocation: AdkModel<Invocation> = adkObject(
-  {
+export const Invocation: AdkModel<Invocation> = lazyAdkObject(
+  () => ({
     invocation_id: z.string().default(''),
     user_content: Content,
     final_response: nullish(Content),
@@ -124,7 +133,7 @@ export const Invocation: AdkModel<Invocation> = adkObject(
     creation_timestamp: z.coerce.number().default(0),
     rubrics: nullish(z.array(Rubric)),
     app_details: nullish(AppDetails),
-  },
+  }),
   'forbid',
 )
 

@@ -10,7 +10,8 @@
  * n-th invocation (0-based) of case `c` gets the id `${c}-${n}` and every timestamp is the
  * `timestamp` option (default 0). Scores do not depend on either.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import { EvalSet } from './eval-set.ts'
 
 /** An expected tool call of a legacy row. */
@@ -18,10 +19,12 @@ export type LegacyToolUse = {
   tool_name: string
   tool_input?: Record<string, unknown> | null
 }
-export const LegacyToolUse: z.ZodType<LegacyToolUse> = z.object({
-  tool_name: z.string(),
-  tool_input: z.record(z.string(), z.unknown()).nullish(),
-})
+export const LegacyToolUse: z.ZodType<LegacyToolUse> = lazySchema(() =>
+  z.object({
+    tool_name: z.string(),
+    tool_input: z.record(z.string(), z.unknown()).nullish(),
+  })
+)
 
 /** One turn of a legacy file: the query, the expected calls and responses, the reference answer. */
 export type LegacyRow = {
@@ -30,16 +33,18 @@ export type LegacyRow = {
   expected_intermediate_agent_responses?: { author: string; text: string }[]
   reference?: string
 }
-export const LegacyRow: z.ZodType<LegacyRow> = z.object({
-  query: z.string(),
-  expected_tool_use: z.array(LegacyToolUse).optional(),
-  expected_intermediate_agent_responses: z.array(z.object({ author: z.string(), text: z.string() })).optional(),
-  reference: z.string().optional(),
-})
+export const LegacyRow: z.ZodType<LegacyRow> = lazySchema(() =>
+  z.object({
+    query: z.string(),
+    expected_tool_use: z.array(LegacyToolUse).optional(),
+    expected_intermediate_agent_responses: z.array(z.object({ author: z.string(), text: z.string() })).optional(),
+    reference: z.string().optional(),
+  })
+)
 
 /** The flat legacy list: the rows of a single case. */
 export type FlatLegacyList = LegacyRow[]
-export const FlatLegacyList: z.ZodType<FlatLegacyList> = z.array(LegacyRow)
+export const FlatLegacyList: z.ZodType<FlatLegacyList> = lazySchema(() => z.array(LegacyRow))
 
 /** The session a named legacy case starts from. */
 export type LegacyInitialSession = {
@@ -47,11 +52,13 @@ export type LegacyInitialSession = {
   user_id?: string
   state?: Record<string, unknown>
 }
-export const LegacyInitialSession: z.ZodType<LegacyInitialSession> = z.object({
-  app_name: z.string().optional(),
-  user_id: z.string().optional(),
-  state: z.record(z.string(), z.unknown()).optional(),
-})
+export const LegacyInitialSession: z.ZodType<LegacyInitialSession> = lazySchema(() =>
+  z.object({
+    app_name: z.string().optional(),
+    user_id: z.string().optional(),
+    state: z.record(z.string(), z.unknown()).optional(),
+  })
+)
 
 /** One case of the named legacy list. */
 export type NamedLegacyCase = {
@@ -59,13 +66,15 @@ export type NamedLegacyCase = {
   data: LegacyRow[]
   initial_session?: LegacyInitialSession | null
 }
-export const NamedLegacyCase: z.ZodType<NamedLegacyCase> = z.object({
-  name: z.string(),
-  data: z.array(LegacyRow),
-  initial_session: LegacyInitialSession.nullish(),
-})
+export const NamedLegacyCase: z.ZodType<NamedLegacyCase> = lazySchema(() =>
+  z.object({
+    name: z.string(),
+    data: z.array(LegacyRow),
+    initial_session: LegacyInitialSession.nullish(),
+  })
+)
 export type NamedLegacyList = NamedLegacyCase[]
-export const NamedLegacyList: z.ZodType<NamedLegacyList> = z.array(NamedLegacyCase)
+export const NamedLegacyList: z.ZodType<NamedLegacyList> = lazySchema(() => z.array(NamedLegacyCase))
 
 export type LegacyConversionOptions = {
   evalSetId: string

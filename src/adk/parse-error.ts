@@ -3,7 +3,7 @@
  * with a 2,000-line eval set needs the file, the JSON path (`$.eval_cases[0].conversation[1]...`),
  * what was expected and what was found, and nothing else: no stack, no dump of the whole input.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { jsonErrorOffset } from './json-position.ts'
 
 /** One problem at one place in the document. */

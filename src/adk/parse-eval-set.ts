@@ -2,7 +2,7 @@
  * Reads an eval set in any of the formats ADK reads, in AgentEvaluator's order: EvalSet first, then
  * the named legacy list (`adk eval` converts it), then the flat legacy list (pytest only).
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { CAMEL_EVAL_SET_KEYS, EvalSet } from './eval-set.ts'
 import { findLongList } from './json-bounds.ts'
 import { convertFlatLegacy, convertNamedLegacy, FlatLegacyList, type LegacyInitialSession, NamedLegacyList } from './legacy.ts'

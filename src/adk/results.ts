@@ -3,9 +3,10 @@
  * EvalSetResult. Files store statuses as 1/2/3; in memory they are EvalStatus names (status.ts), and
  * results-json.ts writes the numbers back. Absent values are `null` here, as they are in the files.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import { type CaseStatus, caseStatus, EVAL_STATUS_CODE, type EvalStatus, statusFromCode } from './status.ts'
-import { type AdkModel, adkObject, optionalField } from './casing.ts'
+import { type AdkModel, adkObject, lazyAdkObject, optionalField } from './casing.ts'
 import { BaseCriterion, type EvalMetric } from './eval-config.ts'
 import { laxFloat } from './eval-set.ts'
 import { Invocation } from './invocation.ts'
@@ -13,15 +14,17 @@ import { Invocation } from './invocation.ts'
 const orNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null)
 
 /** 1/2/3/4 as in files, or the names as in evalstream's own JSON. */
-export const EvalStatusField: z.ZodType<EvalStatus> = z
-  .union([
-    z.literal(1),
-    z.literal(2),
-    z.literal(3),
-    z.literal(4),
-    z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL']),
-  ])
-  .transform((v): EvalStatus => (typeof v === 'number' ? statusFromCode(v) : v))
+export const EvalStatusField: z.ZodType<EvalStatus> = lazySchema(() =>
+  z
+    .union([
+      z.literal(1),
+      z.literal(2),
+      z.literal(3),
+      z.literal(4),
+      z.enum(['PASSED', 'FAILED', 'NOT_EVALUATED', 'INFORMATIONAL']),
+    ])
+    .transform((v): EvalStatus => (typeof v === 'number' ? statusFromCode(v) : v))
+)
 
 /** A judge's verdict on one rubric. */
 export type RubricScore = {
@@ -29,8 +32,8 @@ export type RubricScore = {
   rationale: string | null
   score: number | null
 }
-export const RubricScore: AdkModel<RubricScore> = adkObject(
-  { rubric_id: z.string(), rationale: orNull(z.string()), score: orNull(laxFloat) },
+export const RubricScore: AdkModel<RubricScore> = lazyAdkObject(
+  () => ({ rubric_id: z.string(), rationale: orNull(z.string()), score: orNull(laxFloat) }),
   'forbid',
 )
 
@@ -60,8 +63,8 @@ export type TokenUsageDetails = {
   candidates_tokens: number | null
   reasoning_tokens: number | null
 }
-export const TokenUsageDetails: AdkModel<TokenUsageDetails> = adkObject(
-  {
+export const TokenUsageDetails: AdkModel<TokenUsageDetails> = lazyAdkObject(
+  () => ({
     total_tokens: orNull(laxFloat),
     input_tokens: orNull(laxFloat),
     prompt_tokens: orNull(laxFloat),
@@ -70,7 +73,7 @@ export const TokenUsageDetails: AdkModel<TokenUsageDetails> = adkObject(
     output_tokens: orNull(laxFloat),
     candidates_tokens: orNull(laxFloat),
     reasoning_tokens: orNull(laxFloat),
-  },
+  }),
   'forbid',
 )
 
@@ -79,8 +82,8 @@ export type EvalMetricResultDetails = {
   rubric_scores: RubricScore[] | null
   token_usage_details?: TokenUsageDetails
 }
-export const EvalMetricResultDetails: AdkModel<EvalMetricResultDetails> = adkObject(
-  { rubric_scores: orNull(z.array(RubricScore)), token_usage_details: optionalField(TokenUsageDetails) },
+export const EvalMetricResultDetails: AdkModel<EvalMetricResultDetails> = lazyAdkObject(
+  () => ({ rubric_scores: orNull(z.array(RubricScore)), token_usage_details: optionalField(TokenUsageDetails) }),
   'forbid',
 )
 
@@ -92,12 +95,12 @@ export type EvalMetricEcho = {
   custom_function_path: string | null
 }
 
-const evalMetricShape = {
+const evalMetricShape = () => ({
   metric_name: z.string(),
   threshold: orNull(laxFloat),
   criterion: orNull(BaseCriterion),
   custom_function_path: orNull(z.string()),
-}
+})
 
 /** One metric's result: the metric, its score and status. */
 export type EvalMetricResult = EvalMetricEcho & {
@@ -105,13 +108,13 @@ export type EvalMetricResult = EvalMetricEcho & {
   eval_status: EvalStatus
   details: EvalMetricResultDetails
 }
-export const EvalMetricResult: AdkModel<EvalMetricResult> = adkObject(
-  {
-    ...evalMetricShape,
+export const EvalMetricResult: AdkModel<EvalMetricResult> = lazyAdkObject(
+  () => ({
+    ...evalMetricShape(),
     score: orNull(laxFloat),
     eval_status: EvalStatusField,
     details: EvalMetricResultDetails.nullish().transform((v) => v ?? { rubric_scores: null }),
-  },
+  }),
   'forbid',
 )
 
@@ -121,17 +124,17 @@ export type EvalMetricResultPerInvocation = {
   expected_invocation: Invocation | null
   eval_metric_results: EvalMetricResult[]
 }
-export const EvalMetricResultPerInvocation: AdkModel<EvalMetricResultPerInvocation> = adkObject(
-  {
+export const EvalMetricResultPerInvocation: AdkModel<EvalMetricResultPerInvocation> = lazyAdkObject(
+  () => ({
     actual_invocation: Invocation,
     expected_invocation: orNull(Invocation),
     eval_metric_results: z.array(EvalMetricResult).default([]),
-  },
+  }),
   'forbid',
 )
 
 /** The deprecated `[EvalMetric, EvalMetricResult]` pairs; ADK writes null there. */
-const LegacyMetricPair = z.tuple([adkObject(evalMetricShape, 'forbid'), EvalMetricResult])
+const LegacyMetricPair = lazySchema(() => z.tuple([adkObject(evalMetricShape(), 'forbid'), EvalMetricResult]))
 
 /** One eval case's result: its status, every metric overall and per invocation. */
 export type EvalCaseResult = {
@@ -148,8 +151,8 @@ export type EvalCaseResult = {
   session_details: NonNullable<unknown> | null
   user_id: string | null
 }
-export const EvalCaseResult: AdkModel<EvalCaseResult> = adkObject(
-  {
+export const EvalCaseResult: AdkModel<EvalCaseResult> = lazyAdkObject(
+  () => ({
     eval_set_file: orNull(z.string()),
     eval_set_id: z.string().default(''),
     eval_id: z.string(),
@@ -162,7 +165,7 @@ export const EvalCaseResult: AdkModel<EvalCaseResult> = adkObject(
     // The whole inference Session (events included); kept as it is, not typed.
     session_details: orNull(z.unknown()),
     user_id: orNull(z.string()),
-  },
+  }),
   'ignore',
 )
 
@@ -174,14 +177,14 @@ export type EvalSetResult = {
   eval_case_results: EvalCaseResult[]
   creation_timestamp: number
 }
-export const EvalSetResult: AdkModel<EvalSetResult> = adkObject(
-  {
+export const EvalSetResult: AdkModel<EvalSetResult> = lazyAdkObject(
+  () => ({
     eval_set_result_id: z.string(),
     eval_set_result_name: orNull(z.string()),
     eval_set_id: z.string(),
     eval_case_results: z.array(EvalCaseResult).default([]),
     creation_timestamp: laxFloat.nullish().transform((v) => v ?? 0),
-  },
+  }),
   'ignore',
 )
 

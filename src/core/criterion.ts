@@ -8,7 +8,7 @@
  * data and a `resume` that turns the answers into a score, so the engine owns retries, caching,
  * sampling and concurrency in one place, and a replay can feed stored answers back.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import type { AdkEvent } from '../adk/event.ts'
 import type { ConversationScenario } from '../adk/eval-set.ts'
 import type { Invocation } from '../adk/invocation.ts'

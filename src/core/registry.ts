@@ -8,7 +8,7 @@
  * `criteria/efficiency.ts`). What several judged criteria share (options, requests, answers, votes,
  * the rubric machinery) is in `judging/`.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { AnyCriterion } from './criterion.ts'
 import { responseEvaluationScore } from './criteria/response-evaluation/criterion.ts'
 import { multiTurnTaskSuccessV1, multiTurnToolUseQualityV1, multiTurnTrajectoryQualityV1 } from './criteria/vertex-multi-turn/criterion.ts'

@@ -5,7 +5,8 @@
  */
 import { failure, type ProblemOf } from '../engine/problem.ts'
 import { shareEvalCase } from '../engine/interned-cases.ts'
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../adk/lazy-schema.ts'
 import type { SessionWebhook } from '../engine/types.ts'
 import { EvalSet } from '../adk/eval-set.ts'
 import { findJsonBoundsViolation } from '../adk/json-bounds.ts'
@@ -23,30 +24,32 @@ import { dropRefusedBody, readTextLimited } from './read-body.ts'
  */
 export const SESSION_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._~:-]{1,200}$/
 
-export const CreateSessionRequest = z
-  .object({
-    session_id: z
-      .string()
-      .regex(SESSION_ID_PATTERN, "must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -, and not '.' or '..'")
-      .optional(),
-    eval_config: z.unknown().optional(),
-    eval_case: z.unknown().optional(),
-    eval_set: z.unknown().optional(),
-    eval_id: z.string().optional(),
-    /** This session's own webhook (docs/webhooks.md); the host checks the target and filter. */
-    webhook: z
-      .object({
-        url: z.string().max(WEBHOOK_MAX_URL_CHARS),
-        secret: z.string().min(WEBHOOK_SECRET_MIN_CHARS, `must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters`).max(1024),
-        filter: z.string().max(4096).optional(),
-      })
-      .strict()
-      .describe(
-        "This session's own webhook: each decided result matching `filter` is POSTed to `url`, signed with `secret` (docs/webhooks.md)",
-      )
-      .optional(),
-  })
-  .strict()
+export const CreateSessionRequest = lazySchema(() =>
+  z
+    .object({
+      session_id: z
+        .string()
+        .regex(SESSION_ID_PATTERN, "must be 1-200 characters of A-Z a-z 0-9 . _ ~ : -, and not '.' or '..'")
+        .optional(),
+      eval_config: z.unknown().optional(),
+      eval_case: z.unknown().optional(),
+      eval_set: z.unknown().optional(),
+      eval_id: z.string().optional(),
+      /** This session's own webhook (docs/webhooks.md); the host checks the target and filter. */
+      webhook: z
+        .object({
+          url: z.string().max(WEBHOOK_MAX_URL_CHARS),
+          secret: z.string().min(WEBHOOK_SECRET_MIN_CHARS, `must be at least ${WEBHOOK_SECRET_MIN_CHARS} characters`).max(1024),
+          filter: z.string().max(4096).optional(),
+        })
+        .strict()
+        .describe(
+          "This session's own webhook: each decided result matching `filter` is POSTed to `url`, signed with `secret` (docs/webhooks.md)",
+        )
+        .optional(),
+    })
+    .strict()
+)
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
 
 /** What reading a create body can refuse. */

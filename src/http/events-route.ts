@@ -7,7 +7,7 @@
  * per-session limit; this route adds the request's own: a body past the request byte limit stops
  * being read (413). A session at its event limit takes no more (422).
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import type { Context } from 'hono'
 import { type Failure, failure, type Problem } from '../engine/problem.ts'
 import { DEFAULT_LIMITS, type EventFormat, formatFromContentType, limitMember, limitName, type Limits } from '../ingest/index.ts'

@@ -5,8 +5,8 @@
  * available here. `custom_instructions` must use `{{ stop_signal }}`, `{{ conversation_plan }}` and
  * `{{ conversation_history }}` (and `{{ persona }}` when a scenario has a persona), as ADK checks.
  */
-import { z } from 'zod'
-import { adkObject } from '../adk/casing.ts'
+import * as z from 'zod'
+import { lazyAdkObject } from '../adk/casing.ts'
 import { parseEvalConfig } from '../adk/eval-config.ts'
 import { describeZodError } from '../adk/parse-error.ts'
 import { templateNames } from '../core/prompt-template.ts'
@@ -24,15 +24,15 @@ export const DEFAULT_USER_SIMULATOR_MODEL_CONFIGURATION: Readonly<Record<string,
 /** Placeholders every custom_instructions template must use. */
 export const REQUIRED_PLACEHOLDERS = ['stop_signal', 'conversation_plan', 'conversation_history'] as const
 
-const Schema = adkObject(
-  {
+const Schema = lazyAdkObject(
+  () => ({
     type: z.string().nullish(),
     model: z.string().min(1).default(DEFAULT_USER_SIMULATOR_MODEL),
     model_configuration: z.record(z.string(), z.unknown()).nullish(),
     max_allowed_invocations: z.number().int().default(DEFAULT_MAX_ALLOWED_INVOCATIONS),
     custom_instructions: z.string().nullish(),
     include_function_calls: z.boolean().nullish(),
-  },
+  }),
   'allow',
 )
 

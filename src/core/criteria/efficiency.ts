@@ -13,7 +13,8 @@
  * event carrying the same call's usage: counting either would count one model call several times
  * (docs/adk-parity.md, "Live streams"). A streamed run so counts what the same run gives unstreamed.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../../adk/lazy-schema.ts'
 import type { AdkEvent } from '../../adk/event.ts'
 import { isRecord } from '../../adk/json.ts'
 import { floatMean } from '../aggregate.ts'
@@ -25,9 +26,11 @@ import { isUserEvent } from '../events-to-invocations.ts'
  * @example noThresholdConfig('token_usage_v1').safeParse({ threshold: 1 }).success // false
  */
 export function noThresholdConfig(metricName: string) {
-  return z.custom<never>(() => false, {
-    message: `${metricName} is reported for every session and never passes or fails, so it takes no threshold: remove it from criteria`,
-  })
+  return lazySchema(() =>
+    z.custom<never>(() => false, {
+      message: `${metricName} is reported for every session and never passes or fails, so it takes no threshold: remove it from criteria`,
+    })
+  )
 }
 
 /** Efficiency metrics are never configured; the engine gives them this in place of a parsed config. */

@@ -3,8 +3,8 @@
  * response against the expected final response; overall the mean. Live: while the final text
  * streams in as partial chunks, a provisional score follows it chunk by chunk.
  */
-import { z } from 'zod'
-import { adkObject } from '../../adk/casing.ts'
+import * as z from 'zod'
+import { lazyAdkObject } from '../../adk/casing.ts'
 import { contentText } from '../../adk/content.ts'
 import type { AdkEvent } from '../../adk/event.ts'
 import type { Invocation } from '../../adk/invocation.ts'
@@ -24,8 +24,8 @@ const threshold = z.preprocess(
  * 'adk' (default, rouge_score exactly) or 'unicode' (scores non-Latin scripts; see tokenize.ts).
  * @example ResponseMatchConfig.parse({ threshold: 0.8, tokenizer: 'unicode' }).tokenizer // 'unicode'
  */
-export const ResponseMatchConfig = adkObject(
-  { threshold, tokenizer: z.enum(TOKENIZERS).optional().transform((v) => v ?? 'adk') },
+export const ResponseMatchConfig = lazyAdkObject(
+  () => ({ threshold, tokenizer: z.enum(TOKENIZERS).optional().transform((v) => v ?? 'adk') }),
   'allow',
 )
 export type ResponseMatchConfig = z.infer<typeof ResponseMatchConfig>

@@ -4,8 +4,9 @@
  * the mean. Live: EXACT can fail at the first wrong call, IN_ORDER / ANY_ORDER can pass as soon as
  * every expected call has been seen.
  */
-import { z } from 'zod'
-import { adkObject } from '../../adk/casing.ts'
+import * as z from 'zod'
+import { lazySchema } from '../../adk/lazy-schema.ts'
+import { lazyAdkObject } from '../../adk/casing.ts'
 import { type AdkEvent, isFinalResponse } from '../../adk/event.ts'
 import { type Invocation, toolCallsOf } from '../../adk/invocation.ts'
 import { meanAggregate } from '../aggregate.ts'
@@ -29,21 +30,23 @@ const laxBool = z.preprocess((v) => {
   return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : v
 }, z.boolean())
 
-const matchType = z.unknown().optional().transform((value, ctx): MatchType => {
-  if (value === undefined) return 'EXACT'
-  const parsed = parseMatchType(value)
-  if (parsed.ok) return parsed.matchType
-  ctx.addIssue({ code: 'custom', message: parsed.error })
-  return z.NEVER
-})
+const matchType = lazySchema(() =>
+  z.unknown().optional().transform((value, ctx): MatchType => {
+    if (value === undefined) return 'EXACT'
+    const parsed = parseMatchType(value)
+    if (parsed.ok) return parsed.matchType
+    ctx.addIssue({ code: 'custom', message: parsed.error })
+    return z.NEVER
+  })
+)
 
 /**
  * ADK's ToolTrajectoryCriterion: `threshold`, `match_type` (normalised, default EXACT) and the
  * post-2.0 `ignore_args` (default false); both casings; unknown keys kept as BaseCriterion does.
  * @example ToolTrajectoryConfig.parse({ threshold: 1, matchType: 'in order' }).match_type // 'IN_ORDER'
  */
-export const ToolTrajectoryConfig = adkObject(
-  { threshold, match_type: matchType, ignore_args: laxBool.optional().transform((v) => v ?? false) },
+export const ToolTrajectoryConfig = lazyAdkObject(
+  () => ({ threshold, match_type: matchType, ignore_args: laxBool.optional().transform((v) => v ?? false) }),
   'allow',
 )
 export type ToolTrajectoryConfig = z.infer<typeof ToolTrajectoryConfig>

@@ -3,7 +3,7 @@
  * gateway may ignore the response schema: then the caller falls back to ADK's text parser), and
  * the reasons given when nothing could be read.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 import type { JudgeAnswer, JudgeSample } from '../criterion.ts'
 
 /** One sample as a criterion sees it: text to parse, a service score, or why it failed. */

@@ -3,7 +3,8 @@
  * echoed so answers match rubrics by id (text matching, ADK's only way, drops any property the judge
  * paraphrases: issue #5732); the ADK text format (Property/Rationale/Verdict lines) stays the fallback.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../../adk/lazy-schema.ts'
 
 export const RUBRIC_ANSWER_SCHEMA = {
   type: 'object',
@@ -27,18 +28,20 @@ export const RUBRIC_ANSWER_SCHEMA = {
   required: ['properties'],
 } as const
 
-export const RubricAnswer = z.looseObject({
-  properties: z.array(
-    z.looseObject({
-      rubric_id: z.string().optional(),
-      property: z.string().optional(),
-      evidence: z.string().optional(),
-      rationale: z.string().optional(),
-      // Any string: read with ADK's substring rule, so "Yes" or "no." from a loose gateway still count.
-      verdict: z.string(),
-    }),
-  ),
-})
+export const RubricAnswer = lazySchema(() =>
+  z.looseObject({
+    properties: z.array(
+      z.looseObject({
+        rubric_id: z.string().optional(),
+        property: z.string().optional(),
+        evidence: z.string().optional(),
+        rationale: z.string().optional(),
+        // Any string: read with ADK's substring rule, so "Yes" or "no." from a loose gateway still count.
+        verdict: z.string(),
+      }),
+    ),
+  })
+)
 export type RubricAnswer = z.infer<typeof RubricAnswer>
 
 /** How the properties are listed in both prompts: id and text, one per line. */

@@ -5,12 +5,13 @@
  * evalstream's own judge answering the request's prompt (`{"explanation", "score"}`): labelled
  * `judge: "evalstream"` so it is never mistaken for the service's score.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../../adk/lazy-schema.ts'
 import type { JudgeAnswer, JudgeSample, Outcome } from '../criterion.ts'
 import { parseJsonAnswer, samplesFor, viaFor } from './answers.ts'
 import { scoreOutcome } from './request.ts'
 
-const ScoreAnswer = z.looseObject({ explanation: z.string().optional(), score: z.number() })
+const ScoreAnswer = lazySchema(() => z.looseObject({ explanation: z.string().optional(), score: z.number() }))
 
 /**
  * @example serviceScoreOutcome([{ id: 'r', via: 'vertex-eval', samples: [{ score: 0.8 }] }], 'r', { min: 0, max: 1 })

@@ -3,13 +3,17 @@
  * models in camelCase (EvalSet, EvalCase, RunEvalResult, EvalSetResult), given here as JSON
  * objects: their field lists are ADK's (docs/eval-tab.md), not evalstream's.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../../adk/lazy-schema.ts'
 import { describeRoute, type RouteDoc } from '../openapi/describe.ts'
 
-const Ids = { name: 'DevEvalIds', schema: z.array(z.string()).describe('ids, as ADK lists them') }
-const AdkModel = { name: 'DevEvalAdkModel', schema: z.looseObject({}).describe('an ADK model in camelCase (by_alias), nulls left out') }
-const AdkModels = { name: 'DevEvalAdkModels', schema: z.array(z.looseObject({})).describe('ADK models in camelCase') }
-const Nothing = { name: 'DevEvalNull', schema: z.null().describe('JSON null, as ADK answers') }
+const Ids = { name: 'DevEvalIds', schema: lazySchema(() => z.array(z.string()).describe('ids, as ADK lists them')) }
+const AdkModel = {
+  name: 'DevEvalAdkModel',
+  schema: lazySchema(() => z.looseObject({}).describe('an ADK model in camelCase (by_alias), nulls left out')),
+}
+const AdkModels = { name: 'DevEvalAdkModels', schema: lazySchema(() => z.array(z.looseObject({})).describe('ADK models in camelCase')) }
+const Nothing = { name: 'DevEvalNull', schema: lazySchema(() => z.null().describe('JSON null, as ADK answers')) }
 const TAG = 'eval tab'
 const APP = { app: 'the agent app (1-200 characters of A-Z a-z 0-9 _ . -)' }
 const SET = { ...APP, set: 'the eval set id ([A-Za-z0-9_]{1,200})' }

@@ -8,7 +8,7 @@
  * means the deployment default config (EVALSTREAM_CONFIG), else ADK's default criteria.
  */
 import { type Failure, failure } from '../../engine/problem.ts'
-import { z } from 'zod'
+import * as z from 'zod'
 import { EvalMetric } from '../../adk/eval-config.ts'
 import type { EvalSet } from '../../adk/eval-set.ts'
 import { isRecord } from '../../adk/json.ts'

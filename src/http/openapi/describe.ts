@@ -4,7 +4,7 @@
  * NAMED_SCHEMAS, or `{ name, schema }` to add one. A status given as a string is a problem+json
  * answer with that description. docs/openapi.md shows how to add a route.
  */
-import type { z } from 'zod'
+import type * as z from 'zod'
 
 /** A component schema: its name in NAMED_SCHEMAS, or a new one with its name. */
 export type SchemaRef = string | { name: string; schema: z.ZodType }

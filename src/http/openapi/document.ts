@@ -3,7 +3,7 @@
  * (z.toJSONSchema over a registry, so every named schema is one component, shared by `$ref`).
  * Nothing in the document is written by hand but the words.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { toCamel } from '../../adk/casing.ts'
 import { openApiPath, operationId, pathParams, type ResponseDoc, type RouteDoc, schemaName, type SchemaRef } from './describe.ts'
 import { ADK_MODELS, NAMED_SCHEMAS } from './schemas.ts'

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_EVAL_CONFIG, EvalMetric, evalMetricsOf, parseEvalConfig } from '../../../src/adk/eval-config.ts'
+import { DEFAULT_EVAL_CONFIG, EvalConfig, EvalMetric, evalMetricsOf, parseEvalConfig } from '../../../src/adk/eval-config.ts'
 import { sharedPath } from '../../support/shared-data.ts'
 
 const FIXTURES = sharedPath('adk-fixtures')
@@ -75,6 +75,8 @@ describe('EvalConfig', () => {
       ['tool_trajectory_avg_score', 1],
       ['response_match_score', 0.8],
     ])
+    // Written out in eval-config.ts so its module builds no schema when loaded; it is what the parse gives.
+    expect(DEFAULT_EVAL_CONFIG).toStrictEqual(EvalConfig.parse({ criteria: { tool_trajectory_avg_score: 1.0, response_match_score: 0.8 } }))
   })
 
   it('loads every config fixture', () => {

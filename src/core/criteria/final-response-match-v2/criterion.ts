@@ -4,8 +4,8 @@
  * over the invocations that got a verdict. Reference-based: without an expected invocation the
  * invocation is NOT_EVALUATED (ADK raises and loses the whole metric).
  */
-import type { z } from 'zod'
-import { adkObject } from '../../../adk/casing.ts'
+import type * as z from 'zod'
+import { lazyAdkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { evaluatedOnlyMeanAggregate } from '../../aggregate.ts'
@@ -24,7 +24,7 @@ const KEY = 'final_response_match_v2'
  * ADK's LlmAsAJudgeCriterion (final_response_match_v2).
  * @example LlmAsAJudgeCriterion.parse({ threshold: 0.8 }).judge_model_options.num_samples // 5
  */
-export const LlmAsAJudgeCriterion = adkObject(judgedCriterionFields, 'allow')
+export const LlmAsAJudgeCriterion = lazyAdkObject(judgedCriterionFields, 'allow')
 export type LlmAsAJudgeCriterion = z.infer<typeof LlmAsAJudgeCriterion>
 
 type State = InvocationContext<LlmAsAJudgeCriterion>

@@ -4,7 +4,8 @@
  * whitespace before the colon) is NOT_FOUND here as in ADK. The JSON, when the answer is JSON, is
  * used for the judge's reasoning only, which ADK does not extract at all.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../../../adk/lazy-schema.ts'
 import type { JudgeSample } from '../../criterion.ts'
 import { parseJsonAnswer } from '../../judging/answers.ts'
 import { parseVerdictLabel, type VerdictLabel, verdictLabelScore } from './verdict-label.ts'
@@ -19,7 +20,7 @@ export type VerdictSample = {
 }
 
 /** Only the reasoning is taken from a JSON answer; its label field is not trusted over ADK's regex. */
-const Reasoning = z.looseObject({ reasoning: z.string() })
+const Reasoning = lazySchema(() => z.looseObject({ reasoning: z.string() }))
 
 /**
  * @example readVerdictText('{"reasoning": "same", "is_the_agent_response_valid": "valid"}') // { score: 1, label: 'VALID', reasoning: 'same', ... }

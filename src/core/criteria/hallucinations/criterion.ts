@@ -4,8 +4,8 @@
  * tools, earlier messages and tool results). Two judge rounds: `resume` of the first returns the
  * second. num_samples is ignored (one sample per call), as in ADK.
  */
-import type { z } from 'zod'
-import { adkObject } from '../../../adk/casing.ts'
+import type * as z from 'zod'
+import { lazyAdkObject } from '../../../adk/casing.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { exactMean, exactMeanAggregate } from '../../aggregate.ts'
 import type { Criterion, InvocationContext, JudgeAnswer, JudgeRequest, Outcome } from '../../criterion.ts'
@@ -23,8 +23,8 @@ const KEY = 'hallucinations_v1'
  * ADK's HallucinationsCriterion.
  * @example HallucinationsCriterion.parse({ threshold: 0.5 }).evaluate_intermediate_nl_responses // false
  */
-export const HallucinationsCriterion = adkObject(
-  { ...judgedCriterionFields, evaluate_intermediate_nl_responses: flag },
+export const HallucinationsCriterion = lazyAdkObject(
+  () => ({ ...judgedCriterionFields(), evaluate_intermediate_nl_responses: flag() }),
   'allow',
 )
 export type HallucinationsCriterion = z.infer<typeof HallucinationsCriterion>

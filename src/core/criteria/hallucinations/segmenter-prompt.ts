@@ -3,7 +3,8 @@
  * sentences, verbatim. The JSON answer is a list of sentences; ADK's `<sentence>` tag format is
  * the text fallback (spec §2.6).
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../../../adk/lazy-schema.ts'
 
 const SYSTEM = `You split a text written by an AI agent into sentences so that each can be fact-checked on its own.
 Rules:
@@ -27,5 +28,5 @@ export const SEGMENTER_SCHEMA = {
   required: ['sentences'],
 } as const
 
-export const SegmenterAnswer = z.looseObject({ sentences: z.array(z.string()) })
+export const SegmenterAnswer = lazySchema(() => z.looseObject({ sentences: z.array(z.string()) }))
 export type SegmenterAnswer = z.infer<typeof SegmenterAnswer>

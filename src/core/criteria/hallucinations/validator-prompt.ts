@@ -3,7 +3,8 @@
  * agent could know (instructions, user prompt, tool definitions, earlier messages and tool
  * results). ADK's labels (spec §2.6); the text block format is the fallback.
  */
-import { z } from 'zod'
+import * as z from 'zod'
+import { lazySchema } from '../../../adk/lazy-schema.ts'
 
 export const HALLUCINATION_LABELS = ['supported', 'unsupported', 'contradictory', 'disputed', 'not_applicable'] as const
 
@@ -55,16 +56,18 @@ export const VALIDATOR_SCHEMA = {
   required: ['sentences'],
 } as const
 
-export const ValidatorAnswer = z.looseObject({
-  sentences: z.array(
-    z.looseObject({
-      sentence: z.string(),
-      // A free string: unknown labels are ignored when scoring, as in ADK, not a parse failure.
-      label: z.string(),
-      rationale: z.string().optional(),
-      supporting_excerpt: z.string().nullish(),
-      contradicting_excerpt: z.string().nullish(),
-    }),
-  ),
-})
+export const ValidatorAnswer = lazySchema(() =>
+  z.looseObject({
+    sentences: z.array(
+      z.looseObject({
+        sentence: z.string(),
+        // A free string: unknown labels are ignored when scoring, as in ADK, not a parse failure.
+        label: z.string(),
+        rationale: z.string().optional(),
+        supporting_excerpt: z.string().nullish(),
+        contradicting_excerpt: z.string().nullish(),
+      }),
+    ),
+  })
+)
 export type ValidatorAnswer = z.infer<typeof ValidatorAnswer>

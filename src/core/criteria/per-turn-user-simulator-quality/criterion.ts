@@ -12,8 +12,8 @@
  * A turn the judge could not answer at all (no judge configured, every call failed) makes the
  * metric NOT_EVALUATED with that reason, as ADK's raised error does.
  */
-import { z } from 'zod'
-import { adkObject } from '../../../adk/casing.ts'
+import * as z from 'zod'
+import { lazyAdkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { statusFor } from '../../../adk/status.ts'
@@ -32,8 +32,8 @@ const KEY = 'per_turn_user_simulator_quality_v1'
 export const DEFAULT_STOP_SIGNAL = '</finished>'
 
 /** ADK's LlmBackedUserSimulatorCriterion: the LLM-as-judge fields plus `stop_signal`. */
-export const LlmBackedUserSimulatorCriterion = adkObject(
-  { ...judgedCriterionFields, stop_signal: z.string().nullish().transform((v) => v ?? DEFAULT_STOP_SIGNAL) },
+export const LlmBackedUserSimulatorCriterion = lazyAdkObject(
+  () => ({ ...judgedCriterionFields(), stop_signal: z.string().nullish().transform((v) => v ?? DEFAULT_STOP_SIGNAL) }),
   'allow',
 )
 export type LlmBackedUserSimulatorCriterion = z.infer<typeof LlmBackedUserSimulatorCriterion>

@@ -6,8 +6,8 @@
  * is configured; otherwise, only if the operator opted in, our own prompt goes to the judge model
  * and the result says `judge: "evalstream"`; by default it is NOT_EVALUATED with the reason.
  */
-import type { z } from 'zod'
-import { adkObject } from '../../../adk/casing.ts'
+import type * as z from 'zod'
+import { lazyAdkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { meanAggregate } from '../../aggregate.ts'
@@ -19,7 +19,7 @@ import { coherencePrompt, SCORE_ANSWER_SCHEMA } from './prompt.ts'
 
 const KEY = 'response_evaluation_score'
 
-export const ResponseEvaluationCriterion = adkObject(judgedCriterionFields, 'allow')
+export const ResponseEvaluationCriterion = lazyAdkObject(judgedCriterionFields, 'allow')
 type Config = z.infer<typeof ResponseEvaluationCriterion>
 type State = InvocationContext<Config>
 

@@ -6,8 +6,8 @@
  * The result says which answered (`judged_by`), since the two scores are not the same measurement.
  * A failure is a null score with its reason, never a silent 1.
  */
-import type { z } from 'zod'
-import { adkObject } from '../../../adk/casing.ts'
+import type * as z from 'zod'
+import { lazyAdkObject } from '../../../adk/casing.ts'
 import { contentText } from '../../../adk/content.ts'
 import type { Invocation } from '../../../adk/invocation.ts'
 import { meanAggregate } from '../../aggregate.ts'
@@ -26,7 +26,7 @@ const RUBRIC = 'gemini-safety-rubric'
  * picks the judge model that answers the safety rubric when the judge port has no safety service.
  * @example SafetyCriterion.parse({ threshold: 0.8 }).judge_model_options.judge_model // 'gemini-2.5-flash'
  */
-export const SafetyCriterion = adkObject(judgedCriterionFields, 'allow')
+export const SafetyCriterion = lazyAdkObject(judgedCriterionFields, 'allow')
 export type SafetyCriterion = z.infer<typeof SafetyCriterion>
 
 type State = InvocationContext<SafetyCriterion>

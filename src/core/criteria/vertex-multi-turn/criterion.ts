@@ -10,8 +10,8 @@
  * goes to the judge model and the result says `judge: "evalstream"`; by default the metric is
  * NOT_EVALUATED with the reason the judge gives.
  */
-import type { z } from 'zod'
-import { adkObject } from '../../../adk/casing.ts'
+import type * as z from 'zod'
+import { lazyAdkObject } from '../../../adk/casing.ts'
 import type { ClosingContext, Criterion, InvocationContext, JudgeAnswer, Outcome } from '../../criterion.ts'
 import { judgedCriterionFields } from '../../judging/options.ts'
 import { conversationRecord, lastTurnAggregate, waitForEnd } from '../../judging/last-turn.ts'
@@ -20,7 +20,7 @@ import { serviceScoreOutcome } from '../../judging/service-score.ts'
 import { conversationMetricPrompt, SCORE_ANSWER_SCHEMA } from './prompt.ts'
 
 /** A plain threshold criterion in ADK; judge_model_options picks the model of the opt-in evalstream judge. */
-export const VertexConversationCriterion = adkObject(judgedCriterionFields, 'allow')
+export const VertexConversationCriterion = lazyAdkObject(judgedCriterionFields, 'allow')
 type Config = z.infer<typeof VertexConversationCriterion>
 
 function conversationCriterion(key: string, description: string): Criterion<Config, InvocationContext<Config>> {
