@@ -219,7 +219,9 @@ export function writeBehindSql(
       for (const r of batch) pushIndexRow(queuedIndex, indexRowOf(r, resultDataJson))
     },
     async close() {
-      settle()
+      // The index's rows are written after the sessions' commit is published: wait for them too,
+      // or terminating the writer would cut them off.
+      settleAt(3)
       await worker.terminate()
       reader.close()
     },

@@ -7,6 +7,7 @@
  * from the index's own file beside the sessions'.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { DatabaseSync } from 'node:sqlite'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -57,6 +58,25 @@ describe('the results index on the sessions writer thread', () => {
     } finally {
       index.close()
       await sessions.close()
+    }
+  })
+
+  it("closing the writer commits the index rows it was sent, as well as the sessions' rows", async () => {
+    const path = join(dir, 'closed.db')
+    const sessions = writeBehindSql(path, { flushMs: 3_600_000, index: { path: indexPathFor(path), limits: DEFAULT_INDEX_LIMITS } })
+    const index = indexOnSessionsWriter(sessions, indexPathFor(path))
+    // Many rows, so the writer is still at the index's when the sessions' commit is published.
+    const batch = Array.from({ length: 2_000 }, (_, i) => result('c', i + 1))
+    index.write(batch)
+    sessions.query('CREATE TABLE IF NOT EXISTS t (n INTEGER)')
+    sessions.query('INSERT INTO t (n) VALUES (?)', 3)
+    index.close()
+    await sessions.close()
+    const reopened = new DatabaseSync(indexPathFor(path))
+    try {
+      expect(reopened.prepare('SELECT COUNT(*) AS n FROM es_index_results').get()).toEqual({ n: 2_000 })
+    } finally {
+      reopened.close()
     }
   })
 
