@@ -3,8 +3,8 @@
  * (write-behind-sql.ts, write-behind-index.ts) into its own file beside the sessions'
  * (`evalstream-index.db` next to `evalstream.db`), and read here, on the main thread, through a
  * connection of its own. One thread writes both files: the feed's results become rows on this thread
- * and leave with the turn's one message to the writer, and the writer commits them with the
- * sessions' rows of that window.
+ * and leave with the turn's one message to the writer, which writes and commits them right after
+ * it commits the sessions' rows of that window.
  *
  * Durability window: a result is indexed within WRITE_BEHIND_FLUSH_MS (plus the commit) of being
  * logged; a kill -9 inside that window loses those rows from the index (never from the session's own

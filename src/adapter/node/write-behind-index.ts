@@ -1,7 +1,7 @@
 /**
  * The results index on the sessions database's writer thread (write-behind-worker.ts): its own
- * connection to the index's file, and its own transaction, committed whenever the writer commits
- * the sessions' rows. One thread writes both files: the index's rows come in the same message as
+ * connection to the index's file, and its own transaction, written and committed each time right
+ * after the writer commits the sessions' rows (whose requests then need not wait for the index). One thread writes both files: the index's rows come in the same message as
  * the sessions' statements of that turn, already made into columns on the main thread
  * (src/monitor/results-index-rows.ts), so the thread parses nothing and nothing else wakes up.
  */

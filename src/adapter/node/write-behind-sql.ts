@@ -61,7 +61,8 @@ export type WriteBehindSql = Sql & {
   close(): Promise<void>
   /**
    * Queues results for the results index the writer was given (`index`; without one, nothing is
-   * written): they are committed with the turn's statements, and a read that settles sees them.
+   * written): they are written and committed right after the commit of the turn's statements, and
+   * an index read that settles first (`settleIndex`) sees them.
    */
   indexResults(batch: readonly FedResult[]): void
 }
