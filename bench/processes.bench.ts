@@ -14,14 +14,12 @@
  * `taskset`), so the client never takes the servers' core: what more processes give when the
  * cores they may use are fixed. Without them, every process may run anywhere. Temp dirs are removed.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { badCount, runLoad } from './load-client.ts'
-import { cpuSeconds, freePort, rssMiB } from './proc-stats.ts'
-import { startFlags } from './server-flags.ts'
+import { cpuSeconds, rssMiB } from './proc-stats.ts'
+import { startServerChild } from './server-child.ts'
 
 const { values } = parseArgs({
   options: {
@@ -51,43 +49,12 @@ if (values['client-cpus'] !== undefined) {
   if (pinned.status !== 0) throw new Error(`taskset failed: ${pinned.stderr}`)
 }
 
-type Server = { child: ChildProcess; base: string; dir: string }
-
-async function startServer(): Promise<Server> {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'evalstream-processes-'))
-  const node = [...startFlags('.'), resolve('src/adapter/node/server.ts')]
-  // taskset execs node in its own process: the pid is the server's.
-  const [command, args] = SERVER_CPUS !== undefined ? ['taskset', ['-c', SERVER_CPUS, process.execPath, ...node]] : [process.execPath, node]
-  const child = spawn(command as string, args as string[], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      EVALSTREAM_DB: join(dir, 'evalstream.db'),
-      GEMINI_API_KEY: '',
-      GOOGLE_API_KEY: '',
-      GOOGLE_CLOUD_PROJECT: '',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  await new Promise<void>((ready, fail) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && ready())
-    child.once('exit', (code) => fail(new Error(`a server exited with ${code}`)))
-  })
-  return { child, base: `http://127.0.0.1:${port}`, dir }
-}
-
-async function stopServer(s: Server): Promise<void> {
-  const exited = new Promise((r) => s.child.once('exit', r))
-  s.child.kill('SIGTERM')
-  await exited
-  rmSync(s.dir, { recursive: true, force: true })
-}
-
 async function measure(count: number): Promise<{ line: string; bad: number }> {
-  const servers = await Promise.all(Array.from({ length: count }, startServer))
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => startServerChild({ script: 'src/adapter/node/server.ts', cpus: SERVER_CPUS })),
+  )
   try {
-    const pids = servers.map((s) => s.child.pid!)
+    const pids = servers.map((s) => s.pid)
     const cpuBefore = pids.map((pid) => cpuSeconds(pid) ?? NaN)
     const clientBefore = process.cpuUsage()
     const signal = AbortSignal.timeout(Number(values['max-seconds']) * 1000)
@@ -105,7 +72,7 @@ async function measure(count: number): Promise<{ line: string; bad: number }> {
       }`
     return { line, bad: badCount(outcome) }
   } finally {
-    await Promise.all(servers.map(stopServer))
+    await Promise.all(servers.map((s) => s.stop()))
   }
 }
 
