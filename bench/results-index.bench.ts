@@ -24,7 +24,7 @@ import { deserialize, serialize } from 'node:v8'
 import { DatabaseSync } from 'node:sqlite'
 import { evalCaseResultValue } from '../src/adk/results-json.ts'
 import { WRITER_PRAGMAS } from '../src/adapter/node/writer-pragmas.ts'
-import { recordBatch, recordCounted, sqlTransaction } from '../src/config/results-index.ts'
+import { recordBatch, sqlTransaction } from '../src/config/results-index.ts'
 import type { EngineEmission } from '../src/engine/types.ts'
 import { createSessionEngine } from '../src/engine/session-engine.ts'
 import { decodeAll } from '../src/ingest/index.ts'
@@ -132,7 +132,7 @@ function round(side: string, posted: Posted, dir: string): { us: number; results
     for (const bytes of posted.flat) {
       const rows = deserialize(bytes) as IndexRowValue[]
       results += rows.length / INDEX_ROW_VALUES
-      recordCounted(rows.length / INDEX_ROW_VALUES, () => index.recordRows(rows))
+      index.recordRows(rows)
     }
   } else {
     for (const bytes of posted.json) {

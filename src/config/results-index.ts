@@ -50,18 +50,10 @@ export function indexLimitsFromEnv(env: Env): Read<IndexLimits> {
  * @example recordBatch(index, batch)
  */
 export function recordBatch(index: { recordAll(results: readonly FedResult[]): unknown }, batch: readonly FedResult[]): void {
-  recordCounted(batch.length, () => index.recordAll(batch))
-}
-
-/**
- * `record` (which indexes `count` results) as `recordBatch` runs it: a failure goes to stderr.
- * @example recordCounted(rows.length / INDEX_ROW_VALUES, () => index.recordRows(rows))
- */
-export function recordCounted(count: number, record: () => unknown): void {
   try {
-    record()
+    index.recordAll(batch)
   } catch (e) {
-    console.error(`evalstream: ${count} result(s) not indexed: ${e instanceof Error ? e.message : String(e)}`)
+    console.error(`evalstream: ${batch.length} result(s) not indexed: ${e instanceof Error ? e.message : String(e)}`)
   }
 }
 

@@ -189,9 +189,8 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
   }
   const record = (r: FedResult): boolean => insert(indexRowOf(r), touchSession)
   const recordAll = (results: readonly FedResult[]) => insertAll(results.length, (i) => indexRowOf(results[i]!))
-  const recordRows = (values: readonly IndexRowValue[]) => {
-    return insertAll(values.length / INDEX_ROW_VALUES, (i) => readIndexRow(values, i * INDEX_ROW_VALUES))
-  }
+  const recordRows = (values: readonly IndexRowValue[]) =>
+    insertAll(values.length / INDEX_ROW_VALUES, (i) => readIndexRow(values, i * INDEX_ROW_VALUES))
   return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, recordRows, prune, limits, now }
 }
 
