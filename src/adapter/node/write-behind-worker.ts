@@ -71,7 +71,8 @@ const begin = () => {
   inTransaction += 1
 }
 
-const commit = () => {
+/** Commits the sessions' rows and wakes whoever waits for them. */
+const commitSessions = () => {
   if (timer !== undefined) clearTimeout(timer)
   timer = undefined
   if (open) {
@@ -87,8 +88,10 @@ const commit = () => {
   inTransaction = 0
   Atomics.store(counters, 1, received)
   Atomics.notify(counters, 1)
-  // The requests waiting for the sessions' rows are answered; now the index's rows of the same
-  // batches, which only a reader of the index waits for ([3]).
+}
+
+/** The index's rows of the batches just committed, which only a reader of the index waits for ([3]). */
+const commitIndex = () => {
   if (index) {
     for (const rows of pendingIndex) index.record(rows)
     pendingIndex = []
@@ -96,6 +99,11 @@ const commit = () => {
   }
   Atomics.store(counters, 3, received)
   Atomics.notify(counters, 3)
+}
+
+const commit = () => {
+  commitSessions()
+  commitIndex()
 }
 
 parentPort!.on('message', (message: WriteBehindMessage) => {
@@ -110,11 +118,12 @@ parentPort!.on('message', (message: WriteBehindMessage) => {
         reply = { id: message.id, error: e instanceof Error ? e.message : String(e) }
       }
     })
-    commit()
+    commitSessions()
     data.replies.postMessage(reply)
     Atomics.store(counters, 2, message.id)
     Atomics.notify(counters, 2)
-    return
+    // The main thread is blocked on the reply: the index's rows come after it.
+    return commitIndex()
   }
   readRows(message.batch, texts, (n, params) => {
     try {
