@@ -2,15 +2,17 @@
  * Memory per open idle session over HTTP: the Node server (`npm start`'s flags, a fresh SQLite
  * file) takes N sessions, each created with the load bench's one-invocation case and followed by one
  * subscriber on GET /v1/sessions/{id}/results, and nothing more: no event, no end. Its resident set
- * (VmRSS) is read before the first session, once every stream is open, and then each second of
- * SETTLE_S seconds idle (the lowest reading is kept: V8 collects the creates' garbage and returns
- * pages once allocation stops); the difference over N is the cost of one idle session and its open
- * stream (connection, request, stream, session). Side by
+ * (VmRSS) is read before the first session, at half of them and at all of them, each time after
+ * SETTLE_S seconds idle (the lowest reading: V8 collects the creates' garbage and returns pages once
+ * allocation stops). Two figures per server: the growth over N (what N idle sessions cost on
+ * average, including what the process grows by once whatever the count), and the slope over the
+ * second half (what one more idle session costs: connection, request, stream, session). Side by
  * side in the same run with the replay baseline (bench/load-replay.ts: the same HTTP surface, a
- * session a Map entry and its subscribers a list), what holding the same connections costs a relay.
+ * session a Map entry and its subscribers a list), what holding the same connections costs a relay;
+ * evalstream's own part is the difference of the two slopes.
  * Rounds alternate the order of the two servers.
  *
- *   npx node bench/idle-sessions.bench.ts [--sessions 2000] [--rounds 2]
+ *   npx node bench/idle-sessions.bench.ts [--sessions 6000] [--rounds 2]
  */
 import { parseArgs } from 'node:util'
 import { CONFIG, loadCase } from './load-case.ts'
@@ -18,7 +20,7 @@ import { abortAll, call, openStream } from './load-http.ts'
 import { rssMiB } from './proc-stats.ts'
 import { type ServerChild, startServerChild } from './server-child.ts'
 
-const { values } = parseArgs({ options: { sessions: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '2' } } })
+const { values } = parseArgs({ options: { sessions: { type: 'string', default: '6000' }, rounds: { type: 'string', default: '2' } } })
 const SESSIONS = Number(values.sessions)
 if (!(Number.isInteger(SESSIONS) && SESSIONS >= 1)) throw new Error(`--sessions is a whole number >= 1, not '${values.sessions}'`)
 /** Sessions opened at once: enough to be quick, few enough that no create waits on admission. */
@@ -49,24 +51,48 @@ async function openSession(server: ServerChild, n: number): Promise<void> {
   })()
 }
 
-async function measure(name: string): Promise<string> {
+/** Opens sessions [from, to), CONCURRENCY at a time. */
+async function openSessions(server: ServerChild, from: number, to: number): Promise<void> {
+  for (let n = from; n < to; n += CONCURRENCY) {
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, to - n) }, (_, k) => openSession(server, n + k)))
+  }
+}
+
+/**
+ * The lowest resident set over SETTLE_S seconds idle: V8's memory reducer collects the garbage of
+ * the creates and gives pages back a few seconds after allocation stops.
+ */
+async function settledRss(pid: number): Promise<number> {
+  let low = rssMiB(pid)!.now
+  for (let s = 0; s < SETTLE_S; s++) {
+    await new Promise((r) => setTimeout(r, 1000))
+    low = Math.min(low, rssMiB(pid)!.now)
+  }
+  return low
+}
+
+/**
+ * Two readings, at half the sessions and at all of them, each settled. The first half also pays
+ * what a process grows by once and then keeps whatever the count (SQLite's page caches, up to
+ * ~2 MiB per connection, the writer thread's heap, code compiled on first use); the second half's
+ * slope is what one more idle session costs.
+ */
+async function measure(name: string): Promise<{ line: string; slope: number }> {
   const server = await startServerChild(SERVERS[name]!)
   try {
     const before = rssMiB(server.pid)!.now
-    for (let n = 0; n < SESSIONS; n += CONCURRENCY) {
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, SESSIONS - n) }, (_, k) => openSession(server, n + k)))
+    const half = Math.floor(SESSIONS / 2)
+    await openSessions(server, 0, half)
+    const atHalf = await settledRss(server.pid)
+    await openSessions(server, half, SESSIONS)
+    const atAll = await settledRss(server.pid)
+    const kib = (mib: number, sessions: number) => (mib * 1024) / sessions
+    const slope = kib(atAll - atHalf, SESSIONS - half)
+    return {
+      slope,
+      line: `${name}: RSS ${before.toFixed(1)} -> ${atHalf.toFixed(1)} MiB at ${half} -> ${atAll.toFixed(1)} MiB at ${SESSIONS} ` +
+        `(${kib(atAll - before, SESSIONS).toFixed(1)} KiB per session on average, ${slope.toFixed(1)} KiB each past ${half})`,
     }
-    const opened = rssMiB(server.pid)!.now
-    // Then idle: V8's memory reducer collects the garbage of the creates and gives pages back a
-    // few seconds after allocation stops; the lowest reading of SETTLE_S seconds is what stays.
-    let after = opened
-    for (let s = 0; s < SETTLE_S; s++) {
-      await new Promise((r) => setTimeout(r, 1000))
-      after = Math.min(after, rssMiB(server.pid)!.now)
-    }
-    const perSession = (mib: number) => (((mib - before) * 1024) / SESSIONS).toFixed(1)
-    return `${name}: RSS ${before.toFixed(1)} -> ${opened.toFixed(1)} MiB when all were open (${perSession(opened)} KiB per session), ` +
-      `${after.toFixed(1)} MiB after ${SETTLE_S} s idle (${perSession(after)} KiB per session)`
   } finally {
     abortAll()
     await server.stop()
@@ -76,7 +102,10 @@ async function measure(name: string): Promise<string> {
 console.log(`idle sessions: ${SESSIONS}, each created and followed by one subscriber, nothing else`)
 for (let r = 1; r <= Number(values.rounds); r++) {
   const order = r % 2 === 1 ? ['evalstream', 'replay'] : ['replay', 'evalstream']
-  const lines: string[] = []
-  for (const name of order) lines.push(await measure(name))
-  console.log(`round ${r}: ${lines.join('; ')}`)
+  const results: Record<string, { line: string; slope: number }> = {}
+  for (const name of order) results[name] = await measure(name)
+  const own = results.evalstream!.slope - results.replay!.slope
+  console.log(
+    `round ${r}: ${order.map((n) => results[n]!.line).join('; ')}; evalstream's own part per session past half: ${own.toFixed(1)} KiB`,
+  )
 }
