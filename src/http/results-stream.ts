@@ -9,11 +9,11 @@
  * upload, when the upload is done.
  */
 import type { Context } from 'hono'
-import { resultDataJson } from '../session/result-json.ts'
+import { resultDataBytes, resultDataJson, SHARED_BYTES_MIN_CHARS } from '../session/result-json.ts'
 import type { HostedSession } from '../session/session.ts'
 import type { LoggedEvent } from '../session/result-log.ts'
 import { type LogSource, logStream, type ResultChunk, type SseWriter } from './result-source.ts'
-import { formatSseMessage } from './sse-frames.ts'
+import { formatSseMessage, hasLineBreak, sseFrameHead, sseFrameTail } from './sse-frames.ts'
 
 export type { SseWriter } from './result-source.ts'
 
@@ -41,7 +41,9 @@ type EncodedBatch = { first: object; last: object; count: number; pieces: Uint8A
  * take the same results in the same turn: the first one encodes the batch, the others write the
  * same bytes (a write never changes them, on Node or workerd). Before, every subscriber made its
  * own frame strings and encoded them, the largest allocation of the upload-to-SSE path. Bounded
- * in count and bytes: a batch larger than RECENT_BATCH_BYTES is encoded for its reader alone.
+ * in count and bytes: a batch larger than RECENT_BATCH_BYTES is encoded for its reader alone. A
+ * case result's shared bytes count too: a batch kept here must not keep them past their own cache's
+ * bound, and rebuilding such a batch encodes only the frames around them.
  */
 const recentBatches: EncodedBatch[] = []
 const RECENT_BATCHES = 16
@@ -57,20 +59,28 @@ function encodeBatch(results: readonly LoggedEvent<string>[]): Uint8Array[] {
   const pieces: Uint8Array[] = []
   let batch = ''
   let bytes = 0
-  for (const event of results) {
-    batch += formatSseMessage({ id: String(event.seq), event: event.type, data: resultDataJson(event.data) })
-    if (batch.length >= MAX_BATCH_CHARS) {
-      const piece = utf8.encode(batch)
-      pieces.push(piece)
-      bytes += piece.byteLength
-      batch = ''
-    }
-  }
-  if (batch !== '') {
-    const piece = utf8.encode(batch)
+  const put = (piece: Uint8Array) => {
     pieces.push(piece)
     bytes += piece.byteLength
   }
+  for (const event of results) {
+    const id = String(event.seq)
+    const text = resultDataJson(event.data)
+    // A case result's bytes are made once for every stream, the `/end` answer and the snapshot: the
+    // frame is its head, those bytes and its tail, what formatSseMessage makes of one line of data.
+    if (text.length >= SHARED_BYTES_MIN_CHARS && !hasLineBreak(text)) {
+      put(utf8.encode(batch + sseFrameHead({ event: event.type })))
+      put(resultDataBytes(event.data))
+      batch = sseFrameTail({ id })
+      continue
+    }
+    batch += formatSseMessage({ id, event: event.type, data: text })
+    if (batch.length >= MAX_BATCH_CHARS) {
+      put(utf8.encode(batch))
+      batch = ''
+    }
+  }
+  if (batch !== '') put(utf8.encode(batch))
   if (bytes <= RECENT_BATCH_BYTES) {
     if (recentBatches.length >= RECENT_BATCHES) recentBatches.shift()
     recentBatches.push({ first, last, count: results.length, pieces, bytes })
@@ -80,7 +90,8 @@ function encodeBatch(results: readonly LoggedEvent<string>[]): Uint8Array[] {
 
 /**
  * Result batches in, SSE bytes out: one frame per result (through `formatSseMessage`, so the bytes
- * are hono's `writeSSE` bytes), many frames per chunk, a new chunk past MAX_BATCH_CHARS. It encodes
+ * are hono's `writeSSE` bytes), many frames per chunk, a new chunk past MAX_BATCH_CHARS; a case
+ * result's frame is three chunks, the middle one its bytes as made once (`resultDataBytes`). It encodes
  * each chunk itself: a TextEncoderStream after it was one more stream stage per chunk, and the
  * stream stages were ~6% of a loaded server's main thread. A batch another subscriber just took
  * is written as the bytes encoded for it.

@@ -28,15 +28,16 @@ export function sessionUrls(id: string, publicUrl: string | undefined) {
 const utf8 = new TextEncoder()
 
 /**
- * A large JSON text (a snapshot, a case result: ~200 KB) answered as its UTF-8 bytes. Given the
+ * A large JSON text (a snapshot, a case result: ~200 KB) answered as its UTF-8 bytes, given as text
+ * or as bytes already made (a case result's, made once for its streams and answers). Given the
  * string, @hono/node-server measured it (`Buffer.byteLength`) for Content-Length and Node then
  * wrote it through `writeUtf8String` after prepending the headers: two passes over it plus a
  * slower encoder, ~9% of a loaded server's main thread; the bytes are one fast encode, their
  * length is known, and the socket takes them as they are. The same bytes on every runtime.
- * @example return jsonBytes(c, await session.snapshotJson())
+ * @example return jsonBytes(c, await session.snapshotBytes())
  */
-export function jsonBytes(c: Context, text: string): Response {
-  return c.body(utf8.encode(text), 200, { 'content-type': 'application/json' })
+export function jsonBytes(c: Context, json: string | Uint8Array<ArrayBuffer>): Response {
+  return c.body(typeof json === 'string' ? utf8.encode(json) : json, 200, { 'content-type': 'application/json' })
 }
 
 /**
@@ -97,11 +98,11 @@ export function sessionsRoutes(deps: AppDeps): Hono {
       return problem(c, 'session_not_found', 'Session not found', `no session with id '${s.id}'`)
     }))
 
-  app.get('/:id', (c) => withSession(c, async (s) => jsonBytes(c, await s.snapshotJson())))
+  app.get('/:id', (c) => withSession(c, async (s) => jsonBytes(c, await s.snapshotBytes())))
   app.get('/:id/results', (c) => withSession(c, (s) => streamResults(c, s, { after: lastEventId(c) })))
-  // The case result's text is the one its case.result event was logged and streamed with (made
-  // once: about 200 KB for 50 invocations in ADK's file shape), not stringified again.
-  app.post('/:id/end', (c) => withSession(c, async (s) => jsonBytes(c, await s.endJson())))
+  // The case result's bytes are the ones its case.result event was streamed with (its text made
+  // once: about 200 KB for 50 invocations in ADK's file shape), not stringified or encoded again.
+  app.post('/:id/end', (c) => withSession(c, async (s) => jsonBytes(c, await s.endBytes())))
   app.post('/:id/events', (c) => withSession(c, (s) => eventsRoute(c, s, limits, deps.turns)))
   return app
 }

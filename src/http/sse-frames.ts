@@ -119,16 +119,38 @@ export type SseMessage = { data: string; event?: string; id?: string }
  * @example formatSseMessage({ id: '3', event: 'criterion.result', data: '{}' }) // 'event: criterion.result\ndata: {}\nid: 3\n\n'
  */
 export function formatSseMessage(message: SseMessage): string {
-  for (const value of [message.event, message.id]) {
-    if (value && /[\r\n]/.test(value)) throw new Error('SSE event and id must not contain "\\r" or "\\n"')
-  }
-  // JSON text never has a raw line break: skip the split (a regex pass over a case result of megabytes).
   const text = message.data
-  const multiline = text.includes('\n') || text.includes('\r')
-  const data = `data: ${multiline ? text.split(/\r\n|\r|\n/).join('\ndata: ') : text}`
-  const event = message.event ? `event: ${message.event}\n` : ''
-  const id = message.id !== undefined ? `\nid: ${message.id}` : ''
-  return `${event}${data}${id}\n\n`
+  // JSON text never has a raw line break: skip the split (a regex pass over a case result of megabytes).
+  const data = hasLineBreak(text) ? text.split(/\r\n|\r|\n/).join('\ndata: ') : text
+  return `${sseFrameHead(message)}${data}${sseFrameTail(message)}`
+}
+
+/**
+ * What `formatSseMessage` writes before the data. Data without a line break (`hasLineBreak`) goes
+ * between head and tail as it is, so its bytes, encoded once, can be written between theirs.
+ * @example sseFrameHead({ event: 'case.result' }) // 'event: case.result\ndata: '
+ */
+export function sseFrameHead(message: { event?: string }): string {
+  checkField(message.event)
+  return message.event ? `event: ${message.event}\ndata: ` : 'data: '
+}
+
+/**
+ * What `formatSseMessage` writes after the data.
+ * @example sseFrameTail({ id: '3' }) // '\nid: 3\n\n'
+ */
+export function sseFrameTail(message: { id?: string }): string {
+  checkField(message.id)
+  return message.id !== undefined ? `\nid: ${message.id}\n\n` : '\n\n'
+}
+
+/** Data with a CR or LF is written as one `data:` line per line. */
+export function hasLineBreak(data: string): boolean {
+  return data.includes('\n') || data.includes('\r')
+}
+
+function checkField(value: string | undefined): void {
+  if (value && /[\r\n]/.test(value)) throw new Error('SSE event and id must not contain "\\r" or "\\n"')
 }
 
 /**

@@ -10,11 +10,16 @@
 import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
 import { scoresAt } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
-import { cachedResultDataJson } from './result-json.ts'
+import { cachedResultDataBytes, cachedResultDataJson } from './result-json.ts'
 import { snapshotText } from './snapshot-text.ts'
 
 type Snapshot = Omit<SessionSnapshot, 'case_result'>
 type InvocationEntry = Snapshot['invocations'][number]
+
+const utf8 = new TextEncoder()
+/** The snapshot's case result when the log has none; shared, never written to. */
+const NULL = utf8.encode('null')
+const CLOSING_BRACE = 0x7d
 
 export class EndedAnswers {
   /** With `#seqs`, its invocations have empty `results`: they are read back. */
@@ -83,6 +88,23 @@ export class EndedAnswers {
     return recent && cachedResultDataJson(recent)
   }
 
+  /**
+   * The case result's UTF-8 bytes: made once (result-json.ts) for its stream frames and the `/end`
+   * answer while the caches keep it, else its row's text encoded.
+   */
+  caseResultBytes(): Uint8Array<ArrayBuffer> | undefined {
+    const known = this.cachedCaseResultBytes()
+    if (known) return known
+    const text = this.#log.dataText(this.#caseResultSeq)
+    return text === undefined ? undefined : utf8.encode(text)
+  }
+
+  /** The case result's bytes while the caches still keep them or its text (no read of the log). */
+  cachedCaseResultBytes(): Uint8Array<ArrayBuffer> | undefined {
+    const recent = this.#recent?.deref()
+    return recent && cachedResultDataBytes(recent)
+  }
+
   /** The snapshot, with the log's counters as they are now. */
   snapshot(): Record<string, unknown> {
     return { ...this.#withResults(), case_result: this.caseResult() ?? null, ...this.#counters() }
@@ -90,6 +112,25 @@ export class EndedAnswers {
 
   /** The snapshot as JSON text, the case result put in as stored. */
   snapshotJson(): string {
+    return `${this.#snapshotHead()}${this.caseResultJson() ?? 'null'}}`
+  }
+
+  /**
+   * `snapshotJson()` as UTF-8: the head encoded, the case result's bytes copied in as made once
+   * (`caseResultBytes`), and no ~200 KB string spliced first.
+   */
+  snapshotBytes(): Uint8Array<ArrayBuffer> {
+    const head = utf8.encode(this.#snapshotHead())
+    const caseResult = this.caseResultBytes() ?? NULL
+    const bytes = new Uint8Array(head.byteLength + caseResult.byteLength + 1)
+    bytes.set(head)
+    bytes.set(caseResult, head.byteLength)
+    bytes[bytes.byteLength - 1] = CLOSING_BRACE
+    return bytes
+  }
+
+  /** The snapshot's text without its case result and closing brace: `{...,"case_result":`. */
+  #snapshotHead(): string {
     const seqs = this.#seqs
     const counters = this.#counters()
     const withEndResults = this.#withEndResults?.deref()
@@ -97,7 +138,7 @@ export class EndedAnswers {
     const rest = (withEndResults && JSON.stringify({ ...withEndResults, ...counters })) ??
       (seqs && snapshotText(this.#snapshot, seqs, this.#log.dataTextsAt(logged(seqs), 'criterion.result'), counters)) ??
       JSON.stringify({ ...this.#withResults(), ...counters })
-    return `${rest.slice(0, -1)},"case_result":${this.caseResultJson() ?? 'null'}}`
+    return `${rest.slice(0, -1)},"case_result":`
   }
 
   /** The kept snapshot with each invocation's results, read back from the log when they were not kept. */

@@ -19,7 +19,7 @@ import type {
   SessionEngine,
   SessionSpec,
 } from '../engine/types.ts'
-import { resultDataJson } from './result-json.ts'
+import { resultDataBytes, resultDataJson } from './result-json.ts'
 import type { ResultLog } from './result-log.ts'
 import { Transcript } from './transcript.ts'
 import { journaledAdkEvents } from './journaled-events.ts'
@@ -54,6 +54,8 @@ export const REPLAY_SLICE_MS = 20
 /** Logged result keys read per slice before a replay (a key and a number each: cheap, but a long session has many). */
 export const REPLAY_KEYS_PAGE = 5_000
 
+/** The not-ended snapshot's text, as UTF-8 (an ended one's is EndedAnswers' own). */
+const utf8 = new TextEncoder()
 /** A macrotask, so I/O and timers queued meanwhile run before the next slice. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 
@@ -293,36 +295,37 @@ export class HostedSession {
   }
 
   /**
-   * The snapshot as JSON text; an ended session's once its rows can be read without waiting for a
-   * writer, with its case result's stored text put in as is.
+   * The snapshot as JSON text in UTF-8; an ended session's once its rows can be read without
+   * waiting for a writer, with its case result's bytes put in as made once (`EndedAnswers.snapshotBytes`).
    */
-  async snapshotJson(): Promise<string> {
+  async snapshotBytes(): Promise<Uint8Array<ArrayBuffer>> {
     if (!this.#final) {
       // Completed invocations' results are read back from the log: without waiting for other writes.
       await this.log.settle()
       await heavyTurn()
-      return JSON.stringify(this.snapshot())
+      return utf8.encode(JSON.stringify(this.snapshot()))
     }
     await this.#final.settle()
     await heavyTurn()
-    return this.#final.snapshotJson()
+    return this.#final.snapshotBytes()
   }
 
   /**
-   * `end()` as JSON text: the text its case.result was logged with, never stringified again (the
-   * JSON text cache lets it go when many sessions end together): kept by the cache, else its row's.
+   * `end()` as JSON text in UTF-8: the bytes its case.result was streamed with, from the text it
+   * was logged with, never stringified again (the caches let it go when many sessions end
+   * together): kept by the caches, else its row's text encoded.
    */
-  async endJson(): Promise<string> {
+  async endBytes(): Promise<Uint8Array<ArrayBuffer>> {
     const result = this.#final ? undefined : await this.end()
     const final = this.#final
     if (final) {
-      const known = final.cachedCaseResultJson()
+      const known = final.cachedCaseResultBytes()
       if (known !== undefined) return known
       await final.settle()
-      const text = final.caseResultJson()
-      if (text !== undefined) return text
+      const bytes = final.caseResultBytes()
+      if (bytes !== undefined) return bytes
     }
-    return resultDataJson(result ?? await this.end())
+    return resultDataBytes(result ?? await this.end())
   }
 
   snapshot(): Record<string, unknown> {

@@ -82,7 +82,7 @@ describe.each(Object.keys(STORES) as Array<keyof typeof STORES>)('an ended snaps
     // The path it replaced: every result parsed back into an object, the whole snapshot stringified.
     const { case_result, ...rest } = session.snapshot()
     expect(got).toBe(JSON.stringify({ ...rest, case_result }))
-    expect(got).toBe(await session.snapshotJson())
+    expect(got).toBe(new TextDecoder().decode(await session.snapshotBytes()))
   })
 })
 
