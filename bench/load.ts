@@ -30,7 +30,15 @@
  *
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
  *     [--db sqlite|memory] [--root DIR (another checkout's server, for A/B runs)]
- *     [--server both|evalstream|replay] [--rate EVENTS_PER_SECOND (0: closed loop)]
+ *     [--server both|evalstream|replay] [--rate EVENTS_PER_SECOND (0: closed loop)] [--warmup SESSIONS]
+ *
+ * `--warmup W` first runs W sessions of the same shape through the server, closed loop and not
+ * measured: a server that has run for a while has compiled its code (V8 compiles hot functions on
+ * background threads, counted as its helper threads' CPU) and grown its heap and caches, and a
+ * short run from a cold start charges that once-only work to every event it measured. The
+ * counters, latencies and CPU start after the warm-up; the process-wide figures (peak RSS, GC
+ * pauses, peak heaps, the allocation profile) cover the warm-up too, and allocation per event is
+ * divided by the events of both.
  *
  * By default (`--server both`) it runs the replay baseline (bench/load-replay.ts), then the
  * service, and prints two lines comparing them: throughput and latency, then server CPU per event
@@ -60,6 +68,7 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '2' },
     'max-seconds': { type: 'string', default: '300' },
     rate: { type: 'string', default: '0' },
+    warmup: { type: 'string', default: '0' },
     db: { type: 'string', default: 'sqlite' },
     root: { type: 'string', default: '.' },
     server: { type: 'string', default: 'both' },
@@ -123,6 +132,8 @@ if (values.db !== 'sqlite' && values.db !== 'memory') throw new Error(`--db is s
 const SESSIONS = Number(values.sessions)
 const INVOCATIONS = Math.max(1, Math.floor(Number(values.events) / 4))
 const SUBSCRIBERS = Number(values.subscribers)
+const WARMUP = Number(values.warmup)
+if (!(Number.isInteger(WARMUP) && WARMUP >= 0)) throw new Error(`--warmup is a number of sessions (0: none), not '${values.warmup}'`)
 const MAX_MS = Number(values['max-seconds']) * 1000
 /**
  * Events per second offered in all, or 0 to send as fast as answers come back (closed loop). With a
@@ -248,10 +259,12 @@ async function post(path: string, body: string, type = 'application/json', timin
 /** Waits until this epoch time (ms); at once when it has passed. */
 const until = (epoch: number) => new Promise((r) => setTimeout(r, Math.max(0, epoch - epochMs())))
 
-async function runSession(n: number): Promise<void> {
-  const id = `load-${n}`
+/** Session n of the measured run (`load-n`), or of the warm-up (`warm-n`, closed loop whatever the rate). */
+async function runSession(n: number, warmup = false): Promise<void> {
+  const id = `${warmup ? 'warm' : 'load'}-${n}`
+  const paced = RATE > 0 && !warmup
   const startAt = runStartEpoch + (n * INTERVAL_MS) / SESSIONS
-  if (RATE > 0) await until(startAt)
+  if (paced) await until(startAt)
   // A server at capacity answers 503 with Retry-After (admission): wait as told and ask again.
   for (;;) {
     const res = await call(base, 'POST', '/v1/sessions', {
@@ -272,8 +285,8 @@ async function runSession(n: number): Promise<void> {
   const subscribers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => subscribe(id, sentAt)))
   for (let k = 0; k < INVOCATIONS; k++) {
     const scheduled = startAt + k * INTERVAL_MS
-    if (RATE > 0) await until(scheduled)
-    const timing: Sent = { sent: RATE > 0 ? scheduled : epochMs() }
+    if (paced) await until(scheduled)
+    const timing: Sent = { sent: paced ? scheduled : epochMs() }
     sentAt.set(k, timing)
     await post(`/v1/sessions/${id}/events`, uploads[k]!, 'application/x-ndjson', timing)
   }
@@ -289,11 +302,23 @@ async function runSession(n: number): Promise<void> {
   countStreams(totals, received, snap.last_seq, INVOCATIONS)
 }
 
+let runStartEpoch = epochMs()
+if (WARMUP > 0) {
+  const warm = await Promise.allSettled(Array.from({ length: WARMUP }, (_, n) => runSession(n, true)))
+  const broken = warm.find((o) => o.status === 'rejected') as PromiseRejectedResult | undefined
+  if (broken) throw new Error(`a warm-up session failed: ${broken.reason}`)
+  if (totals.lost + totals.duplicates + totals.unfinished + totals.missingVerdicts + totals.failedRequests > 0) {
+    throw new Error(`the warm-up went wrong: ${JSON.stringify(totals)}`)
+  }
+  // What the measured run reports starts here; failures (none, checked above) stay.
+  for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] = 0
+  for (const samples of [latencies, steadyLatencies, split.queue, split.server, split.delivery, queueSamples]) samples.length = 0
+}
 const cpuAtStart = cpuSeconds(server.pid!)
 const threadsAtStart = threadCpuSeconds(server.pid!)
 const clientCpuAtStart = process.cpuUsage()
 const started = performance.now()
-const runStartEpoch = epochMs()
+runStartEpoch = epochMs()
 const outcomes = await Promise.allSettled(Array.from({ length: SESSIONS }, (_, n) => runSession(n)))
 const elapsed = (performance.now() - started) / 1000
 clearTimeout(deadline)
@@ -354,7 +379,7 @@ console.log(
     INVOCATIONS * 4
   } events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${elapsed.toFixed(1)} s; ${
     RATE > 0 ? `offered ${RATE} events/s (each session an invocation every ${(INTERVAL_MS / 1000).toFixed(2)} s)` : 'closed loop'
-  }`,
+  }${WARMUP > 0 ? `; after ${WARMUP} warm-up sessions, not measured` : ''}`,
 )
 console.log(`  server node flags: ${nodeArgs.join(' ') || 'none'}`)
 console.log(
@@ -380,7 +405,7 @@ if (threadsAtStart && threadsAtEnd) {
 }
 // The client shares the machine's cores with the server: what it takes is not the server's.
 if (allocations) {
-  const events = SESSIONS * INVOCATIONS * 4
+  const events = (WARMUP + SESSIONS) * INVOCATIONS * 4
   console.log(
     `  server allocation (sampled, main thread, the whole run): ${(allocations.totalBytes / 2 ** 20).toFixed(0)} MiB, ${
       (allocations.totalBytes / events / 1024).toFixed(1)
