@@ -10,7 +10,7 @@
 import type { CriterionResultData, SessionSnapshot } from '../engine/types.ts'
 import { scoresAt } from '../engine/verdicts.ts'
 import type { ResultLog } from './result-log.ts'
-import { cachedResultDataBytes, cachedResultDataJson } from './result-json.ts'
+import { cachedResultDataBytes } from './result-json.ts'
 import { snapshotText } from './snapshot-text.ts'
 
 type Snapshot = Omit<SessionSnapshot, 'case_result'>
@@ -74,21 +74,6 @@ export class EndedAnswers {
   }
 
   /**
-   * The case result's text as it was made when it was logged: still kept by the JSON text cache, or
-   * its row's. Never stringified again (~200 KB for 50 invocations): when 200 sessions end
-   * together, the cache has let most of their texts go by the time their snapshots are asked for.
-   */
-  caseResultJson(): string | undefined {
-    return this.cachedCaseResultJson() ?? this.#log.dataText(this.#caseResultSeq)
-  }
-
-  /** The case result's text while the JSON text cache still keeps it (no read of the log). */
-  cachedCaseResultJson(): string | undefined {
-    const recent = this.#recent?.deref()
-    return recent && cachedResultDataJson(recent)
-  }
-
-  /**
    * The case result's UTF-8 bytes: made once (result-json.ts) for its stream frames and the `/end`
    * answer while the caches keep it, else its row's text encoded.
    */
@@ -110,14 +95,11 @@ export class EndedAnswers {
     return { ...this.#withResults(), case_result: this.caseResult() ?? null, ...this.#counters() }
   }
 
-  /** The snapshot as JSON text, the case result put in as stored. */
-  snapshotJson(): string {
-    return `${this.#snapshotHead()}${this.caseResultJson() ?? 'null'}}`
-  }
-
   /**
-   * `snapshotJson()` as UTF-8: the head encoded, the case result's bytes copied in as made once
-   * (`caseResultBytes`), and no ~200 KB string spliced first.
+   * The snapshot as JSON text in UTF-8, the case result put in as stored: the head encoded, the
+   * case result's bytes copied in as made once (`caseResultBytes`), and no ~200 KB string spliced
+   * first. When 200 sessions end together, the caches have let most of their case results go by
+   * the time their snapshots are asked for: then the row's text is read and encoded.
    */
   snapshotBytes(): Uint8Array<ArrayBuffer> {
     const head = utf8.encode(this.#snapshotHead())

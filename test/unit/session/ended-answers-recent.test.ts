@@ -9,6 +9,9 @@ import { EndedAnswers } from '../../../src/session/ended-answers.ts'
 import { createResultLog, type LoggedEvent, memoryResultStorage } from '../../../src/session/result-log.ts'
 import { RECENT_RESULT_TEXT_CHARS, resultDataJson } from '../../../src/session/result-json.ts'
 
+/** The UTF-8 text of an answer's bytes (undefined stays undefined). */
+const decoded = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : new TextDecoder().decode(bytes))
+
 const snapshot = { session_id: 's', invocations: [], metrics: [] } as unknown as ConstructorParameters<typeof EndedAnswers>[0]
 
 /** A case result whose every stringify is counted; its log stores each result's text as a database row does. */
@@ -41,7 +44,7 @@ describe("an ended session's case result", () => {
   it('is written from the text made when it was logged, without reading the log, while the cache keeps it', () => {
     const { log, data, seq, reads, made, text } = loggedCase()
     const answers = new EndedAnswers(snapshot, seq, log, undefined, { data: new WeakRef(data) })
-    expect(answers.caseResultJson()).toBe(text)
+    expect(decoded(answers.caseResultBytes())).toBe(text)
     expect(answers.caseResult()).toBe(data)
     expect(reads).toEqual({ readAfter: 0, dataText: 0 })
     expect(made.count).toBe(1)
@@ -51,9 +54,9 @@ describe("an ended session's case result", () => {
     const { log, data, seq, reads, made, text } = loggedCase()
     const answers = new EndedAnswers(snapshot, seq, log, undefined, { data: new WeakRef(data) })
     fillTextCache()
-    expect(answers.cachedCaseResultJson()).toBeUndefined()
-    expect(answers.caseResultJson()).toBe(text)
-    expect(answers.snapshotJson()).toContain(`"case_result":${text}}`)
+    expect(answers.cachedCaseResultBytes()).toBeUndefined()
+    expect(decoded(answers.caseResultBytes())).toBe(text)
+    expect(decoded(answers.snapshotBytes())).toContain(`"case_result":${text}}`)
     expect(reads.dataText).toBe(2)
     expect(made.count).toBe(1)
   })
@@ -61,7 +64,7 @@ describe("an ended session's case result", () => {
   it('is read back from the log when the session kept no reference', () => {
     const { log, data, seq, reads } = loggedCase()
     const answers = new EndedAnswers(snapshot, seq, log)
-    expect(answers.caseResultJson()).toBe(JSON.stringify(data))
+    expect(decoded(answers.caseResultBytes())).toBe(JSON.stringify(data))
     expect(answers.caseResult()).toBe(data)
     expect(reads.readAfter).toBeGreaterThan(0)
   })
