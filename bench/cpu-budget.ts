@@ -30,6 +30,7 @@ const { values, positionals } = parseArgs({
 })
 if (positionals.length !== 1) throw new Error('usage: npx node bench/cpu-budget.ts FILE.cpuprofile [--us N] [--top K]')
 
+// A session's end, by its functions' names in this tree and in earlier ones (profiles of `--root` runs).
 const END = /session-engine|[/]session\.ts|ended-answers|case-result/
 const END_FUNCTIONS = /^(end|#close|endBytes|snapshotBytes|snapshotJson|caseResultJson|caseResultBytes|buildCaseResult)$/
 
