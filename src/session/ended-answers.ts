@@ -75,13 +75,10 @@ export class EndedAnswers {
 
   /**
    * The case result's UTF-8 bytes: made once (result-json.ts) for its stream frames and the `/end`
-   * answer while the caches keep it, else its row's text encoded.
+   * answer while the caches keep it, else its row's bytes as stored.
    */
   caseResultBytes(): Uint8Array<ArrayBuffer> | undefined {
-    const known = this.cachedCaseResultBytes()
-    if (known) return known
-    const text = this.#log.dataText(this.#caseResultSeq)
-    return text === undefined ? undefined : utf8.encode(text)
+    return this.cachedCaseResultBytes() ?? this.#log.dataBytes(this.#caseResultSeq)
   }
 
   /** The case result's bytes while the caches still keep them or its text (no read of the log). */
@@ -99,7 +96,7 @@ export class EndedAnswers {
    * The snapshot as JSON text in UTF-8, the case result put in as stored: the head encoded, the
    * case result's bytes copied in as made once (`caseResultBytes`), and no ~200 KB string spliced
    * first. When 200 sessions end together, the caches have let most of their case results go by
-   * the time their snapshots are asked for: then the row's text is read and encoded.
+   * the time their snapshots are asked for: then the row's bytes are read as stored.
    */
   snapshotBytes(): Uint8Array<ArrayBuffer> {
     const head = utf8.encode(this.#snapshotHead())

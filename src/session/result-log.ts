@@ -10,6 +10,8 @@
 import type { ResultEventType } from '../engine/types.ts'
 import { resultDataJson } from './result-json.ts'
 
+const utf8 = new TextEncoder()
+
 /** One logged event: its seq (from 1), type, key and JSON data. A session's is a `ResultEvent`. */
 export type LoggedEvent<T extends string = ResultEventType> = { seq: number; type: T; key: string; data: Record<string, unknown> }
 
@@ -27,6 +29,8 @@ export interface ResultStorage<T extends string = ResultEventType> {
   settle?(): Promise<void>
   /** One result's data as the JSON text it was stored as (no parse and stringify of a large case result). */
   dataText?(seq: number): string | undefined
+  /** `dataText` as UTF-8 bytes, read as stored (no string made). */
+  dataBytes?(seq: number): Uint8Array<ArrayBuffer> | undefined
   /** `readBetween`'s results as their stored data texts, unparsed, in seq order. */
   readTextsBetween?(first: number, last: number, type: T): Array<{ seq: number; text: string }>
   /** The results are kept outside the heap (a database): holding them costs the process no memory. */
@@ -54,6 +58,8 @@ export interface ResultLog<T extends string = ResultEventType> {
   eventsAt(seqs: readonly number[], type: T): Map<number, LoggedEvent<T>>
   /** One logged result's data as JSON text (undefined when there is no such seq). */
   dataText(seq: number): string | undefined
+  /** `dataText` as UTF-8: a database's stored bytes as they are, else the text encoded. */
+  dataBytes(seq: number): Uint8Array<ArrayBuffer> | undefined
   /** `eventsAt`'s results as their data's JSON text: as stored (a database's rows), else made from the data. */
   dataTextsAt(seqs: readonly number[], type: T): Map<number, string>
   /**
@@ -192,6 +198,13 @@ class StoredResultLog<T extends string> implements ResultLog<T> {
     if (this.#storage.dataText) return this.#storage.dataText(seq)
     const data = this.eventAt(seq)?.data
     return data && resultDataJson(data)
+  }
+
+  dataBytes(seq: number): Uint8Array<ArrayBuffer> | undefined {
+    if (seq < 1 || seq > this.#last) return undefined
+    if (this.#storage.dataBytes) return this.#storage.dataBytes(seq)
+    const text = this.dataText(seq)
+    return text === undefined ? undefined : utf8.encode(text)
   }
 
   subscribe(subscriber: ResultSubscriber<T>, onClose?: CloseSubscriber): () => void {

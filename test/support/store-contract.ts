@@ -122,6 +122,9 @@ export const STORE_CONTRACT: ContractCase[] = [
       assert.ok(kept, 'kept during retention although idle TTL passed')
       assert.deepEqual(await kept.end(), result)
       assert.equal(kept.log.readAfter(0).at(-1)?.type, 'case.result')
+      // Read as stored (a BLOB: node:sqlite's Uint8Array, a Durable Object's ArrayBuffer), the case result's bytes are its text's.
+      const last = kept.log.lastSeq()
+      assert.equal(new TextDecoder().decode(kept.log.dataBytes(last)), kept.log.dataText(last))
       c.advance(1)
       store.sweep()
       assert.equal(await store.get('e', createEngine), undefined)

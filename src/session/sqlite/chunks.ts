@@ -22,6 +22,11 @@ export type SqlChunks = {
   put(sessionId: string, slot: string, text: string): string
   /** The whole text back from what its column holds. */
   get(sessionId: string, slot: string, stored: string): string
+  /**
+   * The whole text's UTF-8 bytes from its column's bytes (`CAST(column AS BLOB)`): no string is
+   * made. Each part holds whole characters, so the parts' bytes joined are the text's.
+   */
+  getBytes(sessionId: string, slot: string, stored: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer>
   /** Every part of one session (it is being removed). */
   drop(sessionId: string): void
 }
@@ -58,8 +63,43 @@ export function sqlChunks(read: Run, write: Run): SqlChunks {
       }
       return rows.map((r) => String(r.text)).join('')
     },
+    getBytes(sessionId, slot, stored) {
+      if (!startsWithMark(stored)) return stored
+      const rows = read('SELECT CAST(text AS BLOB) AS text FROM es_chunks WHERE session_id = ? AND slot = ? ORDER BY part', sessionId, slot)
+      const expected = Number(utf8Decoder.decode(stored.subarray(MARK_BYTES.byteLength)))
+      if (rows.length !== expected) {
+        throw new Error(`stored text '${slot}' of session '${sessionId}' has ${rows.length} of its ${expected} parts`)
+      }
+      const parts = rows.map((r) => sqlBytes(r.text))
+      const joined = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0))
+      let at = 0
+      for (const part of parts) {
+        joined.set(part, at)
+        at += part.byteLength
+      }
+      return joined
+    },
     drop: (sessionId) => void read('DELETE FROM es_chunks WHERE session_id = ?', sessionId),
   }
+}
+
+const utf8Decoder = new TextDecoder()
+const MARK_BYTES = new TextEncoder().encode(MARK)
+
+function startsWithMark(stored: Uint8Array): boolean {
+  if (stored.byteLength < MARK_BYTES.byteLength) return false
+  for (let i = 0; i < MARK_BYTES.byteLength; i++) if (stored[i] !== MARK_BYTES[i]) return false
+  return true
+}
+
+/**
+ * A BLOB value as bytes: node:sqlite gives a Uint8Array, a Durable Object's SQL an ArrayBuffer.
+ * @example sqlBytes(row.data) // Uint8Array
+ */
+export function sqlBytes(value: unknown): Uint8Array<ArrayBuffer> {
+  if (value instanceof Uint8Array) return value as Uint8Array<ArrayBuffer>
+  if (value instanceof ArrayBuffer) return new Uint8Array(value)
+  throw new Error(`expected a BLOB from SQLite, got ${value === null ? 'null' : typeof value}`)
 }
 
 function isHighSurrogate(code: number): boolean {

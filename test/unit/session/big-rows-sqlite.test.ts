@@ -3,6 +3,7 @@
  * (node:sqlite's `limits.length`), three ~990 KB text events make a ~3 MB case result, and the
  * session still ends; a fresh store over the same database (a restarted host) reads it, ends it
  * again and deletes it, leaving no part behind.
+ * A split case result read as bytes is its text's bytes.
  * Covers: src/session/sqlite/chunks.ts, src/session/sqlite/journal.ts, src/session/sqlite/results.ts, src/session/sqlite/records.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
@@ -58,6 +59,29 @@ describe('SQLite session store: texts over one value are split', () => {
     for (const table of ['es_sessions', 'es_journal', 'es_results', 'es_chunks']) {
       expect(db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()).toEqual({ n: 0 })
     }
+  })
+
+  it("a split case result's bytes, read as stored, are its text's: parts joined whole, emoji across their boundaries", async () => {
+    const db = durableLikeDb()
+    const store = sqliteSessionStore(sqlFromDatabaseSync(db), { sweeper: 'manual' })
+    const created = await store.create({ session_id: 'bytes', eval_config: CONFIG }, createEngine)
+    if (!created.ok) throw new Error(created.problem.detail)
+    // 1.2 MB of four-byte characters, each two UTF-16 units: parts end next to or inside them.
+    expect(created.session.push(bigEvent(0, `é${'😀'.repeat(300_000)}`))).toBeUndefined()
+    await created.session.end()
+    store.close()
+
+    const again = sqliteSessionStore(sqlFromDatabaseSync(db), { sweeper: 'manual' })
+    const rebuilt = (await again.get('bytes', createEngine))!
+    const seq = rebuilt.log.lastSeq()
+    const text = rebuilt.log.dataText(seq)!
+    expect(text.length).toBeGreaterThan(2 * CHUNK_CHARS)
+    const parts = db.prepare("SELECT COUNT(*) AS n FROM es_chunks WHERE session_id = 'bytes' AND slot = ?").get(`r:${seq}`) as { n: number }
+    expect(parts.n).toBeGreaterThanOrEqual(Math.ceil(text.length / CHUNK_CHARS))
+    expect(rebuilt.log.dataBytes(seq)).toEqual(new TextEncoder().encode(text))
+    // The snapshot's answer puts its case result last, after the counters.
+    const { case_result, ...rest } = rebuilt.snapshot()
+    expect(new TextDecoder().decode(await rebuilt.snapshotBytes()) === JSON.stringify({ ...rest, case_result })).toBe(true)
   })
 
   it('a long spec is split too, and parts never cut a surrogate pair', async () => {
