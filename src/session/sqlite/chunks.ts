@@ -37,6 +37,12 @@ export type SqlChunks = {
  * write('INSERT INTO es_results (…, data) VALUES (…, ?)', chunks.put(id, `r:${seq}`, JSON.stringify(data)))
  */
 export function sqlChunks(read: Run, write: Run): SqlChunks {
+  /** A split text's parts in order, each as `column` selects it; all `count` of them, or an error naming the slot. */
+  const parts = (sessionId: string, slot: string, count: number, column: string): unknown[] => {
+    const rows = read(`SELECT ${column} AS value FROM es_chunks WHERE session_id = ? AND slot = ? ORDER BY part`, sessionId, slot)
+    if (rows.length !== count) throw new Error(`stored text '${slot}' of session '${sessionId}' has ${rows.length} of its ${count} parts`)
+    return rows.map((r) => r.value)
+  }
   return {
     put(sessionId, slot, text) {
       if (text.length <= CHUNK_CHARS) return text
@@ -56,24 +62,15 @@ export function sqlChunks(read: Run, write: Run): SqlChunks {
     },
     get(sessionId, slot, stored) {
       if (!stored.startsWith(MARK)) return stored
-      const rows = read('SELECT text FROM es_chunks WHERE session_id = ? AND slot = ? ORDER BY part', sessionId, slot)
-      const expected = Number(stored.slice(MARK.length))
-      if (rows.length !== expected) {
-        throw new Error(`stored text '${slot}' of session '${sessionId}' has ${rows.length} of its ${expected} parts`)
-      }
-      return rows.map((r) => String(r.text)).join('')
+      return parts(sessionId, slot, Number(stored.slice(MARK.length)), 'text').map(String).join('')
     },
     getBytes(sessionId, slot, stored) {
       if (!startsWithMark(stored)) return stored
-      const rows = read('SELECT CAST(text AS BLOB) AS text FROM es_chunks WHERE session_id = ? AND slot = ? ORDER BY part', sessionId, slot)
-      const expected = Number(utf8Decoder.decode(stored.subarray(MARK_BYTES.byteLength)))
-      if (rows.length !== expected) {
-        throw new Error(`stored text '${slot}' of session '${sessionId}' has ${rows.length} of its ${expected} parts`)
-      }
-      const parts = rows.map((r) => sqlBytes(r.text))
-      const joined = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0))
+      const count = Number(utf8Decoder.decode(stored.subarray(MARK_BYTES.byteLength)))
+      const bytes = parts(sessionId, slot, count, 'CAST(text AS BLOB)').map(sqlBytes)
+      const joined = new Uint8Array(bytes.reduce((n, part) => n + part.byteLength, 0))
       let at = 0
-      for (const part of parts) {
+      for (const part of bytes) {
         joined.set(part, at)
         at += part.byteLength
       }
