@@ -12,6 +12,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { jsonBytes } from '../../../src/http/sessions-routes.ts'
 
 const TEXT = JSON.stringify({ text: 'ä€😀'.repeat(20_000), n: 1 })
+/** The answer as the session makes it: its UTF-8 bytes, once. */
+const BYTES = new TextEncoder().encode(TEXT)
 
 async function serve(app: Hono): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(getRequestListener(app.fetch))
@@ -29,7 +31,7 @@ afterEach(() => {
 
 describe('jsonBytes', () => {
   it('answers the text as UTF-8 with its byte length and the JSON type', async () => {
-    const app = new Hono().get('/', (c) => jsonBytes(c, TEXT))
+    const app = new Hono().get('/', (c) => jsonBytes(c, BYTES))
     const res = await app.request('/')
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('application/json')
@@ -37,7 +39,7 @@ describe('jsonBytes', () => {
   })
 
   it('on Node, the server takes the length from the bytes: no byteLength pass over the text', async () => {
-    const app = new Hono().get('/bytes', (c) => jsonBytes(c, TEXT))
+    const app = new Hono().get('/bytes', (c) => jsonBytes(c, BYTES))
       .get('/text', (c) => c.body(TEXT, 200, { 'content-type': 'application/json' }))
     const server = await serve(app)
     try {
