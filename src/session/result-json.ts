@@ -152,11 +152,6 @@ export function largeResultTextChars(): number {
   return texts.largeSize()
 }
 
-/** Bytes kept right now in the recent table of encoded texts (at most RECENT_RESULT_BYTES). */
-export function recentResultBytes(): number {
-  return encoded.size()
-}
-
 /** Bytes of the one large encoded text kept beside that table (0 when none). */
 export function largeResultBytes(): number {
   return encoded.largeSize()

@@ -313,7 +313,7 @@ export class HostedSession {
   /**
    * `end()` as JSON text in UTF-8: the bytes its case.result was streamed with, from the text it
    * was logged with, never stringified again (the caches let it go when many sessions end
-   * together): kept by the caches, else its row's text encoded.
+   * together): kept by the caches, else its row's bytes as stored.
    */
   async endBytes(): Promise<Uint8Array<ArrayBuffer>> {
     const result = this.#final ? undefined : await this.end()
