@@ -187,6 +187,12 @@ const write = () => {
 setInterval(() => void sampleWorkers().then(write), 1000).unref()
 process.on('exit', write)
 
+// A server without its own SIGTERM handler (the replay baseline) would die without 'exit', and
+// without the allocation profile below or the CPU profile of --cpu-prof: make it exit.
+process.on('SIGTERM', () => {
+  if (process.listenerCount('SIGTERM') === 1) process.exit(143)
+})
+
 // With EVALSTREAM_PROBE_ALLOCATIONS=FILE: V8's sampling heap profiler over the whole run, counting
 // objects the collector already took too, so FILE (a .heapprofile for Chrome DevTools) says where
 // the garbage comes from, not only what is still live at exit.
@@ -198,10 +204,6 @@ if (allocationsOut) {
     samplingInterval: 64 * 1024,
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
-  })
-  // A server without its own SIGTERM handler (the replay baseline) would die without 'exit': make it exit.
-  process.on('SIGTERM', () => {
-    if (process.listenerCount('SIGTERM') === 1) process.exit(143)
   })
   // The main thread's inspector session answers synchronously, so this runs to its end at exit.
   process.on('exit', () => {
