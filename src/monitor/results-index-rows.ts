@@ -36,10 +36,11 @@ export const INDEX_ROW_VALUES = 13
 
 /**
  * The row the index writes for a fed result. `dataJson`: the text the result's data was written
- * with elsewhere (src/session/result-json.ts), so the index need not stringify it again.
+ * with elsewhere (src/session/result-json.ts), so the index need not stringify it again; when it
+ * has none (undefined), the data is stringified here.
  * @example indexRowOf(fed).criterion // 'tool_trajectory_avg_score'
  */
-export function indexRowOf(r: FedResult, dataJson?: (data: Record<string, unknown>) => string): IndexRow {
+export function indexRowOf(r: FedResult, dataJson?: (data: Record<string, unknown>) => string | undefined): IndexRow {
   const { type, data, seq } = r.event
   const row: IndexRow = {
     sessionId: r.sessionId,

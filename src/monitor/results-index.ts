@@ -13,6 +13,7 @@
  * file, or an in-memory database), `ctx.storage.sql` in the index Durable Object on Workers.
  */
 import type { FedResult } from '../session/result-feed.ts'
+import { cachedResultDataJson } from '../session/result-json.ts'
 import { AGE_PRUNE_INTERVAL_MS, DEFAULT_INDEX_LIMITS, type IndexLimits } from './results-index-limits.ts'
 import { INDEX_ROW_VALUES, type IndexRow, indexRowOf, type IndexRowValue, readIndexRow } from './results-index-rows.ts'
 import { type IndexReads, indexReads } from './results-index-query.ts'
@@ -187,8 +188,10 @@ export function sqliteResultsIndex(sql: Sql, options: ResultsIndexOptions = {}):
     else all()
     return added
   }
-  const record = (r: FedResult): boolean => insert(indexRowOf(r), touchSession)
-  const recordAll = (results: readonly FedResult[]) => insertAll(results.length, (i) => indexRowOf(results[i]!))
+  // A result fed on this thread was just logged, so its text is most likely still kept
+  // (result-json.ts): the index writes that text instead of stringifying the data again.
+  const record = (r: FedResult): boolean => insert(indexRowOf(r, cachedResultDataJson), touchSession)
+  const recordAll = (results: readonly FedResult[]) => insertAll(results.length, (i) => indexRowOf(results[i]!, cachedResultDataJson))
   const recordRows = (values: readonly IndexRowValue[]) =>
     insertAll(values.length / INDEX_ROW_VALUES, (i) => readIndexRow(values, i * INDEX_ROW_VALUES))
   return { ...indexReads(sql, () => now() - limits.maxAgeMs), record, recordAll, recordRows, prune, limits, now }

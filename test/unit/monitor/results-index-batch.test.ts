@@ -1,12 +1,15 @@
 /**
  * A batch of results touches each of its sessions' rows once (one upsert per session, not one per
- * result), and leaves the index exactly as recording the same results one at a time does.
- * Covers: src/monitor/results-index.ts.
+ * result), and leaves the index exactly as recording the same results one at a time does. A
+ * result whose text the log made already (result-json.ts) is indexed with that text, not
+ * stringified again.
+ * Covers: src/monitor/results-index.ts, src/monitor/results-index-rows.ts.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import { sqliteResultsIndex } from '../../../src/monitor/results-index.ts'
 import type { FedResult } from '../../../src/session/result-feed.ts'
+import { rememberResultDataJson } from '../../../src/session/result-json.ts'
 import { type Sql, sqlFromDatabaseSync } from '../../../src/session/sql.ts'
 
 const fed = (sessionId: string, seq: number, atMs: number, event: Omit<FedResult['event'], 'seq'>): FedResult =>
@@ -76,6 +79,23 @@ describe('results index: a batch', () => {
     expect(dump(many.sql).sessions).toMatchObject([
       { session_id: 'a', first_ms: 1_010, last_ms: 1_050, invocations: 2, status: 'FAILED' },
       { session_id: 'b', first_ms: 1_005, last_ms: 1_060, invocations: 1, status: null },
+    ])
+  })
+
+  it('writes the text a result was logged with, and stringifies a result whose text is not kept', () => {
+    const sql = sqlFromDatabaseSync(new DatabaseSync(':memory:'))
+    const index = sqliteResultsIndex(sql, { now: () => 2_000 })
+    const logged = verdict('a', 1, 1_000, 0, 1)
+    const unlogged = verdict('a', 2, 1_010, 1, 0)
+    // A marker no stringify would make: the index's text can only have come from the kept one.
+    const kept = JSON.stringify(logged.event.data, null, 1)
+    rememberResultDataJson(logged.event.data, kept)
+    expect(index.recordAll([logged])).toBe(1)
+    expect(index.record(unlogged)).toBe(true)
+    const rows = sql.query('SELECT seq, data FROM es_index_results ORDER BY seq')
+    expect(rows).toEqual([
+      { seq: 1, data: kept },
+      { seq: 2, data: JSON.stringify(unlogged.event.data) },
     ])
   })
 })
