@@ -12,8 +12,13 @@
  * (with this session's last seq). So the load client reads the same bytes from either server; the
  * difference between the two runs is scoring, storing, admission and the service's own streaming.
  *
- *   node bench/load-replay.ts   (PORT and EVALSTREAM_REPLAY_INVOCATIONS from the environment;
- *                                prints "listening" when ready)
+ * With EVALSTREAM_REPLAY_STORE=FILE it is the storing replay: each session's spec, every event line
+ * and every frame it sends go into a SQLite file and are committed before the upload is answered
+ * and the frames are written (bench/load-replay-store.ts). Then the difference is scoring,
+ * admission and the service's own streaming and storage layout.
+ *
+ *   node bench/load-replay.ts   (PORT, EVALSTREAM_REPLAY_INVOCATIONS and EVALSTREAM_REPLAY_STORE
+ *                                from the environment; prints "listening" when ready)
  */
 import { createAdaptorServer } from '@hono/node-server'
 import { createParser } from 'eventsource-parser'
@@ -24,6 +29,7 @@ import { createSessionEngine } from '../src/engine/session-engine.ts'
 import { createApp } from '../src/http/app.ts'
 import { memorySessionStore } from '../src/session/store.ts'
 import { CONFIG, invocationBody, loadCase } from './load-case.ts'
+import { replayStore } from './load-replay-store.ts'
 
 type Frame = { event: string; data: string }
 
@@ -78,23 +84,46 @@ const { perInvocation, closing } = templates(answers.frames, TEMPLATE_INVOCATION
 const LAST_SEQ = /"last_seq":\d+/
 if (!LAST_SEQ.test(answers.snapshot)) throw new Error('the template snapshot has no last_seq')
 
-type Session = { seq: number; invocations: number; subscribers: Set<SSEStreamingApi>; ended: Promise<void>; end: () => void }
+type Session = {
+  seq: number
+  events: number
+  invocations: number
+  subscribers: Set<SSEStreamingApi>
+  ended: Promise<void>
+  end: () => void
+}
 const sessions = new Map<string, Session>()
+const storePath = process.env.EVALSTREAM_REPLAY_STORE
+const store = storePath ? replayStore(storePath) : undefined
 
-/** Writes the frames to every subscriber in one string, each frame numbered after the last. */
-function publish(session: Session, frames: Frame[]): void {
+/** The frames as one string, each numbered after the session's last (and stored, when storing). */
+function framesText(id: string, session: Session, frames: Frame[]): string {
   let text = ''
-  for (const f of frames) text += sseFrame(f, ++session.seq)
+  for (const f of frames) {
+    const seq = ++session.seq
+    store?.result(id, seq, f.event, f.data)
+    text += sseFrame(f, seq)
+  }
+  return text
+}
+
+/** Writes the text to every subscriber in one write (when storing, once what it says is committed). */
+function publish(session: Session, text: string): void {
   for (const s of session.subscribers) void s.write(text)
 }
 
 const app = new Hono()
   .post('/v1/sessions', async (c) => {
-    const spec = (await c.req.json()) as { session_id?: string; eval_case?: { conversation?: unknown[] } }
+    const text = await c.req.text()
+    const spec = JSON.parse(text) as { session_id?: string; eval_case?: { conversation?: unknown[] } }
     if (typeof spec.session_id !== 'string' || sessions.has(spec.session_id)) return c.json({ error: 'bad session_id' }, 400)
     let end = () => {}
     const ended = new Promise<void>((resolve) => (end = resolve))
-    sessions.set(spec.session_id, { seq: 0, invocations: 0, subscribers: new Set(), ended, end })
+    sessions.set(spec.session_id, { seq: 0, events: 0, invocations: 0, subscribers: new Set(), ended, end })
+    if (store) {
+      store.session(spec.session_id, text)
+      await store.committed()
+    }
     return c.json({ session_id: spec.session_id }, 201)
   })
   .get('/v1/sessions/:id/results', (c) => {
@@ -106,21 +135,28 @@ const app = new Hono()
     })
   })
   .post('/v1/sessions/:id/events', async (c) => {
-    const session = sessions.get(c.req.param('id'))
+    const id = c.req.param('id')
+    const session = sessions.get(id)
     if (!session) return c.json({ error: 'no such session' }, 404)
     let accepted = 0
     for (const line of (await c.req.text()).split('\n')) {
       if (line === '') continue
       JSON.parse(line)
+      store?.event(id, ++session.events, line)
       accepted++
     }
-    publish(session, perInvocation[session.invocations++ % TEMPLATE_INVOCATIONS]!)
+    const text = framesText(id, session, perInvocation[session.invocations++ % TEMPLATE_INVOCATIONS]!)
+    if (store) await store.committed()
+    publish(session, text)
     return c.json({ accepted }, 202)
   })
-  .post('/v1/sessions/:id/end', (c) => {
-    const session = sessions.get(c.req.param('id'))
+  .post('/v1/sessions/:id/end', async (c) => {
+    const id = c.req.param('id')
+    const session = sessions.get(id)
     if (!session) return c.json({ error: 'no such session' }, 404)
-    publish(session, closing)
+    const text = framesText(id, session, closing)
+    if (store) await store.committed()
+    publish(session, text)
     session.end()
     return c.body(answers.ended, 200, { 'content-type': 'application/json' })
   })

@@ -30,7 +30,7 @@
  *
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
  *     [--db sqlite|memory] [--root DIR (another checkout's server, for A/B runs)]
- *     [--server both|evalstream|replay] [--rate EVENTS_PER_SECOND (0: closed loop)] [--warmup SESSIONS]
+ *     [--server both|all|evalstream|replay|stored] [--rate EVENTS_PER_SECOND (0: closed loop)] [--warmup SESSIONS]
  *
  * `--warmup W` first runs W sessions of the same shape through the server, closed loop and not
  * measured: a server that has run for a while has compiled its code (V8 compiles hot functions on
@@ -45,6 +45,12 @@
  * (and, with EVALSTREAM_PROBE_ALLOCATIONS, allocation per event) as a ratio to the baseline's. The baseline answers the same requests with the
  * service's own frames for the load case, nothing scored or stored: its numbers are the ceiling of
  * this load shape on this machine, what the client, HTTP and SSE cost alone.
+ *
+ * `--server stored` is the storing replay: the same baseline, but it also keeps every session's
+ * spec, event line and frame in a SQLite file, committed before it answers an upload and sends
+ * its frames (bench/load-replay-store.ts), the least a relay pays that loses nothing it
+ * acknowledged. `--server all` runs the replay, the storing replay and the service, in that order,
+ * and compares the service with both baselines.
  *
  * Each invocation is 4 events (tool call, tool response, partial text, final text) posted together
  * as NDJSON; the eval case expects every invocation, so each one gets a verdict per criterion.
@@ -74,22 +80,23 @@ const { values } = parseArgs({
     server: { type: 'string', default: 'both' },
   },
 })
-if (!['evalstream', 'replay', 'both'].includes(values.server)) {
-  throw new Error(`--server is both, evalstream or replay, not '${values.server}'`)
+if (!['evalstream', 'replay', 'stored', 'both', 'all'].includes(values.server)) {
+  throw new Error(`--server is both, all, evalstream, replay or stored, not '${values.server}'`)
 }
-if (values.server === 'both') process.exit(await sideBySide())
+if (values.server === 'both') process.exit(await sideBySide(['replay']))
+if (values.server === 'all') process.exit(await sideBySide(['replay', 'stored']))
 
 /**
- * The replay baseline, then evalstream, each in a process of its own (a fresh client, a fresh
- * server), then one line comparing them. Exits with the worse of the two exit codes.
+ * The baselines, then evalstream, each in a process of its own (a fresh client, a fresh server),
+ * then lines comparing evalstream with each baseline. Exits with the worst of the exit codes.
  */
-async function sideBySide(): Promise<number> {
+async function sideBySide(baselines: string[]): Promise<number> {
   const args = process.argv.slice(2).filter((a, i, all) => a !== '--server' && all[i - 1] !== '--server' && !a.startsWith('--server='))
   const figures: Record<
     string,
     { perSecond?: number; p99?: number; steadyP99?: number; rss?: number; cpuUs?: number; allocKiB?: number; code: number }
   > = {}
-  for (const target of ['replay', 'evalstream']) {
+  for (const target of [...baselines, 'evalstream']) {
     const child = spawn(process.execPath, [process.argv[1]!, ...args, '--server', target], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (d: Buffer) => {
@@ -111,22 +118,25 @@ async function sideBySide(): Promise<number> {
       code,
     }
   }
-  const r = figures.replay!
   const e = figures.evalstream!
-  const ratio = r.perSecond && e.perSecond ? `${((100 * e.perSecond) / r.perSecond).toFixed(0)}%` : 'n/a'
-  console.log(
-    `side by side: evalstream ${e.perSecond ?? 'n/a'} events/s = ${ratio} of the replay baseline's ${r.perSecond ?? 'n/a'}; ` +
-      `verdict p99 ${e.p99 ?? 'n/a'} vs ${r.p99 ?? 'n/a'} ms (without first and last invocations ${e.steadyP99 ?? 'n/a'} vs ${
-        r.steadyP99 ?? 'n/a'
-      } ms); peak RSS ${e.rss ?? 'n/a'} vs ${r.rss ?? 'n/a'} MiB`,
-  )
-  const cpuRatio = r.cpuUs && e.cpuUs ? `${(e.cpuUs / r.cpuUs).toFixed(1)}x` : 'n/a'
-  // Allocation is measured only with EVALSTREAM_PROBE_ALLOCATIONS set (each run writes its own file).
-  const alloc = e.allocKiB !== undefined && r.allocKiB !== undefined ? `; allocated ${e.allocKiB} vs ${r.allocKiB} KiB per event` : ''
-  console.log(
-    `side by side: server CPU ${e.cpuUs ?? 'n/a'} vs ${r.cpuUs ?? 'n/a'} us per event = ${cpuRatio} the replay baseline's${alloc}`,
-  )
-  return Math.max(r.code, e.code)
+  for (const baseline of baselines) {
+    const r = figures[baseline]!
+    const name = baseline === 'stored' ? 'storing replay baseline' : 'replay baseline'
+    const ratio = r.perSecond && e.perSecond ? `${((100 * e.perSecond) / r.perSecond).toFixed(0)}%` : 'n/a'
+    console.log(
+      `side by side: evalstream ${e.perSecond ?? 'n/a'} events/s = ${ratio} of the ${name}'s ${r.perSecond ?? 'n/a'}; ` +
+        `verdict p99 ${e.p99 ?? 'n/a'} vs ${r.p99 ?? 'n/a'} ms (without first and last invocations ${e.steadyP99 ?? 'n/a'} vs ${
+          r.steadyP99 ?? 'n/a'
+        } ms); peak RSS ${e.rss ?? 'n/a'} vs ${r.rss ?? 'n/a'} MiB`,
+    )
+    const cpuRatio = r.cpuUs && e.cpuUs ? `${(e.cpuUs / r.cpuUs).toFixed(1)}x` : 'n/a'
+    // Allocation is measured only with EVALSTREAM_PROBE_ALLOCATIONS set (each run writes its own file).
+    const alloc = e.allocKiB !== undefined && r.allocKiB !== undefined ? `; allocated ${e.allocKiB} vs ${r.allocKiB} KiB per event` : ''
+    console.log(
+      `side by side: server CPU ${e.cpuUs ?? 'n/a'} vs ${r.cpuUs ?? 'n/a'} us per event = ${cpuRatio} the ${name}'s${alloc}`,
+    )
+  }
+  return Math.max(...Object.values(figures).map((f) => f.code))
 }
 if (values.db !== 'sqlite' && values.db !== 'memory') throw new Error(`--db is sqlite or memory, not '${values.db}'`)
 const SESSIONS = Number(values.sessions)
@@ -162,7 +172,7 @@ const server = spawn(process.execPath, [
   ...nodeArgs,
   '--import',
   resolve('bench/server-probe.ts'),
-  values.server === 'replay' ? resolve('bench/load-replay.ts') : join(root, 'src/adapter/node/server.ts'),
+  values.server === 'evalstream' ? join(root, 'src/adapter/node/server.ts') : resolve('bench/load-replay.ts'),
 ], {
   cwd: root,
   env: {
@@ -174,6 +184,7 @@ const server = spawn(process.execPath, [
     EVALSTREAM_DB: values.db === 'memory' ? ':memory:' : join(work, 'evalstream.db'),
     EVALSTREAM_PROBE_OUT: probeOut,
     EVALSTREAM_REPLAY_INVOCATIONS: String(INVOCATIONS),
+    ...(values.server === 'stored' ? { EVALSTREAM_REPLAY_STORE: join(work, 'replay.db') } : {}),
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
@@ -364,6 +375,11 @@ const allocations = allocationsFile
   })()
   : undefined
 
+const SERVER_LABELS: Record<string, string> = {
+  evalstream: 'evalstream',
+  replay: 'replay baseline: nothing scored or stored',
+  stored: 'storing replay baseline: nothing scored; spec, events and frames stored',
+}
 const failed = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[]
 const sorted = latencies.sort((a, b) => a - b)
 const pctOf = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!.toFixed(1) : 'n/a')
@@ -375,7 +391,7 @@ const p50p99 = (xs: number[]) => {
 const meanQueue = queueSamples.length ? queueSamples.reduce((a, b) => a + b, 0) / queueSamples.length : 0
 const acceptRate = probe ? probe.connections / elapsed : 0
 console.log(
-  `load (${values.server === 'replay' ? 'replay baseline: nothing scored or stored' : 'evalstream'}): ${SESSIONS} sessions x ${
+  `load (${SERVER_LABELS[values.server]}): ${SESSIONS} sessions x ${
     INVOCATIONS * 4
   } events (${INVOCATIONS} invocations), ${SUBSCRIBERS} subscribers each, ${elapsed.toFixed(1)} s; ${
     RATE > 0 ? `offered ${RATE} events/s (each session an invocation every ${(INTERVAL_MS / 1000).toFixed(2)} s)` : 'closed loop'
