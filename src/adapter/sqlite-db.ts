@@ -49,8 +49,9 @@ export type SessionDbOptions = { sql?: (path: string) => Sql & { close(): unknow
 export function openSessionDb(path: string, options: SessionDbOptions = {}): SessionDb {
   if (path === MEMORY_DB) {
     const memory = new DatabaseSync(MEMORY_DB)
-    // On this thread: nothing to make durable, so no writer thread; one commit per loop turn.
-    const sql = sqlFromDatabaseSync(memory, { groupCommit: true })
+    // On this thread: nothing to make durable, so no writer thread, and one commit per turn of the
+    // event loop (bench/README.md: a quarter or more of the main thread's CPU per event under load).
+    const sql = sqlFromDatabaseSync(memory, { groupCommit: 'turn' })
     let closeStore = () => {}
     return {
       store: (limits, feed) => {

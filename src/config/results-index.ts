@@ -76,23 +76,25 @@ export function watchResults(feed: ResultFeed, index: { recordAll(results: reado
 }
 
 /**
- * A transaction over statements of the `Sql` interface, for node:sqlite (a Durable Object's
- * storage refuses BEGIN; it batches a request's writes by itself). Inside another transaction it
- * just runs `fn`.
+ * All or nothing over statements of the `Sql` interface, for node:sqlite: a savepoint, which is a
+ * transaction of its own outside one and joins a grouped commit's transaction inside one (sql.ts),
+ * so a batch of the index costs no commit of its own. A Durable Object's storage refuses it (it
+ * batches a request's writes by itself): then `fn` just runs.
  * @example sqliteResultsIndex(sql, { transaction: sqlTransaction(sql) })
  */
 export function sqlTransaction(sql: Sql): (fn: () => void) => void {
   return (fn) => {
     try {
-      sql.query('BEGIN')
+      sql.query('SAVEPOINT es_index_batch')
     } catch {
       return fn()
     }
     try {
       fn()
-      sql.query('COMMIT')
+      sql.query('RELEASE es_index_batch')
     } catch (e) {
-      sql.query('ROLLBACK')
+      sql.query('ROLLBACK TO es_index_batch')
+      sql.query('RELEASE es_index_batch')
       throw e
     }
   }

@@ -6,11 +6,14 @@
  * yet. A structured clone costs per object and per character: a flat array of primitives clones
  * and reads back in a fraction of the time of an array per row carrying its SQL text each time.
  */
-import { CONTROL, READ, type SqlValue } from '../../session/sql.ts'
+import { CONTROL, READ, SAVEPOINT_CONTROL, type SqlValue } from '../../session/sql.ts'
 
 export type EncodedRows = (string | number | null)[]
 
-/** Reads (READ without RETURNING) run on the main thread's connection; callers' own CONTROL is dropped: the writer's transaction already groups them. */
+/**
+ * Reads (READ without RETURNING) run on the main thread's connection; callers' own transaction and
+ * savepoint control is dropped: the writer's transaction already groups them.
+ */
 const RETURNING = /\bRETURNING\b/i
 
 /** `read`: on the main thread; `call`: on the writer, rows awaited; `write`: queued; `control`: dropped. */
@@ -30,7 +33,8 @@ export function statementNumbers(): { of(text: string): Statement; readonly size
       let s = known.get(text)
       if (s === undefined) {
         const returning = RETURNING.test(text)
-        const kind: StatementKind = CONTROL.test(text) ? 'control' : READ.test(text) && !returning ? 'read' : returning ? 'call' : 'write'
+        const control = CONTROL.test(text) || SAVEPOINT_CONTROL.test(text)
+        const kind: StatementKind = control ? 'control' : READ.test(text) && !returning ? 'read' : returning ? 'call' : 'write'
         known.set(text, s = { text, kind, n: known.size, sent: false })
       }
       return s
