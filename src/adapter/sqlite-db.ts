@@ -72,14 +72,18 @@ export function openSessionDb(path: string, options: SessionDbOptions = {}): Ses
   const custom = options.sql?.(path)
   let db: DatabaseSync | undefined
   let sql: Sql & { flush?(): void }
+  let durable = custom?.durable ? () => custom.durable!() : undefined
   if (custom) sql = custom
   else {
     db = new DatabaseSync(path)
-    // WAL: a write is durable once its statement returns, even if the process is killed right after;
-    // NORMAL skips the fsync per write that only a power loss would need.
+    // WAL: a write is durable once its commit returns, even if the process is killed right after;
+    // NORMAL skips the fsync per commit that only a power loss would need.
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000')
-    // Grouped commits: one commit per turn of the event loop, not per statement (sql.ts).
-    sql = sqlFromDatabaseSync(db, { groupCommit: true })
+    // Grouped commits: one commit per turn of the event loop, not per statement or per microtask
+    // (sql.ts); a request that wrote is answered once that commit is done (`durable`).
+    const grouped = sqlFromDatabaseSync(db, { groupCommit: 'turn' })
+    sql = grouped
+    durable = () => grouped.committed()
   }
   let closeStore = () => {}
   return {
@@ -91,7 +95,7 @@ export function openSessionDb(path: string, options: SessionDbOptions = {}): Ses
     judgeCache: sqliteJudgeCache(sql),
     evalSets: sqliteEvalSetStore(sql),
     indexSql: sql,
-    ...(custom?.durable ? { durable: () => custom.durable!() } : {}),
+    ...(durable ? { durable } : {}),
     note: `sessions in SQLite at ${path} (EVALSTREAM_DB)${custom ? ', written by a writer thread' : ''}; a restart resumes them`,
     close() {
       closeStore()

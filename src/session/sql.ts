@@ -70,18 +70,23 @@ export type GroupCommit = boolean | 'turn'
  *
  * With `groupCommit: 'turn'` the group commits once the event loop's turn is over, so every
  * request a turn served shares one commit (a microtask checkpoint comes after every callback: a
- * run of bench/load.ts --db memory made 21,495 commits, against 272 a turn). Only for a database
- * nothing outlives (`:memory:`): a response written during the turn leaves before its writes
- * commit.
+ * run of bench/load.ts --db memory made 21,495 commits, against 272 a turn). A response written
+ * during the turn would leave before its writes commit: a host that acknowledges writes answers
+ * after `committed()` (the app's `writesDurable`).
  * @example
  * const sql = sqlFromDatabaseSync(new DatabaseSync('.evalstream/evalstream.db'), { groupCommit: true })
  */
-export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit?: GroupCommit } = {}): Sql & { flush(): void } {
+export function sqlFromDatabaseSync(
+  db: DatabaseSyncLike,
+  options: { groupCommit?: GroupCommit } = {},
+): Sql & { flush(): void; committed(): Promise<void> } {
   const prepared = new Map<string, ReturnType<DatabaseSyncLike['prepare']>>()
   const grouping = (options.groupCommit === true || options.groupCommit === 'turn') && 'exec' in db
   const commitLater = options.groupCommit === 'turn' ? (fn: () => void) => void setImmediate(fn) : queueMicrotask
   let grouped = false
   let explicit = false
+  /** Whoever waits for the open group's commit (`committed`). */
+  let waiting: { promise: Promise<void>; resolve: () => void } | undefined
   const flush = () => {
     if (!grouped) return
     grouped = false
@@ -90,6 +95,9 @@ export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit
     } catch (e) {
       // A COMMIT that fails (disk full) leaves SQLite to roll back; say so, the host goes on.
       console.error(`evalstream: SQLite commit failed: ${e instanceof Error ? e.message : String(e)}`)
+    } finally {
+      waiting?.resolve()
+      waiting = undefined
     }
   }
   const statementFor = (statement: string) => {
@@ -101,6 +109,10 @@ export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit
       } else if (control) {
         explicit = false
         grouped = false
+        // A caller's COMMIT or ROLLBACK ends the group's transaction too (it runs right after this,
+        // before anyone resumed from `committed` does).
+        waiting?.resolve()
+        waiting = undefined
       } else if (!grouped && !explicit && !READ.test(statement)) {
         ;(db as DatabaseSyncExec).exec('BEGIN')
         grouped = true
@@ -121,6 +133,17 @@ export function sqlFromDatabaseSync(db: DatabaseSyncLike, options: { groupCommit
       return { changes: Number(changes), lastRowId: Number(lastInsertRowid) }
     },
     flush,
+    // Not named `durable`: on one connection a read sees its own writes, so no reader need wait
+    // for this (sqlite/journal.ts waits for a `durable` before reading).
+    committed: () => {
+      if (!grouped) return Promise.resolve()
+      if (!waiting) {
+        let resolve = () => {}
+        const promise = new Promise<void>((r) => (resolve = r))
+        waiting = { promise, resolve }
+      }
+      return waiting.promise
+    },
   }
 }
 

@@ -70,7 +70,9 @@ const notes = [
 ]
 // Traces whose root never came, and conversations gone quiet, are finalised by this timer.
 if (setup.deps.otlp) startOtlpTicker(setup.deps.otlp.monitor, OTLP_TICK_MS)
-const app = createApp({ ...setup.deps, resultsIndex: index.value.index })
+// Acknowledged means committed: the database commits once per turn, and a request that wrote is
+// answered after that commit.
+const app = createApp({ ...setup.deps, resultsIndex: index.value.index, ...(db.durable ? { writesDurable: db.durable } : {}) })
 const hostname = env.HOST ?? '127.0.0.1'
 const listen = listenPort(env.PORT)
 if (!listen.ok) {
@@ -95,7 +97,11 @@ try {
   console.error(`evalstream: ${listenFailure(error, hostname, listen.port)}`)
   Deno.exit(1)
 }
-// Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out before exit.
+// Queued OpenTelemetry exports and webhooks get QUEUE_CLOSE_DEADLINE_MS to go out before exit; the
+// database then commits what this turn wrote and closes.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  Deno.addSignalListener(signal, () => void setup.deps.exporters?.close().finally(() => Deno.exit(0)))
+  Deno.addSignalListener(
+    signal,
+    () => void Promise.allSettled([setup.deps.exporters?.close()]).then(() => db.close()).finally(() => Deno.exit(0)),
+  )
 }

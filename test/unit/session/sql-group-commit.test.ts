@@ -51,6 +51,34 @@ describe('sqlFromDatabaseSync with groupCommit', () => {
     expect(count()).toBe(2)
   })
 
+  it('committed() resolves once the open group is committed, and at once when none is open', async () => {
+    const { writer, count } = databases()
+    const sql = sqlFromDatabaseSync(writer, { groupCommit: 'turn' })
+    let resolved = false
+    await sql.committed()
+    sql.query('INSERT INTO t (n) VALUES (?)', 1)
+    const done = sql.committed().then(() => {
+      resolved = true
+      // Committed by then: another connection (a restart after a kill) sees the write.
+      expect(count()).toBe(1)
+    })
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(resolved).toBe(false)
+    await done
+    expect(resolved).toBe(true)
+  })
+
+  it('committed() resolves when a caller ends the group with its own COMMIT', async () => {
+    const { writer, count } = databases()
+    const sql = sqlFromDatabaseSync(writer, { groupCommit: 'turn' })
+    sql.query('INSERT INTO t (n) VALUES (?)', 1)
+    const done = sql.committed()
+    sql.query('COMMIT')
+    await done
+    expect(count()).toBe(1)
+  })
+
   it('an explicit BEGIN commits the open group first and then runs as asked, rollback included', () => {
     const { writer, count } = databases()
     const sql = sqlFromDatabaseSync(writer, { groupCommit: true })
