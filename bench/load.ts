@@ -31,6 +31,7 @@
  *   npx node bench/load.ts [--sessions 1000] [--events 200] [--subscribers 2] [--max-seconds 300]
  *     [--db sqlite|memory] [--root DIR (another checkout's server, for A/B runs)]
  *     [--server both|all|evalstream|replay|stored] [--rate EVENTS_PER_SECOND (0: closed loop)] [--warmup SESSIONS]
+ *     [--runtime node|deno (the service's; the baselines run on Node)]
  *
  * `--warmup W` first runs W sessions of the same shape through the server, closed loop and not
  * measured: a server that has run for a while has compiled its code (V8 compiles hot functions on
@@ -78,8 +79,10 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     root: { type: 'string', default: '.' },
     server: { type: 'string', default: 'both' },
+    runtime: { type: 'string', default: 'node' },
   },
 })
+if (!['node', 'deno'].includes(values.runtime)) throw new Error(`--runtime is node or deno, not '${values.runtime}'`)
 if (!['evalstream', 'replay', 'stored', 'both', 'all'].includes(values.server)) {
   throw new Error(`--server is both, all, evalstream, replay or stored, not '${values.server}'`)
 }
@@ -168,26 +171,42 @@ const root = resolve(values.root)
 // The server's Node flags are those `npm start` gives it (the root's package.json); then
 // EVALSTREAM_LOAD_NODE_ARGS: extra node flags for the server only (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 const nodeArgs = [...startFlags(root), ...(process.env.EVALSTREAM_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean)]
-const server = spawn(process.execPath, [
-  ...nodeArgs,
-  '--import',
-  resolve('bench/server-probe.ts'),
-  values.server === 'evalstream' ? join(root, 'src/adapter/node/server.ts') : resolve('bench/load-replay.ts'),
-], {
-  cwd: root,
-  env: {
-    ...process.env,
-    PORT: String(port),
-    GEMINI_API_KEY: '',
-    GOOGLE_API_KEY: '',
-    GOOGLE_CLOUD_PROJECT: '',
-    EVALSTREAM_DB: values.db === 'memory' ? ':memory:' : join(work, 'evalstream.db'),
-    EVALSTREAM_PROBE_OUT: probeOut,
-    EVALSTREAM_REPLAY_INVOCATIONS: String(INVOCATIONS),
-    ...(values.server === 'stored' ? { EVALSTREAM_REPLAY_STORE: join(work, 'replay.db') } : {}),
+// `--runtime deno`: the service under Deno (its server as `deno run` starts it), without the probe
+// (a Node module): the figures read from inside the server print n/a.
+const onDeno = values.runtime === 'deno' && values.server === 'evalstream'
+const server = spawn(
+  onDeno ? join(root, 'node_modules/.bin/deno') : process.execPath,
+  onDeno
+    ? [
+      'run',
+      '--allow-net',
+      '--allow-env',
+      '--allow-read',
+      `--allow-write=${work}`,
+      join(root, 'src/adapter/deno/server.ts'),
+    ]
+    : [
+      ...nodeArgs,
+      '--import',
+      resolve('bench/server-probe.ts'),
+      values.server === 'evalstream' ? join(root, 'src/adapter/node/server.ts') : resolve('bench/load-replay.ts'),
+    ],
+  {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      GEMINI_API_KEY: '',
+      GOOGLE_API_KEY: '',
+      GOOGLE_CLOUD_PROJECT: '',
+      EVALSTREAM_DB: values.db === 'memory' ? ':memory:' : join(work, 'evalstream.db'),
+      EVALSTREAM_PROBE_OUT: probeOut,
+      EVALSTREAM_REPLAY_INVOCATIONS: String(INVOCATIONS),
+      ...(values.server === 'stored' ? { EVALSTREAM_REPLAY_STORE: join(work, 'replay.db') } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
   },
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
+)
 // Stopped from outside (Ctrl-C, a timeout): no server and no temp dir left behind.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -397,7 +416,7 @@ console.log(
     RATE > 0 ? `offered ${RATE} events/s (each session an invocation every ${(INTERVAL_MS / 1000).toFixed(2)} s)` : 'closed loop'
   }${WARMUP > 0 ? `; after ${WARMUP} warm-up sessions, not measured` : ''}`,
 )
-console.log(`  server node flags: ${nodeArgs.join(' ') || 'none'}`)
+console.log(onDeno ? '  server runtime: deno' : `  server node flags: ${nodeArgs.join(' ') || 'none'}`)
 console.log(
   `  events posted/s: ${
     ((SESSIONS * INVOCATIONS * 4) / elapsed).toFixed(0)
