@@ -172,7 +172,8 @@ const root = resolve(values.root)
 // EVALSTREAM_LOAD_NODE_ARGS: extra node flags for the server only (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 const nodeArgs = [...startFlags(root), ...(process.env.EVALSTREAM_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean)]
 // `--runtime deno`: the service under Deno (its server as `deno run` starts it), without the probe
-// (a Node module): the figures read from inside the server print n/a.
+// (a Node module): the figures read from inside the server print n/a. EVALSTREAM_LOAD_DENO_ARGS:
+// extra `deno run` flags (e.g. --cpu-prof-dir=/tmp/prof).
 const onDeno = values.runtime === 'deno' && values.server === 'evalstream'
 const server = spawn(
   onDeno ? join(root, 'node_modules/.bin/deno') : process.execPath,
@@ -183,6 +184,7 @@ const server = spawn(
       '--allow-env',
       '--allow-read',
       `--allow-write=${work}`,
+      ...(process.env.EVALSTREAM_LOAD_DENO_ARGS ?? '').split(' ').filter(Boolean),
       join(root, 'src/adapter/deno/server.ts'),
     ]
     : [
