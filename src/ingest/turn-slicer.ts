@@ -35,8 +35,13 @@ export type TurnSlicerOptions = {
 }
 
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate
-/** Gives the event loop back for one turn: `setImmediate` (timers and I/O run first, no 1 ms timer clamp), `setTimeout(0)` where there is none. */
-export const nextMacrotask = (): Promise<void> => new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)))
+/**
+ * Runs `run` in the next turn of the event loop: `setImmediate` (once per turn, after its I/O; no
+ * 1 ms timer clamp), `setTimeout(0)` where there is none (workerd).
+ */
+export const nextTurn = (run: () => void): void => void (immediate ? immediate(run) : setTimeout(run, 0))
+/** Gives the event loop back for one turn (`nextTurn`). */
+export const nextMacrotask = (): Promise<void> => new Promise<void>(nextTurn)
 const macrotask = nextMacrotask
 
 /** @example const slicer = createTurnSlicer(); for (const unit of work) { unit(); await slicer.check() } */

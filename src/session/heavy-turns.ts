@@ -10,15 +10,14 @@
  * HEAVY_JOBS_PER_TURN start per turn of the event loop; the rest wait for the next turns, with
  * the I/O that arrived in between served first.
  */
+import { nextTurn } from '../ingest/turn-slicer.ts'
 
 /** Heavy jobs that may start in one turn of the event loop. */
 export const HEAVY_JOBS_PER_TURN = 2
 
 // Immediates run once per turn, after its I/O; one queued while they run waits for the next turn.
-// workerd has no setImmediate (a Durable Object holds one session, so there is no crowd to spread).
-const nextTurn: (run: () => void) => void = typeof setImmediate === 'function'
-  ? (run) => void setImmediate(run)
-  : (run) => void setTimeout(run, 0)
+// workerd has none (a Durable Object holds one session, so there is no crowd to spread): there a
+// timer stands in.
 
 const waiting: Array<() => void> = []
 let scheduled = false

@@ -3,6 +3,7 @@
  * code runs over a Durable Object's `ctx.storage.sql` and over `node:sqlite`'s DatabaseSync (Node
  * and Deno). Both adapters are structural: nothing here imports a runtime module.
  */
+import { nextTurn } from '../ingest/turn-slicer.ts'
 
 export type SqlValue = string | number | null
 export type SqlRow = Record<string, unknown>
@@ -82,7 +83,7 @@ export function sqlFromDatabaseSync(
 ): Sql & { flush(): void; committed(): Promise<void> } {
   const prepared = new Map<string, ReturnType<DatabaseSyncLike['prepare']>>()
   const grouping = (options.groupCommit === true || options.groupCommit === 'turn') && 'exec' in db
-  const commitLater = options.groupCommit === 'turn' ? (fn: () => void) => void setImmediate(fn) : queueMicrotask
+  const commitLater = options.groupCommit === 'turn' ? nextTurn : queueMicrotask
   let grouped = false
   let explicit = false
   /** Whoever waits for the open group's commit (`committed`). */
